@@ -1,0 +1,17 @@
+"""Nap scorer: the scorekeeper and referee for Napoleon (Nap).
+
+``scorer.rules`` and ``scorer.ledger`` are the pure engine; ``scorer.app`` the Flask
+web app. :func:`create_app` is imported lazily so that the engine and the ``nap``
+command never load Flask.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def create_app(test_config: dict[str, Any] | None = None):  # type: ignore[no-untyped-def]
+    """Build the Flask app; see :func:`scorer.app.create_app`."""
+    from .app import create_app as _create_app
+
+    return _create_app(test_config)

@@ -1,0 +1,7 @@
+"""``python -m scorer settle FILE [--json]``."""
+
+import sys
+
+from .cli import main
+
+sys.exit(main())

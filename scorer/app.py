@@ -1,0 +1,122 @@
+"""The Flask application factory, in small named steps (cookiecutter-flask style)."""
+
+from __future__ import annotations
+
+import os
+import secrets
+from pathlib import Path
+from typing import Any
+
+from flask import Flask, render_template
+from flask_migrate import Migrate
+from flask_wtf.csrf import CSRFError, CSRFProtect
+from werkzeug.exceptions import HTTPException
+
+from .models import db
+
+ROOT = Path(__file__).resolve().parent.parent
+migrate = Migrate(directory=str(ROOT / "migrations"))
+csrf = CSRFProtect()
+
+
+def create_app(test_config: dict[str, Any] | None = None) -> Flask:
+    """Build the app. ``test_config`` overrides the configuration (tests).
+
+    The database is ``DATABASE_URL`` if set, else SQLite at ``instance/nap.sqlite3``.
+    ``SECRET_KEY`` comes from the environment or from ``instance/secret_key``, which
+    is generated on first start and never committed.
+    """
+    app = Flask(
+        __name__,
+        instance_path=str(ROOT / "instance"),
+        template_folder=str(ROOT / "templates"),
+        static_folder=str(ROOT / "static"),
+    )
+    Path(app.instance_path).mkdir(parents=True, exist_ok=True)
+    configure(app, test_config)
+    register_extensions(app)
+    register_blueprints(app)
+    register_errorhandlers(app)
+    register_headers(app)
+    register_commands(app)
+    return app
+
+
+def configure(app: Flask, test_config: dict[str, Any] | None) -> None:
+    url = os.environ.get("DATABASE_URL") or f"sqlite:///{Path(app.instance_path) / 'nap.sqlite3'}"
+    if url.startswith("postgres://"):
+        url = "postgresql+psycopg://" + url.removeprefix("postgres://")
+    elif url.startswith("postgresql://"):
+        url = "postgresql+psycopg://" + url.removeprefix("postgresql://")
+    app.config.from_mapping(
+        SQLALCHEMY_DATABASE_URI=url,
+        MAX_CONTENT_LENGTH=1024 * 1024,  # an evening file of 2000 hands fits easily
+        WTF_CSRF_TIME_LIMIT=None,  # a CSRF token must not expire in the middle of an evening
+        SESSION_COOKIE_SAMESITE="Lax",
+        SESSION_COOKIE_HTTPONLY=True,
+    )
+    if test_config is None:
+        app.config["SECRET_KEY"] = os.environ.get("SECRET_KEY") or _instance_secret(app)
+    else:
+        app.config.from_mapping(test_config)
+
+
+def _instance_secret(app: Flask) -> str:
+    path = Path(app.instance_path) / "secret_key"
+    if not path.exists():
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w") as fh:
+            fh.write(secrets.token_hex(32))
+    return path.read_text().strip()
+
+
+def register_extensions(app: Flask) -> None:
+    db.init_app(app)
+    migrate.init_app(app, db)
+    csrf.init_app(app)
+
+
+def register_blueprints(app: Flask) -> None:
+    from .views import evenings
+
+    app.register_blueprint(evenings.bp)
+
+
+def register_errorhandlers(app: Flask) -> None:
+    def render_error(error: HTTPException) -> tuple[str, int]:
+        code = error.code or 500
+        messages = {
+            400: "The request could not be understood.",
+            404: "There is nothing here. Check the link, or start a new evening.",
+            405: "That action is not possible here.",
+            413: "That file is too large (at most 1 MB).",
+        }
+        return render_template("error.html", code=code, message=messages.get(code, error.description)), code
+
+    for code in (400, 404, 405, 413):
+        app.register_error_handler(code, render_error)
+
+    @app.errorhandler(CSRFError)
+    def csrf_error(error: CSRFError) -> tuple[str, int]:
+        message = "This form has expired or was not sent by this app. Go back, reload the page and try again."
+        return render_template("error.html", code=400, message=message), 400
+
+
+def register_headers(app: Flask) -> None:
+    @app.after_request
+    def security_headers(response):  # type: ignore[no-untyped-def]
+        response.headers.setdefault(
+            "Content-Security-Policy",
+            "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; "
+            "object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'",
+        )
+        response.headers.setdefault("X-Content-Type-Options", "nosniff")
+        response.headers.setdefault("Referrer-Policy", "no-referrer")
+        response.headers.setdefault("X-Frame-Options", "DENY")
+        return response
+
+
+def register_commands(app: Flask) -> None:
+    from .commands import demo_command
+
+    app.cli.add_command(demo_command)

@@ -1,0 +1,141 @@
+"""``nap settle FILE [--json]``: settle an evening file without the web app.
+
+Prints the hand-by-hand entries and the totals as a text table, or with ``--json``
+as JSON. Exit status 0 on success, 2 for a file that cannot be read or settled.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from .evening_file import EveningFile, EveningFileError, loads
+from .ledger import Ledger, settle_evening
+
+
+def ledger_report(evening: EveningFile, ledger: Ledger) -> dict[str, Any]:
+    """The ledger as JSON-ready data: one entry per hand with its ruling, then the totals.
+
+    Units are the variant's units (chips or points); ``money`` values are in the
+    currency's smallest unit, or absent for a points-only evening.
+    """
+    setup = ledger.setup
+    names = setup.players
+    stake = setup.stake
+
+    def by_name(values: tuple[int, ...]) -> dict[str, int]:
+        return dict(zip(names, values))
+
+    hands = []
+    for row in ledger.rows:
+        r = row.ruling
+        entry: dict[str, Any] = {
+            "number": row.number,
+            "dealer": names[r.dealer],
+            "declarer": None if r.declarer is None else names[r.declarer],
+            "contract": None if r.contract is None else r.contract.id,
+            "tricks": r.tricks,
+            "result": r.result.value,
+            "entries": by_name(r.units),
+            "pool": r.pool,
+            "rules": list(r.rule_ids),
+            "reasons": [{"rule": x.rule, "text": x.text} for x in r.reasons],
+            "totals": by_name(row.totals),
+        }
+        money = r.money(stake)
+        if money is not None:
+            entry["money"] = by_name(money)
+        hands.append(entry)
+    report: dict[str, Any] = {
+        "name": evening.name,
+        "variant": setup.variant,
+        "options": dict(setup.options),
+        "players": list(names),
+        "stake": None if stake is None else {"minor": stake.minor, "currency": stake.currency},
+        "hands": hands,
+        "totals": by_name(ledger.totals),
+        "pool": ledger.pool,
+        "winners": [names[s] for s in ledger.winners],
+        "next_dealer": names[ledger.next_dealer],
+        "hands_remaining": ledger.hands_remaining,
+    }
+    if ledger.money_totals is not None:
+        report["money_totals"] = by_name(ledger.money_totals)
+    return report
+
+
+def signed(n: int) -> str:
+    """``+4``, ``-12``, ``0``."""
+    return f"{n:+d}" if n else "0"
+
+
+def text_report(evening: EveningFile, ledger: Ledger) -> str:
+    """The ledger as a plain-text table, one line per hand, then totals and winners."""
+    setup = ledger.setup
+    names = setup.players
+    width = max(8, *(len(n) for n in names))
+    head = f"{'#':>3}  {'dealer':<{width}}  {'declarer':<{width}}  {'contract':<10} {'tricks':>6}  {'result':<10}"
+    lines = []
+    title = evening.name or "Nap evening"
+    money = "points only" if setup.stake is None else f"stake {setup.stake.format(setup.stake.minor)} per unit"
+    lines.append(f"{title} — {ledger.variant.name}, {setup.n} players, {money}")
+    for spec, value in ledger.variant.describe_options(setup.options):
+        lines.append(f"  {spec.label}: {value}")
+    lines.append("")
+    lines.append(head + "".join(f" {n:>{width}}" for n in names) + "  rules")
+    for row in ledger.rows:
+        r = row.ruling
+        declarer = names[r.declarer] if r.declarer is not None else "—"
+        contract = r.contract.name if r.contract else "—"
+        tricks = "" if r.tricks is None else str(r.tricks)
+        lines.append(
+            f"{row.number:>3}  {names[r.dealer]:<{width}}  {declarer:<{width}}  {contract:<10} {tricks:>6}  "
+            f"{r.result.value:<10}" + "".join(f" {signed(u):>{width}}" for u in r.units) + "  " + " ".join(r.rule_ids)
+        )
+    pad = 3 + 2 + width + 2 + width + 2 + 10 + 1 + 6 + 2 + 10
+    lines.append(f"{'Totals':<{pad}}" + "".join(f" {signed(t):>{width}}" for t in ledger.totals))
+    if ledger.money_totals is not None and setup.stake is not None:
+        lines.append(
+            f"{'Money':<{pad}}" + "".join(f" {setup.stake.format(m):>{width}}" for m in ledger.money_totals)
+        )
+    if ledger.rows:
+        lines.append("")
+        lines.append("Winner" + ("s" if len(ledger.winners) > 1 else "") + ": " + ", ".join(names[s] for s in ledger.winners))
+    if ledger.hands_remaining is not None:
+        lines.append(f"Hands remaining to the agreed end: {ledger.hands_remaining}")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the ``nap`` command."""
+    parser = argparse.ArgumentParser(prog="nap", description="Settle a Nap evening file.")
+    sub = parser.add_subparsers(dest="command", required=True)
+    settle = sub.add_parser("settle", help="print the hand-by-hand entries and the totals of an evening file")
+    settle.add_argument("file", type=Path, help="an evening file (JSON, see docs/evening-format.md)")
+    settle.add_argument("--json", action="store_true", help="print JSON instead of a text table")
+    args = parser.parse_args(argv)
+    try:
+        text = args.file.read_bytes()
+    except OSError as error:
+        print(f"nap: cannot read {args.file}: {error.strerror}", file=sys.stderr)
+        return 2
+    try:
+        evening = loads(text)
+        ledger = settle_evening(evening.setup, evening.hands)
+    except EveningFileError as error:
+        rule = f" ({error.rule})" if error.rule else ""
+        print(f"nap: {args.file}: {error}{rule}", file=sys.stderr)
+        return 2
+    if args.json:
+        json.dump(ledger_report(evening, ledger), sys.stdout, ensure_ascii=False, indent=2)
+        sys.stdout.write("\n")
+    else:
+        sys.stdout.write(text_report(evening, ledger))
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,186 @@
+"""The JSON evening file: read and write an evening's facts (pure Python).
+
+Format: ``docs/evening-format.md``; JSON Schema: ``scorer/schema/evening.schema.json``.
+The file holds facts only; :func:`scorer.ledger.settle_evening` turns them into the
+ledger, so importing an export reproduces the same ledger exactly.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from decimal import Decimal, InvalidOperation
+from functools import cache
+from importlib import resources
+from typing import Any
+
+import jsonschema
+
+from .ledger import HandError
+from .rules import EveningSetup, HandFacts, RulesError, Stake, get_variant
+
+FORMAT = "nap-evening"
+VERSION = 1
+MAX_STAKE_MINOR = 100_000_000  # 1,000,000.00 in the currency's main unit
+
+
+class EveningFileError(ValueError):
+    """An evening file that cannot be read: bad JSON, wrong shape or illegal facts.
+
+    ``where`` says which part of the file (``"hands[3].auction"``); ``rule`` the
+    rule id when the rules refused it.
+    """
+
+    def __init__(self, message: str, where: str = "", rule: str | None = None) -> None:
+        super().__init__(f"{where}: {message}" if where else message)
+        self.where = where
+        self.rule = rule
+
+
+@dataclass
+class EveningFile:
+    """An evening as read from a file: set-up, hands (facts) and a few labels."""
+
+    setup: EveningSetup
+    hands: list[HandFacts] = field(default_factory=list)
+    name: str = ""
+    date: str | None = None
+    place: str | None = None
+    finished: bool = False
+
+
+@cache
+def schema() -> dict[str, Any]:
+    """The JSON Schema of the evening file (draft 2020-12)."""
+    text = resources.files("scorer").joinpath("schema/evening.schema.json").read_text("utf-8")
+    return json.loads(text)
+
+
+def parse_stake(amount: str) -> int:
+    """``"0.10"`` → 10 (minor units). Raises ``ValueError`` for anything but a positive
+    decimal with at most two places and at most 1,000,000."""
+    try:
+        value = Decimal(amount.strip())
+    except (InvalidOperation, AttributeError):
+        raise ValueError("The stake must be a number such as 0.10.") from None
+    if not value.is_finite() or value <= 0:
+        raise ValueError("The stake must be more than zero.")
+    minor = value * 100
+    if minor != minor.to_integral_value():
+        raise ValueError("The stake can have at most two decimal places.")
+    if minor > MAX_STAKE_MINOR:
+        raise ValueError("The stake can be at most 1000000.")
+    return int(minor)
+
+
+def format_stake(minor: int) -> str:
+    """10 → ``"0.10"``."""
+    return f"{minor // 100}.{minor % 100:02d}"
+
+
+def loads(text: str | bytes) -> EveningFile:
+    """Read an evening from JSON text; see :func:`load`."""
+    try:
+        data = json.loads(text)
+    except (json.JSONDecodeError, UnicodeDecodeError) as error:
+        raise EveningFileError(f"This is not a JSON file ({error}).") from None
+    return load(data)
+
+
+def load(data: Any) -> EveningFile:
+    """Check ``data`` (parsed JSON) against the schema and the rules.
+
+    Returns an :class:`EveningFile` whose hands all settle. A hand without a
+    ``dealer`` gets the dealer the rules give (the deal passes left; after a
+    misdeal the same dealer deals again). Raises :class:`EveningFileError`.
+    """
+    validator = jsonschema.Draft202012Validator(schema())
+    errors = sorted(validator.iter_errors(data), key=lambda e: list(e.absolute_path))
+    if errors:
+        err = errors[0]
+        where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in err.absolute_path).lstrip(".")
+        raise EveningFileError(err.message, where or "file")
+    players = tuple(p.strip() for p in data["players"])
+    seats = {p.casefold(): i for i, p in enumerate(players)}
+
+    def seat_of(name: str, where: str) -> int:
+        try:
+            return seats[name.strip().casefold()]
+        except KeyError:
+            raise EveningFileError(f"{name!r} is not one of the players.", where) from None
+
+    stake = None
+    if data.get("stake") is not None:
+        try:
+            minor = parse_stake(data["stake"]["amount"])
+        except ValueError as error:
+            raise EveningFileError(str(error), "stake.amount") from None
+        stake = Stake(minor, data["stake"].get("currency", ""))
+    first = seat_of(data["first_dealer"], "first_dealer") if "first_dealer" in data else 0
+    try:
+        variant = get_variant(data["variant"])
+        setup = variant.check_setup(EveningSetup(data["variant"], players, first, data.get("options", {}), stake))
+    except RulesError as error:
+        raise EveningFileError(error.message, "setup", error.rule) from None
+    hands: list[HandFacts] = []
+    dealer = setup.first_dealer
+    for i, hand in enumerate(data["hands"]):
+        if "dealer" in hand:
+            dealer = seat_of(hand["dealer"], f"hands[{i}].dealer")
+        facts = HandFacts(
+            dealer=dealer,
+            auction=tuple(hand.get("auction", ())),
+            tricks=hand.get("tricks"),
+            misdeal=hand.get("misdeal", False),
+        )
+        try:
+            ruling = variant.settle(facts, setup)
+        except RulesError as error:
+            raise EveningFileError(HandError(i + 1, error).message, f"hands[{i}]", error.rule) from None
+        hands.append(facts)
+        dealer = ruling.next_dealer
+    return EveningFile(
+        setup=setup,
+        hands=hands,
+        name=data.get("name", ""),
+        date=data.get("date"),
+        place=data.get("place"),
+        finished=data.get("finished", False),
+    )
+
+
+def dump(evening: EveningFile) -> dict[str, Any]:
+    """The evening as JSON-ready data (every dealer written out); ``load(dump(e))`` gives ``e`` back."""
+    setup = evening.setup
+    out: dict[str, Any] = {"format": FORMAT, "version": VERSION}
+    if evening.name:
+        out["name"] = evening.name
+    if evening.date:
+        out["date"] = evening.date
+    if evening.place:
+        out["place"] = evening.place
+    out["variant"] = setup.variant
+    out["options"] = dict(setup.options)
+    out["stake"] = (
+        None if setup.stake is None else {"amount": format_stake(setup.stake.minor), "currency": setup.stake.currency}
+    )
+    out["players"] = list(setup.players)
+    out["first_dealer"] = setup.players[setup.first_dealer]
+    out["finished"] = evening.finished
+    hands = []
+    for facts in evening.hands:
+        row: dict[str, Any] = {"dealer": setup.players[facts.dealer]}
+        if facts.misdeal:
+            row["misdeal"] = True
+        else:
+            row["auction"] = list(facts.auction)
+            if facts.tricks is not None:
+                row["tricks"] = facts.tricks
+        hands.append(row)
+    out["hands"] = hands
+    return out
+
+
+def dumps(evening: EveningFile) -> str:
+    """The evening as pretty-printed JSON text (UTF-8, names unescaped)."""
+    return json.dumps(dump(evening), ensure_ascii=False, indent=2) + "\n"

@@ -1,0 +1,117 @@
+"""SQLAlchemy 2.x typed models: facts only, never a score.
+
+An :class:`Evening` has players in seat order and hands; a :class:`Hand` is a
+position in the evening whose facts live in :class:`HandVersion` rows. Correcting a
+hand adds a version (the old one is kept); the highest version is the current one.
+"""
+
+from __future__ import annotations
+
+import secrets
+from datetime import UTC, datetime
+from typing import Any
+
+from flask_sqlalchemy import SQLAlchemy
+from sqlalchemy import JSON, ForeignKey, String, UniqueConstraint
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+
+
+class Base(DeclarativeBase):
+    pass
+
+
+db = SQLAlchemy(model_class=Base)
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+def new_key() -> str:
+    """An unguessable evening key: 128 random bits, URL-safe (22 characters)."""
+    return secrets.token_urlsafe(16)
+
+
+class Evening(db.Model):  # type: ignore[name-defined,misc]
+    """One evening ("table"): the variant, options, stake and players agreed before play.
+
+    ``stake_minor`` is the money value of one unit in the currency's smallest unit,
+    ``None`` for points only. ``first_dealer`` is a seat index.
+    """
+
+    __tablename__ = "evening"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    key: Mapped[str] = mapped_column(String(32), unique=True, default=new_key)
+    name: Mapped[str] = mapped_column(String(80), default="")
+    variant: Mapped[str] = mapped_column(String(20))
+    options: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    stake_minor: Mapped[int | None] = mapped_column(default=None)
+    currency: Mapped[str] = mapped_column(String(8), default="")
+    first_dealer: Mapped[int] = mapped_column(default=0)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    finished_at: Mapped[datetime | None] = mapped_column(default=None)
+
+    players: Mapped[list[Player]] = relationship(
+        back_populates="evening", order_by="Player.seat", cascade="all, delete-orphan"
+    )
+    hands: Mapped[list[Hand]] = relationship(
+        back_populates="evening", order_by="Hand.number", cascade="all, delete-orphan"
+    )
+
+
+class Player(db.Model):  # type: ignore[name-defined,misc]
+    """A player at an evening; ``seat`` 0… clockwise."""
+
+    __tablename__ = "player"
+    __table_args__ = (UniqueConstraint("evening_id", "seat"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    evening_id: Mapped[int] = mapped_column(ForeignKey("evening.id"), index=True)
+    seat: Mapped[int]
+    name: Mapped[str] = mapped_column(String(40))
+
+    evening: Mapped[Evening] = relationship(back_populates="players")
+
+
+class Hand(db.Model):  # type: ignore[name-defined,misc]
+    """A hand's place in the evening (``number`` from 1). Unique per evening, so two
+    phones saving "hand 7" at once cannot both succeed."""
+
+    __tablename__ = "hand"
+    __table_args__ = (UniqueConstraint("evening_id", "number"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    evening_id: Mapped[int] = mapped_column(ForeignKey("evening.id"), index=True)
+    number: Mapped[int]
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+    evening: Mapped[Evening] = relationship(back_populates="hands")
+    versions: Mapped[list[HandVersion]] = relationship(
+        back_populates="hand", order_by="HandVersion.version", cascade="all, delete-orphan"
+    )
+
+    @property
+    def current(self) -> HandVersion:
+        return self.versions[-1]
+
+
+class HandVersion(db.Model):  # type: ignore[name-defined,misc]
+    """The facts of a hand as recorded at one time. ``auction`` is the calls in
+    speaking order (eldest hand first); ``tricks`` the declarer's tricks or ``None``.
+    ``version`` starts at 1; (hand, version) is unique, which makes a correction from
+    a stale page fail instead of overwriting a newer one."""
+
+    __tablename__ = "hand_version"
+    __table_args__ = (UniqueConstraint("hand_id", "version"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    hand_id: Mapped[int] = mapped_column(ForeignKey("hand.id"), index=True)
+    version: Mapped[int]
+    dealer: Mapped[int]
+    misdeal: Mapped[bool] = mapped_column(default=False)
+    auction: Mapped[list[str]] = mapped_column(JSON, default=list)
+    tricks: Mapped[int | None] = mapped_column(default=None)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+    hand: Mapped[Hand] = relationship(back_populates="versions")

@@ -1,0 +1,30 @@
+"""The rules engine: pure Python, facts in, rulings out.
+
+Nothing here imports Flask, SQLAlchemy or WTForms. Use :func:`get_variant` to find a
+variant by id, then :meth:`Variant.settle` for one hand, or
+:func:`scorer.ledger.settle_evening` for a whole evening.
+"""
+
+from .core import (
+    BIDS,
+    PASS,
+    Bid,
+    EveningSetup,
+    HandFacts,
+    IllegalAuction,
+    IllegalFacts,
+    IllegalSetup,
+    Reason,
+    Result,
+    Ruling,
+    RulesError,
+    Stake,
+)
+from .sources import RULES, Rule, rule
+from .variants import VARIANTS, Variant, get_variant
+
+__all__ = [
+    "BIDS", "PASS", "Bid", "EveningSetup", "HandFacts", "IllegalAuction", "IllegalFacts",
+    "IllegalSetup", "Reason", "Result", "Ruling", "RulesError", "Stake", "RULES", "Rule", "rule",
+    "VARIANTS", "Variant", "get_variant",
+]

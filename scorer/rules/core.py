@@ -1,0 +1,189 @@
+"""The shapes every variant shares: bids, the facts of a hand, rulings and errors.
+
+The engine is pure Python: facts in, rulings out. Units are integers (tricks' worth
+of the variant's scoring unit, i.e. chips or points); money is ``units × stake`` in
+the currency's smallest unit (pence, kopecks, centavos). No floats anywhere.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+PASS = "pass"
+
+
+class RulesError(ValueError):
+    """Facts that the variant's rules do not allow.
+
+    ``rule`` is the rule id that forbids them (``"P-7"``) or ``None`` when the
+    facts are malformed rather than illegal; ``str(error)`` is a message for users.
+    """
+
+    def __init__(self, message: str, rule: str | None = None) -> None:
+        super().__init__(message)
+        self.rule = rule
+        self.message = message
+
+    def __str__(self) -> str:
+        return f"{self.message} ({self.rule})" if self.rule else self.message
+
+
+class IllegalAuction(RulesError):
+    """The recorded auction breaks a rule of the variant (a bid not allowed, not
+    higher than an earlier one, out of order, …)."""
+
+
+class IllegalFacts(RulesError):
+    """Other facts of a hand that cannot be (7 tricks, a dealer who is not seated, …)."""
+
+
+class IllegalSetup(RulesError):
+    """An evening's set-up that the variant does not allow (player count, options)."""
+
+
+@dataclass(frozen=True)
+class Bid:
+    """A bid of the variant's ladder.
+
+    ``id`` is the stored call (``"four"``, ``"nap"``); ``name`` the English name
+    shown to users; ``tricks`` the tricks the declarer must win (1–5); ``rank`` its
+    place in the ladder (higher outbids lower).
+    """
+
+    id: str
+    name: str
+    tricks: int
+    rank: int
+
+
+#: Every bid any variant knows, in ladder order.
+BIDS: dict[str, Bid] = {
+    b.id: b
+    for b in (
+        Bid("one", "One", 1, 1),
+        Bid("two", "Two", 2, 2),
+        Bid("three", "Three", 3, 3),
+        Bid("four", "Four", 4, 4),
+        Bid("nap", "Nap", 5, 5),
+        Bid("wellington", "Wellington", 5, 6),
+        Bid("blucher", "Blücher", 5, 7),
+    )
+}
+
+
+@dataclass(frozen=True)
+class Stake:
+    """The money value of one unit: ``minor`` smallest currency units (e.g. 10 for
+    10p) and a ``currency`` label shown beside amounts (``"£"``, ``"RUB"``)."""
+
+    minor: int
+    currency: str = ""
+
+    def format(self, minor_units: int) -> str:
+        """Format an amount in minor units as ``"-£1.20"`` (two decimal places)."""
+        sign = "-" if minor_units < 0 else ""
+        whole, cents = divmod(abs(minor_units), 100)
+        return f"{sign}{self.currency}{whole}.{cents:02d}"
+
+
+@dataclass(frozen=True)
+class EveningSetup:
+    """What the table agreed before the first deal.
+
+    ``variant`` is a variant id (``"pagat"``, ``"hoyle"``); ``options`` the
+    variant's options, already resolved (every key present); ``players`` names in
+    seat order, clockwise (so "left of the dealer" is the next seat);
+    ``first_dealer`` a seat index; ``stake`` ``None`` for a points-only evening.
+    """
+
+    variant: str
+    players: tuple[str, ...]
+    first_dealer: int = 0
+    options: Mapping[str, Any] = field(default_factory=dict)
+    stake: Stake | None = None
+
+    @property
+    def n(self) -> int:
+        """Number of players."""
+        return len(self.players)
+
+
+@dataclass(frozen=True)
+class HandFacts:
+    """What happened in one hand, as the table recorded it.
+
+    ``dealer`` is a seat index. ``auction`` is the calls in speaking order
+    (``"pass"`` or a bid id); for the one-round auctions of ``pagat`` and
+    ``hoyle`` it starts with eldest hand and has one call per player. ``tricks``
+    is the number of tricks the declarer won (0–5), ``None`` when nobody bid.
+    ``misdeal`` marks a deal found irregular: nothing else is looked at.
+    """
+
+    dealer: int
+    auction: tuple[str, ...] = ()
+    tricks: int | None = None
+    misdeal: bool = False
+
+
+class Result(enum.Enum):
+    """How a hand ended."""
+
+    MADE = "made"
+    DEFEATED = "defeated"
+    ALL_PASSED = "all passed"
+    MISDEAL = "misdeal"
+
+
+@dataclass(frozen=True)
+class Reason:
+    """One step of a ruling: the rule id applied and what it decided.
+
+    ``message`` is an English template with ``{name}`` fields filled from
+    ``params`` (kept apart so that the text can be translated later).
+    """
+
+    rule: str
+    message: str
+    params: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def text(self) -> str:
+        return self.message.format(**self.params)
+
+
+@dataclass(frozen=True)
+class Ruling:
+    """The engine's decision on one hand.
+
+    ``units`` holds each seat's change in units (chips or points), in seat order;
+    ``pool`` the pool's change (positive when chips go into it). In every money
+    hand ``sum(units) + pool == 0``. ``next_dealer`` is the seat that deals next;
+    ``shuffle`` says the next dealer must shuffle (P-4). ``counts`` says whether
+    the hand counts towards an agreed end point (P-14).
+    """
+
+    result: Result
+    dealer: int
+    declarer: int | None
+    contract: Bid | None
+    tricks: int | None
+    units: tuple[int, ...]
+    reasons: tuple[Reason, ...]
+    next_dealer: int
+    pool: int = 0
+    shuffle: bool = False
+    counts: bool = True
+
+    @property
+    def rule_ids(self) -> tuple[str, ...]:
+        """The rule ids applied, in order, without repeats."""
+        return tuple(dict.fromkeys(r.rule for r in self.reasons))
+
+    def money(self, stake: Stake | None) -> tuple[int, ...] | None:
+        """Each seat's change in minor currency units, or ``None`` for points only."""
+        if stake is None:
+            return None
+        return tuple(u * stake.minor for u in self.units)

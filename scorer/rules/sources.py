@@ -1,0 +1,103 @@
+"""Catalogue of the rule ids the engine cites.
+
+Every rule id of ``shared/rules/*.md`` that the engine applies is listed here with
+the seed file it comes from and the source's own section heading, so that a ruling
+can be shown as ``P-12 · 002_8f87c281debb8ca7.txt · «Poeng og avslutning»`` and a
+table can check it against the source.
+
+Shapes: :data:`RULES` maps a rule id (``str``, e.g. ``"H-11"``) to a :class:`Rule`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+HOYLE_SOURCE = "000_380d836cfbf226e6.txt"
+RUSSIAN36_SOURCE = "001_4075811b721171fb.txt"
+PAGAT_SOURCE = "002_8f87c281debb8ca7.txt"
+NAPOLEAO_SOURCE = "004_f25fb04a50ebee3e.txt"
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One numbered rule.
+
+    ``id`` is the stable rule id; ``source`` the seed file name; ``section`` the
+    source's heading (original language); ``title`` a short English summary;
+    ``adopted`` is true when the product decides where the source is silent.
+    """
+
+    id: str
+    source: str
+    section: str
+    title: str
+    adopted: bool = False
+
+    @property
+    def citation(self) -> str:
+        """``"P-12 · 002_….txt · «Poeng og avslutning»"``."""
+        return f"{self.id} · {self.source} · «{self.section}»"
+
+
+def _rules(source: str, rows: list[tuple[str, str, str, bool]]) -> dict[str, Rule]:
+    return {rid: Rule(rid, source, section, title, adopted) for rid, section, title, adopted in rows}
+
+
+_PAGAT = "Utstyr og utdeling"
+_PAGAT_BID = "Budrunde: én sjanse hver"
+_PAGAT_PLAY = "Slik spilles stikkene"
+_PAGAT_SCORE = "Poeng og avslutning"
+_PAGAT_END = "Avtal sluttpunkt som husregel"
+
+RULES: dict[str, Rule] = {
+    **_rules(
+        PAGAT_SOURCE,
+        [
+            ("P-1", _PAGAT, "3 to 6 players, no fixed partnerships", False),
+            ("P-2", _PAGAT, "52 cards, A high", False),
+            ("P-3", _PAGAT, "shuffle, cut from the right, deal 3 then 2", False),
+            ("P-4", _PAGAT, "deal passes left; shuffle after a made Nap or Wellington or when all passed", False),
+            ("P-5", _PAGAT_BID, "one call each from eldest hand; each bid higher than every earlier bid", False),
+            ("P-6", _PAGAT_BID, "bids Three, Four, Nap, Wellington and their units", False),
+            ("P-7", _PAGAT_BID, "Wellington only after a Nap; no equal bids", False),
+            ("P-8", _PAGAT_BID, "everyone passes: not played, the next dealer deals", False),
+            ("P-9", _PAGAT_PLAY, "the declarer's first lead fixes trump", False),
+            ("P-10", _PAGAT_PLAY, "follow suit if able; no duty to trump", False),
+            ("P-11", _PAGAT_PLAY, "highest trump, else highest of the suit led, wins", False),
+            ("P-12", _PAGAT_SCORE, "made: units from each opponent; defeated: the other way", False),
+            ("P-13", _PAGAT_SCORE, "worked example: a made Four with four players is +12 / −4 each", False),
+            ("P-14", _PAGAT_END, "agreed number of hands per dealer; highest total wins, ties share", False),
+            ("P-15", "Varianter og nyttige regelhenvisninger", "no Two, misère, reduced packs or extra cards", False),
+            ("P-16", "(source silent)", "irregularities: house rules adopted", True),
+        ],
+    ),
+    **_rules(
+        HOYLE_SOURCE,
+        [
+            ("H-1", "Число игроков", "2 to 6 players", False),
+            ("H-2", "Колода", "52 cards, A high", False),
+            ("H-3", "Жеребьевка", "lowest card drawn deals, ace low", False),
+            ("H-4", "Тасование и сдача", "dealer shuffles last, the right-hand player cuts", False),
+            ("H-5", "Сдача", "5 cards each; the deal passes to the left", False),
+            ("H-6", "Торговля", "one call each from eldest hand; each bid higher; five is Nap", False),
+            ("H-7", "Вариант", "Wellington over Nap, Blücher over Wellington", False),
+            ("H-8", "Торговля", "everyone passes: redeal by the next dealer (or the dealer must bid)", True),
+            ("H-9", "Розыгрыш", "the declarer's first lead fixes trump", False),
+            ("H-10", "Подсчет очков", "extra tricks do not count", False),
+            ("H-11", "Подсчет очков", "settlement: declarer collects from or pays each other player", False),
+            ("H-12", "Неправильная сдача", "misdeal: the same dealer deals again, no payment", False),
+            ("H-13", "Неправильное число карт", "wrong number of cards", False),
+            ("H-14", "Внеочередной ход", "lead or play out of turn", False),
+            ("H-15", "Ренонс", "revoke", False),
+            ("H-16", "Банк", "pool", False),
+            ("H-17", "Вдова", "widow", False),
+            ("H-18", "Пип-Нап", "Peep Nap", False),
+            ("H-19", "Сэр Гарнет", "Sir Garnet", False),
+        ],
+    ),
+}
+
+
+def rule(rule_id: str) -> Rule:
+    """Return the :class:`Rule` for ``rule_id``; raises ``KeyError`` if unknown."""
+    return RULES[rule_id]

@@ -1,0 +1,18 @@
+"""The variants, by id."""
+
+from __future__ import annotations
+
+from ..core import IllegalSetup
+from .base import Variant
+from .hoyle import Hoyle
+from .pagat import Pagat
+
+VARIANTS: dict[str, Variant] = {v.id: v for v in (Pagat(), Hoyle())}
+
+
+def get_variant(variant_id: str) -> Variant:
+    """Return the variant with id ``variant_id``; raises :class:`IllegalSetup` if unknown."""
+    try:
+        return VARIANTS[variant_id]
+    except (KeyError, TypeError):
+        raise IllegalSetup(f"Unknown variant {variant_id!r}; known: {', '.join(VARIANTS)}.") from None

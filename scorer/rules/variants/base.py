@@ -1,0 +1,313 @@
+"""What every variant does the same way; each variant fills in its rule ids and numbers.
+
+A :class:`Variant` turns the facts of one hand into a :class:`~scorer.rules.core.Ruling`
+(:meth:`Variant.settle`). The parts a later variant may change — the auction, the
+payment schedule, the all-pass rule, the shuffle reminder, the end point — are
+separate methods so that it overrides only what its source says differently.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+from ..core import (
+    BIDS,
+    PASS,
+    Bid,
+    EveningSetup,
+    HandFacts,
+    IllegalAuction,
+    IllegalFacts,
+    IllegalSetup,
+    Reason,
+    Result,
+    Ruling,
+)
+from ..options import OptionSpec, resolve_options
+
+TRICKS_PER_HAND = 5
+
+
+class Variant:
+    """A published form of Nap. Subclasses set the class attributes below.
+
+    ``rule_*`` attributes name the rule id cited for each generic step.
+    ``schedule`` maps a bid id to ``(units per opponent if made, if defeated)``.
+    """
+
+    id: ClassVar[str]
+    name: ClassVar[str]
+    source: ClassVar[str]
+    min_players: ClassVar[int]
+    max_players: ClassVar[int]
+    option_specs: ClassVar[tuple[OptionSpec, ...]] = ()
+    schedule: ClassVar[Mapping[str, tuple[int, int]]]
+
+    rule_players: ClassVar[str]
+    rule_auction: ClassVar[str]  # one call each, from eldest hand, each bid higher
+    rule_bids: ClassVar[str]  # the ladder of bids
+    rule_overcall: ClassVar[str]  # Wellington only over Nap (and Blücher over Wellington)
+    rule_all_pass: ClassVar[str]
+    rule_settle: ClassVar[str]
+    rule_misdeal: ClassVar[str]
+    rule_deal_passes: ClassVar[str]
+    rule_extra_tricks: ClassVar[str]
+    rule_schedule: ClassVar[str]  # the table of units per opponent
+    misdeal_source_silent: ClassVar[bool] = False
+
+    # ------------------------------------------------------------------ set-up
+    def check_setup(self, setup: EveningSetup) -> EveningSetup:
+        """Return ``setup`` with its options resolved (defaults filled in).
+
+        Raises :class:`IllegalSetup` for a player count outside the variant's
+        range (``rule_players``), duplicate or empty names, a first dealer who is
+        not seated, or a bad option.
+        """
+        n = setup.n
+        if not self.min_players <= n <= self.max_players:
+            raise IllegalSetup(
+                f"{self.name} is for {self.min_players} to {self.max_players} players, not {n}.",
+                self.rule_players,
+            )
+        folded = [p.strip().casefold() for p in setup.players]
+        if any(not p for p in folded):
+            raise IllegalSetup("Every player needs a name.")
+        if len(set(folded)) != n:
+            raise IllegalSetup("Two players have the same name; give each a different one.")
+        if not 0 <= setup.first_dealer < n:
+            raise IllegalSetup("The first dealer must be one of the players.")
+        options = resolve_options(self.option_specs, setup.options)
+        return EveningSetup(setup.variant, setup.players, setup.first_dealer, options, setup.stake)
+
+    def describe_options(self, options: Mapping[str, Any]) -> list[tuple[OptionSpec, str]]:
+        """Each option with its value in words, for the scoresheet, rules page and PDF."""
+        return [(spec, spec.describe(options[spec.key])) for spec in self.option_specs]
+
+    # ----------------------------------------------------------------- auction
+    def ladder(self, options: Mapping[str, Any]) -> tuple[Bid, ...]:
+        """The bids this table may make, lowest first."""
+        return tuple(BIDS[b] for b in self.schedule)
+
+    def refuse_unknown_bid(self, call: str, options: Mapping[str, Any]) -> IllegalAuction:
+        """The error for a call that is not on this table's ladder."""
+        allowed = ", ".join(b.name for b in self.ladder(options))
+        name = BIDS[call].name if call in BIDS else repr(call)
+        return IllegalAuction(f"{name} is not a bid here; the bids are {allowed}.", self.rule_bids)
+
+    def check_overcall(self, bid: Bid, earlier: list[Bid], speaker: str) -> None:
+        """Wellington only after a Nap, Blücher only after a Wellington (P-7, H-7)."""
+        needs = {"wellington": "nap", "blucher": "wellington"}.get(bid.id)
+        if needs and all(b.id != needs for b in earlier):
+            raise IllegalAuction(
+                f"{speaker} bid {bid.name}, but {bid.name} may only be bid after someone has bid "
+                f"{BIDS[needs].name}.",
+                self.rule_overcall,
+            )
+
+    def speaking_order(self, setup: EveningSetup, dealer: int) -> list[int]:
+        """Seats in the order they speak: eldest hand (left of the dealer) first, dealer last."""
+        return [(dealer + 1 + i) % setup.n for i in range(setup.n)]
+
+    def check_auction(
+        self, facts: HandFacts, setup: EveningSetup
+    ) -> tuple[int | None, Bid | None, list[Reason]]:
+        """Check a one-round auction and find the declarer.
+
+        Returns ``(declarer seat or None, contract or None, reasons)``. Raises
+        :class:`IllegalAuction` for a wrong number of calls, a bid not on the
+        ladder, a bid not higher than an earlier one (``rule_auction``) or an
+        overcall without its precondition (``rule_overcall``).
+        """
+        order = self.speaking_order(setup, facts.dealer)
+        if len(facts.auction) != len(order):
+            raise IllegalAuction(
+                f"Each of the {setup.n} players calls exactly once (got {len(facts.auction)} calls).",
+                self.rule_auction,
+            )
+        ladder = {b.id: b for b in self.ladder(setup.options)}
+        earlier: list[Bid] = []
+        declarer: int | None = None
+        for seat, call in zip(order, facts.auction):
+            if call == PASS:
+                continue
+            if call not in ladder:
+                raise self.refuse_unknown_bid(call, setup.options)
+            bid = ladder[call]
+            speaker = setup.players[seat]
+            self.check_overcall(bid, earlier, speaker)
+            if earlier and bid.rank <= earlier[-1].rank:
+                word = "the same as" if bid.rank == earlier[-1].rank else "lower than"
+                raise IllegalAuction(
+                    f"{speaker} bid {bid.name}, {word} the earlier {earlier[-1].name}; "
+                    "a bid must be higher than every earlier bid.",
+                    self.rule_auction,
+                )
+            earlier.append(bid)
+            declarer = seat
+        if declarer is None:
+            self.check_all_pass(facts, setup)
+            return None, None, []
+        contract = earlier[-1]
+        others = [setup.players[s] for s in range(setup.n) if s != declarer]
+        rule = self.rule_overcall if contract.id in ("wellington", "blucher") else self.rule_auction
+        reasons = [
+            Reason(
+                rule,
+                "{declarer} made the highest bid, {contract}, and plays alone against {opponents}.",
+                {"declarer": setup.players[declarer], "contract": contract.name, "opponents": ", ".join(others)},
+            )
+        ]
+        return declarer, contract, reasons
+
+    def check_all_pass(self, facts: HandFacts, setup: EveningSetup) -> None:
+        """Hook: raise :class:`IllegalAuction` if everyone may not pass. Default: they may."""
+
+    # -------------------------------------------------------------- settlement
+    def payment(self, contract: Bid, made: bool, options: Mapping[str, Any]) -> int:
+        """Units each opponent receives or pays, from ``schedule``."""
+        won, lost = self.schedule[contract.id]
+        return won if made else lost
+
+    def settle(self, facts: HandFacts, setup: EveningSetup) -> Ruling:
+        """Rule on one hand: facts in, ruling out.
+
+        ``setup`` must come from :meth:`check_setup`. Returns a :class:`Ruling`
+        whose ``units`` sum to zero. Raises :class:`IllegalFacts` (dealer not
+        seated; tricks missing, not a whole number or outside 0–5) or
+        :class:`IllegalAuction`.
+        """
+        n = setup.n
+        if isinstance(facts.dealer, bool) or not isinstance(facts.dealer, int) or not 0 <= facts.dealer < n:
+            raise IllegalFacts("The dealer must be one of the players.")
+        zeros = (0,) * n
+        if facts.misdeal:
+            return Ruling(
+                result=Result.MISDEAL,
+                dealer=facts.dealer,
+                declarer=None,
+                contract=None,
+                tricks=None,
+                units=zeros,
+                reasons=(self.misdeal_reason(setup, facts.dealer),),
+                next_dealer=facts.dealer,
+                shuffle=True,
+                counts=False,
+            )
+        next_dealer = (facts.dealer + 1) % n
+        declarer, contract, reasons = self.check_auction(facts, setup)
+        if declarer is None or contract is None:
+            return self.settle_all_pass(facts, setup)
+        tricks = facts.tricks
+        if tricks is None:
+            raise IllegalFacts(f"Enter how many tricks {setup.players[declarer]} (the declarer) won.")
+        if isinstance(tricks, bool) or not isinstance(tricks, int) or not 0 <= tricks <= TRICKS_PER_HAND:
+            raise IllegalFacts(f"The declarer wins 0 to {TRICKS_PER_HAND} tricks, not {tricks!r}.")
+        made = tricks >= contract.tricks
+        per = self.payment(contract, made, setup.options)
+        sign = 1 if made else -1
+        units = tuple(sign * per * (n - 1) if s == declarer else -sign * per for s in range(n))
+        reasons += self.result_reasons(setup, declarer, contract, tricks, made, per)
+        return Ruling(
+            result=Result.MADE if made else Result.DEFEATED,
+            dealer=facts.dealer,
+            declarer=declarer,
+            contract=contract,
+            tricks=tricks,
+            units=units,
+            reasons=tuple(reasons),
+            next_dealer=next_dealer,
+            shuffle=self.shuffle_after(contract, made),
+            counts=True,
+        )
+
+    def result_reasons(
+        self, setup: EveningSetup, declarer: int, contract: Bid, tricks: int, made: bool, per: int
+    ) -> list[Reason]:
+        """The reasons for a played hand's result and payments (``rule_settle``)."""
+        n = setup.n
+        params = {
+            "declarer": setup.players[declarer],
+            "contract": contract.name,
+            "tricks": tricks,
+            "needed": contract.tricks,
+            "per": per,
+            "total": per * (n - 1),
+            "count": n - 1,
+        }
+        reasons = []
+        if self.rule_schedule != self.rule_settle:
+            reasons.append(
+                Reason(self.rule_schedule, "{contract} is worth {per} per opponent.", params)
+            )
+        if made:
+            reasons += [
+                Reason(
+                    self.rule_settle,
+                    "{declarer} won {tricks} tricks, needing {needed}: {contract} is made. "
+                    "Each of the {count} opponents pays {declarer} {per}: {declarer} +{total}.",
+                    params,
+                )
+            ]
+            if tricks > contract.tricks:
+                reasons.append(
+                    Reason(
+                        self.rule_extra_tricks,
+                        "Tricks won beyond the bid score nothing ({extra} extra).",
+                        {"extra": tricks - contract.tricks},
+                    )
+                )
+            return reasons
+        return reasons + [
+            Reason(
+                self.rule_settle,
+                "{declarer} won {tricks} tricks, needing {needed}: {contract} is defeated. "
+                "{declarer} pays each of the {count} opponents {per}: {declarer} −{total}.",
+                params,
+            )
+        ]
+
+    def settle_all_pass(self, facts: HandFacts, setup: EveningSetup) -> Ruling:
+        """Everyone passed: no score; the deal passes on (``rule_all_pass``)."""
+        return Ruling(
+            result=Result.ALL_PASSED,
+            dealer=facts.dealer,
+            declarer=None,
+            contract=None,
+            tricks=None,
+            units=(0,) * setup.n,
+            reasons=(
+                Reason(
+                    self.rule_all_pass,
+                    "Everyone passed: the hand is not played and nobody pays; {next} deals next.",
+                    {"next": setup.players[(facts.dealer + 1) % setup.n]},
+                ),
+            ),
+            next_dealer=(facts.dealer + 1) % setup.n,
+            shuffle=self.shuffle_after(None, False),
+            counts=self.all_pass_counts(setup.options),
+        )
+
+    def misdeal_reason(self, setup: EveningSetup, dealer: int) -> Reason:
+        """The reason for a misdeal ruling (``rule_misdeal``)."""
+        text = "Misdeal: {dealer} deals again; nobody pays."
+        if self.misdeal_source_silent:
+            text += " The source is silent on misdeals; the house rule adopted by this product applies."
+        return Reason(self.rule_misdeal, text, {"dealer": setup.players[dealer]})
+
+    # ------------------------------------------------------- between the hands
+    def shuffle_after(self, contract: Bid | None, made: bool) -> bool:
+        """Whether the next dealer shuffles (rather than gathers and cuts)."""
+        return True
+
+    def shuffle_note(self, shuffle: bool) -> tuple[str, str]:
+        """``(rule id, sentence)`` telling the next dealer how to prepare the pack."""
+        return self.rule_deal_passes, "Shuffle; the player on the dealer's right cuts."
+
+    def all_pass_counts(self, options: Mapping[str, Any]) -> bool:
+        """Whether an all-pass hand counts towards the agreed end point."""
+        return True
+
+    def hands_to_play(self, setup: EveningSetup) -> int | None:
+        """The number of counted hands agreed for the evening, or ``None`` if open-ended."""
+        return None

@@ -1,0 +1,95 @@
+"""``pagat`` — British Nap, basic rules as given by Pagat.
+
+Source: ``shared/seeds/002_8f87c281debb8ca7.txt`` (Norwegian Bokmål), rendered in
+``shared/rules/pagat.md`` as P-1 … P-16. Units only by default; a table may give
+one unit a money value.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ..core import BIDS, Bid, EveningSetup, IllegalAuction
+from ..options import OptionSpec
+from ..sources import PAGAT_SOURCE
+from .base import Variant
+
+#: P-15: documented alternatives that this variant excludes.
+EXCLUDED = {"two": "Two", "misere": "Misère", "one": "One"}
+
+
+class Pagat(Variant):
+    """British Nap, basic (Pagat): bids Three, Four, Nap, Wellington (P-6)."""
+
+    id = "pagat"
+    name = "British Nap, basic (Pagat)"
+    source = PAGAT_SOURCE
+    min_players = 3  # P-1
+    max_players = 6
+    # P-6: units per opponent, the same whether made or defeated (P-12, P-13).
+    schedule = {"three": (3, 3), "four": (4, 4), "nap": (5, 5), "wellington": (10, 10)}
+    option_specs = (
+        OptionSpec(
+            "hands_per_dealer",
+            "Hands each player deals",
+            "int",
+            2,
+            "P-14",
+            "The evening ends when every player has dealt this many hands (P-14).",
+            minimum=1,
+            maximum=50,
+        ),
+        OptionSpec(
+            "all_pass_counts",
+            "Hands where everyone passed count",
+            "bool",
+            False,
+            "P-14",
+            "Whether a hand where everyone passed counts towards that number (P-14).",
+        ),
+    )
+    rule_players = "P-1"
+    rule_auction = "P-5"
+    rule_bids = "P-6"
+    rule_overcall = "P-7"
+    rule_all_pass = "P-8"
+    rule_settle = "P-12"
+    rule_misdeal = "P-16"
+    rule_deal_passes = "P-4"
+    rule_schedule = "P-6"
+    rule_extra_tricks = "P-12"
+    misdeal_source_silent = True
+
+    def refuse_unknown_bid(self, call: str, options: Mapping[str, Any]) -> IllegalAuction:
+        """A Two (or misère) is refused citing P-15; anything else not on the ladder, P-6."""
+        if call in EXCLUDED:
+            return IllegalAuction(
+                f"{EXCLUDED[call]} is not a bid in British Nap, basic: the bids are Three, Four, Nap "
+                "and Wellington.",
+                "P-15",
+            )
+        return super().refuse_unknown_bid(call, options)
+
+    def shuffle_after(self, contract: Bid | None, made: bool) -> bool:
+        """P-4: shuffle after a made Nap or Wellington and after everyone passed."""
+        if contract is None:
+            return True
+        return made and contract.id in ("nap", "wellington")
+
+    def shuffle_note(self, shuffle: bool) -> tuple[str, str]:
+        """P-4: shuffle, or gather the cards and cut only."""
+        if shuffle:
+            return "P-4", "Shuffle before this deal; the player on the dealer's right cuts."
+        return "P-4", "Do not shuffle: gather the cards; the player on the dealer's right cuts."
+
+    def all_pass_counts(self, options: Mapping[str, Any]) -> bool:
+        """P-14: as the table agreed."""
+        return bool(options["all_pass_counts"])
+
+    def hands_to_play(self, setup: EveningSetup) -> int | None:
+        """P-14: hands per dealer × number of players."""
+        return int(setup.options["hands_per_dealer"]) * setup.n
+
+
+assert set(Pagat.schedule) <= set(BIDS)

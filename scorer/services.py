@@ -1,0 +1,231 @@
+"""Saving and reading an evening's facts: the bridge between the database and the engine.
+
+Every write is one transaction: it either saves everything or nothing. Errors are
+domain errors (:class:`ScorerError` and the engine's :class:`~scorer.rules.RulesError`)
+that the views map back onto their forms.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import date
+
+import sqlalchemy as sa
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import selectinload
+
+from .evening_file import EveningFile
+from .ledger import Ledger, settle_evening
+from .models import Evening, Hand, HandVersion, Player, db, utcnow
+from .rules import EveningSetup, HandFacts, Stake, get_variant
+
+
+class ScorerError(Exception):
+    """A request the current state of the evening refuses; ``str()`` is for users."""
+
+
+class EveningFinished(ScorerError):
+    """The evening is closed (or its agreed end is reached): no more hands."""
+
+
+class HandConflict(ScorerError):
+    """Another phone saved that hand (or a newer version of it) first."""
+
+    def __init__(self, message: str, number: int) -> None:
+        super().__init__(message)
+        self.number = number
+
+
+def get_evening(key: str) -> Evening | None:
+    """The evening with URL key ``key``, players and hands loaded, or ``None``."""
+    if not isinstance(key, str) or len(key) > 32:
+        return None
+    return db.session.scalar(
+        sa.select(Evening)
+        .where(Evening.key == key)
+        .options(selectinload(Evening.players), selectinload(Evening.hands).selectinload(Hand.versions))
+    )
+
+
+def setup_of(evening: Evening) -> EveningSetup:
+    """The engine's view of an evening's set-up."""
+    stake = None if evening.stake_minor is None else Stake(evening.stake_minor, evening.currency)
+    return EveningSetup(
+        variant=evening.variant,
+        players=tuple(p.name for p in evening.players),
+        first_dealer=evening.first_dealer,
+        options=dict(evening.options or {}),
+        stake=stake,
+    )
+
+
+def facts_of(version: HandVersion) -> HandFacts:
+    """The engine's view of one recorded version of a hand."""
+    return HandFacts(
+        dealer=version.dealer, auction=tuple(version.auction or ()), tricks=version.tricks, misdeal=version.misdeal
+    )
+
+
+def ledger_of(evening: Evening) -> Ledger:
+    """Settle the evening from its current facts."""
+    return settle_evening(setup_of(evening), [facts_of(h.current) for h in evening.hands])
+
+
+def is_closed(evening: Evening, ledger: Ledger) -> bool:
+    """Closed by the table, or the agreed number of hands is played (P-14)."""
+    return evening.finished_at is not None or ledger.end_reached
+
+
+def normalise(facts: HandFacts) -> HandFacts:
+    """A misdeal keeps no auction or tricks; an all-pass hand keeps no tricks."""
+    if facts.misdeal:
+        return HandFacts(facts.dealer, (), None, True)
+    if all(c == "pass" for c in facts.auction):
+        return HandFacts(facts.dealer, facts.auction, None, False)
+    return facts
+
+
+def create_evening(
+    *,
+    variant: str,
+    players: Sequence[str],
+    first_dealer: int,
+    options: dict,
+    stake: Stake | None,
+    name: str = "",
+) -> Evening:
+    """Check the set-up with the engine and save a new evening (one transaction).
+
+    Raises :class:`~scorer.rules.IllegalSetup` and saves nothing if the variant refuses it.
+    """
+    setup = get_variant(variant).check_setup(
+        EveningSetup(variant, tuple(p.strip() for p in players), first_dealer, options, stake)
+    )
+    evening = Evening(
+        name=name.strip() or f"Nap {date.today().isoformat()}",
+        variant=variant,
+        options=dict(setup.options),
+        stake_minor=None if stake is None else stake.minor,
+        currency="" if stake is None else stake.currency,
+        first_dealer=setup.first_dealer,
+        players=[Player(seat=i, name=n) for i, n in enumerate(setup.players)],
+    )
+    db.session.add(evening)
+    db.session.commit()
+    return evening
+
+
+def record_hand(evening: Evening, number: int, facts: HandFacts) -> Hand:
+    """Save hand ``number`` (which must be the next one) with ``facts``.
+
+    The engine rules on the facts first; nothing is saved if it refuses them
+    (:class:`~scorer.rules.RulesError`). Raises :class:`EveningFinished` for a closed
+    evening and :class:`HandConflict` if hand ``number`` exists already (saved from
+    another phone, or a double tap).
+    """
+    facts = normalise(facts)
+    ledger = ledger_of(evening)
+    if is_closed(evening, ledger):
+        raise EveningFinished("This evening is finished: no more hands can be recorded.")
+    expected = len(evening.hands) + 1
+    if number != expected:
+        raise HandConflict(f"Hand {number} has already been recorded (perhaps from another phone).", number)
+    setup = ledger.setup
+    get_variant(setup.variant).settle(facts, setup)  # raises RulesError: nothing saved
+    hand = Hand(evening_id=evening.id, number=number)
+    hand.versions.append(_version(1, facts))
+    db.session.add(hand)
+    try:
+        db.session.commit()
+    except IntegrityError:
+        db.session.rollback()
+        raise HandConflict(f"Hand {number} has already been recorded (perhaps from another phone).", number) from None
+    return hand
+
+
+def correct_hand(evening: Evening, number: int, base_version: int, facts: HandFacts) -> HandVersion:
+    """Save corrected facts for hand ``number`` as a new version; the old one is kept.
+
+    ``base_version`` is the version the user was looking at: if another phone saved
+    a newer one since, :class:`HandConflict` is raised and nothing is saved.
+    Raises :class:`EveningFinished`, :class:`LookupError` (no such hand) and
+    :class:`~scorer.rules.RulesError`.
+    """
+    facts = normalise(facts)
+    if evening.finished_at is not None:
+        raise EveningFinished("This evening is finished: reopen it to correct a hand.")
+    hand = next((h for h in evening.hands if h.number == number), None)
+    if hand is None:
+        raise LookupError(f"There is no hand {number} in this evening.")
+    if hand.current.version != base_version:
+        raise HandConflict(
+            f"Hand {number} was corrected on another phone while you were editing; here is the saved version.",
+            number,
+        )
+    if facts_of(hand.current) == facts:
+        return hand.current
+    setup = setup_of(evening)
+    get_variant(setup.variant).settle(facts, get_variant(setup.variant).check_setup(setup))
+    version = _version(base_version + 1, facts)
+    version.hand_id = hand.id
+    db.session.add(version)
+    try:
+        db.session.commit()
+    except IntegrityError:
+        db.session.rollback()
+        raise HandConflict(f"Hand {number} was corrected on another phone first.", number) from None
+    return version
+
+
+def set_finished(evening: Evening, finished: bool) -> None:
+    """Close the evening (no more hands) or reopen it."""
+    evening.finished_at = utcnow() if finished else None
+    db.session.commit()
+
+
+def _version(number: int, facts: HandFacts) -> HandVersion:
+    return HandVersion(
+        version=number, dealer=facts.dealer, misdeal=facts.misdeal, auction=list(facts.auction), tricks=facts.tricks
+    )
+
+
+def import_evening(data: EveningFile) -> Evening:
+    """Save an evening read from a file (already checked by the engine), in one transaction."""
+    setup = data.setup
+    evening = Evening(
+        name=data.name or f"Nap {date.today().isoformat()}",
+        variant=setup.variant,
+        options=dict(setup.options),
+        stake_minor=None if setup.stake is None else setup.stake.minor,
+        currency="" if setup.stake is None else setup.stake.currency,
+        first_dealer=setup.first_dealer,
+        players=[Player(seat=i, name=n) for i, n in enumerate(setup.players)],
+        finished_at=utcnow() if data.finished else None,
+    )
+    for number, facts in enumerate(data.hands, start=1):
+        hand = Hand(number=number)
+        hand.versions.append(_version(1, normalise(facts)))
+        evening.hands.append(hand)
+    db.session.add(evening)
+    db.session.commit()
+    return evening
+
+
+def export_evening(evening: Evening) -> EveningFile:
+    """The evening's current facts as an :class:`EveningFile` (for JSON export)."""
+    return EveningFile(
+        setup=setup_of(evening),
+        hands=[facts_of(h.current) for h in evening.hands],
+        name=evening.name,
+        date=evening.created_at.date().isoformat() if evening.created_at else None,
+        finished=evening.finished_at is not None,
+    )
+
+
+def recent_evenings(limit: int = 50) -> list[Evening]:
+    """The newest evenings first, with players loaded."""
+    return list(
+        db.session.scalars(
+            sa.select(Evening).options(selectinload(Evening.players)).order_by(Evening.id.desc()).limit(limit)
+        )
+    )
