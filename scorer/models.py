@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from flask_sqlalchemy import SQLAlchemy
-from sqlalchemy import JSON, ForeignKey, String, UniqueConstraint
+from sqlalchemy import JSON, DateTime, ForeignKey, String, UniqueConstraint
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
 
@@ -49,8 +49,8 @@ class Evening(db.Model):  # type: ignore[name-defined,misc]
     stake_minor: Mapped[int | None] = mapped_column(default=None)
     currency: Mapped[str] = mapped_column(String(8), default="")
     first_dealer: Mapped[int] = mapped_column(default=0)
-    created_at: Mapped[datetime] = mapped_column(default=utcnow)
-    finished_at: Mapped[datetime | None] = mapped_column(default=None)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), default=None)
 
     players: Mapped[list[Player]] = relationship(
         back_populates="evening", order_by="Player.seat", cascade="all, delete-orphan"
@@ -84,7 +84,7 @@ class Hand(db.Model):  # type: ignore[name-defined,misc]
     id: Mapped[int] = mapped_column(primary_key=True)
     evening_id: Mapped[int] = mapped_column(ForeignKey("evening.id"), index=True)
     number: Mapped[int]
-    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
     evening: Mapped[Evening] = relationship(back_populates="hands")
     versions: Mapped[list[HandVersion]] = relationship(
@@ -112,6 +112,6 @@ class HandVersion(db.Model):  # type: ignore[name-defined,misc]
     misdeal: Mapped[bool] = mapped_column(default=False)
     auction: Mapped[list[str]] = mapped_column(JSON, default=list)
     tricks: Mapped[int | None] = mapped_column(default=None)
-    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
     hand: Mapped[Hand] = relationship(back_populates="versions")

@@ -1,0 +1,243 @@
+"""WTForms (through Flask-WTF, so every form carries a CSRF token).
+
+The forms check shape — present, in range, short enough — and the rules engine
+checks legality; its errors are put back on the form by the views.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask_wtf import FlaskForm
+from flask_wtf.file import FileField, FileRequired
+from wtforms import (
+    BooleanField,
+    FieldList,
+    HiddenField,
+    IntegerField,
+    RadioField,
+    StringField,
+    SubmitField,
+)
+from wtforms.validators import InputRequired, Length, NumberRange, Optional, ValidationError
+
+from .evening_file import parse_stake
+from .rules import BIDS, PASS, EveningSetup, Variant
+from .rules.variants.base import TRICKS_PER_HAND
+
+MAX_PLAYERS = 6
+NAME_LENGTH = 40
+
+
+def _strip(value: Any) -> Any:
+    return value.strip() if isinstance(value, str) else value
+
+
+class EveningFormBase(FlaskForm):
+    """Start an evening: name, scoring, players in seat order and the first dealer.
+
+    Variant options are added as fields named ``opt_<key>`` by :func:`evening_form_for`.
+    """
+
+    name = StringField(
+        "Name of the evening", [Optional(), Length(max=80, message="At most 80 characters.")], filters=[_strip]
+    )
+    scoring = RadioField("Scoring", choices=[("points", "Points only"), ("money", "Money")], default="points")
+    stake = StringField("Value of one unit", [Optional(), Length(max=12)], filters=[_strip])
+    currency = StringField("Currency", [Optional(), Length(max=8, message="At most 8 characters.")], default="£")
+    players = FieldList(
+        StringField(
+            "Player",
+            [Optional(), Length(max=NAME_LENGTH, message=f"A name has at most {NAME_LENGTH} characters.")],
+            filters=[_strip],
+        ),
+        min_entries=MAX_PLAYERS,
+        max_entries=MAX_PLAYERS,
+    )
+    first_dealer = RadioField(
+        "Deals first",
+        choices=[(str(i), f"Player {i + 1}") for i in range(MAX_PLAYERS)],
+        default="0",
+    )
+    submit = SubmitField("Start the evening")
+
+    variant: Variant
+
+    def validate_stake(self, field: StringField) -> None:
+        if self.scoring.data == "money":
+            if not field.data:
+                raise ValidationError("Enter the money value of one unit, such as 0.10.")
+            try:
+                parse_stake(field.data)
+            except ValueError as error:
+                raise ValidationError(str(error)) from None
+
+    def validate_players(self, field: FieldList) -> None:
+        names = [n for n in field.data if n]
+        v = self.variant
+        if not v.min_players <= len(names) <= v.max_players:
+            raise ValidationError(
+                f"{v.name} needs {v.min_players} to {v.max_players} players ({v.rule_players}); "
+                f"you entered {len(names)}."
+            )
+        folded = [n.casefold() for n in names]
+        if len(set(folded)) != len(folded):
+            raise ValidationError("Two players have the same name; give each a different one.")
+
+    def validate_first_dealer(self, field: RadioField) -> None:
+        rows = self.players.data
+        try:
+            row = int(field.data)
+        except (TypeError, ValueError):
+            raise ValidationError("Choose who deals first.") from None
+        if not 0 <= row < len(rows) or not rows[row]:
+            raise ValidationError("The first dealer must be one of the players named above.")
+
+    def seated(self) -> tuple[list[str], int]:
+        """The players without empty rows, and the first dealer's seat among them."""
+        rows = self.players.data
+        row = int(self.first_dealer.data)
+        names = [n for n in rows if n]
+        return names, sum(1 for n in rows[:row] if n)
+
+    def options(self) -> dict[str, Any]:
+        """The variant options entered, as the engine stores them."""
+        out: dict[str, Any] = {}
+        for spec in self.variant.option_specs:
+            value = getattr(self, f"opt_{spec.key}").data
+            if spec.kind == "choice":
+                value = next(c for c, _ in spec.choices if str(c) == value)
+            out[spec.key] = value
+        return out
+
+
+def evening_form_for(variant: Variant, **kwargs: Any) -> EveningFormBase:
+    """An evening form with ``variant``'s options (and no others) as fields."""
+
+    class EveningForm(EveningFormBase):
+        pass
+
+    EveningForm.variant = variant
+    for spec in variant.option_specs:
+        if spec.kind == "bool":
+            field = BooleanField(spec.label, default=spec.default, description=spec.help)
+        elif spec.kind == "int":
+            field = IntegerField(
+                spec.label,
+                [
+                    InputRequired(message="Enter a whole number."),
+                    NumberRange(spec.minimum, spec.maximum, message=f"From {spec.minimum} to {spec.maximum}."),
+                ],
+                default=spec.default,
+                description=spec.help,
+            )
+        else:
+            field = RadioField(
+                spec.label,
+                choices=[(str(c), label) for c, label in spec.choices],
+                default=str(spec.default),
+                description=spec.help,
+            )
+        setattr(EveningForm, f"opt_{spec.key}", field)
+    return EveningForm(**kwargs)
+
+
+def _known_call(form: FlaskForm, field: RadioField) -> None:
+    if field.data != PASS and field.data not in BIDS:
+        raise ValidationError(f"“{str(field.data)[:20]}” is not a bid. Choose Pass or a bid.")
+
+
+def _tricks(form: FlaskForm, field: RadioField) -> None:
+    if field.data in (None, ""):
+        return
+    if field.data not in [str(i) for i in range(TRICKS_PER_HAND + 1)]:
+        raise ValidationError(f"The declarer wins 0 to {TRICKS_PER_HAND} tricks.")
+
+
+class HandFormBase(FlaskForm):
+    """Record or correct one hand: dealer, one call per player, tricks.
+
+    The calls are fields ``call_<seat>`` added by :func:`hand_form_for`. ``number``
+    is the hand the page was made for and ``version`` the version it showed, so a
+    double tap or a stale page is caught.
+    """
+
+    number = HiddenField()
+    version = HiddenField()
+    dealer = RadioField("Dealer", validate_choice=False)
+    tricks = RadioField(
+        "Tricks won by the declarer",
+        choices=[(str(i), str(i)) for i in range(TRICKS_PER_HAND + 1)],
+        validate_choice=False,
+        validators=[_tricks],
+    )
+    save = SubmitField("Save hand")
+    misdeal = SubmitField("Misdeal")
+
+    setup: EveningSetup
+
+    def validate_dealer(self, field: RadioField) -> None:
+        if field.data not in [str(i) for i in range(self.setup.n)]:
+            raise ValidationError("Choose the dealer.")
+
+    def calls_in_speaking_order(self, dealer: int) -> tuple[str, ...]:
+        """The calls as the engine wants them: eldest hand (left of ``dealer``) first."""
+        n = self.setup.n
+        return tuple(getattr(self, f"call_{(dealer + 1 + i) % n}").data or PASS for i in range(n))
+
+    def tricks_value(self) -> int | None:
+        return None if self.tricks.data in (None, "") else int(self.tricks.data)
+
+    def int_or_none(self, field: HiddenField) -> int | None:
+        try:
+            return int(field.data)
+        except (TypeError, ValueError):
+            return None
+
+
+#: Labels that fit a phone's row of buttons: tricks for the numbered bids.
+SHORT_NAMES = {"one": "1", "two": "2", "three": "3", "four": "4", "wellington": "Well.", "blucher": "Blü."}
+
+
+def hand_form_for(setup: EveningSetup, ladder: tuple[Any, ...], **kwargs: Any) -> HandFormBase:
+    """A hand form for this evening's players and bids."""
+
+    class HandForm(HandFormBase):
+        pass
+
+    HandForm.setup = setup
+    choices = [(PASS, "Pass")] + [(b.id, SHORT_NAMES.get(b.id, b.name)) for b in ladder]
+    for seat, name in enumerate(setup.players):
+        setattr(
+            HandForm,
+            f"call_{seat}",
+            RadioField(name, choices=choices, default=PASS, validate_choice=False, validators=[_known_call]),
+        )
+    form = HandForm(**kwargs)
+    form.dealer.choices = [(str(i), n) for i, n in enumerate(setup.players)]
+    return form
+
+
+def error_messages(form: FlaskForm) -> list[str]:
+    """Every error of ``form`` as one line for users: form-level errors first, then
+    each field's, prefixed with its label (and the row number inside a list)."""
+    out = list(form.form_errors)
+    for field in form:
+        for error in field.errors:
+            if isinstance(error, str):
+                out.append(f"{field.label.text}: {error}")
+            else:  # a FieldList: a list of errors per row
+                for row, sub in enumerate(error, start=1):
+                    out.extend(f"{field.label.text} {row}: {m}" for m in (sub if isinstance(sub, list) else [sub]))
+    return out
+
+
+class ImportForm(FlaskForm):
+    """Upload an evening file (JSON)."""
+
+    file = FileField("Evening file (.json)", validators=[FileRequired("Choose a file to import.")])
+    submit = SubmitField("Import")
+
+
+class ActionForm(FlaskForm):
+    """A form with only a CSRF token, for buttons such as Finish and Reopen."""

@@ -1,0 +1,1 @@
+"""Flask blueprints (thin: forms in, services and engine do the work)."""

@@ -1,0 +1,47 @@
+"""Helpers that turn ledger rows into what pages and the PDF show."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..ledger import Ledger, LedgerRow
+from ..rules import BIDS, PASS, RULES, Result
+
+
+@dataclass(frozen=True)
+class Call:
+    player: str
+    call: str
+
+    @property
+    def label(self) -> str:
+        return "pass" if self.call == PASS else BIDS[self.call].name if self.call in BIDS else self.call
+
+
+def auction_of(ledger: Ledger, row: LedgerRow) -> list[Call]:
+    """The calls of a hand with the player who made each, eldest hand first."""
+    setup = ledger.setup
+    order = ledger.variant.speaking_order(setup, row.facts.dealer)
+    return [Call(setup.players[seat], call) for seat, call in zip(order, row.facts.auction)]
+
+
+def result_label(row: LedgerRow) -> str:
+    r = row.ruling
+    return {Result.MADE: "made", Result.DEFEATED: "defeated", Result.ALL_PASSED: "all passed", Result.MISDEAL: "misdeal"}[
+        r.result
+    ]
+
+
+def citation(rule_id: str) -> str:
+    """``P-12 · 002_….txt · «Poeng og avslutning»``, or the id alone if unknown."""
+    rule = RULES.get(rule_id)
+    return rule.citation if rule else rule_id
+
+
+def signed(n: int) -> str:
+    """``+4``, ``−12`` (a real minus sign), ``0``."""
+    if n > 0:
+        return f"+{n}"
+    if n < 0:
+        return f"−{-n}"
+    return "0"

@@ -1,0 +1,269 @@
+"""Evenings: start one, record and correct hands, scoresheet, PDF, JSON export and import."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import (
+    Blueprint,
+    Response,
+    abort,
+    current_app,
+    flash,
+    redirect,
+    render_template,
+    request,
+    url_for,
+)
+
+from .. import services
+from ..evening_file import EveningFileError, dumps, loads, parse_stake
+from ..forms import ActionForm, ImportForm, error_messages, evening_form_for, hand_form_for
+from ..ledger import Ledger
+from ..models import Evening
+from ..rules import VARIANTS, HandFacts, IllegalSetup, RulesError, Stake
+from .display import auction_of, citation, result_label, signed
+
+bp = Blueprint("evenings", __name__)
+
+
+@bp.app_context_processor
+def helpers() -> dict[str, Any]:
+    return {"signed": signed, "citation": citation, "result_label": result_label, "error_messages": error_messages}
+
+
+def load_evening(key: str) -> tuple[Evening, Ledger]:
+    evening = services.get_evening(key)
+    if evening is None:
+        abort(404)
+    return evening, services.ledger_of(evening)
+
+
+@bp.get("/healthz")
+def healthz() -> Response:
+    """A trivial route: the baseline of the benchmark."""
+    return Response("ok", mimetype="text/plain")
+
+
+@bp.get("/")
+def index() -> str:
+    return render_template("index.html", evenings=services.recent_evenings(), variants=VARIANTS.values())
+
+
+@bp.get("/new")
+def choose_variant() -> str:
+    return render_template("choose_variant.html", variants=VARIANTS.values())
+
+
+@bp.route("/new/<variant_id>", methods=["GET", "POST"])
+def new_evening(variant_id: str) -> Any:
+    variant = VARIANTS.get(variant_id)
+    if variant is None:
+        abort(404)
+    form = evening_form_for(variant)
+    if form.validate_on_submit():
+        names, first = form.seated()
+        stake = None
+        if form.scoring.data == "money":
+            stake = Stake(parse_stake(form.stake.data), (form.currency.data or "").strip())
+        try:
+            evening = services.create_evening(
+                variant=variant.id, players=names, first_dealer=first, options=form.options(), stake=stake,
+                name=form.name.data or "",
+            )
+        except IllegalSetup as error:
+            form.form_errors.append(str(error))
+        else:
+            flash("The evening has started. Good luck!")
+            return redirect(url_for(".scoresheet", key=evening.key))
+    status = 422 if form.is_submitted() else 200
+    return render_template("new_evening.html", form=form, variant=variant), status
+
+
+@bp.get("/e/<key>")
+def scoresheet(key: str) -> str:
+    evening, ledger = load_evening(key)
+    return render_template(
+        "scoresheet.html", evening=evening, ledger=ledger, closed=services.is_closed(evening, ledger),
+        action=ActionForm(),
+    )
+
+
+def _hand_page(evening: Evening, ledger: Ledger, form: Any, *, number: int, editing: bool, status: int = 200) -> Any:
+    setup = ledger.setup
+    try:
+        dealer = int(form.dealer.data)
+    except (TypeError, ValueError):
+        dealer = ledger.next_dealer
+    dealer = dealer if 0 <= dealer < setup.n else ledger.next_dealer
+    order = ledger.variant.speaking_order(setup, dealer)
+    return (
+        render_template(
+            "hand_form.html", evening=evening, ledger=ledger, form=form, number=number, editing=editing,
+            dealer=dealer, order=order, call_fields=[getattr(form, f"call_{s}") for s in order],
+        ),
+        status,
+    )
+
+
+def _facts_from(form: Any) -> HandFacts:
+    dealer = int(form.dealer.data)
+    if form.misdeal.data:
+        return HandFacts(dealer=dealer, misdeal=True)
+    return HandFacts(dealer=dealer, auction=form.calls_in_speaking_order(dealer), tricks=form.tricks_value())
+
+
+def _rules_error(form: Any, error: RulesError) -> None:
+    form.form_errors.append(str(error))
+
+
+@bp.route("/e/<key>/hand", methods=["GET", "POST"])
+def new_hand(key: str) -> Any:
+    evening, ledger = load_evening(key)
+    setup = ledger.setup
+    number = len(ledger.rows) + 1
+    ladder = ledger.variant.ladder(setup.options)
+    if services.is_closed(evening, ledger):
+        flash("This evening is finished: no more hands can be recorded.")
+        return redirect(url_for(".scoresheet", key=key))
+    if request.method == "GET":
+        form = hand_form_for(setup, ladder, number=str(number), dealer=str(ledger.next_dealer))
+        return _hand_page(evening, ledger, form, number=number, editing=False)
+    form = hand_form_for(setup, ladder)
+    if form.validate_on_submit():
+        posted = form.int_or_none(form.number)
+        if posted is None:
+            form.form_errors.append("This form is missing its hand number; reload the page.")
+        else:
+            try:
+                services.record_hand(evening, posted, _facts_from(form))
+            except services.HandConflict as error:
+                flash(str(error))
+                return redirect(url_for(".hand", key=key, number=error.number))
+            except services.EveningFinished as error:
+                flash(str(error))
+                return redirect(url_for(".scoresheet", key=key))
+            except RulesError as error:
+                _rules_error(form, error)
+            else:
+                flash(f"Hand {posted} saved.")
+                return redirect(url_for(".scoresheet", key=key) + f"#hand-{posted}")
+    return _hand_page(evening, ledger, form, number=number, editing=False, status=422)
+
+
+def _row(ledger: Ledger, number: int) -> Any:
+    if not 1 <= number <= len(ledger.rows):
+        abort(404)
+    return ledger.rows[number - 1]
+
+
+@bp.get("/e/<key>/hand/<int:number>")
+def hand(key: str, number: int) -> str:
+    evening, ledger = load_evening(key)
+    row = _row(ledger, number)
+    record = evening.hands[number - 1]
+    versions = []
+    for v in reversed(record.versions):
+        facts = services.facts_of(v)
+        versions.append({"version": v, "facts": facts})
+    return render_template(
+        "hand.html", evening=evening, ledger=ledger, row=row, auction=auction_of(ledger, row), record=record,
+        versions=versions, closed=evening.finished_at is not None,
+    )
+
+
+@bp.route("/e/<key>/hand/<int:number>/edit", methods=["GET", "POST"])
+def edit_hand(key: str, number: int) -> Any:
+    evening, ledger = load_evening(key)
+    row = _row(ledger, number)
+    record = evening.hands[number - 1]
+    setup = ledger.setup
+    ladder = ledger.variant.ladder(setup.options)
+    if evening.finished_at is not None:
+        flash("This evening is finished: reopen it to correct a hand.")
+        return redirect(url_for(".hand", key=key, number=number))
+    if request.method == "GET":
+        facts = row.facts
+        order = ledger.variant.speaking_order(setup, facts.dealer)
+        calls = {f"call_{seat}": call for seat, call in zip(order, facts.auction)}
+        form = hand_form_for(
+            setup, ladder, number=str(number), version=str(record.current.version), dealer=str(facts.dealer),
+            tricks=None if facts.tricks is None else str(facts.tricks), **calls,
+        )
+        return _hand_page(evening, ledger, form, number=number, editing=True)
+    form = hand_form_for(setup, ladder)
+    if form.validate_on_submit():
+        base = form.int_or_none(form.version)
+        if base is None:
+            form.form_errors.append("This form is missing its version; reload the page.")
+        else:
+            try:
+                services.correct_hand(evening, number, base, _facts_from(form))
+            except services.HandConflict as error:
+                flash(str(error))
+                return redirect(url_for(".hand", key=key, number=number))
+            except services.EveningFinished as error:
+                flash(str(error))
+                return redirect(url_for(".hand", key=key, number=number))
+            except RulesError as error:
+                _rules_error(form, error)
+            else:
+                flash(f"Hand {number} corrected; every later total follows.")
+                return redirect(url_for(".hand", key=key, number=number))
+    return _hand_page(evening, ledger, form, number=number, editing=True, status=422)
+
+
+@bp.post("/e/<key>/finish")
+def finish(key: str) -> Any:
+    evening, _ = load_evening(key)
+    if ActionForm().validate_on_submit():
+        services.set_finished(evening, True)
+        flash("The evening is finished. Download the PDF to keep it.")
+    return redirect(url_for(".scoresheet", key=key))
+
+
+@bp.post("/e/<key>/reopen")
+def reopen(key: str) -> Any:
+    evening, _ = load_evening(key)
+    if ActionForm().validate_on_submit():
+        services.set_finished(evening, False)
+        flash("The evening is open again.")
+    return redirect(url_for(".scoresheet", key=key))
+
+
+@bp.get("/e/<key>/evening.json")
+def export_json(key: str) -> Response:
+    evening, _ = load_evening(key)
+    body = dumps(services.export_evening(evening))
+    response = Response(body, mimetype="application/json")
+    response.headers["Content-Disposition"] = f'attachment; filename="nap-{evening.key}.json"'
+    return response
+
+
+@bp.get("/e/<key>/evening.pdf")
+def export_pdf(key: str) -> Response:
+    from ..pdf import render_evening_pdf
+
+    evening, ledger = load_evening(key)
+    pdf = render_evening_pdf(evening, ledger)
+    response = Response(pdf, mimetype="application/pdf")
+    response.headers["Content-Disposition"] = f'inline; filename="nap-{evening.key}.pdf"'
+    return response
+
+
+@bp.route("/import", methods=["GET", "POST"])
+def import_evening() -> Any:
+    form = ImportForm()
+    if form.validate_on_submit():
+        data = form.file.data.read(current_app.config["MAX_CONTENT_LENGTH"] + 1)
+        try:
+            evening = services.import_evening(loads(data))
+        except EveningFileError as error:
+            rule = f" ({error.rule})" if error.rule else ""
+            form.file.errors = [f"{error}{rule}"]
+        else:
+            flash(f"Imported “{evening.name}”.")
+            return redirect(url_for(".scoresheet", key=evening.key))
+    return render_template("import.html", form=form), (422 if form.is_submitted() else 200)
+
+
