@@ -12,6 +12,7 @@ from flask_wtf import FlaskForm
 from flask_wtf.file import FileField, FileRequired
 from wtforms import (
     BooleanField,
+    SelectChoice,
     FieldList,
     HiddenField,
     IntegerField,
@@ -26,11 +27,27 @@ from .rules import BIDS, PASS, EveningSetup, Variant
 from .rules.variants.base import TRICKS_PER_HAND
 
 MAX_PLAYERS = 6
+
+
+def choices(pairs: Any) -> list[SelectChoice]:
+    """``[(value, label), …]`` as WTForms choices."""
+    return [SelectChoice(str(value), label) for value, label in pairs]
 NAME_LENGTH = 40
 
 
 def _strip(value: Any) -> Any:
     return value.strip() if isinstance(value, str) else value
+
+
+class WholeNumberField(IntegerField):
+    """An integer field whose error for "abc" says what to type."""
+
+    def process_formdata(self, valuelist: list[Any]) -> None:
+        try:
+            super().process_formdata(valuelist)
+        except ValueError:
+            self.data = None
+            raise ValueError("Enter a whole number.") from None
 
 
 class EveningFormBase(FlaskForm):
@@ -42,8 +59,8 @@ class EveningFormBase(FlaskForm):
     name = StringField(
         "Name of the evening", [Optional(), Length(max=80, message="At most 80 characters.")], filters=[_strip]
     )
-    scoring = RadioField("Scoring", choices=[("points", "Points only"), ("money", "Money")], default="points")
-    stake = StringField("Value of one unit", [Optional(), Length(max=12)], filters=[_strip])
+    scoring = RadioField("Scoring", choices=choices([("points", "Points only"), ("money", "Money")]), default="points")
+    stake = StringField("Value of one unit", [Length(max=12, message="At most 12 characters.")], filters=[_strip])
     currency = StringField("Currency", [Optional(), Length(max=8, message="At most 8 characters.")], default="£")
     players = FieldList(
         StringField(
@@ -56,7 +73,7 @@ class EveningFormBase(FlaskForm):
     )
     first_dealer = RadioField(
         "Deals first",
-        choices=[(str(i), f"Player {i + 1}") for i in range(MAX_PLAYERS)],
+        choices=choices((i, f"Player {i + 1}") for i in range(MAX_PLAYERS)),
         default="0",
     )
     submit = SubmitField("Start the evening")
@@ -122,7 +139,7 @@ def evening_form_for(variant: Variant, **kwargs: Any) -> EveningFormBase:
         if spec.kind == "bool":
             field = BooleanField(spec.label, default=spec.default, description=spec.help)
         elif spec.kind == "int":
-            field = IntegerField(
+            field = WholeNumberField(
                 spec.label,
                 [
                     InputRequired(message="Enter a whole number."),
@@ -134,7 +151,7 @@ def evening_form_for(variant: Variant, **kwargs: Any) -> EveningFormBase:
         else:
             field = RadioField(
                 spec.label,
-                choices=[(str(c), label) for c, label in spec.choices],
+                choices=choices(spec.choices),
                 default=str(spec.default),
                 description=spec.help,
             )
@@ -167,7 +184,7 @@ class HandFormBase(FlaskForm):
     dealer = RadioField("Dealer", validate_choice=False)
     tricks = RadioField(
         "Tricks won by the declarer",
-        choices=[(str(i), str(i)) for i in range(TRICKS_PER_HAND + 1)],
+        choices=choices((i, str(i)) for i in range(TRICKS_PER_HAND + 1)),
         validate_choice=False,
         validators=[_tricks],
     )
@@ -206,15 +223,15 @@ def hand_form_for(setup: EveningSetup, ladder: tuple[Any, ...], **kwargs: Any) -
         pass
 
     HandForm.setup = setup
-    choices = [(PASS, "Pass")] + [(b.id, SHORT_NAMES.get(b.id, b.name)) for b in ladder]
+    calls = choices([(PASS, "Pass")] + [(b.id, SHORT_NAMES.get(b.id, b.name)) for b in ladder])
     for seat, name in enumerate(setup.players):
         setattr(
             HandForm,
             f"call_{seat}",
-            RadioField(name, choices=choices, default=PASS, validate_choice=False, validators=[_known_call]),
+            RadioField(name, choices=calls, default=PASS, validate_choice=False, validators=[_known_call]),
         )
     form = HandForm(**kwargs)
-    form.dealer.choices = [(str(i), n) for i, n in enumerate(setup.players)]
+    form.dealer.choices = choices(enumerate(setup.players))
     return form
 
 

@@ -1,0 +1,110 @@
+"""Cards, the deal and the play of a trick (P-2, P-3, P-9–P-11; H-2–H-5, H-9).
+
+Scores in ``pagat`` and ``hoyle`` depend only on the declarer's trick count, so the
+settlement never needs these; they are the base of the full record of play and of
+the first dealer by draw. A card is written rank then suit: ``"AS"``, ``"10H"``,
+``"QD"``, ``"2C"``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from .core import IllegalFacts
+
+SUITS = ("S", "H", "D", "C")
+#: P-2 / H-2: rank from high to low.
+RANKS_52 = ("A", "K", "Q", "J", "10", "9", "8", "7", "6", "5", "4", "3", "2")
+#: P-3 / H-5: five cards each, in two rounds of three then two.
+DEAL_ROUNDS = (3, 2)
+HAND_SIZE = sum(DEAL_ROUNDS)
+#: H-4: after the cut, each packet keeps at least this many cards.
+MIN_CUT_PACKET = 4
+
+
+@dataclass(frozen=True, order=False)
+class Card:
+    """A card: ``rank`` one of :data:`RANKS_52`, ``suit`` one of :data:`SUITS`."""
+
+    rank: str
+    suit: str
+
+    def __str__(self) -> str:
+        return f"{self.rank}{self.suit}"
+
+    @property
+    def strength(self) -> int:
+        """Higher is stronger within a suit: 2 → 0 … A → 12 (P-2, H-2)."""
+        return len(RANKS_52) - 1 - RANKS_52.index(self.rank)
+
+
+def parse_card(text: str) -> Card:
+    """``"10h"`` → ``Card("10", "H")``; raises :class:`IllegalFacts` for anything else."""
+    t = text.strip().upper()
+    rank, suit = t[:-1], t[-1:]
+    if rank not in RANKS_52 or suit not in SUITS:
+        raise IllegalFacts(f"{text!r} is not a card (write rank then suit, e.g. 10H, QS).")
+    return Card(rank, suit)
+
+
+def pack() -> list[Card]:
+    """The 52-card pack, no jokers (P-2, H-2)."""
+    return [Card(r, s) for s in SUITS for r in RANKS_52]
+
+
+def cards_left_after_deal(players: int) -> int:
+    """Cards set aside undealt after five each (P-3: "the rest … unused")."""
+    return len(pack()) - HAND_SIZE * players
+
+
+def cut_is_valid(pack_size: int, cut_at: int) -> bool:
+    """H-4: cutting after ``cut_at`` cards leaves at least four in each packet."""
+    return MIN_CUT_PACKET <= cut_at <= pack_size - MIN_CUT_PACKET
+
+
+def first_dealer_by_draw(drawn: Sequence[Card]) -> int:
+    """H-3: the seat that drew the lowest card deals; the ace counts low for the draw.
+
+    Equal ranks are not split by the source; the earlier seat among them is returned
+    and the table should draw again. Raises :class:`IllegalFacts` for no cards.
+    """
+    if not drawn:
+        raise IllegalFacts("Nobody drew a card.")
+
+    def low(card: Card) -> int:
+        return -1 if card.rank == "A" else card.strength
+
+    return min(range(len(drawn)), key=lambda seat: low(drawn[seat]))
+
+
+def trump_of(first_lead: Card) -> str:
+    """P-9 / H-9: the suit of the declarer's first lead is trump for the hand."""
+    return first_lead.suit
+
+
+def may_play(hand: Sequence[Card], card: Card, led_suit: str | None) -> bool:
+    """P-10 / H-9: follow suit if able; a player who cannot may play any card
+    (trump or discard; no duty to trump). ``led_suit`` ``None`` means leading."""
+    if card not in hand:
+        return False
+    if led_suit is None or card.suit == led_suit:
+        return True
+    return all(c.suit != led_suit for c in hand)
+
+
+def trick_winner(plays: Sequence[Card], trump: str) -> int:
+    """P-11 / H-9: index in ``plays`` (lead first) of the card that wins the trick:
+    the highest trump, otherwise the highest card of the suit led."""
+    if not plays:
+        raise IllegalFacts("A trick needs at least one card.")
+    led = plays[0].suit
+
+    def power(card: Card) -> tuple[int, int]:
+        if card.suit == trump:
+            return (2, card.strength)
+        if card.suit == led:
+            return (1, card.strength)
+        return (0, 0)
+
+    return max(range(len(plays)), key=lambda i: power(plays[i]))

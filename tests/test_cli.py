@@ -1,0 +1,55 @@
+"""``nap settle`` prints the hand-by-hand entries and totals, as text or JSON."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from scorer.cli import main
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+
+
+def test_text(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["settle", str(EXAMPLES / "hoyle-five.json")]) == 0
+    out = capsys.readouterr().out
+    lines = out.splitlines()
+    assert any(line.startswith("Totals") and "+70" in line and "-125" in line for line in lines)
+    assert any(line.startswith("Money") and "£3.50" in line and "-£6.25" in line for line in lines)
+    assert "Winner: Alice" in out
+    hand7 = next(line for line in lines if line.strip().startswith("7 "))
+    assert "Blücher" in hand7 and "-80" in hand7 and "H-11" in hand7
+
+
+def test_json(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["settle", "--json", str(EXAMPLES / "pagat-thursday.json")]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["totals"] == {"Ann": 29, "Bob": 9, "Cat": -19, "Dan": -19}
+    assert report["winners"] == ["Ann"] and report["hands_remaining"] == 5
+    hand3 = report["hands"][2]
+    assert hand3["contract"] == "wellington" and hand3["entries"]["Bob"] == 30
+    assert hand3["rules"] == ["P-7", "P-6", "P-12"]
+    assert report["hands"][5]["result"] == "misdeal" and report["hands"][5]["rules"] == ["P-16"]
+
+
+def test_bad_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"format": "nap-evening", "version": 1, "variant": "pagat", "players": ["A","B","C"], '
+                   '"hands": [{"auction": ["two","pass","pass"], "tricks": 2}]}')
+    assert main(["settle", str(bad)]) == 2
+    assert "P-15" in capsys.readouterr().err
+    assert main(["settle", str(tmp_path / "missing.json")]) == 2
+
+
+def test_console_entry_point_runs_without_flask() -> None:
+    code = (
+        "import sys, runpy; sys.argv=['nap','settle',%r]; "
+        "sys.modules['flask']=None; runpy.run_module('scorer', run_name='__main__')"
+    ) % str(EXAMPLES / "pagat-thursday.json")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert result.returncode == 0, result.stderr
+    assert "Winner: Ann" in result.stdout

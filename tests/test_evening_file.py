@@ -1,0 +1,97 @@
+"""The JSON evening file: schema, defaults, errors."""
+
+from __future__ import annotations
+
+import json
+from copy import deepcopy
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+
+from scorer.evening_file import EveningFileError, dump, load, loads, parse_stake, schema
+from scorer.ledger import settle_evening
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+
+BASE: dict[str, Any] = {
+    "format": "nap-evening",
+    "version": 1,
+    "variant": "pagat",
+    "players": ["Ann", "Bob", "Cat"],
+    "hands": [],
+}
+
+
+def with_hands(*hands: dict[str, Any], **extra: Any) -> dict[str, Any]:
+    data = deepcopy(BASE)
+    data["hands"] = list(hands)
+    data.update(extra)
+    return data
+
+
+def test_schema_is_valid_and_examples_match_it() -> None:
+    jsonschema.Draft202012Validator.check_schema(schema())
+    for path in EXAMPLES.glob("*.json"):
+        if not path.name.endswith(".expected.json"):
+            jsonschema.validate(json.loads(path.read_text("utf-8")), schema())
+
+
+def test_dealer_may_be_left_out_and_follows_the_rules() -> None:
+    evening = load(
+        with_hands(
+            {"auction": ["three", "pass", "pass"], "tricks": 3},  # dealer Ann: Bob bids
+            {"misdeal": True},  # Bob deals, misdeal
+            {"auction": ["pass", "pass", "four"], "tricks": 4},  # Bob again: Cat, Ann, Bob → Bob
+        )
+    )
+    assert [h.dealer for h in evening.hands] == [0, 1, 1]
+    ledger = settle_evening(evening.setup, evening.hands)
+    assert ledger.totals == (-3 - 4, 6 + 8, -3 - 4)
+    assert dump(evening)["hands"][1] == {"dealer": "Bob", "misdeal": True}
+
+
+def test_defaults_for_options_and_first_dealer() -> None:
+    evening = load(with_hands(first_dealer="cat"))
+    assert evening.setup.first_dealer == 2
+    assert evening.setup.options == {"hands_per_dealer": 2, "all_pass_counts": False}
+
+
+@pytest.mark.parametrize(
+    ("data", "fragment"),
+    [
+        (with_hands({"auction": ["three", "pass", "pass"], "tricks": 7}), "hands"),
+        (with_hands({"auction": ["two", "pass", "pass"], "tricks": 2}), "P-15"),
+        (with_hands({"auction": ["∞", "pass", "pass"], "tricks": 2}), "hands"),
+        (with_hands({"dealer": "Zed", "auction": ["pass", "pass", "pass"]}), "not one of the players"),
+        (with_hands(players=["Ann", "ann", "Bob"]), "same name"),
+        (with_hands(players=["Ann", "Bob"]), "3 to 6"),
+        (with_hands(variant="whist"), "variant"),
+        (with_hands(stake={"amount": "0.001"}), "stake"),
+        (with_hands(stake={"amount": "0"}), "more than zero"),
+        (with_hands(options={"lowest_bid": 2}), "Unknown option"),
+        (with_hands({"misdeal": True, "tricks": 3}), "hands[0]"),
+        (with_hands(players=["x" * 41, "b", "c"]), "players[0]"),
+        ({"format": "nap-evening"}, "required"),
+        ([], "file"),
+    ],
+)
+def test_bad_files_are_refused_with_a_clear_message(data: Any, fragment: str) -> None:
+    with pytest.raises(EveningFileError) as err:
+        load(data)
+    assert fragment in f"{err.value} {err.value.rule}"
+
+
+def test_not_json() -> None:
+    with pytest.raises(EveningFileError, match="not a JSON file"):
+        loads(b"\xff\xfe nonsense")
+
+
+def test_parse_stake() -> None:
+    assert parse_stake("0.10") == 10
+    assert parse_stake("2") == 200
+    assert parse_stake(" 1.5 ") == 150
+    for bad in ("", "abc", "-1", "NaN", "Infinity", "1e400", "0.005", "1000001"):
+        with pytest.raises(ValueError):
+            parse_stake(bad)

@@ -1,0 +1,195 @@
+"""One test (at least) per rule of ``pagat`` (shared/rules/pagat.md, source
+002_8f87c281debb8ca7.txt). Every number is worked out by hand from the source."""
+
+from __future__ import annotations
+
+import pytest
+
+from scorer.ledger import settle_evening
+from scorer.rules import HandFacts, IllegalAuction, IllegalFacts, IllegalSetup, Result
+from scorer.rules.cards import (
+    HAND_SIZE,
+    Card,
+    cards_left_after_deal,
+    may_play,
+    pack,
+    parse_card,
+    trick_winner,
+    trump_of,
+)
+from tests.helpers import FOUR, rule_on, setup
+
+P = "pagat"
+
+
+def test_p1_three_to_six_players() -> None:
+    for n in (3, 4, 5, 6):
+        assert setup(P, tuple(f"p{i}" for i in range(n))).n == n
+    for n in (2, 7):
+        with pytest.raises(IllegalSetup) as err:
+            setup(P, tuple(f"p{i}" for i in range(n)))
+        assert err.value.rule == "P-1"
+
+
+def test_p2_pack_of_52_ace_high() -> None:
+    cards = pack()
+    assert len(cards) == 52 and len(set(cards)) == 52
+    assert parse_card("AS").strength > parse_card("KS").strength > parse_card("2S").strength
+    assert parse_card("10H").strength == 8  # 2,3,…,9 are 0…7
+
+
+def test_p3_five_cards_each_the_rest_unused() -> None:
+    assert HAND_SIZE == 5
+    assert cards_left_after_deal(4) == 32  # 52 − 4×5
+    assert cards_left_after_deal(6) == 22
+
+
+def test_p4_deal_passes_left_and_shuffle_reminder() -> None:
+    s = setup(P)
+    four = rule_on(s, 0, ["pass", "four", "pass", "pass"], 4)
+    assert four.next_dealer == 1 and four.shuffle is False  # gathered and cut only
+    nap = rule_on(s, 3, ["nap", "pass", "pass", "pass"], 5)
+    assert nap.next_dealer == 0 and nap.shuffle is True  # made Nap: shuffle
+    failed_nap = rule_on(s, 3, ["nap", "pass", "pass", "pass"], 4)
+    assert failed_nap.shuffle is False  # only a *made* Nap
+    wellington = rule_on(s, 0, ["nap", "wellington", "pass", "pass"], 5)
+    assert wellington.shuffle is True
+    all_pass = rule_on(s, 1, ["pass"] * 4)
+    assert all_pass.shuffle is True and all_pass.next_dealer == 2
+    # the first deal of the evening is shuffled
+    assert settle_evening(s, []).shuffle is True
+
+
+def test_p5_eldest_hand_first_each_bid_higher() -> None:
+    s = setup(P)
+    # dealer West (3): North speaks first; North Three, East Four, South pass, West pass
+    r = rule_on(s, 3, ["three", "four", "pass", "pass"], 4)
+    assert r.declarer == 1 and r.contract is not None and r.contract.id == "four"
+    with pytest.raises(IllegalAuction) as err:
+        rule_on(s, 3, ["four", "three", "pass", "pass"], 4)
+    assert err.value.rule == "P-5" and "lower" in err.value.message
+    with pytest.raises(IllegalAuction) as err:
+        rule_on(s, 3, ["pass", "pass", "pass"], None)  # one call each, no more, no fewer
+    assert err.value.rule == "P-5"
+
+
+def test_p6_units_per_opponent() -> None:
+    s = setup(P)
+    units = {}
+    for bid in ("three", "four", "nap", "wellington"):
+        auction = ["nap", bid, "pass", "pass"] if bid == "wellington" else [bid, "pass", "pass", "pass"]
+        r = rule_on(s, 3, auction, 5)
+        units[bid] = -r.units[2]  # South is an opponent in both auctions
+    assert units == {"three": 3, "four": 4, "nap": 5, "wellington": 10}
+
+
+def test_p7_wellington_only_after_nap_and_no_equal_bids() -> None:
+    s = setup(P)
+    with pytest.raises(IllegalAuction) as err:
+        rule_on(s, 0, ["four", "wellington", "pass", "pass"], 5)
+    assert err.value.rule == "P-7"
+    with pytest.raises(IllegalAuction) as err:
+        rule_on(s, 0, ["four", "four", "pass", "pass"], 4)
+    assert "same as" in err.value.message
+    r = rule_on(s, 0, ["nap", "pass", "wellington", "pass"], 5)
+    assert r.declarer == 3 and r.units == (-10, -10, -10, 30)
+
+
+def test_p8_everyone_passes_not_played() -> None:
+    r = rule_on(setup(P), 2, ["pass"] * 4)
+    assert r.result is Result.ALL_PASSED
+    assert r.units == (0, 0, 0, 0) and r.next_dealer == 3
+    assert r.rule_ids == ("P-8",)
+
+
+def test_p9_first_lead_fixes_trump() -> None:
+    assert trump_of(parse_card("7H")) == "H"
+
+
+def test_p10_follow_suit_no_duty_to_trump() -> None:
+    hand = [parse_card(c) for c in ("3H", "AS", "2D")]
+    # the source's example: spades trump, K♥ led: with ♥3 you must play it, not A♠
+    assert may_play(hand, parse_card("3H"), "H")
+    assert not may_play(hand, parse_card("AS"), "H")
+    void = [parse_card(c) for c in ("2S", "9D")]
+    assert may_play(void, parse_card("2S"), "H") and may_play(void, parse_card("9D"), "H")
+
+
+def test_p11_highest_trump_else_highest_of_suit_led() -> None:
+    trick = [parse_card(c) for c in ("KH", "3H", "2S", "AD")]
+    assert trick_winner(trick, "S") == 2  # the source's example: ♠2 beats every heart
+    assert trick_winner(trick + [parse_card("4S")], "S") == 4  # loses to a higher spade
+    assert trick_winner(trick, "C") == 0  # no trump: highest heart (K)
+    assert Card("A", "D") not in trick[:2]
+
+
+def test_p12_made_and_defeated_same_units_other_way() -> None:
+    s = setup(P)
+    made = rule_on(s, 0, ["three", "pass", "pass", "pass"], 5)  # East bids Three, takes 5
+    assert made.result is Result.MADE and made.units == (-3, 9, -3, -3)  # extra tricks score nothing
+    assert "P-12" in made.rule_ids
+    lost = rule_on(s, 0, ["three", "pass", "pass", "pass"], 2)
+    assert lost.result is Result.DEFEATED and lost.units == (3, -9, 3, 3)
+
+
+def test_p13_worked_example_four_players() -> None:
+    """Source: «Med fire spillere gir en vellykket «fire» budgiveren +12 og hver av de
+    tre motspillerne −4. Tar budgiveren bare tre stikk, blir resultatet −12 … +4»."""
+    s = setup(P)
+    made = rule_on(s, 0, ["pass", "four", "pass", "pass"], 4)  # South bids Four
+    assert made.units == (-4, -4, 12, -4)
+    defeated = rule_on(s, 0, ["pass", "four", "pass", "pass"], 3)
+    assert defeated.units == (4, 4, -12, 4)
+    nap = rule_on(s, 0, ["pass", "nap", "pass", "pass"], 5)
+    assert nap.units == (-5, -5, 15, -5)  # 5 per opponent, not double
+
+
+def test_p14_end_point_and_shared_win() -> None:
+    s = setup(P, hands_per_dealer=1, all_pass_counts=False)
+    hands = [
+        HandFacts(0, ("pass", "four", "pass", "pass"), 4),  # South +12
+        HandFacts(1, ("pass",) * 4),  # does not count
+        HandFacts(2, ("pass", "pass", "four", "pass"), 4),  # order West, North, East, South: East +12
+    ]
+    ledger = settle_evening(s, hands)
+    assert ledger.hands_to_play == 4 and ledger.hands_counted == 2 and ledger.hands_remaining == 2
+    assert ledger.totals == (-8, 8, 8, -8)
+    assert ledger.winners == (1, 2)  # equal totals share the win
+    counting = setup(P, hands_per_dealer=1, all_pass_counts=True)
+    assert settle_evening(counting, hands).hands_remaining == 1
+    assert settle_evening(counting, hands + [HandFacts(3, ("pass",) * 4)]).end_reached
+
+
+def test_p15_two_is_not_a_bid_here() -> None:
+    with pytest.raises(IllegalAuction) as err:
+        rule_on(setup(P), 0, ["two", "pass", "pass", "pass"], 2)
+    assert err.value.rule == "P-15"
+    with pytest.raises(IllegalAuction) as err:
+        rule_on(setup(P), 0, ["blucher", "pass", "pass", "pass"], 5)
+    assert err.value.rule == "P-6"
+
+
+def test_p16_misdeal_house_rule_says_source_is_silent() -> None:
+    r = rule_on(setup(P), 2, [], misdeal=True)
+    assert r.result is Result.MISDEAL and r.units == (0, 0, 0, 0)
+    assert r.next_dealer == 2 and r.counts is False
+    assert r.rule_ids == ("P-16",) and "source is silent" in r.reasons[0].text
+
+
+def test_tricks_out_of_range_refused() -> None:
+    for bad in (6, -1, 7):
+        with pytest.raises(IllegalFacts):
+            rule_on(setup(P), 0, ["four", "pass", "pass", "pass"], bad)
+    with pytest.raises(IllegalFacts):
+        rule_on(setup(P), 0, ["four", "pass", "pass", "pass"], None)
+    with pytest.raises(IllegalFacts):
+        rule_on(setup(P), 9, ["four", "pass", "pass", "pass"], 4)
+
+
+def test_setup_refuses_duplicate_names_and_unknown_options() -> None:
+    with pytest.raises(IllegalSetup):
+        setup(P, ("Ann", "ann ", "Bob"))
+    with pytest.raises(IllegalSetup):
+        setup(P, FOUR, lowest_bid=2)  # a hoyle option, not pagat's
+    with pytest.raises(IllegalSetup):
+        setup(P, FOUR, hands_per_dealer=0)

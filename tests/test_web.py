@@ -1,0 +1,232 @@
+"""Every page and form, through Flask's test client (SQLite)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import make_app
+from tests.webhelpers import counts, post_hand, start_evening, totals_on_page
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+
+
+def test_pages_render(client: Any) -> None:
+    key = start_evening(client)
+    assert post_hand(client, key, 1, 0, {2: "four"}, 4).status_code == 302
+    for url in ("/", "/new", "/new/pagat", "/new/hoyle", f"/e/{key}", f"/e/{key}/hand", f"/e/{key}/hand/1",
+                f"/e/{key}/hand/1/edit", "/import", "/healthz"):
+        response = client.get(url)
+        assert response.status_code == 200, url
+    assert client.get(f"/e/{key}/evening.pdf").data.startswith(b"%PDF")
+    assert json.loads(client.get(f"/e/{key}/evening.json").data)["players"] == ["Ann", "Bob", "Cat", "Dan"]
+
+
+def test_new_evening_form_shows_only_the_variants_options(client: Any) -> None:
+    pagat = client.get("/new/pagat").get_data(as_text=True)
+    hoyle = client.get("/new/hoyle").get_data(as_text=True)
+    assert "Hands each player deals" in pagat and "Lowest bid" not in pagat
+    assert "Lowest bid" in hoyle and "Wellington and Blücher" in hoyle and "Hands each player deals" not in hoyle
+
+
+def test_start_evening_and_record_a_hand(client: Any, app: Any) -> None:
+    key = start_evening(client, "hoyle", ("Alice", "Boris", "Chloe"), first_dealer=2, scoring="money",
+                        stake="0.10", currency="£")
+    page = client.get(f"/e/{key}").get_data(as_text=True)
+    assert "<strong>Chloe</strong> deals, <strong>Alice</strong> is eldest hand" in page
+    # dealer Chloe: Alice speaks first. Alice Two, Boris Nap, Chloe pass; Boris takes 5 → +20, −10 each
+    response = post_hand(client, key, 1, 2, {0: "two", 1: "nap"}, 5)
+    assert response.status_code == 302
+    page = client.get(f"/e/{key}").get_data(as_text=True)
+    assert totals_on_page(page) == {"Alice": "−10", "Boris": "+20", "Chloe": "−10"}
+    assert "£2.00" in page and "-£1.00" in page
+    assert "<strong>Alice</strong> deals" in page  # the deal passed left
+
+
+def test_all_pass_and_misdeal(client: Any) -> None:
+    key = start_evening(client)
+    assert post_hand(client, key, 1, 0, {}, None, misdeal=True).status_code == 302
+    assert "<strong>Ann</strong> deals" in client.get(f"/e/{key}").get_data(as_text=True)  # same dealer again
+    assert post_hand(client, key, 2, 0, {}).status_code == 302  # everyone passes
+    page = client.get(f"/e/{key}").get_data(as_text=True)
+    assert "<strong>Bob</strong> deals" in page and "misdeal" in page and "all passed" in page
+    assert "P-4" in page and "Shuffle before this deal" in page  # the next dealer shuffles after all passed
+    assert "8 hands to the agreed end" in page  # 2 × 4; neither hand counts
+
+
+@pytest.mark.parametrize(
+    ("calls", "tricks", "message"),
+    [
+        ({1: "two"}, 2, "(P-15)"),
+        ({1: "wellington"}, 5, "(P-7)"),
+        ({1: "four", 2: "four"}, 4, "(P-5)"),
+        ({1: "four", 2: "three"}, 4, "(P-5)"),
+        ({1: "∞"}, 3, "is not a bid"),
+        ({1: "four"}, 7, "0 to 5 tricks"),
+        ({1: "four"}, None, "how many tricks"),
+        ({1: "four"}, "x", "0 to 5 tricks"),
+    ],
+)
+def test_illegal_hands_are_refused_and_change_nothing(client: Any, app: Any, calls: dict[int, str], tricks: Any,
+                                                      message: str) -> None:
+    key = start_evening(client)
+    before = counts(app)
+    response = post_hand(client, key, 1, 0, calls, tricks)
+    assert response.status_code == 422
+    assert message in response.get_data(as_text=True)
+    assert counts(app) == before
+
+
+def test_hoyle_refusals_name_the_rule(client: Any) -> None:
+    key = start_evening(client, "hoyle")
+    response = post_hand(client, key, 1, 0, {1: "nap", 2: "blucher"}, 5)
+    assert response.status_code == 422 and "(H-7)" in response.get_data(as_text=True)
+    response = post_hand(client, key, 1, 0, {1: "three", 2: "two"}, 3)
+    assert "(H-6)" in response.get_data(as_text=True)
+
+
+def test_double_submit_records_the_hand_once(client: Any, app: Any) -> None:
+    key = start_evening(client)
+    first = post_hand(client, key, 1, 0, {2: "three"}, 3)
+    second = post_hand(client, key, 1, 0, {2: "three"}, 3)
+    assert first.status_code == 302 and second.status_code == 302
+    assert second.headers["Location"].endswith(f"/e/{key}/hand/1")
+    assert counts(app)[1:] == (1, 1)
+    assert "already been recorded" in client.get(second.headers["Location"]).get_data(as_text=True)
+
+
+def test_correct_an_earlier_hand_keeps_the_old_version(client: Any, app: Any) -> None:
+    key = start_evening(client)
+    post_hand(client, key, 1, 0, {2: "four"}, 4)  # Cat +12
+    post_hand(client, key, 2, 1, {3: "nap"}, 5)  # dealer Bob: Cat, Dan, Ann, Bob → Dan Nap +15
+    data = {"number": "1", "version": "1", "dealer": "0", "call_2": "four", "tricks": "3", "save": "1"}
+    response = client.post(f"/e/{key}/hand/1/edit", data=data)
+    assert response.status_code == 302
+    page = client.get(f"/e/{key}").get_data(as_text=True)
+    # hand 1 now defeated: Cat −12, others +4; hand 2 unchanged: Dan +15, others −5
+    assert totals_on_page(page) == {"Ann": "−1", "Bob": "−1", "Cat": "−17", "Dan": "+19"}
+    hand = client.get(f"/e/{key}/hand/1").get_data(as_text=True)
+    assert "version 2" in hand and "version 1" in hand and "earlier" in hand
+    assert counts(app)[1:] == (2, 3)
+    # a correction from a page that still shows version 1 is refused
+    stale = client.post(f"/e/{key}/hand/1/edit", data={**data, "tricks": "5"})
+    assert stale.status_code == 302 and counts(app)[1:] == (2, 3)
+    assert "corrected on another phone" in client.get(stale.headers["Location"]).get_data(as_text=True)
+
+
+def test_finished_evening_refuses_hands_until_reopened(client: Any, app: Any) -> None:
+    key = start_evening(client)
+    assert client.post(f"/e/{key}/finish").status_code == 302
+    before = counts(app)
+    response = post_hand(client, key, 1, 0, {2: "four"}, 4)
+    assert response.status_code == 302 and counts(app) == before
+    assert "finished" in client.get(f"/e/{key}").get_data(as_text=True)
+    client.post(f"/e/{key}/reopen")
+    assert post_hand(client, key, 1, 0, {2: "four"}, 4).status_code == 302
+    assert counts(app)[1] == before[1] + 1
+
+
+def test_agreed_end_reached_refuses_more_hands(client: Any, app: Any) -> None:
+    key = start_evening(client, players=("Ann", "Bob", "Cat"), opt_hands_per_dealer="1")
+    for number in (1, 2, 3):
+        assert post_hand(client, key, number, number - 1, {number % 3: "three"}, 3).status_code == 302
+    page = client.get(f"/e/{key}").get_data(as_text=True)
+    assert "The agreed 3 hands are played" in page and "Winners" in page  # each made a Three: all share
+    before = counts(app)
+    post_hand(client, key, 4, 0, {1: "three"}, 3)
+    assert counts(app) == before
+
+
+@pytest.mark.parametrize(
+    ("fields", "message"),
+    [
+        ({"players-0": "x" * 10_000}, "at most 40 characters"),
+        ({"players-1": "ann"}, "same name"),
+        ({"players-1": "", "players-2": "", "players-3": ""}, "3 to 6 players"),
+        ({"first_dealer": "5"}, "first dealer must be one of the players"),
+        ({"first_dealer": "abc"}, "Choose who deals first"),
+        ({"scoring": "money", "stake": "∞"}, "stake must be a number"),
+        ({"scoring": "money", "stake": ""}, "Enter the money value"),
+        ({"scoring": "money", "stake": "0.001"}, "two decimal places"),
+        ({"opt_hands_per_dealer": "-3"}, "From 1 to 50"),
+        ({"opt_hands_per_dealer": "lots"}, "whole number"),
+        ({"name": "n" * 200}, "At most 80 characters"),
+    ],
+)
+def test_bad_new_evening_input(client: Any, app: Any, fields: dict[str, str], message: str) -> None:
+    data = {"players-0": "Ann", "players-1": "Bob", "players-2": "Cat", "players-3": "Dan", "first_dealer": "0",
+            "scoring": "points", "opt_hands_per_dealer": "2"}
+    data.update(fields)
+    response = client.post("/new/pagat", data=data)
+    assert response.status_code == 422
+    assert message in response.get_data(as_text=True)
+    assert counts(app) == (0, 0, 0)
+
+
+def test_unknown_things_are_404(client: Any) -> None:
+    key = start_evening(client)
+    for url in ("/e/does-not-exist", "/e/" + "x" * 500, "/new/whist", f"/e/{key}/hand/99", f"/e/{key}/hand/0",
+                f"/e/{key}/hand/99/edit", "/e/nope/evening.pdf", "/e/nope/evening.json"):
+        assert client.get(url).status_code == 404, url
+    assert client.post("/e/nope/hand", data={}).status_code == 404
+    assert client.delete("/healthz").status_code == 405
+
+
+def test_import_and_export_round_trip(client: Any, app: Any) -> None:
+    source = (EXAMPLES / "hoyle-five.json").read_bytes()
+    response = client.post("/import", data={"file": (__import__("io").BytesIO(source), "evening.json")},
+                           content_type="multipart/form-data")
+    assert response.status_code == 302
+    key = response.headers["Location"].rsplit("/", 1)[-1]
+    page = client.get(f"/e/{key}").get_data(as_text=True)
+    assert totals_on_page(page) == {"Alice": "+70", "Boris": "−125", "Chloe": "+55", "Dmitri": "−5", "Eve": "+5"}
+    exported = json.loads(client.get(f"/e/{key}/evening.json").data)
+    original = json.loads(source)
+    assert exported["hands"] == original["hands"] and exported["players"] == original["players"]
+    assert exported["stake"] == original["stake"] and exported["options"] == original["options"]
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        (b"not json", "not a JSON file"),
+        (b'{"format": "nap-evening"}', "required"),
+        (b'{"format":"nap-evening","version":1,"variant":"pagat","players":["A","B","C"],'
+         b'"hands":[{"auction":["two","pass","pass"],"tricks":2}]}', "P-15"),
+    ],
+)
+def test_import_refuses_bad_files(client: Any, app: Any, body: bytes, message: str) -> None:
+    import io
+
+    response = client.post("/import", data={"file": (io.BytesIO(body), "x.json")}, content_type="multipart/form-data")
+    assert response.status_code == 422 and message in response.get_data(as_text=True)
+    assert counts(app) == (0, 0, 0)
+    assert client.post("/import", data={}).status_code == 422
+
+
+def test_csrf_token_required(sqlite_url: str) -> None:
+    app = make_app(sqlite_url, WTF_CSRF_ENABLED=True)
+    client = app.test_client()
+    response = client.post("/new/pagat", data={"players-0": "Ann", "players-1": "Bob", "players-2": "Cat",
+                                               "first_dealer": "0", "scoring": "points",
+                                               "opt_hands_per_dealer": "2"})
+    assert response.status_code == 400 and "expired" in response.get_data(as_text=True)
+    assert counts(app) == (0, 0, 0)
+    page = client.get("/new/pagat").get_data(as_text=True)
+    assert 'name="csrf_token"' in page
+
+
+def test_names_are_escaped(client: Any) -> None:
+    key = start_evening(client, players=("<script>alert(1)</script>", "</td><img src=x onerror=alert(1)>", "Cat"))
+    page = client.get(f"/e/{key}").get_data(as_text=True)
+    assert "<script>alert(1)</script>" not in page and "&lt;script&gt;" in page
+    assert "<img src=x" not in page
+
+
+def test_security_headers(client: Any) -> None:
+    response = client.get("/")
+    assert "script-src 'self'" in response.headers["Content-Security-Policy"]
+    assert response.headers["X-Content-Type-Options"] == "nosniff"

@@ -1,0 +1,51 @@
+"""Helpers for driving the web app through Flask's test client."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import sqlalchemy as sa
+
+from scorer.models import Evening, Hand, HandVersion, db
+
+
+def start_evening(client: Any, variant: str = "pagat", players: tuple[str, ...] = ("Ann", "Bob", "Cat", "Dan"),
+                  first_dealer: int = 0, **fields: Any) -> str:
+    data: dict[str, Any] = {f"players-{i}": name for i, name in enumerate(players)}
+    data["first_dealer"] = str(first_dealer)
+    data["scoring"] = "points"
+    if variant == "pagat":
+        data.update({"opt_hands_per_dealer": "2"})
+    else:
+        data.update({"opt_lowest_bid": "1", "opt_wellington_blucher": "y", "opt_all_pass": "redeal"})
+    data.update(fields)
+    response = client.post(f"/new/{variant}", data=data)
+    assert response.status_code == 302, response.get_data(as_text=True)
+    return response.headers["Location"].rsplit("/", 1)[-1]
+
+
+def post_hand(client: Any, key: str, number: int, dealer: int, calls: dict[int, str], tricks: int | None = None,
+              misdeal: bool = False) -> Any:
+    data: dict[str, Any] = {"number": str(number), "dealer": str(dealer)}
+    data.update({f"call_{seat}": call for seat, call in calls.items()})
+    if tricks is not None:
+        data["tricks"] = str(tricks)
+    if misdeal:
+        data["misdeal"] = "1"
+    else:
+        data["save"] = "1"
+    return client.post(f"/e/{key}/hand", data=data)
+
+
+def counts(app: Any) -> tuple[int, int, int]:
+    """(evenings, hands, hand versions) in the database."""
+    with app.app_context():
+        return tuple(
+            db.session.scalar(sa.select(sa.func.count()).select_from(model)) for model in (Evening, Hand, HandVersion)
+        )  # type: ignore[return-value]
+
+
+def totals_on_page(html: str) -> dict[str, str]:
+    """The big totals on the scoresheet, by player."""
+    return dict(re.findall(r'<span class="who">(.*?)</span>\s*<span class="pts">(.*?)</span>', html))
