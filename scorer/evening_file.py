@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from datetime import date
 from decimal import Decimal, InvalidOperation
 from functools import cache
 from importlib import resources
@@ -100,6 +101,11 @@ def load(data: Any) -> EveningFile:
         err = errors[0]
         where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in err.absolute_path).lstrip(".")
         raise EveningFileError(err.message, where or "file")
+    if "date" in data:
+        try:
+            date.fromisoformat(data["date"])
+        except ValueError:
+            raise EveningFileError(f"{data['date']!r} is not a date (YYYY-MM-DD).", "date") from None
     players = tuple(p.strip() for p in data["players"])
     seats = {p.casefold(): i for i, p in enumerate(players)}
 

@@ -8,7 +8,7 @@ hand adds a version (the old one is kept); the highest version is the current on
 from __future__ import annotations
 
 import secrets
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from typing import Any
 
 from flask_sqlalchemy import SQLAlchemy
@@ -44,6 +44,8 @@ class Evening(db.Model):  # type: ignore[name-defined,misc]
     id: Mapped[int] = mapped_column(primary_key=True)
     key: Mapped[str] = mapped_column(String(32), unique=True, default=new_key)
     name: Mapped[str] = mapped_column(String(80), default="")
+    played_on: Mapped[date] = mapped_column(default=lambda: datetime.now(UTC).date())
+    place: Mapped[str] = mapped_column(String(80), default="")
     variant: Mapped[str] = mapped_column(String(20))
     options: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
     stake_minor: Mapped[int | None] = mapped_column(default=None)

@@ -201,7 +201,10 @@ def import_evening(data: EveningFile) -> Evening:
         first_dealer=setup.first_dealer,
         players=[Player(seat=i, name=n) for i, n in enumerate(setup.players)],
         finished_at=utcnow() if data.finished else None,
+        place=data.place or "",
     )
+    if data.date:
+        evening.played_on = date.fromisoformat(data.date)
     for number, facts in enumerate(data.hands, start=1):
         hand = Hand(number=number)
         hand.versions.append(_version(1, normalise(facts)))
@@ -217,7 +220,8 @@ def export_evening(evening: Evening) -> EveningFile:
         setup=setup_of(evening),
         hands=[facts_of(h.current) for h in evening.hands],
         name=evening.name,
-        date=evening.created_at.date().isoformat() if evening.created_at else None,
+        date=evening.played_on.isoformat() if evening.played_on else None,
+        place=evening.place or None,
         finished=evening.finished_at is not None,
     )
 

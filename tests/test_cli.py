@@ -19,7 +19,7 @@ def test_text(capsys: pytest.CaptureFixture[str]) -> None:
     out = capsys.readouterr().out
     lines = out.splitlines()
     assert any(line.startswith("Totals") and "+70" in line and "-125" in line for line in lines)
-    assert any(line.startswith("Money") and "£3.50" in line and "-£6.25" in line for line in lines)
+    assert any(line.startswith("Money") and "£3.50" in line and "−£6.25" in line for line in lines)
     assert "Winner: Alice" in out
     hand7 = next(line for line in lines if line.strip().startswith("7 "))
     assert "Blücher" in hand7 and "-80" in hand7 and "H-11" in hand7

@@ -68,6 +68,7 @@ def test_defaults_for_options_and_first_dealer() -> None:
         (with_hands(players=["Ann", "ann", "Bob"]), "same name"),
         (with_hands(players=["Ann", "Bob"]), "3 to 6"),
         (with_hands(variant="whist"), "variant"),
+        (with_hands(date="2026-13-45"), "not a date"),
         (with_hands(stake={"amount": "0.001"}), "stake"),
         (with_hands(stake={"amount": "0"}), "more than zero"),
         (with_hands(options={"lowest_bid": 2}), "Unknown option"),

@@ -155,7 +155,7 @@ def test_h11_money_is_units_times_stake() -> None:
     s = setup(H, stake=Stake(25, "£"))
     r = rule_on(s, 0, ["nap", "pass", "pass", "pass"], 4)  # East fails Nap: pays 5 each
     assert r.money(s.stake) == (125, -375, 125, 125)
-    assert s.stake is not None and s.stake.format(-375) == "-£3.75"
+    assert s.stake is not None and s.stake.format(-375) == "−£3.75"
 
 
 def test_h12_misdeal_same_dealer_no_payment() -> None:

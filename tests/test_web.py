@@ -42,7 +42,7 @@ def test_start_evening_and_record_a_hand(client: Any, app: Any) -> None:
     assert response.status_code == 302
     page = client.get(f"/e/{key}").get_data(as_text=True)
     assert totals_on_page(page) == {"Alice": "−10", "Boris": "+20", "Chloe": "−10"}
-    assert "£2.00" in page and "-£1.00" in page
+    assert "£2.00" in page and "−£1.00" in page
     assert "<strong>Alice</strong> deals" in page  # the deal passed left
 
 

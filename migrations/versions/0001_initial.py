@@ -2,7 +2,7 @@
 
 Revision ID: 0001_initial
 Revises: 
-Create Date: 2026-11-29 12:43:37.149747
+Create Date: 2026-11-29 12:49:05.800417
 
 """
 from alembic import op
@@ -22,6 +22,8 @@ def upgrade():
     sa.Column('id', sa.Integer(), nullable=False),
     sa.Column('key', sa.String(length=32), nullable=False),
     sa.Column('name', sa.String(length=80), nullable=False),
+    sa.Column('played_on', sa.Date(), nullable=False),
+    sa.Column('place', sa.String(length=80), nullable=False),
     sa.Column('variant', sa.String(length=20), nullable=False),
     sa.Column('options', sa.JSON(), nullable=False),
     sa.Column('stake_minor', sa.Integer(), nullable=True),

@@ -83,8 +83,8 @@ class Stake:
     currency: str = ""
 
     def format(self, minor_units: int) -> str:
-        """Format an amount in minor units as ``"-£1.20"`` (two decimal places)."""
-        sign = "-" if minor_units < 0 else ""
+        """Format an amount in minor units as ``"−£1.20"`` (two decimal places, a real minus sign)."""
+        sign = "−" if minor_units < 0 else ""
         whole, cents = divmod(abs(minor_units), 100)
         return f"{sign}{self.currency}{whole}.{cents:02d}"
 

@@ -1,0 +1,83 @@
+"""The evening's PDF: text extracted with pypdf shows the right totals and rulings;
+the URL fetcher loads only the app's static files."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pypdf import PdfReader
+
+from scorer import services
+from scorer.evening_file import loads
+from scorer.pdf import STATIC_BASE, StaticOnlyFetcher, render_html_pdf
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+
+
+def pdf_text(data: bytes) -> str:
+    return "\n".join(page.extract_text() for page in PdfReader(io.BytesIO(data)).pages)
+
+
+def test_pdf_shows_standings_options_and_rulings(app: Any, client: Any) -> None:
+    with app.app_context():
+        key = services.import_evening(loads((EXAMPLES / "hoyle-five.json").read_bytes())).key
+    response = client.get(f"/e/{key}/evening.pdf")
+    assert response.status_code == 200 and response.mimetype == "application/pdf"
+    text = pdf_text(response.data)
+    assert "Five-handed Nap with Blücher" in text
+    assert "Winner: Alice" in text
+    # standings, best first, with money at £0.05 a unit
+    for line in ("1 Alice — winner +70 £3.50", "2 Chloe +55 £2.75", "3 Eve +5 £0.25", "4 Dmitri −5 −£0.25",
+                 "5 Boris −125 −£6.25"):
+        assert line in text, line
+    assert "Wellington and Blücher yes (H-7)" in text
+    assert "Boris made the highest bid, Blücher" in text and "Boris −80" in text  # hand 7
+    assert "H-10 Tricks won beyond the bid score nothing" in text
+    assert "H-12 · 000_380d836cfbf226e6.txt · «Неправильная сдача»" in text
+    assert "Totals +70 −125 +55 −5 +5" in text
+
+
+def test_pdf_shared_win_and_cyrillic_names(app: Any, client: Any) -> None:
+    with app.app_context():
+        evening = services.create_evening(variant="pagat", players=["Анна", "Bjørn", "<b>João</b>"], first_dealer=0,
+                                          options={"hands_per_dealer": 1}, stake=None)
+        from scorer.rules import HandFacts
+
+        services.record_hand(evening, 1, HandFacts(0, ("three", "pass", "pass"), 3))  # Bjørn +6
+        services.record_hand(evening, 2, HandFacts(1, ("three", "pass", "pass"), 3))  # dealer Bjørn: <b>João</b> +6
+        key = evening.key
+    text = pdf_text(client.get(f"/e/{key}/evening.pdf").data)
+    assert "Winners: Bjørn, <b>João</b> (equal totals share the win, P-14)" in text
+    assert "Анна" in text
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "file:///etc/passwd",
+        "http://127.0.0.1:5000/static/app.css",
+        "https://nap-scorer.invalid/static/../../../etc/passwd",
+        "https://nap-scorer.invalid/static/%2e%2e/scorer/app.py",
+        "https://example.com/static/app.css",
+        "data:text/css,body{}",
+    ],
+)
+def test_fetcher_refuses_everything_but_static_files(app: Any, url: str) -> None:
+    fetcher = StaticOnlyFetcher(Path(app.static_folder))
+    with pytest.raises(ValueError, match="refused"):
+        fetcher.fetch(url)
+
+
+def test_fetcher_serves_static_files(app: Any) -> None:
+    response = StaticOnlyFetcher(Path(app.static_folder)).fetch(STATIC_BASE + "pdf.css")
+    assert b"@font-face" in response.read()
+
+
+def test_hostile_document_cannot_read_local_files(app: Any) -> None:
+    html = '<link rel="stylesheet" href="file:///etc/passwd"><img src="http://127.0.0.1:1/x.png"><p>safe</p>'
+    with app.app_context():
+        text = pdf_text(render_html_pdf(html))
+    assert "safe" in text and "root:" not in text

@@ -1,0 +1,113 @@
+"""Storage on SQLite and PostgreSQL: migrations, one transaction per hand, versions,
+conflicts, and the JSON round trip through the database."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+import sqlalchemy as sa
+
+from scorer import services
+from scorer.evening_file import dumps, loads
+from scorer.ledger import settle_evening
+from scorer.models import Evening, Hand, HandVersion, db
+from scorer.rules import HandFacts, IllegalAuction, Stake
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+
+
+def _count(model: Any) -> int:
+    return db.session.scalar(sa.select(sa.func.count()).select_from(model)) or 0
+
+
+def test_migrations_build_the_schema(any_db_app: Any) -> None:
+    with any_db_app.app_context():
+        tables = set(sa.inspect(db.engine).get_table_names())
+        assert {"evening", "player", "hand", "hand_version", "alembic_version"} <= tables
+
+
+def test_record_correct_and_reload(any_db_app: Any) -> None:
+    with any_db_app.app_context():
+        evening = services.create_evening(variant="hoyle", players=["Анна", "Bjørn", "João"], first_dealer=0,
+                                          options={}, stake=Stake(50, "RUB "))
+        key = evening.key
+        services.record_hand(evening, 1, HandFacts(0, ("four", "pass", "pass"), 4))  # Bjørn +8
+        db.session.expire_all()
+        evening = services.get_evening(key)
+        assert evening is not None
+        services.correct_hand(evening, 1, 1, HandFacts(0, ("four", "pass", "pass"), 2))  # now −8
+        db.session.expire_all()
+        evening = services.get_evening(key)
+        assert evening is not None
+        ledger = services.ledger_of(evening)
+        assert ledger.totals == (4, -8, 4) and ledger.money_totals == (200, -400, 200)
+        assert [v.version for v in evening.hands[0].versions] == [1, 2]
+        assert evening.hands[0].versions[0].tricks == 4  # the old facts are kept
+        assert [p.name for p in evening.players] == ["Анна", "Bjørn", "João"]
+
+
+def test_a_refused_hand_writes_nothing(any_db_app: Any) -> None:
+    with any_db_app.app_context():
+        evening = services.create_evening(variant="pagat", players=["A", "B", "C"], first_dealer=0, options={},
+                                          stake=None)
+        with pytest.raises(IllegalAuction):
+            services.record_hand(evening, 1, HandFacts(0, ("two", "pass", "pass"), 2))
+        assert (_count(Hand), _count(HandVersion)) == (0, 0)
+
+
+def test_the_same_hand_number_is_saved_once(any_db_app: Any) -> None:
+    with any_db_app.app_context():
+        evening = services.create_evening(variant="pagat", players=["A", "B", "C"], first_dealer=0, options={},
+                                          stake=None)
+        key = evening.key
+        services.record_hand(evening, 1, HandFacts(0, ("three", "pass", "pass"), 3))
+        # a second phone that loaded the evening before the first save tries hand 1 too:
+        # the unique constraint refuses it inside the same transaction
+        db.session.add(Hand(evening_id=evening.id, number=1, versions=[
+            HandVersion(version=1, dealer=0, auction=["pass", "pass", "pass"], tricks=None)]))
+        with pytest.raises(sa.exc.IntegrityError):
+            db.session.commit()
+        db.session.rollback()
+        evening = services.get_evening(key)
+        assert evening is not None
+        with pytest.raises(services.HandConflict):
+            services.record_hand(evening, 1, HandFacts(0, ("three", "pass", "pass"), 3))
+        assert (_count(Hand), _count(HandVersion)) == (1, 1)
+
+
+def test_stale_correction_is_refused(any_db_app: Any) -> None:
+    with any_db_app.app_context():
+        evening = services.create_evening(variant="pagat", players=["A", "B", "C"], first_dealer=0, options={},
+                                          stake=None)
+        services.record_hand(evening, 1, HandFacts(0, ("three", "pass", "pass"), 3))
+        services.correct_hand(evening, 1, 1, HandFacts(0, ("three", "pass", "pass"), 1))
+        with pytest.raises(services.HandConflict):
+            services.correct_hand(evening, 1, 1, HandFacts(0, ("four", "pass", "pass"), 4))
+        assert _count(HandVersion) == 2
+
+
+@pytest.mark.parametrize("name", ["pagat-thursday", "hoyle-five"])
+def test_import_export_reproduces_the_ledger(any_db_app: Any, name: str) -> None:
+    original = loads((EXAMPLES / f"{name}.json").read_bytes())
+    with any_db_app.app_context():
+        evening = services.import_evening(original)
+        key = evening.key
+        db.session.expire_all()
+        stored = services.get_evening(key)
+        assert stored is not None
+        exported = services.export_evening(stored)
+        again = loads(dumps(exported))
+    first = settle_evening(original.setup, original.hands)
+    second = settle_evening(again.setup, again.hands)
+    assert [r.ruling for r in first.rows] == [r.ruling for r in second.rows]
+    assert first.totals == second.totals and again.setup == original.setup
+
+
+def test_evening_keys_are_unguessable(any_db_app: Any) -> None:
+    with any_db_app.app_context():
+        keys = {services.create_evening(variant="pagat", players=["A", "B", "C"], first_dealer=0, options={},
+                                        stake=None).key for _ in range(5)}
+        assert len(keys) == 5 and all(len(k) >= 22 for k in keys)  # 16 random bytes, base64url
+        assert _count(Evening) == 5
