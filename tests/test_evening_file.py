@@ -96,3 +96,13 @@ def test_parse_stake() -> None:
     for bad in ("", "abc", "-1", "NaN", "Infinity", "1e400", "0.005", "1000001"):
         with pytest.raises(ValueError):
             parse_stake(bad)
+
+
+def test_the_example_in_the_format_doc_settles_as_described() -> None:
+    doc = (EXAMPLES.parent / "docs" / "evening-format.md").read_text("utf-8")
+    block = doc.split("```json", 1)[1].split("```", 1)[0]
+    evening = loads(block)
+    ledger = settle_evening(evening.setup, evening.hands)
+    assert ledger.rows[0].ruling.units == (-4, -4, 12, -4)
+    assert [h.dealer for h in evening.hands] == [0, 1, 2, 2]  # the misdeal's dealer deals again
+    assert ledger.rows[3].ruling.declarer == 0 and ledger.rows[3].ruling.units == (30, -10, -10, -10)
