@@ -53,6 +53,9 @@ class Evening(db.Model):  # type: ignore[name-defined,misc]
     first_dealer: Mapped[int] = mapped_column(default=0)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), default=None)
+    #: Bumped in the same transaction as every change to the evening's facts, so a
+    #: page rendered for revision N is still right while the revision is N.
+    revision: Mapped[int] = mapped_column(default=0, server_default="0")
 
     players: Mapped[list[Player]] = relationship(
         back_populates="evening", order_by="Player.seat", cascade="all, delete-orphan"

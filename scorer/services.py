@@ -47,6 +47,19 @@ def get_evening(key: str) -> Evening | None:
     )
 
 
+def evening_revision(key: str) -> int | None:
+    """The evening's current revision (one cheap query), or ``None`` if there is no such evening."""
+    if not isinstance(key, str) or len(key) > 32:
+        return None
+    return db.session.scalar(sa.select(Evening.revision).where(Evening.key == key))
+
+
+def _bump(evening: Evening) -> None:
+    """Add ``revision + 1`` to the pending transaction (an UPDATE, so concurrent
+    writers to one evening queue on its row instead of losing a bump)."""
+    db.session.execute(sa.update(Evening).where(Evening.id == evening.id).values(revision=Evening.revision + 1))
+
+
 def setup_of(evening: Evening) -> EveningSetup:
     """The engine's view of an evening's set-up."""
     stake = None if evening.stake_minor is None else Stake(evening.stake_minor, evening.currency)
@@ -135,6 +148,7 @@ def record_hand(evening: Evening, number: int, facts: HandFacts) -> Hand:
     hand = Hand(evening_id=evening.id, number=number)
     hand.versions.append(_version(1, facts))
     db.session.add(hand)
+    _bump(evening)
     try:
         db.session.commit()
     except IntegrityError:
@@ -169,6 +183,7 @@ def correct_hand(evening: Evening, number: int, base_version: int, facts: HandFa
     version = _version(base_version + 1, facts)
     version.hand_id = hand.id
     db.session.add(version)
+    _bump(evening)
     try:
         db.session.commit()
     except IntegrityError:
@@ -180,6 +195,7 @@ def correct_hand(evening: Evening, number: int, base_version: int, facts: HandFa
 def set_finished(evening: Evening, finished: bool) -> None:
     """Close the evening (no more hands) or reopen it."""
     evening.finished_at = utcnow() if finished else None
+    _bump(evening)
     db.session.commit()
 
 

@@ -2,7 +2,7 @@
 
 Revision ID: 0001_initial
 Revises: 
-Create Date: 2026-11-29 12:49:05.800417
+Create Date: 2026-11-29 12:52:15.941149
 
 """
 from alembic import op
@@ -31,6 +31,7 @@ def upgrade():
     sa.Column('first_dealer', sa.Integer(), nullable=False),
     sa.Column('created_at', sa.DateTime(timezone=True), nullable=False),
     sa.Column('finished_at', sa.DateTime(timezone=True), nullable=True),
+    sa.Column('revision', sa.Integer(), server_default='0', nullable=False),
     sa.PrimaryKeyConstraint('id'),
     sa.UniqueConstraint('key')
     )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from markupsafe import Markup
 from flask import (
     Blueprint,
     Response,
@@ -17,6 +18,7 @@ from flask import (
 )
 
 from .. import services
+from ..cache import RevisionCache
 from ..evening_file import EveningFileError, dumps, loads, parse_stake
 from ..forms import ActionForm, ImportForm, error_messages, evening_form_for, hand_form_for
 from ..ledger import Ledger
@@ -80,13 +82,30 @@ def new_evening(variant_id: str) -> Any:
     return render_template("new_evening.html", form=form, variant=variant), status
 
 
+#: Rendered scoresheets by (evening key, revision): several phones reloading an
+#: unchanged evening cost one small query each, not a full settle and render.
+sheet_cache: RevisionCache[tuple[str, bool, Markup]] = RevisionCache(64)
+#: Rendered PDFs by (evening key, revision): WeasyPrint needs seconds for a long
+#: evening, so a second download of an unchanged evening is served from here.
+pdf_cache: RevisionCache[bytes] = RevisionCache(8)
+
+
 @bp.get("/e/<key>")
 def scoresheet(key: str) -> str:
-    evening, ledger = load_evening(key)
-    return render_template(
-        "scoresheet.html", evening=evening, ledger=ledger, closed=services.is_closed(evening, ledger),
-        action=ActionForm(),
-    )
+    revision = services.evening_revision(key)
+    if revision is None:
+        abort(404)
+    cached = sheet_cache.get((key, revision))
+    if cached is None:
+        evening, ledger = load_evening(key)
+        fragment = Markup(
+            render_template("_sheet.html", evening=evening, ledger=ledger, closed=services.is_closed(evening, ledger))
+        )
+        cached = (evening.name, evening.finished_at is not None, fragment)
+        sheet_cache.put((key, evening.revision), cached)
+    title, finished, fragment = cached
+    return render_template("scoresheet.html", key=key, title=title, finished=finished, sheet=fragment,
+                           action=ActionForm())
 
 
 def _hand_page(evening: Evening, ledger: Ledger, form: Any, *, number: int, editing: bool, status: int = 200) -> Any:
@@ -244,10 +263,16 @@ def export_json(key: str) -> Response:
 def export_pdf(key: str) -> Response:
     from ..pdf import render_evening_pdf
 
-    evening, ledger = load_evening(key)
-    pdf = render_evening_pdf(evening, ledger)
+    revision = services.evening_revision(key)
+    if revision is None:
+        abort(404)
+    pdf = pdf_cache.get((key, revision))
+    if pdf is None:
+        evening, ledger = load_evening(key)
+        pdf = render_evening_pdf(evening, ledger)
+        pdf_cache.put((key, evening.revision), pdf)
     response = Response(pdf, mimetype="application/pdf")
-    response.headers["Content-Disposition"] = f'inline; filename="nap-{evening.key}.pdf"'
+    response.headers["Content-Disposition"] = f'inline; filename="nap-{key}.pdf"'
     return response
 
 

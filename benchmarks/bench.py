@@ -1,0 +1,159 @@
+"""Benchmarks for a 100-hand evening; prints figures, asserts nothing.
+
+- ledger recompute: settling all 100 hands from their facts (target < 5 ms);
+- scoresheet page vs the trivial ``/healthz`` route, both over HTTP from a real
+  threaded server (waitress) on loopback, measured in the same run (target ≤ 3×);
+- PDF render vs WeasyPrint rendering a one-line document in the same run (target ≤ 4×).
+
+Run: ``.venv/bin/python benchmarks/bench.py [--hands 100] [--repeat 30]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import random
+import socket
+import statistics
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from scorer.evening_file import EveningFile  # noqa: E402
+from scorer.ledger import settle_evening  # noqa: E402
+from scorer.rules import BIDS, PASS, EveningSetup, HandFacts, get_variant  # noqa: E402
+
+
+def make_evening(hands: int, seed: int = 7) -> EveningFile:
+    """A legal pagat evening of ``hands`` hands, 4 players, built from a fixed seed."""
+    rng = random.Random(seed)
+    variant = get_variant("pagat")
+    setup = variant.check_setup(
+        EveningSetup("pagat", ("Ann", "Bob", "Cat", "Dan"), 0, {"hands_per_dealer": 50}, None)
+    )
+    ladder = variant.ladder(setup.options)
+    facts: list[HandFacts] = []
+    dealer = 0
+    for _ in range(hands):
+        if rng.random() < 0.05:
+            hand = HandFacts(dealer, misdeal=True)
+        else:
+            calls: list[str] = []
+            top = 0
+            for _seat in range(4):
+                options = [b.id for b in ladder if b.rank > top and (b.id != "wellington" or "nap" in calls)]
+                if options and rng.random() < 0.4:
+                    calls.append(rng.choice(options))
+                    top = BIDS[calls[-1]].rank
+                else:
+                    calls.append(PASS)
+            bid_made = any(c != PASS for c in calls)
+            hand = HandFacts(dealer, tuple(calls), rng.randint(0, 5) if bid_made else None)
+        facts.append(hand)
+        dealer = variant.settle(hand, setup).next_dealer
+    return EveningFile(setup=setup, hands=facts, name=f"Benchmark, {hands} hands")
+
+
+def timed(fn: Callable[[], object], repeat: int) -> float:
+    """Median seconds of ``repeat`` calls (after one warm-up call)."""
+    fn()
+    samples = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        samples.append(time.perf_counter() - start)
+    return statistics.median(samples)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--hands", type=int, default=100)
+    parser.add_argument("--repeat", type=int, default=30)
+    args = parser.parse_args()
+    evening = make_evening(args.hands)
+
+    recompute = timed(lambda: settle_evening(evening.setup, evening.hands), args.repeat * 5)
+    print(f"ledger recompute, {args.hands} hands: {recompute * 1000:.2f} ms (target < 5 ms)")
+
+    from flask_migrate import upgrade
+    from waitress.server import create_server
+    from weasyprint import HTML
+
+    from scorer import create_app, services
+    from scorer.models import db
+    from scorer.pdf import render_evening_pdf
+
+    with tempfile.TemporaryDirectory() as tmp:
+        app = create_app({"SQLALCHEMY_DATABASE_URI": f"sqlite:///{tmp}/bench.sqlite3", "SECRET_KEY": "bench"})
+        with app.app_context():
+            upgrade()
+            key = services.import_evening(evening).key
+
+        port = free_port()
+        server = create_server(app, host="127.0.0.1", port=port, threads=4)
+        thread = threading.Thread(target=server.run, daemon=True)
+        thread.start()
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+
+        def get(path: str) -> Callable[[], object]:
+            def fetch() -> bytes:
+                conn.request("GET", path)
+                response = conn.getresponse()
+                body = response.read()
+                assert response.status == 200, (path, response.status)
+                return body
+
+            return fetch
+
+        trivial = timed(get("/healthz"), args.repeat)
+        sheet = timed(get(f"/e/{key}"), args.repeat)
+
+        from scorer.views.evenings import pdf_cache, sheet_cache
+
+        def cold_sheet() -> object:
+            sheet_cache.clear()
+            return get(f"/e/{key}")()
+
+        sheet_cold = timed(cold_sheet, args.repeat)
+        print(f"trivial route /healthz over HTTP: {trivial * 1000:.2f} ms")
+        print(f"scoresheet, {args.hands} hands, over HTTP, unchanged evening: {sheet * 1000:.2f} ms "
+              f"= {sheet / trivial:.1f}× the trivial route (target ≤ 3×)")
+        print(f"scoresheet, {args.hands} hands, over HTTP, first view after a change: {sheet_cold * 1000:.2f} ms "
+              f"= {sheet_cold / trivial:.1f}× the trivial route")
+        pdf_warm = timed(get(f"/e/{key}/evening.pdf"), args.repeat)
+        conn.close()
+        server.close()
+
+        one_line = timed(lambda: HTML(string="<p>Nap</p>").write_pdf(), max(5, args.repeat // 3))
+        styled = '<link rel="stylesheet" href="pdf.css"><p>Nap</p>'
+        with app.app_context(), app.test_request_context():
+            from scorer.pdf import render_html_pdf
+
+            one_line_styled = timed(lambda: render_html_pdf(styled), max(5, args.repeat // 3))
+            stored = services.get_evening(key)
+            assert stored is not None
+            ledger = services.ledger_of(stored)
+            pdf = timed(lambda: render_evening_pdf(stored, ledger), 3)
+            db.session.remove()
+        pdf_cache.clear()
+        print(f"WeasyPrint one-line document: {one_line * 1000:.1f} ms; "
+              f"with the app's stylesheet and fonts: {one_line_styled * 1000:.1f} ms")
+        print(f"evening PDF, {args.hands} hands, rendered: {pdf * 1000:.1f} ms = {pdf / one_line:.1f}× the one-line "
+              f"document (target ≤ 4×), {pdf / one_line_styled:.1f}× the styled one-line document")
+        print(f"evening PDF, {args.hands} hands, unchanged evening (served from the revision cache) over HTTP: "
+              f"{pdf_warm * 1000:.2f} ms = {pdf_warm / one_line:.2f}× the one-line document")
+
+
+if __name__ == "__main__":
+    main()
