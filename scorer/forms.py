@@ -48,6 +48,9 @@ class WholeNumberField(IntegerField):
         except ValueError:
             self.data = None
             raise ValueError("Enter a whole number.") from None
+        if self.data is not None and abs(self.data) > 10**9:
+            self.data = None
+            raise ValueError("That number is far too large.")
 
 
 class EveningFormBase(FlaskForm):
