@@ -8,11 +8,13 @@ hand adds a version (the old one is kept); the highest version is the current on
 from __future__ import annotations
 
 import secrets
+import sqlite3
 from datetime import UTC, date, datetime
 from typing import Any
 
 from flask_sqlalchemy import SQLAlchemy
-from sqlalchemy import JSON, DateTime, ForeignKey, String, UniqueConstraint
+from sqlalchemy import JSON, DateTime, ForeignKey, String, UniqueConstraint, event
+from sqlalchemy.engine import Engine
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
 
@@ -21,6 +23,28 @@ class Base(DeclarativeBase):
 
 
 db = SQLAlchemy(model_class=Base)
+
+
+@event.listens_for(Engine, "connect")
+def _sqlite_connect(dbapi_connection: Any, _record: Any) -> None:
+    """SQLite: WAL (readers never block the writer), wait up to 10 s for a lock, and
+    let SQLAlchemy's ``begin`` event issue BEGIN itself (see :func:`_sqlite_begin`)."""
+    if isinstance(dbapi_connection, sqlite3.Connection):
+        dbapi_connection.isolation_level = None
+        cursor = dbapi_connection.cursor()
+        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute("PRAGMA busy_timeout=10000")
+        cursor.execute("PRAGMA foreign_keys=ON")
+        cursor.close()
+
+
+@event.listens_for(Engine, "begin")
+def _sqlite_begin(connection: Any) -> None:
+    """SQLite: take the write lock when a transaction starts (BEGIN IMMEDIATE), so a
+    transaction that reads and then writes never fails with "database is locked"
+    when another phone writes at the same moment; it waits its turn instead."""
+    if connection.dialect.name == "sqlite":
+        connection.exec_driver_sql("BEGIN IMMEDIATE")
 
 
 def utcnow() -> datetime:

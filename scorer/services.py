@@ -141,15 +141,18 @@ def record_hand(evening: Evening, number: int, facts: HandFacts) -> Hand:
     if is_closed(evening, ledger):
         raise EveningFinished("This evening is finished: no more hands can be recorded.")
     expected = len(evening.hands) + 1
-    if number != expected:
+    if number < expected:
         raise HandConflict(f"Hand {number} has already been recorded (perhaps from another phone).", number)
+    if number > expected:
+        raise HandConflict(f"This form was for hand {number}, but the next hand is {expected}; nothing was saved.",
+                           expected - 1)
     setup = ledger.setup
     get_variant(setup.variant).settle(facts, setup)  # raises RulesError: nothing saved
     hand = Hand(evening_id=evening.id, number=number)
     hand.versions.append(_version(1, facts))
-    db.session.add(hand)
-    _bump(evening)
     try:
+        _bump(evening)  # first: on PostgreSQL this locks the evening's row, so writers queue
+        db.session.add(hand)
         db.session.commit()
     except IntegrityError:
         db.session.rollback()
@@ -182,9 +185,9 @@ def correct_hand(evening: Evening, number: int, base_version: int, facts: HandFa
     get_variant(setup.variant).settle(facts, get_variant(setup.variant).check_setup(setup))
     version = _version(base_version + 1, facts)
     version.hand_id = hand.id
-    db.session.add(version)
-    _bump(evening)
     try:
+        _bump(evening)
+        db.session.add(version)
         db.session.commit()
     except IntegrityError:
         db.session.rollback()

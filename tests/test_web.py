@@ -96,6 +96,9 @@ def test_double_submit_records_the_hand_once(client: Any, app: Any) -> None:
     assert second.headers["Location"].endswith(f"/e/{key}/hand/1")
     assert counts(app)[1:] == (1, 1)
     assert "already been recorded" in client.get(second.headers["Location"]).get_data(as_text=True)
+    ahead = post_hand(client, key, 5, 1, {2: "three"}, 3)  # a form for a hand that is not next
+    assert ahead.status_code == 302 and counts(app)[1:] == (1, 1)
+    assert "the next hand is 2" in client.get(ahead.headers["Location"]).get_data(as_text=True)
 
 
 def test_correct_an_earlier_hand_keeps_the_old_version(client: Any, app: Any) -> None:

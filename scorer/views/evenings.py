@@ -158,6 +158,8 @@ def new_hand(key: str) -> Any:
                 services.record_hand(evening, posted, _facts_from(form))
             except services.HandConflict as error:
                 flash(str(error))
+                if error.number < 1:
+                    return redirect(url_for(".scoresheet", key=key))
                 return redirect(url_for(".hand", key=key, number=error.number))
             except services.EveningFinished as error:
                 flash(str(error))
