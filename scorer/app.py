@@ -96,6 +96,11 @@ def register_errorhandlers(app: Flask) -> None:
     for code in (400, 404, 405, 413):
         app.register_error_handler(code, render_error)
 
+    @app.errorhandler(500)
+    def server_error(error: Exception) -> tuple[str, int]:
+        message = "Something went wrong on our side; nothing you entered was half-saved. Please try again."
+        return render_template("error.html", code=500, message=message), 500
+
     @app.errorhandler(CSRFError)
     def csrf_error(error: CSRFError) -> tuple[str, int]:
         message = "This form has expired or was not sent by this app. Go back, reload the page and try again."

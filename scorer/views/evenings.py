@@ -49,7 +49,8 @@ def healthz() -> Response:
 
 @bp.get("/")
 def index() -> str:
-    return render_template("index.html", evenings=services.recent_evenings(), variants=VARIANTS.values())
+    return render_template("index.html", evenings=services.recent_evenings(),
+                           variant_names={v.id: v.name for v in VARIANTS.values()})
 
 
 @bp.get("/new")
