@@ -235,22 +235,19 @@ def edit_hand(key: str, number: int) -> Any:
     return _hand_page(evening, ledger, form, number=number, editing=True, status=422)
 
 
-@bp.post("/e/<key>/finish")
-def finish(key: str) -> Any:
-    evening, _ = load_evening(key)
+def _set_finished(key: str, finished: bool) -> Any:
+    """Close the evening (no more hands) or open it again."""
+    evening = services.get_evening(key)
+    if evening is None:
+        abort(404)
     if ActionForm().validate_on_submit():
-        services.set_finished(evening, True)
-        flash("The evening is finished. Download the PDF to keep it.")
+        services.set_finished(evening, finished)
+        flash("The evening is finished. Download the PDF to keep it." if finished else "The evening is open again.")
     return redirect(url_for(".scoresheet", key=key))
 
 
-@bp.post("/e/<key>/reopen")
-def reopen(key: str) -> Any:
-    evening, _ = load_evening(key)
-    if ActionForm().validate_on_submit():
-        services.set_finished(evening, False)
-        flash("The evening is open again.")
-    return redirect(url_for(".scoresheet", key=key))
+bp.add_url_rule("/e/<key>/finish", "finish", _set_finished, methods=["POST"], defaults={"finished": True})
+bp.add_url_rule("/e/<key>/reopen", "reopen", _set_finished, methods=["POST"], defaults={"finished": False})
 
 
 @bp.get("/e/<key>/evening.json")
