@@ -18,7 +18,7 @@ from typing import Any
 import jsonschema
 
 from .ledger import HandError
-from .rules import EveningSetup, HandFacts, RulesError, Stake, get_variant
+from .rules import EveningSetup, HandFacts, RulesError, Stake, clean_text, get_variant
 
 FORMAT = "nap-evening"
 VERSION = 1
@@ -83,9 +83,14 @@ def loads(text: str | bytes) -> EveningFile:
     """Read an evening from JSON text; see :func:`load`."""
     try:
         data = json.loads(text)
-    except (json.JSONDecodeError, UnicodeDecodeError) as error:
-        raise EveningFileError(f"This is not a JSON file ({error}).") from None
+    except (ValueError, RecursionError) as error:  # bad JSON, bad UTF-8, absurd nesting or numbers
+        raise EveningFileError(f"This is not a JSON file ({_short(str(error))}).") from None
     return load(data)
+
+
+def _short(text: str, limit: int = 160) -> str:
+    """``text`` cut to ``limit`` characters, so a huge bad value is not echoed back whole."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def load(data: Any) -> EveningFile:
@@ -96,22 +101,25 @@ def load(data: Any) -> EveningFile:
     misdeal the same dealer deals again). Raises :class:`EveningFileError`.
     """
     validator = jsonschema.Draft202012Validator(schema())
-    errors = sorted(validator.iter_errors(data), key=lambda e: list(e.absolute_path))
+    try:
+        errors = sorted(validator.iter_errors(data), key=lambda e: [str(p) for p in e.absolute_path])
+    except RecursionError:
+        raise EveningFileError("This file is nested far too deeply to be an evening.") from None
     if errors:
-        err = errors[0]
+        err = jsonschema.exceptions.best_match(errors)
         where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in err.absolute_path).lstrip(".")
-        raise EveningFileError(err.message, where or "file")
+        raise EveningFileError(_schema_message(err), where or "file")
     if "date" in data:
         try:
             date.fromisoformat(data["date"])
         except ValueError:
             raise EveningFileError(f"{data['date']!r} is not a date (YYYY-MM-DD).", "date") from None
-    players = tuple(p.strip() for p in data["players"])
+    players = tuple(clean_text(p) for p in data["players"])
     seats = {p.casefold(): i for i, p in enumerate(players)}
 
     def seat_of(name: str, where: str) -> int:
         try:
-            return seats[name.strip().casefold()]
+            return seats[clean_text(name).casefold()]
         except KeyError:
             raise EveningFileError(f"{name!r} is not one of the players.", where) from None
 
@@ -121,7 +129,7 @@ def load(data: Any) -> EveningFile:
             minor = parse_stake(data["stake"]["amount"])
         except ValueError as error:
             raise EveningFileError(str(error), "stake.amount") from None
-        stake = Stake(minor, data["stake"].get("currency", ""))
+        stake = Stake(minor, clean_text(data["stake"].get("currency", "")))
     first = seat_of(data["first_dealer"], "first_dealer") if "first_dealer" in data else 0
     try:
         variant = get_variant(data["variant"])
@@ -130,7 +138,15 @@ def load(data: Any) -> EveningFile:
         raise EveningFileError(error.message, "setup", error.rule) from None
     hands: list[HandFacts] = []
     dealer = setup.first_dealer
+    target = variant.hands_to_play(setup)
+    counted = 0
     for i, hand in enumerate(data["hands"]):
+        if target is not None and counted >= target:
+            raise EveningFileError(
+                f"The agreed {target} hands were played before hand {i + 1}; no more hands can follow.",
+                f"hands[{i}]",
+                "P-14",
+            )
         if "dealer" in hand:
             dealer = seat_of(hand["dealer"], f"hands[{i}].dealer")
         facts = HandFacts(
@@ -145,14 +161,31 @@ def load(data: Any) -> EveningFile:
             raise EveningFileError(HandError(i + 1, error).message, f"hands[{i}]", error.rule) from None
         hands.append(facts)
         dealer = ruling.next_dealer
+        counted += ruling.counts
     return EveningFile(
         setup=setup,
         hands=hands,
-        name=data.get("name", ""),
+        name=clean_text(data.get("name", "")),
         date=data.get("date"),
-        place=data.get("place"),
+        place=clean_text(data.get("place", "")) or None,
         finished=data.get("finished", False),
     )
+
+
+def _schema_message(err: jsonschema.ValidationError) -> str:
+    """A schema error in words a player can act on (the schema's own description of
+    the field where there is one), never echoing a long bad value."""
+    described = err.schema.get("description") if isinstance(err.schema, dict) else None
+    if err.validator == "required":
+        return _short(err.message)
+    if err.validator == "additionalProperties":
+        return _short(err.message.replace("Additional properties are not allowed", "Unknown field"))
+    if err.validator in ("type", "const", "enum", "oneOf", "anyOf", "pattern", "minimum", "maximum", "maxLength",
+                         "minLength", "maxItems", "minItems", "not", "format"):
+        value = _short(json.dumps(err.instance, ensure_ascii=False), 40)
+        expected = described or _short(str(err.validator_value), 80)
+        return f"{value} is not allowed here (expected: {expected})"
+    return _short(err.message)
 
 
 def dump(evening: EveningFile) -> dict[str, Any]:

@@ -23,7 +23,7 @@ from wtforms import (
 from wtforms.validators import InputRequired, Length, NumberRange, Optional, ValidationError
 
 from .evening_file import parse_stake
-from .rules import BIDS, PASS, EveningSetup, Variant
+from .rules import BIDS, PASS, EveningSetup, Variant, clean_text
 from .rules.variants.base import TRICKS_PER_HAND
 
 MAX_PLAYERS = 6
@@ -36,7 +36,7 @@ NAME_LENGTH = 40
 
 
 def _strip(value: Any) -> Any:
-    return value.strip() if isinstance(value, str) else value
+    return clean_text(value) if isinstance(value, str) else value
 
 
 class WholeNumberField(IntegerField):
@@ -64,7 +64,9 @@ class EveningFormBase(FlaskForm):
     )
     scoring = RadioField("Scoring", choices=choices([("points", "Points only"), ("money", "Money")]), default="points")
     stake = StringField("Value of one unit", [Length(max=12, message="At most 12 characters.")], filters=[_strip])
-    currency = StringField("Currency", [Optional(), Length(max=8, message="At most 8 characters.")], default="£")
+    currency = StringField(
+        "Currency", [Optional(), Length(max=8, message="At most 8 characters.")], default="£", filters=[_strip]
+    )
     players = FieldList(
         StringField(
             "Player",
@@ -187,7 +189,7 @@ class HandFormBase(FlaskForm):
     dealer = RadioField("Dealer", validate_choice=False)
     tricks = RadioField(
         "Tricks won by the declarer",
-        choices=choices((i, str(i)) for i in range(TRICKS_PER_HAND + 1)),
+        choices=choices([("", "none")] + [(i, str(i)) for i in range(TRICKS_PER_HAND + 1)]),
         validate_choice=False,
         validators=[_tricks],
     )

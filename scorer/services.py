@@ -90,11 +90,9 @@ def is_closed(evening: Evening, ledger: Ledger) -> bool:
 
 
 def normalise(facts: HandFacts) -> HandFacts:
-    """A misdeal keeps no auction or tricks; an all-pass hand keeps no tricks."""
+    """A misdeal keeps no auction or tricks (nothing else about it counts)."""
     if facts.misdeal:
         return HandFacts(facts.dealer, (), None, True)
-    if all(c == "pass" for c in facts.auction):
-        return HandFacts(facts.dealer, facts.auction, None, False)
     return facts
 
 

@@ -106,3 +106,30 @@ def test_the_example_in_the_format_doc_settles_as_described() -> None:
     assert ledger.rows[0].ruling.units == (-4, -4, 12, -4)
     assert [h.dealer for h in evening.hands] == [0, 1, 2, 2]  # the misdeal's dealer deals again
     assert ledger.rows[3].ruling.declarer == 0 and ledger.rows[3].ruling.units == (30, -10, -10, -10)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["[" * 100_000 + "]" * 100_000, '{"a":' * 50_000 + "1" + "}" * 50_000,
+     '{"format":"nap-evening","version":1,"variant":"pagat","players":["A","B","C"],'
+     '"hands":[{"auction":["three","pass","pass"],"tricks":' + "9" * 5000 + "}]}"],
+)
+def test_absurd_json_is_refused_cleanly(text: str) -> None:
+    with pytest.raises(EveningFileError) as err:
+        loads(text)
+    assert len(str(err.value)) < 300  # the bad value is not echoed back whole
+
+
+def test_no_hand_after_the_agreed_end() -> None:
+    hand = {"auction": ["three", "pass", "pass"], "tricks": 3}
+    data = with_hands(*([hand] * 4), options={"hands_per_dealer": 1})  # 3 players × 1 = 3 hands
+    with pytest.raises(EveningFileError) as err:
+        load(data)
+    assert err.value.rule == "P-14" and "hands[3]" in str(err.value)
+    assert len(load(with_hands(*([hand] * 3), options={"hands_per_dealer": 1})).hands) == 3
+
+
+def test_schema_errors_are_readable() -> None:
+    with pytest.raises(EveningFileError) as err:
+        load(with_hands(stake={"amount": "-1", "currency": "£"}))
+    assert "is not allowed here" in str(err.value) and "stake" in str(err.value)

@@ -25,7 +25,7 @@ def setups(draw: st.DrawFn) -> EveningSetup:
             "wellington_blucher": draw(st.booleans()),
             "all_pass": draw(st.sampled_from(["redeal", "dealer_bids"])),
         }
-    stake = draw(st.none() | st.builds(Stake, st.integers(1, 10_000), st.sampled_from(["£", "RUB ", ""])))
+    stake = draw(st.none() | st.builds(Stake, st.integers(1, 10_000), st.sampled_from(["£", "RUB", ""])))
     return variant.check_setup(EveningSetup(variant_id, NAMES[:n], draw(st.integers(0, n - 1)), options, stake))
 
 
@@ -65,10 +65,15 @@ def evenings(draw: st.DrawFn) -> tuple[EveningSetup, list[HandFacts]]:
     variant = get_variant(setup.variant)
     hands: list[HandFacts] = []
     dealer = setup.first_dealer
+    target = variant.hands_to_play(setup)
+    counted = 0
     for _ in range(draw(st.integers(0, 25))):
+        if target is not None and counted >= target:
+            break  # P-14: no hand after the agreed end
         facts = draw(legal_hand(setup, dealer))
         hands.append(facts)
-        dealer = variant.settle(facts, setup).next_dealer
+        ruling = variant.settle(facts, setup)
+        dealer, counted = ruling.next_dealer, counted + ruling.counts
     return setup, hands
 
 

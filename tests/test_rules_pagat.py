@@ -193,3 +193,17 @@ def test_setup_refuses_duplicate_names_and_unknown_options() -> None:
         setup(P, FOUR, lowest_bid=2)  # a hoyle option, not pagat's
     with pytest.raises(IllegalSetup):
         setup(P, FOUR, hands_per_dealer=0)
+
+
+def test_tricks_without_a_bid_are_refused() -> None:
+    with pytest.raises(IllegalFacts, match="Nobody bid, but tricks were entered"):
+        rule_on(setup(P), 0, ["pass"] * 4, 3)
+
+
+def test_names_are_cleaned_and_compared_as_shown() -> None:
+    s = setup(P, ("\u202eevil name", " Ann ", "Bo\u200bb"))
+    assert s.players == ("evil name", "Ann", "Bob")
+    with pytest.raises(IllegalSetup, match="same name"):
+        setup(P, ("Ann", "Ａｎｎ", "Bob"))  # full-width letters are the same name
+    with pytest.raises(IllegalSetup, match="needs a name"):
+        setup(P, ("Ann", "\u200b", "Bob"))

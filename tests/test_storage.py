@@ -31,7 +31,7 @@ def test_migrations_build_the_schema(any_db_app: Any) -> None:
 def test_record_correct_and_reload(any_db_app: Any) -> None:
     with any_db_app.app_context():
         evening = services.create_evening(variant="hoyle", players=["Анна", "Bjørn", "João"], first_dealer=0,
-                                          options={}, stake=Stake(50, "RUB "))
+                                          options={}, stake=Stake(50, "RUB"))
         key = evening.key
         services.record_hand(evening, 1, HandFacts(0, ("four", "pass", "pass"), 4))  # Bjørn +8
         db.session.expire_all()

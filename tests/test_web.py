@@ -68,6 +68,7 @@ def test_all_pass_and_misdeal(client: Any) -> None:
         ({1: "four"}, 7, "0 to 5 tricks"),
         ({1: "four"}, None, "how many tricks"),
         ({1: "four"}, "x", "0 to 5 tricks"),
+        ({}, 3, "Nobody bid, but tricks were entered"),
     ],
 )
 def test_illegal_hands_are_refused_and_change_nothing(client: Any, app: Any, calls: dict[int, str], tricks: Any,
@@ -99,6 +100,8 @@ def test_double_submit_records_the_hand_once(client: Any, app: Any) -> None:
     ahead = post_hand(client, key, 5, 1, {2: "three"}, 3)  # a form for a hand that is not next
     assert ahead.status_code == 302 and counts(app)[1:] == (1, 1)
     assert "the next hand is 2" in client.get(ahead.headers["Location"]).get_data(as_text=True)
+    negative = post_hand(client, key, -1, 1, {2: "three"}, 3)
+    assert negative.status_code == 422 and counts(app)[1:] == (1, 1)
 
 
 def test_correct_an_earlier_hand_keeps_the_old_version(client: Any, app: Any) -> None:

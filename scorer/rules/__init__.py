@@ -19,12 +19,13 @@ from .core import (
     Ruling,
     RulesError,
     Stake,
+    clean_text,
 )
 from .sources import RULES, Rule, rule
 from .variants import VARIANTS, Variant, get_variant
 
 __all__ = [
     "BIDS", "PASS", "Bid", "EveningSetup", "HandFacts", "IllegalAuction", "IllegalFacts",
-    "IllegalSetup", "Reason", "Result", "Ruling", "RulesError", "Stake", "RULES", "Rule", "rule",
+    "IllegalSetup", "Reason", "Result", "Ruling", "RulesError", "Stake", "clean_text", "RULES", "Rule", "rule",
     "VARIANTS", "Variant", "get_variant",
 ]

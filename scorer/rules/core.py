@@ -8,11 +8,26 @@ the currency's smallest unit (pence, kopecks, centavos). No floats anywhere.
 from __future__ import annotations
 
 import enum
+import re
+import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 PASS = "pass"
+
+#: Unicode categories never kept in a name: controls, format characters (bidi
+#: overrides, zero-width spaces), private use, surrogates, unassigned.
+_INVISIBLE = {"Cc", "Cf", "Co", "Cs", "Cn"}
+
+
+def clean_text(text: str) -> str:
+    """A name as typed, made safe to show and compare: NFKC-normalised (so a
+    full-width "Ａｎｎ" is "Ann"), invisible and control characters removed (a
+    right-to-left override cannot reverse the page), runs of spaces made one."""
+    text = unicodedata.normalize("NFKC", text)
+    text = "".join(ch for ch in text if unicodedata.category(ch) not in _INVISIBLE or ch in "\t\n")
+    return re.sub(r"\s+", " ", text).strip()
 
 
 class RulesError(ValueError):
@@ -86,7 +101,8 @@ class Stake:
         """Format an amount in minor units as ``"−£1.20"`` (two decimal places, a real minus sign)."""
         sign = "−" if minor_units < 0 else ""
         whole, cents = divmod(abs(minor_units), 100)
-        return f"{sign}{self.currency}{whole}.{cents:02d}"
+        label = f"{self.currency} " if self.currency[-1:].isalpha() else self.currency  # "RUB 1.00", "£1.00"
+        return f"{sign}{label}{whole}.{cents:02d}"
 
 
 @dataclass(frozen=True)

@@ -152,7 +152,7 @@ def new_hand(key: str) -> Any:
     form = hand_form_for(setup, ladder)
     if form.validate_on_submit():
         posted = form.int_or_none(form.number)
-        if posted is None:
+        if posted is None or posted < 1:
             form.form_errors.append("This form is missing its hand number; reload the page.")
         else:
             try:

@@ -23,6 +23,7 @@ from ..core import (
     Reason,
     Result,
     Ruling,
+    clean_text,
 )
 from ..options import OptionSpec, resolve_options
 
@@ -70,7 +71,8 @@ class Variant:
                 f"{self.name} is for {self.min_players} to {self.max_players} players, not {n}.",
                 self.rule_players,
             )
-        folded = [p.strip().casefold() for p in setup.players]
+        players = tuple(clean_text(p) for p in setup.players)
+        folded = [p.casefold() for p in players]
         if any(not p for p in folded):
             raise IllegalSetup("Every player needs a name.")
         if len(set(folded)) != n:
@@ -78,7 +80,7 @@ class Variant:
         if not 0 <= setup.first_dealer < n:
             raise IllegalSetup("The first dealer must be one of the players.")
         options = resolve_options(self.option_specs, setup.options)
-        return EveningSetup(setup.variant, setup.players, setup.first_dealer, options, setup.stake)
+        return EveningSetup(setup.variant, players, setup.first_dealer, options, setup.stake)
 
     def describe_options(self, options: Mapping[str, Any]) -> list[tuple[OptionSpec, str]]:
         """Each option with its value in words, for the scoresheet, rules page and PDF."""
@@ -197,6 +199,10 @@ class Variant:
         next_dealer = (facts.dealer + 1) % n
         declarer, contract, reasons = self.check_auction(facts, setup)
         if declarer is None or contract is None:
+            if facts.tricks is not None:
+                raise IllegalFacts(
+                    "Nobody bid, but tricks were entered: tap the declarer's bid, or choose “none” for the tricks."
+                )
             return self.settle_all_pass(facts, setup)
         tricks = facts.tricks
         if tricks is None:
