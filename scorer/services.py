@@ -54,6 +54,11 @@ def evening_revision(key: str) -> int | None:
     return db.session.scalar(sa.select(Evening.revision).where(Evening.key == key))
 
 
+def evening_name(key: str) -> str:
+    """The evening's name (one cheap query); empty if there is no such evening."""
+    return db.session.scalar(sa.select(Evening.name).where(Evening.key == key)) or ""
+
+
 def _bump(evening: Evening) -> None:
     """Add ``revision + 1`` to the pending transaction (an UPDATE, so concurrent
     writers to one evening queue on its row instead of losing a bump)."""

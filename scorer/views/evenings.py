@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from markupsafe import Markup
@@ -32,6 +33,12 @@ bp = Blueprint("evenings", __name__)
 @bp.app_context_processor
 def helpers() -> dict[str, Any]:
     return {"signed": signed, "citation": citation, "result_label": result_label, "error_messages": error_messages}
+
+
+def content_disposition(kind: str, name: str, extension: str) -> str:
+    """``attachment; filename="thursday-at-the-crown.json"`` (ASCII, from the evening's name)."""
+    slug = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")[:60] or "nap-evening"
+    return f'{kind}; filename="{slug}.{extension}"'
 
 
 def load_evening(key: str) -> tuple[Evening, Ledger]:
@@ -247,6 +254,15 @@ def _set_finished(key: str, finished: bool) -> Any:
 
 
 bp.add_url_rule("/e/<key>/finish", "finish", _set_finished, methods=["POST"], defaults={"finished": True})
+
+
+@bp.get("/e/<key>/finish")
+def confirm_finish(key: str) -> str:
+    """Ask before closing the evening: a stray tap at 11 pm must not end it."""
+    evening = services.get_evening(key)
+    if evening is None:
+        abort(404)
+    return render_template("confirm_finish.html", evening=evening, action=ActionForm())
 bp.add_url_rule("/e/<key>/reopen", "reopen", _set_finished, methods=["POST"], defaults={"finished": False})
 
 
@@ -255,7 +271,7 @@ def export_json(key: str) -> Response:
     evening, _ = load_evening(key)
     body = dumps(services.export_evening(evening))
     response = Response(body, mimetype="application/json")
-    response.headers["Content-Disposition"] = f'attachment; filename="nap-{evening.key}.json"'
+    response.headers["Content-Disposition"] = content_disposition("attachment", evening.name, "json")
     return response
 
 
@@ -272,7 +288,7 @@ def export_pdf(key: str) -> Response:
         pdf = render_evening_pdf(evening, ledger)
         pdf_cache.put((key, evening.revision), pdf)
     response = Response(pdf, mimetype="application/pdf")
-    response.headers["Content-Disposition"] = f'inline; filename="nap-{key}.pdf"'
+    response.headers["Content-Disposition"] = content_disposition("inline", services.evening_name(key), "pdf")
     return response
 
 
