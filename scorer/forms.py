@@ -189,7 +189,7 @@ class HandFormBase(FlaskForm):
     dealer = RadioField("Dealer", validate_choice=False)
     tricks = RadioField(
         "Tricks won by the declarer",
-        choices=choices([("", "none")] + [(i, str(i)) for i in range(TRICKS_PER_HAND + 1)]),
+        choices=choices([(i, str(i)) for i in range(TRICKS_PER_HAND + 1)] + [("", "none: nobody bid")]),
         validate_choice=False,
         validators=[_tricks],
     )

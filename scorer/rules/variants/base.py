@@ -201,7 +201,7 @@ class Variant:
         if declarer is None or contract is None:
             if facts.tricks is not None:
                 raise IllegalFacts(
-                    "Nobody bid, but tricks were entered: tap the declarer's bid, or choose “none” for the tricks."
+                    "Nobody bid, but tricks were entered: tap the declarer's bid, or choose “none: nobody bid” for the tricks."
                 )
             return self.settle_all_pass(facts, setup)
         tricks = facts.tricks
