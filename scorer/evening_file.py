@@ -18,7 +18,7 @@ from typing import Any
 import jsonschema
 
 from .ledger import HandError
-from .rules import EveningSetup, HandFacts, RulesError, Stake, clean_text, get_variant
+from .rules import EveningSetup, HandFacts, RulesError, Stake, TableState, clean_text, get_variant
 
 FORMAT = "nap-evening"
 VERSION = 1
@@ -140,6 +140,7 @@ def load(data: Any) -> EveningFile:
     dealer = setup.first_dealer
     target = variant.hands_to_play(setup)
     counted = 0
+    state = TableState()
     for i, hand in enumerate(data["hands"]):
         if target is not None and counted >= target:
             raise EveningFileError(
@@ -156,12 +157,13 @@ def load(data: Any) -> EveningFile:
             misdeal=hand.get("misdeal", False),
         )
         try:
-            ruling = variant.settle(facts, setup)
+            ruling = variant.settle(facts, setup, state)
         except RulesError as error:
             raise EveningFileError(HandError(i + 1, error).message, f"hands[{i}]", error.rule) from None
         hands.append(facts)
         dealer = ruling.next_dealer
         counted += ruling.counts
+        state = ruling.state_after
     return EveningFile(
         setup=setup,
         hands=hands,

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .rules import EveningSetup, HandFacts, Ruling, RulesError, Variant, get_variant
+from .rules import EveningSetup, HandFacts, Ruling, RulesError, TableState, Variant, get_variant
 
 
 class HandError(RulesError):
@@ -93,11 +93,13 @@ def settle_evening(setup: EveningSetup, hands: Sequence[HandFacts]) -> Ledger:
     rows: list[LedgerRow] = []
     next_dealer = setup.first_dealer
     shuffle = True  # P-4: the cards are shuffled at the start of play
+    state = TableState()
     for number, facts in enumerate(hands, start=1):
         try:
-            ruling = variant.settle(facts, setup)
+            ruling = variant.settle(facts, setup, state)
         except RulesError as error:
             raise HandError(number, error) from error
+        state = ruling.state_after
         for seat, units in enumerate(ruling.units):
             totals[seat] += units
         pool += ruling.pool

@@ -7,7 +7,9 @@ variant by id, then :meth:`Variant.settle` for one hand, or
 
 from .core import (
     BIDS,
+    HERE,
     PASS,
+    POOL,
     Bid,
     EveningSetup,
     HandFacts,
@@ -19,13 +21,14 @@ from .core import (
     Ruling,
     RulesError,
     Stake,
+    TableState,
     clean_text,
 )
 from .sources import RULES, Rule, rule
 from .variants import VARIANTS, Variant, get_variant
 
 __all__ = [
-    "BIDS", "PASS", "Bid", "EveningSetup", "HandFacts", "IllegalAuction", "IllegalFacts",
+    "BIDS", "HERE", "PASS", "POOL", "TableState", "Bid", "EveningSetup", "HandFacts", "IllegalAuction", "IllegalFacts",
     "IllegalSetup", "Reason", "Result", "Ruling", "RulesError", "Stake", "clean_text", "RULES", "Rule", "rule",
     "VARIANTS", "Variant", "get_variant",
 ]

@@ -74,19 +74,42 @@ class Bid:
     rank: int
 
 
-#: Every bid any variant knows, in ladder order.
+#: Every bid any variant knows. ``rank`` orders the bids within a variant's ladder.
 BIDS: dict[str, Bid] = {
     b.id: b
     for b in (
-        Bid("one", "One", 1, 1),
-        Bid("two", "Two", 2, 2),
-        Bid("three", "Three", 3, 3),
-        Bid("four", "Four", 4, 4),
-        Bid("nap", "Nap", 5, 5),
-        Bid("wellington", "Wellington", 5, 6),
-        Bid("blucher", "Blücher", 5, 7),
+        Bid("one", "One", 1, 10),
+        Bid("two", "Two", 2, 20),
+        Bid("three", "Three", 3, 30),
+        Bid("misere", "Misère", 0, 35),  # other-sources.md: between Three and Four; lose every trick
+        Bid("four", "Four", 4, 40),
+        Bid("five", "Five", 5, 50),  # russian36: a plain five
+        Bid("nap", "Nap", 5, 50),
+        Bid("napoleon", "Napoleon", 5, 55),  # russian36 R-7: a five "for Napoleon" outranks a plain five
+        Bid("garnet", "Sir Garnet", 5, 55),  # hoyle H-19: takes the widow instead of an ordinary bid
+        Bid("wellington", "Wellington", 5, 60),
+        Bid("blucher", "Blücher", 5, 70),
     )
 }
+
+#: The dealer's «Здесь» in russian36 (R-6): holds the current highest bid at the same level.
+HERE = "here"
+#: The pool (kitty, treasure) as a party of the ledger.
+POOL = "pool"
+
+
+@dataclass(frozen=True)
+class TableState:
+    """What one hand leaves for the next, besides the totals.
+
+    ``pool`` is the chips in the pool or treasure; ``pool_open`` whether the
+    current pool's opening stakes are paid (H-16); ``double_next`` whether the next
+    hand's payments are doubled (Peel's "double header" when everyone passed).
+    """
+
+    pool: int = 0
+    pool_open: bool = False
+    double_next: bool = False
 
 
 @dataclass(frozen=True)
@@ -132,16 +155,27 @@ class HandFacts:
     """What happened in one hand, as the table recorded it.
 
     ``dealer`` is a seat index. ``auction`` is the calls in speaking order
-    (``"pass"`` or a bid id); for the one-round auctions of ``pagat`` and
-    ``hoyle`` it starts with eldest hand and has one call per player. ``tricks``
-    is the number of tricks the declarer won (0–5), ``None`` when nobody bid.
-    ``misdeal`` marks a deal found irregular: nothing else is looked at.
+    (``"pass"``, a bid id, or ``"here"``); for the one-round auctions of
+    ``pagat``, ``hoyle`` and ``napoleao`` it starts with eldest hand and has one
+    call per player; in ``russian36`` it starts with the dealer and goes round
+    until all but one have passed (R-5). ``tricks`` is the number of tricks the
+    declarer won (0–5), ``None`` when nobody bid. ``misdeal`` marks a deal found
+    irregular: nothing else is looked at.
+
+    Variant facts: ``trump`` the suit the declarer named (``napoleao`` B-7: one of
+    S H D C); ``purchase`` the declarer bought a card from the stock (``russian36``
+    R-9); ``widow`` the declarer took the widow (``hoyle`` H-17, H-18);
+    ``peeks`` the seats that paid to look at the Peep Nap card (H-18).
     """
 
     dealer: int
     auction: tuple[str, ...] = ()
     tricks: int | None = None
     misdeal: bool = False
+    trump: str | None = None
+    purchase: bool = False
+    widow: bool = False
+    peeks: tuple[int, ...] = ()
 
 
 class Result(enum.Enum):
@@ -176,7 +210,8 @@ class Ruling:
 
     ``units`` holds each seat's change in units (chips or points), in seat order;
     ``pool`` the pool's change (positive when chips go into it). In every money
-    hand ``sum(units) + pool == 0``. ``next_dealer`` is the seat that deals next;
+    hand ``sum(units) + pool == 0`` (points variants such as ``napoleao`` award
+    points and need not). ``state_after`` is what the next hand starts from. ``next_dealer`` is the seat that deals next;
     ``shuffle`` says the next dealer must shuffle (P-4). ``counts`` says whether
     the hand counts towards an agreed end point (P-14).
     """
@@ -192,6 +227,7 @@ class Ruling:
     pool: int = 0
     shuffle: bool = False
     counts: bool = True
+    state_after: TableState = TableState()
 
     @property
     def rule_ids(self) -> tuple[str, ...]:

@@ -14,6 +14,7 @@ from typing import Any, ClassVar
 from ..core import (
     BIDS,
     PASS,
+    POOL,
     Bid,
     EveningSetup,
     HandFacts,
@@ -23,6 +24,7 @@ from ..core import (
     Reason,
     Result,
     Ruling,
+    TableState,
     clean_text,
 )
 from ..options import OptionSpec, resolve_options
@@ -171,18 +173,24 @@ class Variant:
         won, lost = self.schedule[contract.id]
         return won if made else lost
 
-    def settle(self, facts: HandFacts, setup: EveningSetup) -> Ruling:
+    def is_made(self, contract: Bid, tricks: int) -> bool:
+        """Whether ``tricks`` fulfil ``contract`` (a misère: no trick at all)."""
+        return tricks == 0 if contract.id == "misere" else tricks >= contract.tricks
+
+    def settle(self, facts: HandFacts, setup: EveningSetup, state: TableState | None = None) -> Ruling:
         """Rule on one hand: facts in, ruling out.
 
-        ``setup`` must come from :meth:`check_setup`. Returns a :class:`Ruling`
-        whose ``units`` sum to zero. Raises :class:`IllegalFacts` (dealer not
-        seated; tricks missing, not a whole number or outside 0–5) or
-        :class:`IllegalAuction`.
+        ``setup`` must come from :meth:`check_setup`; ``state`` is what the
+        previous hand left (the pool, …), by default an empty table. Returns a
+        :class:`Ruling`; in a money variant its entries sum to zero across the
+        players and the pool. Raises :class:`IllegalFacts` (dealer not seated;
+        tricks missing, not a whole number or outside 0–5; facts the variant does
+        not allow) or :class:`IllegalAuction`.
         """
+        state = state or TableState()
         n = setup.n
         if isinstance(facts.dealer, bool) or not isinstance(facts.dealer, int) or not 0 <= facts.dealer < n:
             raise IllegalFacts("The dealer must be one of the players.")
-        zeros = (0,) * n
         if facts.misdeal:
             return Ruling(
                 result=Result.MISDEAL,
@@ -190,42 +198,80 @@ class Variant:
                 declarer=None,
                 contract=None,
                 tricks=None,
-                units=zeros,
+                units=(0,) * n,
                 reasons=(self.misdeal_reason(setup, facts.dealer),),
                 next_dealer=facts.dealer,
                 shuffle=True,
                 counts=False,
+                state_after=state,
             )
-        next_dealer = (facts.dealer + 1) % n
+        self.check_facts(facts, setup)
+        tally = Tally(setup, state)
+        self.before_play(facts, setup, tally)
         declarer, contract, reasons = self.check_auction(facts, setup)
+        tally.reasons += reasons
         if declarer is None or contract is None:
             if facts.tricks is not None:
                 raise IllegalFacts(
-                    "Nobody bid, but tricks were entered: tap the declarer's bid, or choose “none: nobody bid” for the tricks."
+                    "Nobody bid, but tricks were entered: tap the declarer's bid, or choose “none: nobody bid” "
+                    "for the tricks."
                 )
-            return self.settle_all_pass(facts, setup)
+            self.all_passed(facts, setup, tally)
+            return tally.ruling(Result.ALL_PASSED, facts, None, None, None, self.shuffle_after(None, False),
+                                self.all_pass_counts(setup.options))
+        self.check_contract_facts(facts, setup, declarer, contract)
         tricks = facts.tricks
         if tricks is None:
             raise IllegalFacts(f"Enter how many tricks {setup.players[declarer]} (the declarer) won.")
         if isinstance(tricks, bool) or not isinstance(tricks, int) or not 0 <= tricks <= TRICKS_PER_HAND:
             raise IllegalFacts(f"The declarer wins 0 to {TRICKS_PER_HAND} tricks, not {tricks!r}.")
-        made = tricks >= contract.tricks
-        per = self.payment(contract, made, setup.options)
-        sign = 1 if made else -1
-        units = tuple(sign * per * (n - 1) if s == declarer else -sign * per for s in range(n))
-        reasons += self.result_reasons(setup, declarer, contract, tricks, made, per)
-        return Ruling(
-            result=Result.MADE if made else Result.DEFEATED,
-            dealer=facts.dealer,
-            declarer=declarer,
-            contract=contract,
-            tricks=tricks,
-            units=units,
-            reasons=tuple(reasons),
-            next_dealer=next_dealer,
-            shuffle=self.shuffle_after(contract, made),
-            counts=True,
+        made = self.is_made(contract, tricks)
+        self.pay_contract(facts, setup, tally, declarer, contract, tricks, made)
+        self.after_play(facts, setup, tally, declarer, contract, made)
+        return tally.ruling(Result.MADE if made else Result.DEFEATED, facts, declarer, contract, tricks,
+                            self.shuffle_after(contract, made), True)
+
+    def check_facts(self, facts: HandFacts, setup: EveningSetup) -> None:
+        """Refuse variant facts this variant or table does not have (a trump named in
+        ``pagat``, a purchase in ``hoyle``, …)."""
+        if facts.trump is not None:
+            raise IllegalFacts("Trump is fixed by the declarer's first lead here; it is not named.")
+        if facts.purchase:
+            raise IllegalFacts("There is no purchase of a card in this variant.")
+        if facts.widow:
+            raise IllegalFacts("There is no widow at this table.")
+        if facts.peeks:
+            raise IllegalFacts("There is no Peep Nap at this table.")
+
+    def before_play(self, facts: HandFacts, setup: EveningSetup, tally: Tally) -> None:
+        """Hook: payments due before the auction (antes, pool top-ups, peeks)."""
+
+    def all_passed(self, facts: HandFacts, setup: EveningSetup, tally: Tally) -> None:
+        """Everyone passed: no score; the deal passes on (``rule_all_pass``)."""
+        tally.note(
+            self.rule_all_pass,
+            "Everyone passed: the hand is not played and nobody pays; {next} deals next.",
+            next=setup.players[(facts.dealer + 1) % setup.n],
         )
+
+    def check_contract_facts(self, facts: HandFacts, setup: EveningSetup, declarer: int, contract: Bid) -> None:
+        """Hook: facts that depend on the contract (a widow taken needs a Nap, …)."""
+
+    def pay_contract(
+        self, facts: HandFacts, setup: EveningSetup, tally: Tally, declarer: int, contract: Bid, tricks: int,
+        made: bool,
+    ) -> None:
+        """Each opponent pays the declarer (made) or is paid (defeated) the schedule's units."""
+        per = self.payment(contract, made, setup.options) * tally.multiplier
+        for seat in range(setup.n):
+            if seat != declarer:
+                tally.pay(seat, declarer, per) if made else tally.pay(declarer, seat, per)
+        tally.reasons += self.result_reasons(setup, declarer, contract, tricks, made, per)
+
+    def after_play(
+        self, facts: HandFacts, setup: EveningSetup, tally: Tally, declarer: int, contract: Bid, made: bool
+    ) -> None:
+        """Hook: payments after the contract's (the pool taken or doubled, …)."""
 
     def result_reasons(
         self, setup: EveningSetup, declarer: int, contract: Bid, tricks: int, made: bool, per: int
@@ -236,26 +282,24 @@ class Variant:
             "declarer": setup.players[declarer],
             "contract": contract.name,
             "tricks": tricks,
-            "needed": contract.tricks,
+            "needed": "no trick" if contract.id == "misere" else contract.tricks,
             "per": per,
             "total": per * (n - 1),
             "count": n - 1,
         }
         reasons = []
         if self.rule_schedule != self.rule_settle:
-            reasons.append(
-                Reason(self.rule_schedule, "{contract} is worth {per} per opponent.", params)
-            )
+            reasons.append(Reason(self.rule_schedule, "{contract} is worth {per} per opponent.", params))
         if made:
-            reasons += [
+            reasons.append(
                 Reason(
                     self.rule_settle,
                     "{declarer} won {tricks} tricks, needing {needed}: {contract} is made. "
                     "Each of the {count} opponents pays {declarer} {per}: {declarer} +{total}.",
                     params,
                 )
-            ]
-            if tricks > contract.tricks:
+            )
+            if contract.id != "misere" and tricks > contract.tricks:
                 reasons.append(
                     Reason(
                         self.rule_extra_tricks,
@@ -272,27 +316,6 @@ class Variant:
                 params,
             )
         ]
-
-    def settle_all_pass(self, facts: HandFacts, setup: EveningSetup) -> Ruling:
-        """Everyone passed: no score; the deal passes on (``rule_all_pass``)."""
-        return Ruling(
-            result=Result.ALL_PASSED,
-            dealer=facts.dealer,
-            declarer=None,
-            contract=None,
-            tricks=None,
-            units=(0,) * setup.n,
-            reasons=(
-                Reason(
-                    self.rule_all_pass,
-                    "Everyone passed: the hand is not played and nobody pays; {next} deals next.",
-                    {"next": setup.players[(facts.dealer + 1) % setup.n]},
-                ),
-            ),
-            next_dealer=(facts.dealer + 1) % setup.n,
-            shuffle=self.shuffle_after(None, False),
-            counts=self.all_pass_counts(setup.options),
-        )
 
     def misdeal_reason(self, setup: EveningSetup, dealer: int) -> Reason:
         """The reason for a misdeal ruling (``rule_misdeal``)."""
@@ -317,3 +340,68 @@ class Variant:
     def hands_to_play(self, setup: EveningSetup) -> int | None:
         """The number of counted hands agreed for the evening, or ``None`` if open-ended."""
         return None
+
+
+Party = int | str  # a seat, or POOL
+
+
+class Tally:
+    """The entries of one hand as they are made: every payment moves chips from one
+    party to another, so a money hand sums to zero by construction; :meth:`award`
+    gives points from nobody (points variants such as ``napoleao``)."""
+
+    def __init__(self, setup: EveningSetup, state: TableState) -> None:
+        self.setup = setup
+        self.state = state
+        self.units = [0] * setup.n
+        self.pool = 0
+        self.reasons: list[Reason] = []
+        self.pool_open = state.pool_open
+        self.double_next = False
+        self.multiplier = 2 if state.double_next else 1
+
+    @property
+    def pool_now(self) -> int:
+        """Chips in the pool at this moment of the hand."""
+        return self.state.pool + self.pool
+
+    def _move(self, party: Party, amount: int) -> None:
+        if party == POOL:
+            self.pool += amount
+        else:
+            self.units[int(party)] += amount
+
+    def pay(self, payer: Party, payee: Party, amount: int) -> None:
+        """``payer`` pays ``amount`` units to ``payee``."""
+        self._move(payer, -amount)
+        self._move(payee, amount)
+
+    def award(self, seat: int, points: int) -> None:
+        """Score ``points`` for ``seat`` without anyone paying (points variants)."""
+        self.units[seat] += points
+
+    def note(self, rule: str, message: str, **params: Any) -> None:
+        self.reasons.append(Reason(rule, message, params))
+
+    def name(self, seat: int) -> str:
+        return self.setup.players[seat]
+
+    def ruling(
+        self, result: Result, facts: HandFacts, declarer: int | None, contract: Bid | None, tricks: int | None,
+        shuffle: bool, counts: bool,
+    ) -> Ruling:
+        state_after = TableState(pool=self.pool_now, pool_open=self.pool_open, double_next=self.double_next)
+        return Ruling(
+            result=result,
+            dealer=facts.dealer,
+            declarer=declarer,
+            contract=contract,
+            tricks=tricks,
+            units=tuple(self.units),
+            reasons=tuple(self.reasons),
+            next_dealer=(facts.dealer + 1) % self.setup.n,
+            pool=self.pool,
+            shuffle=shuffle,
+            counts=counts,
+            state_after=state_after,
+        )
