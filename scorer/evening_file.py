@@ -155,6 +155,10 @@ def load(data: Any) -> EveningFile:
             auction=tuple(hand.get("auction", ())),
             tricks=hand.get("tricks"),
             misdeal=hand.get("misdeal", False),
+            trump=hand.get("trump"),
+            purchase=hand.get("purchase", False),
+            widow=hand.get("widow", False),
+            peeks=tuple(seat_of(p, f"hands[{i}].peeks") for p in hand.get("peeks", ())),
         )
         try:
             ruling = variant.settle(facts, setup, state)
@@ -217,6 +221,14 @@ def dump(evening: EveningFile) -> dict[str, Any]:
             row["auction"] = list(facts.auction)
             if facts.tricks is not None:
                 row["tricks"] = facts.tricks
+            if facts.trump is not None:
+                row["trump"] = facts.trump
+            if facts.purchase:
+                row["purchase"] = True
+            if facts.widow:
+                row["widow"] = True
+            if facts.peeks:
+                row["peeks"] = [setup.players[s] for s in facts.peeks]
         hands.append(row)
     out["hands"] = hands
     return out

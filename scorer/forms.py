@@ -20,7 +20,7 @@ from wtforms import (
     StringField,
     SubmitField,
 )
-from wtforms.validators import InputRequired, Length, NumberRange, Optional, ValidationError
+from wtforms.validators import Length, NumberRange, Optional, ValidationError
 
 from .evening_file import parse_stake
 from .rules import BIDS, PASS, EveningSetup, Variant, clean_text
@@ -127,7 +127,9 @@ class EveningFormBase(FlaskForm):
         out: dict[str, Any] = {}
         for spec in self.variant.option_specs:
             value = getattr(self, f"opt_{spec.key}").data
-            if spec.kind == "choice":
+            if value is None:
+                value = spec.default  # left empty: the variant's default
+            elif spec.kind == "choice":
                 value = next(c for c, _ in spec.choices if str(c) == value)
             out[spec.key] = value
         return out
@@ -147,7 +149,7 @@ def evening_form_for(variant: Variant, **kwargs: Any) -> EveningFormBase:
             field = WholeNumberField(
                 spec.label,
                 [
-                    InputRequired(message="Enter a whole number."),
+                    Optional(),
                     NumberRange(spec.minimum, spec.maximum, message=f"From {spec.minimum} to {spec.maximum}."),
                 ],
                 default=spec.default,

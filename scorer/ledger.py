@@ -62,8 +62,12 @@ class Ledger:
 
     @property
     def end_reached(self) -> bool:
-        """True once the agreed number of hands has been played (P-14)."""
-        return self.hands_remaining == 0
+        """True once the agreed number of hands has been played (P-14, B-14) or a
+        player has reached the target score (B-14)."""
+        if self.hands_remaining == 0:
+            return True
+        target = self.variant.target_score(self.setup.options)
+        return target is not None and bool(self.rows) and max(self.totals) >= target
 
     @property
     def winners(self) -> tuple[int, ...]:

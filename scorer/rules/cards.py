@@ -16,6 +16,8 @@ from .core import IllegalFacts
 SUITS = ("S", "H", "D", "C")
 #: P-2 / H-2: rank from high to low.
 RANKS_52 = ("A", "K", "Q", "J", "10", "9", "8", "7", "6", "5", "4", "3", "2")
+#: R-1: the 36-card pack, six to ace.
+RANKS_36 = RANKS_52[:9]
 #: P-3 / H-5: five cards each, in two rounds of three then two.
 DEAL_ROUNDS = (3, 2)
 HAND_SIZE = sum(DEAL_ROUNDS)
@@ -48,14 +50,15 @@ def parse_card(text: str) -> Card:
     return Card(rank, suit)
 
 
-def pack() -> list[Card]:
-    """The 52-card pack, no jokers (P-2, H-2)."""
-    return [Card(r, s) for s in SUITS for r in RANKS_52]
+def pack(size: int = 52) -> list[Card]:
+    """The 52-card pack, no jokers (P-2, H-2, B-1), or the 36-card pack, six to ace (R-1)."""
+    ranks = {52: RANKS_52, 36: RANKS_36}[size]
+    return [Card(r, s) for s in SUITS for r in ranks]
 
 
-def cards_left_after_deal(players: int) -> int:
-    """Cards set aside undealt after five each (P-3: "the rest … unused")."""
-    return len(pack()) - HAND_SIZE * players
+def cards_left_after_deal(players: int, size: int = 52) -> int:
+    """Cards left after five each: set aside (P-3) or the stock to buy from (R-4, R-9)."""
+    return size - HAND_SIZE * players
 
 
 def cut_is_valid(pack_size: int, cut_at: int) -> bool:
@@ -63,8 +66,9 @@ def cut_is_valid(pack_size: int, cut_at: int) -> bool:
     return MIN_CUT_PACKET <= cut_at <= pack_size - MIN_CUT_PACKET
 
 
-def first_dealer_by_draw(drawn: Sequence[Card]) -> int:
+def first_dealer_by_draw(drawn: Sequence[Card], ace_low: bool = True) -> int:
     """H-3: the seat that drew the lowest card deals; the ace counts low for the draw.
+    B-2: the lowest card deals too, with the ace high as in play (``ace_low=False``).
 
     Equal ranks are not split by the source; the earlier seat among them is returned
     and the table should draw again. Raises :class:`IllegalFacts` for no cards.
@@ -73,7 +77,7 @@ def first_dealer_by_draw(drawn: Sequence[Card]) -> int:
         raise IllegalFacts("Nobody drew a card.")
 
     def low(card: Card) -> int:
-        return -1 if card.rank == "A" else card.strength
+        return -1 if ace_low and card.rank == "A" else card.strength
 
     return min(range(len(drawn)), key=lambda seat: low(drawn[seat]))
 

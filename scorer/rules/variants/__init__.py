@@ -5,9 +5,11 @@ from __future__ import annotations
 from ..core import IllegalSetup
 from .base import Variant
 from .hoyle import Hoyle
+from .napoleao import Napoleao
 from .pagat import Pagat
+from .russian36 import Russian36
 
-VARIANTS: dict[str, Variant] = {v.id: v for v in (Pagat(), Hoyle())}
+VARIANTS: dict[str, Variant] = {v.id: v for v in (Pagat(), Hoyle(), Russian36(), Napoleao())}
 
 
 def get_variant(variant_id: str) -> Variant:

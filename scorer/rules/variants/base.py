@@ -58,6 +58,8 @@ class Variant:
     rule_extra_tricks: ClassVar[str]
     rule_schedule: ClassVar[str]  # the table of units per opponent
     misdeal_source_silent: ClassVar[bool] = False
+    #: Points variants award points and take no stake (``napoleao``).
+    points_only: ClassVar[bool] = False
 
     # ------------------------------------------------------------------ set-up
     def check_setup(self, setup: EveningSetup) -> EveningSetup:
@@ -82,6 +84,8 @@ class Variant:
         if not 0 <= setup.first_dealer < n:
             raise IllegalSetup("The first dealer must be one of the players.")
         options = resolve_options(self.option_specs, setup.options)
+        if self.points_only and setup.stake is not None:
+            raise IllegalSetup(f"{self.name} is scored in points; it has no money stake.", self.rule_settle)
         return EveningSetup(setup.variant, players, setup.first_dealer, options, setup.stake)
 
     def describe_options(self, options: Mapping[str, Any]) -> list[tuple[OptionSpec, str]]:
@@ -339,6 +343,14 @@ class Variant:
 
     def hands_to_play(self, setup: EveningSetup) -> int | None:
         """The number of counted hands agreed for the evening, or ``None`` if open-ended."""
+        return None
+
+    def pool_at_end(self, options: Mapping[str, Any]) -> str:
+        """What happens to chips left in the pool at the end: ``"share"`` or ``"leave"``."""
+        return "leave"
+
+    def target_score(self, options: Mapping[str, Any]) -> int | None:
+        """A total that ends the evening when a player reaches it, or ``None``."""
         return None
 
 

@@ -1,9 +1,9 @@
 """``hoyle`` — Nap, Hoyle rules, with options.
 
 Source: ``shared/seeds/000_380d836cfbf226e6.txt`` (Russian), rendered in
-``shared/rules/hoyle.md`` as H-1 … H-19. This module implements the core, H-1 to
-H-12: bids One (or Two) to Four and Nap, the Wellington/Blücher option, the
-settlement table H-11 and the misdeal H-12. Units are chips.
+``shared/rules/hoyle.md`` as H-1 … H-19, with the options of other published rules
+from ``shared/rules/other-sources.md`` (cited O-1 to O-3). Units are chips.
+The claims of H-13 to H-15 are ruled on by the referee (later work).
 """
 
 from __future__ import annotations
@@ -11,60 +11,73 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..core import BIDS, Bid, EveningSetup, HandFacts, IllegalAuction
+from ..core import BIDS, POOL, Bid, EveningSetup, HandFacts, IllegalAuction, IllegalFacts, IllegalSetup, Reason
 from ..options import OptionSpec
 from ..sources import HOYLE_SOURCE
-from .base import Variant
+from .base import Tally, Variant
 
-#: H-11, units per opponent ``(made, defeated)``. Nap 10/5 is the source's
-#: («Сэр Гарнет»); Wellington 10/10 and Blücher 10/20 are adopted (Hoyle tradition).
-HOYLE_SCHEDULE: dict[str, tuple[int, int]] = {
-    "one": (1, 1),
-    "two": (2, 2),
-    "three": (3, 3),
-    "four": (4, 4),
-    "nap": (10, 5),
-    "wellington": (10, 10),
-    "blucher": (10, 20),
+#: H-11: One to Four, the number bid either way.
+SMALL_BIDS = {"one": (1, 1), "two": (2, 2), "three": (3, 3), "four": (4, 4)}
+
+#: O-1 (other-sources.md): (made, defeated) per opponent for Nap, Wellington, Blücher.
+#: ``hoyle`` is H-11: Nap 10/5 from the source («Сэр Гарнет»), Wellington 10/10 and
+#: Blücher 10/20 adopted from the Hoyle tradition.
+SCHEDULES: dict[str, dict[str, tuple[int, int]]] = {
+    "hoyle": {"nap": (10, 5), "wellington": (10, 10), "blucher": (10, 20)},
+    "peel": {"nap": (10, 5), "wellington": (20, 10), "blucher": (30, 15)},
+    "parlett": {"nap": (10, 10), "wellington": (20, 20), "blucher": (40, 40)},
+    "britannica": {"nap": (6, 3), "wellington": (12, 6), "blucher": (18, 9)},  # × the 3 units of a Three
+    "points": {"nap": (5, 5), "wellington": (10, 10), "blucher": (20, 20)},
 }
+SCHEDULE_NAMES = (
+    ("hoyle", "Hoyle tradition: Nap 10/5, Wellington 10/10, Blücher 10/20"),
+    ("peel", "Peel, Round Games with Cards (1891): 10/5, 20/10, 30/15"),
+    ("parlett", "Parlett (Britannica): 10/10, 20/20, 40/40"),
+    ("britannica", "1911 Britannica, in Threes: 6/3, 12/6, 18/9"),
+    ("points", "Points (German Wikipedia, McNeely): 5/5, 10/10, 20/20"),
+)
+NAP_BIDS = ("nap", "garnet", "wellington", "blucher")  # H-16 adopted: they all count as Nap for the pool
 
 
 class Hoyle(Variant):
-    """Nap, Hoyle rules: bids from One (option: Two) to Nap, Wellington and Blücher as an option."""
+    """Nap, Hoyle rules: bids One (option Two) to Nap, Wellington and Blücher, and the
+    pool, widow, Peep Nap and Sir Garnet options (H-16 to H-19)."""
 
     id = "hoyle"
     name = "Nap (Hoyle rules)"
     source = HOYLE_SOURCE
     min_players = 2  # H-1
     max_players = 6
-    schedule = HOYLE_SCHEDULE
+    schedule = {**SMALL_BIDS, **SCHEDULES["hoyle"]}
     option_specs = (
-        OptionSpec(
-            "lowest_bid",
-            "Lowest bid",
-            "choice",
-            1,
-            "H-6",
-            "The smallest number of tricks a player may bid (H-6).",
-            choices=((1, "One"), (2, "Two")),
-        ),
-        OptionSpec(
-            "wellington_blucher",
-            "Wellington and Blücher",
-            "bool",
-            True,
-            "H-7",
-            "Nap may be overcalled by Wellington, and Wellington by Blücher (H-7).",
-        ),
-        OptionSpec(
-            "all_pass",
-            "When everyone passes",
-            "choice",
-            "redeal",
-            "H-8",
-            "What happens when nobody bids (H-8).",
-            choices=(("redeal", "The next dealer deals"), ("dealer_bids", "The dealer must bid")),
-        ),
+        OptionSpec("lowest_bid", "Lowest bid", "choice", 1, "H-6",
+                   "The smallest number of tricks a player may bid (H-6).", choices=((1, "One"), (2, "Two"))),
+        OptionSpec("wellington_blucher", "Wellington and Blücher", "bool", True, "H-7",
+                   "Nap may be overcalled by Wellington, and Wellington by Blücher (H-7)."),
+        OptionSpec("schedule", "Payments for Nap, Wellington, Blücher", "choice", "hoyle", "H-11",
+                   "Chips per opponent, made / defeated (H-11; other rule books: O-1).", choices=SCHEDULE_NAMES),
+        OptionSpec("misere", "Misère", "choice", "off", "O-2",
+                   "A bid to lose every trick, between Three and Four (other rule books: O-2).",
+                   choices=(("off", "Not played"), ("3/3", "3 won / 3 lost"), ("3/6", "3 won / 6 lost"))),
+        OptionSpec("all_pass", "When everyone passes", "choice", "redeal", "H-8",
+                   "What happens when nobody bids (H-8; other rule books: O-3).",
+                   choices=(("redeal", "The next dealer deals"), ("dealer_bids", "The dealer must bid"),
+                            ("eldest_plays_one", "Eldest hand plays for One (Peel)"),
+                            ("double_header", "Stakes doubled for the next hand (Peel)"))),
+        OptionSpec("pool", "Pool", "bool", False, "H-16",
+                   "A pool of chips: the first made Nap takes it, a defeated Nap doubles it (H-16)."),
+        OptionSpec("pool_opening", "Opening stake per player (chips)", "int", 5, "H-16",
+                   "Each player's stake into a new pool (H-16).", minimum=0, maximum=10_000),
+        OptionSpec("pool_top_up", "Each dealer adds (chips)", "int", 1, "H-16",
+                   "Paid into the pool by the dealer of every deal (H-16).", minimum=0, maximum=10_000),
+        OptionSpec("pool_at_end", "Pool left at the end", "choice", "share", "H-16",
+                   "Chips left in the pool when the evening ends (H-16, adopted).",
+                   choices=(("share", "Shared equally"), ("leave", "Left unsettled"))),
+        OptionSpec("widow", "Widow", "choice", "none", "H-17",
+                   "An extra hand or card dealt face down (H-17 widow, H-18 Peep Nap, H-19 Sir Garnet).",
+                   choices=(("none", "No widow"), ("widow", "Widow: the taker must bid Nap (H-17)"),
+                            ("peep", "Peep Nap: 1 chip to look (H-18, needs the pool)"),
+                            ("garnet", "Sir Garnet: take the widow instead of a bid (H-19)"))),
     )
     rule_players = "H-1"
     rule_auction = "H-6"
@@ -77,26 +90,52 @@ class Hoyle(Variant):
     rule_schedule = "H-11"
     rule_extra_tricks = "H-10"
 
+    def check_setup(self, setup: EveningSetup) -> EveningSetup:
+        """H-18: Peep Nap is played with the pool."""
+        setup = super().check_setup(setup)
+        if setup.options["widow"] == "peep" and not setup.options["pool"]:
+            raise IllegalSetup("Peep Nap is played with a pool: turn the pool on.", "H-18")
+        return setup
+
+    def payments(self, options: Mapping[str, Any]) -> dict[str, tuple[int, int]]:
+        """Chips per opponent ``(made, defeated)`` for every bid this table plays."""
+        table = {**SMALL_BIDS, **SCHEDULES[options["schedule"]]}
+        nap_won, nap_lost = table["nap"]
+        table["garnet"] = (nap_won, 2 * nap_lost)  # H-19: loses double the ordinary Nap failure
+        if options["misere"] != "off":
+            won, lost = options["misere"].split("/")
+            table["misere"] = (int(won), int(lost))
+        return table
+
+    def payment(self, contract: Bid, made: bool, options: Mapping[str, Any]) -> int:
+        won, lost = self.payments(options)[contract.id]
+        return won if made else lost
+
     def ladder(self, options: Mapping[str, Any]) -> tuple[Bid, ...]:
-        """H-6/H-7: from the lowest bid up to Nap, then Wellington and Blücher if chosen."""
-        bids = [BIDS[b] for b in self.schedule]
-        return tuple(
-            b
-            for b in bids
-            if b.tricks >= options["lowest_bid"]
-            and (options["wellington_blucher"] or b.id not in ("wellington", "blucher"))
-        )
+        """H-6/H-7 and the options: from the lowest bid up; misère, Sir Garnet,
+        Wellington and Blücher where the table plays them."""
+        ids = [b for b in ("one", "two", "three") if BIDS[b].tricks >= options["lowest_bid"]]
+        if options["misere"] != "off":
+            ids.append("misere")
+        ids += ["four", "nap"]
+        if options["widow"] == "garnet":
+            ids.append("garnet")
+        if options["wellington_blucher"]:
+            ids += ["wellington", "blucher"]
+        return tuple(BIDS[b] for b in ids)
 
     def refuse_unknown_bid(self, call: str, options: Mapping[str, Any]) -> IllegalAuction:
         """Wellington/Blücher with the option off cite H-7; a bid below the lowest, H-6."""
         if call in ("wellington", "blucher") and not options["wellington_blucher"]:
             return IllegalAuction(
-                f"{BIDS[call].name} is not played at this table (the Wellington and Blücher option is off).",
-                "H-7",
+                f"{BIDS[call].name} is not played at this table (the Wellington and Blücher option is off).", "H-7"
             )
-        if call in BIDS and BIDS[call].tricks < options["lowest_bid"]:
-            lowest = BIDS["two"].name if options["lowest_bid"] == 2 else BIDS["one"].name
-            return IllegalAuction(f"The lowest bid at this table is {lowest}.", "H-6")
+        if call == "garnet":
+            return IllegalAuction("Sir Garnet is not played at this table.", "H-19")
+        if call == "misere":
+            return IllegalAuction("Misère is not played at this table.", "O-2")
+        if call in BIDS and 0 < BIDS[call].tricks < options["lowest_bid"]:
+            return IllegalAuction(f"The lowest bid at this table is {BIDS['two'].name}.", "H-6")
         return super().refuse_unknown_bid(call, options)
 
     def check_all_pass(self, facts: HandFacts, setup: EveningSetup) -> None:
@@ -108,6 +147,95 @@ class Hoyle(Variant):
                 f"{lowest.name} at this table.",
                 "H-8",
             )
+
+    def check_auction(self, facts: HandFacts, setup: EveningSetup) -> tuple[int | None, Bid | None, list[Reason]]:
+        """O-3 (Peel): with "eldest hand plays for One", an all-pass hand is played by eldest hand."""
+        declarer, contract, reasons = super().check_auction(facts, setup)
+        if declarer is None and setup.options["all_pass"] == "eldest_plays_one":
+            eldest = (facts.dealer + 1) % setup.n
+            reason = Reason("O-3", "Everyone passed, so {eldest} (eldest hand) must play for One (Peel).",
+                            {"eldest": setup.players[eldest]})
+            return eldest, BIDS["one"], [reason]
+        return declarer, contract, reasons
+
+    def check_facts(self, facts: HandFacts, setup: EveningSetup) -> None:
+        """The widow (H-17, H-18, H-19) and peeks (H-18) only where the table plays them."""
+        widow = setup.options["widow"]
+        if facts.widow and widow == "none":
+            raise IllegalFacts("There is no widow at this table.", "H-17")
+        if facts.peeks:
+            if widow != "peep":
+                raise IllegalFacts("There is no Peep Nap at this table.", "H-18")
+            if len(set(facts.peeks)) != len(facts.peeks) or not all(
+                isinstance(s, int) and not isinstance(s, bool) and 0 <= s < setup.n for s in facts.peeks
+            ):
+                raise IllegalFacts("Each player may peek once; name players at the table.", "H-18")
+        super().check_facts(HandFacts(facts.dealer, trump=facts.trump, purchase=facts.purchase), setup)
+
+    def check_contract_facts(self, facts: HandFacts, setup: EveningSetup, declarer: int, contract: Bid) -> None:
+        """H-17: whoever takes the widow must bid Nap."""
+        if facts.widow and setup.options["widow"] == "widow" and contract.tricks != 5:
+            raise IllegalFacts(f"{setup.players[declarer]} took the widow and so must bid Nap, not {contract.name}.",
+                               "H-17")
+
+    def before_play(self, facts: HandFacts, setup: EveningSetup, tally: Tally) -> None:
+        """H-16: opening stakes into a new pool, the dealer's top-up; H-18: peeks cost 1 chip."""
+        options = setup.options
+        if not options["pool"]:
+            return
+        if not tally.pool_open:
+            stake = int(options["pool_opening"])
+            for seat in range(setup.n):
+                tally.pay(seat, POOL, stake)
+            tally.pool_open = True
+            tally.note("H-16", "A new pool: each player puts in {stake}.", stake=stake)
+        top_up = int(options["pool_top_up"])
+        if top_up:
+            tally.pay(facts.dealer, POOL, top_up)
+            tally.note("H-16", "{dealer}, dealing, adds {top_up} to the pool (now {pool}).",
+                       dealer=tally.name(facts.dealer), top_up=top_up, pool=tally.pool_now)
+        for seat in facts.peeks:
+            tally.pay(seat, POOL, 1)
+        if facts.peeks:
+            tally.note("H-18", "{who} paid 1 chip each to look at the widow card (pool now {pool}).",
+                       who=", ".join(tally.name(s) for s in facts.peeks), pool=tally.pool_now)
+
+    def all_passed(self, facts: HandFacts, setup: EveningSetup, tally: Tally) -> None:
+        super().all_passed(facts, setup, tally)
+        if setup.options["all_pass"] == "double_header":
+            tally.double_next = True
+            tally.note("O-3", "Peel's double header: the next hand's payments are doubled.")
+
+    def pay_contract(self, facts: HandFacts, setup: EveningSetup, tally: Tally, declarer: int, contract: Bid,
+                     tricks: int, made: bool) -> None:
+        super().pay_contract(facts, setup, tally, declarer, contract, tricks, made)
+        if tally.multiplier > 1:
+            tally.note("O-3", "Payments doubled after the previous hand where everyone passed (double header).")
+        if facts.widow:
+            rule = {"widow": "H-17", "peep": "H-18", "garnet": "H-19"}[setup.options["widow"]]
+            tally.note(rule, "{declarer} took the widow.", declarer=tally.name(declarer))
+        if contract.id == "garnet" and not made:
+            tally.note("H-19", "Sir Garnet defeated pays double the ordinary Nap failure.")
+
+    def after_play(self, facts: HandFacts, setup: EveningSetup, tally: Tally, declarer: int, contract: Bid,
+                   made: bool) -> None:
+        """H-16: the first made Nap takes the pool (a new one starts); a defeated Nap doubles it."""
+        if not setup.options["pool"] or contract.id not in NAP_BIDS:
+            return
+        who = tally.name(declarer)
+        amount = tally.pool_now
+        if made:
+            tally.pay(POOL, declarer, amount)
+            tally.pool_open = False
+            tally.note("H-16", "{declarer} made {contract} and takes the whole pool: {amount}. A new pool starts.",
+                       declarer=who, contract=contract.name, amount=amount)
+        else:
+            tally.pay(declarer, POOL, amount)
+            tally.note("H-16", "{declarer} failed {contract} and doubles the pool: pays in {amount} (now {pool}).",
+                       declarer=who, contract=contract.name, amount=amount, pool=tally.pool_now)
+
+    def pool_at_end(self, options: Mapping[str, Any]) -> str:
+        return str(options["pool_at_end"]) if options["pool"] else "leave"
 
     def shuffle_note(self, shuffle: bool) -> tuple[str, str]:
         """H-4: the dealer shuffles last; the player on the dealer's right cuts."""

@@ -1,0 +1,102 @@
+"""``napoleao`` — Napoleão, the Brazilian points game.
+
+Source: ``shared/seeds/004_f25fb04a50ebee3e.txt`` (Portuguese), rendered in
+``shared/rules/napoleao.md`` as B-1 … B-18. Scores are points: a made contract
+scores for the declarer, a defeated one for every opponent; nobody pays anybody.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ..cards import SUITS
+from ..core import Bid, EveningSetup, HandFacts, IllegalAuction, IllegalFacts
+from ..options import OptionSpec
+from ..sources import NAPOLEAO_SOURCE
+from .base import Tally, Variant
+
+#: B-3: five cards each, one at a time.
+DEAL_ROUNDS = (1, 1, 1, 1, 1)
+
+
+class Napoleao(Variant):
+    """Napoleão: declarations One to Four and nap (B-4, B-5); points (B-11 to B-13)."""
+
+    id = "napoleao"
+    name = "Napoleão (Brazilian points game)"
+    source = NAPOLEAO_SOURCE
+    min_players = 2  # B-1, adopted
+    max_players = 6
+    points_only = True
+    #: B-11 to B-13: (points to the declarer if made, points to each opponent if defeated)
+    schedule = {"one": (1, 1), "two": (2, 2), "three": (3, 3), "four": (4, 4), "nap": (10, 5)}
+    option_specs = (
+        OptionSpec(
+            "end",
+            "The game ends at",
+            "choice",
+            "target",
+            "B-14",
+            "A target score or a number of hands (B-14; the source sets none).",
+            choices=(("target", "A target score"), ("hands", "A number of hands")),
+        ),
+        OptionSpec("target_score", "Target score", "int", 30, "B-14",
+                   "With a target: the game ends when someone reaches it (B-14).", minimum=1, maximum=1000),
+        OptionSpec("hands", "Number of hands", "int", 20, "B-14",
+                   "With a number of hands: the game ends after that many (B-14).", minimum=1, maximum=500),
+    )
+    rule_players = "B-1"
+    rule_auction = "B-4"
+    rule_bids = "B-5"
+    rule_overcall = "B-5"
+    rule_all_pass = "B-6"
+    rule_settle = "B-11"
+    rule_misdeal = "B-18"
+    rule_deal_passes = "B-3"
+    rule_schedule = "B-11"
+    rule_extra_tricks = "B-11"
+    misdeal_source_silent = True
+
+    def check_facts(self, facts: HandFacts, setup: EveningSetup) -> None:
+        """B-7: the named trump, if recorded, is a suit; nothing else extra is allowed."""
+        if facts.trump is not None and facts.trump not in SUITS:
+            raise IllegalFacts(f"Trump must be one of {', '.join(SUITS)} (B-7).", "B-7")
+        super().check_facts(HandFacts(facts.dealer, purchase=facts.purchase, widow=facts.widow, peeks=facts.peeks),
+                            setup)
+
+    def check_all_pass(self, facts: HandFacts, setup: EveningSetup) -> None:
+        """B-6: when everyone says «Passo», the dealer becomes declarer and must declare at least one."""
+        raise IllegalAuction(
+            f"Everyone else said «Passo», so {setup.players[facts.dealer]} (the dealer) is declarer and must "
+            "declare at least One.",
+            "B-6",
+        )
+
+    def pay_contract(self, facts: HandFacts, setup: EveningSetup, tally: Tally, declarer: int, contract: Bid,
+                     tricks: int, made: bool) -> None:
+        """B-11 to B-13: points to the declarer (made) or to every opponent (defeated)."""
+        won, lost = self.schedule[contract.id]
+        rule = "B-13" if contract.id == "nap" else ("B-11" if made else "B-12")
+        if made:
+            tally.award(declarer, won)
+            tally.note(rule, "{declarer} won {tricks} tricks, needing {needed}: {contract} is made; {declarer} "
+                       "scores {points}.", declarer=tally.name(declarer), tricks=tricks, needed=contract.tricks,
+                       contract=contract.name, points=won)
+        else:
+            for seat in range(setup.n):
+                if seat != declarer:
+                    tally.award(seat, lost)
+            tally.note(rule, "{declarer} won {tricks} tricks, needing {needed}: {contract} is defeated; every "
+                       "opponent scores {points}.", declarer=tally.name(declarer), tricks=tricks,
+                       needed=contract.tricks, contract=contract.name, points=lost)
+        if facts.trump is not None:
+            tally.note("B-7", "{declarer} named {trump} trump.", declarer=tally.name(declarer), trump=facts.trump)
+
+    def hands_to_play(self, setup: EveningSetup) -> int | None:
+        """B-14: the agreed number of hands, when the table chose hands."""
+        return int(setup.options["hands"]) if setup.options["end"] == "hands" else None
+
+    def target_score(self, options: Mapping[str, Any]) -> int | None:
+        """B-14: the target score, when the table chose a target."""
+        return int(options["target_score"]) if options["end"] == "target" else None

@@ -1,0 +1,202 @@
+"""``russian36`` — Napoleon, 36 cards, with Napoleon's treasure.
+
+Source: ``shared/seeds/001_4075811b721171fb.txt`` (Russian), rendered in
+``shared/rules/russian36.md`` as R-1 … R-18. Units are chips (the source plays for
+roubles: give one chip a money value with the evening's stake). The treasure
+(«Клад Наполеона») is the pool: a party of the ledger.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ..core import BIDS, HERE, PASS, POOL, Bid, EveningSetup, HandFacts, IllegalAuction, Reason
+from ..options import OptionSpec
+from ..sources import RUSSIAN36_SOURCE
+from .base import Tally, Variant
+
+LADDER = ("one", "two", "three", "four", "five", "napoleon")
+
+
+class Russian36(Variant):
+    """Napoleon with the treasure: auction from the dealer, «Здесь», «Наполеон» (R-5 to R-7)."""
+
+    id = "russian36"
+    name = "Napoleon, 36 cards, with treasure"
+    source = RUSSIAN36_SOURCE
+    min_players = 2  # R-1
+    max_players = 6
+    schedule = {b: (BIDS[b].tricks, BIDS[b].tricks) for b in LADDER}
+    option_specs = (
+        OptionSpec("stake_per_trick", "Stake per trick (chips)", "int", 10, "R-3",
+                   "What each opponent pays per trick bid (R-3; the source's example plays for 10).",
+                   minimum=1, maximum=100_000),
+        OptionSpec("ante", "Ante per player each deal (chips)", "int", 5, "R-2",
+                   "Paid by every player into Napoleon's treasure at every deal (R-2).", minimum=0, maximum=100_000),
+        OptionSpec("treasure_at_end", "Treasure left at the end", "choice", "share", "R-2",
+                   "What happens to chips left in the treasure when the evening ends (the source is silent).",
+                   choices=(("share", "Shared equally"), ("leave", "Left unsettled"))),
+    )
+    rule_players = "R-1"
+    rule_auction = "R-5"
+    rule_bids = "R-7"
+    rule_overcall = "R-7"
+    rule_all_pass = "R-8"
+    rule_settle = "R-13"
+    rule_misdeal = "R-18"
+    rule_deal_passes = "R-4"
+    rule_schedule = "R-13"
+    rule_extra_tricks = "R-12"
+    misdeal_source_silent = True
+    pack_size = 36
+
+    def ladder(self, options: Mapping[str, Any]) -> tuple[Bid, ...]:
+        return tuple(BIDS[b] for b in LADDER)
+
+    def check_facts(self, facts: HandFacts, setup: EveningSetup) -> None:
+        """A purchase (R-9) is a fact of this variant; a named trump, widow or peek is not."""
+        super().check_facts(HandFacts(facts.dealer, trump=facts.trump, widow=facts.widow, peeks=facts.peeks), setup)
+
+    def next_speaker(self, setup: EveningSetup, dealer: int, calls: tuple[str, ...]) -> tuple[int | None, list[str]]:
+        """Who speaks next after ``calls`` and what they may say, or ``(None, [])`` when the
+        auction is over (R-5, R-6). Raises :class:`IllegalAuction` for an illegal call."""
+        n = setup.n
+        ladder = {b.id: b for b in self.ladder(setup.options)}
+        passed: set[int] = set()
+        highest: Bid | None = None
+        holder: int | None = None
+        speaker = dealer  # R-5: the dealer speaks first
+        for i, call in enumerate(calls):
+            if self._over(n, passed, highest):
+                raise IllegalAuction(f"The auction was over after {i} calls; call {i + 1} is one too many.", "R-5")
+            who = setup.players[speaker]
+            if call == PASS:
+                passed.add(speaker)
+            elif call == HERE:
+                if speaker != dealer:
+                    raise IllegalAuction(f"{who} said «Здесь», but only the dealer may.", "R-6")
+                if highest is None or holder == dealer:
+                    raise IllegalAuction(f"{who} said «Здесь» with no other player's bid to hold.", "R-6")
+                holder = dealer
+            elif call in ladder:
+                bid = ladder[call]
+                if highest is not None and bid.rank <= highest.rank:
+                    raise IllegalAuction(
+                        f"{who} bid {bid.name}, not higher than {highest.name}; only the dealer may hold a bid "
+                        "(«Здесь»).",
+                        "R-6" if speaker == dealer else "R-5",
+                    )
+                highest, holder = bid, speaker
+            else:
+                name = BIDS[call].name if call in BIDS else repr(call)
+                raise IllegalAuction(f"{name} is not a call here: pass, One to Five, Napoleon or «Здесь».", "R-7")
+            speaker = self._after(n, speaker, passed)
+        if self._over(n, passed, highest):
+            return None, []
+        options = [PASS] + [b.id for b in ladder.values() if highest is None or b.rank > highest.rank]
+        if speaker == dealer and highest is not None and holder != dealer:
+            options.insert(1, HERE)
+        return speaker, options
+
+    @staticmethod
+    def _over(n: int, passed: set[int], highest: Bid | None) -> bool:
+        return len(passed) == n or (highest is not None and len(passed) == n - 1)
+
+    @staticmethod
+    def _after(n: int, speaker: int, passed: set[int]) -> int:
+        for step in range(1, n + 1):
+            seat = (speaker + step) % n
+            if seat not in passed:
+                return seat
+        return speaker
+
+    def check_auction(self, facts: HandFacts, setup: EveningSetup) -> tuple[int | None, Bid | None, list[Reason]]:
+        """R-5 to R-7: the auction from the dealer, round after round, until all but one
+        have passed; returns the declarer and contract (``None`` when all passed)."""
+        nxt, _ = self.next_speaker(setup, facts.dealer, facts.auction)
+        if nxt is not None:
+            raise IllegalAuction(f"The auction is not finished: {setup.players[nxt]} must still speak.", "R-5")
+        n = setup.n
+        passed: set[int] = set()
+        highest: Bid | None = None
+        holder: int | None = None
+        speaker = facts.dealer
+        held = False
+        for call in facts.auction:
+            if call == PASS:
+                passed.add(speaker)
+            elif call == HERE:
+                holder, held = facts.dealer, True
+            else:
+                highest, holder, held = BIDS[call], speaker, False
+            speaker = self._after(n, speaker, passed)
+        if highest is None or holder is None:
+            return None, None, []
+        others = ", ".join(setup.players[s] for s in range(n) if s != holder)
+        text = "{declarer} holds the highest bid, {contract}, and plays alone against {opponents}."
+        reasons = [Reason("R-5", text, {"declarer": setup.players[holder], "contract": highest.name,
+                                        "opponents": others})]
+        if held:
+            reasons.append(Reason("R-6", "The dealer, {declarer}, took the bid at the same level with «Здесь».",
+                                  {"declarer": setup.players[holder]}))
+        return holder, highest, reasons
+
+    def before_play(self, facts: HandFacts, setup: EveningSetup, tally: Tally) -> None:
+        """R-2: every player pays the ante into the treasure at every deal."""
+        ante = int(setup.options["ante"])
+        if ante:
+            for seat in range(setup.n):
+                tally.pay(seat, POOL, ante)
+            tally.note("R-2", "Each player pays the ante of {ante} into Napoleon's treasure (now {pool}).",
+                       ante=ante, pool=tally.pool_now)
+
+    def all_passed(self, facts: HandFacts, setup: EveningSetup, tally: Tally) -> None:
+        """R-8 (adopted): not played; the antes stay in the treasure."""
+        tally.note("R-8", "Everyone passed: the hand is not played; the antes stay in the treasure; {next} deals "
+                   "next.", next=setup.players[(facts.dealer + 1) % setup.n])
+
+    def pay_contract(self, facts: HandFacts, setup: EveningSetup, tally: Tally, declarer: int, contract: Bid,
+                     tricks: int, made: bool) -> None:
+        """R-13 made: every other player pays stake × bid. R-14 defeated: the declarer pays
+        each stake × bid and as much into the treasure; R-16 for a Napoleon instead doubles it."""
+        stake = int(setup.options["stake_per_trick"])
+        per = stake * contract.tricks
+        who = tally.name(declarer)
+        if facts.purchase:
+            tally.note("R-9", "{declarer} bought one card from the stock (no payment).", declarer=who)
+        for seat in range(setup.n):
+            if seat != declarer:
+                tally.pay(seat, declarer, per) if made else tally.pay(declarer, seat, per)
+        params = {"declarer": who, "contract": contract.name, "tricks": tricks, "needed": contract.tricks,
+                  "per": per, "stake": stake, "count": setup.n - 1, "total": per * (setup.n - 1)}
+        if made:
+            tally.note("R-13", "{declarer} won {tricks} tricks, needing {needed}: made. Each of the {count} others "
+                       "pays {stake} × {needed} = {per}: {declarer} +{total}.", **params)
+            return
+        tally.note("R-14" if contract.id != "napoleon" else "R-16",
+                   "{declarer} won {tricks} tricks, needing {needed}: defeated. {declarer} pays each of the {count} "
+                   "others {stake} × {needed} = {per}.", **params)
+        if contract.id == "napoleon":
+            doubling = tally.pool_now
+            tally.pay(declarer, POOL, doubling)
+            tally.note("R-16", "A defeated Napoleon doubles the treasure: {declarer} pays in {amount}, what it "
+                       "holds (now {pool}).", declarer=who, amount=doubling, pool=tally.pool_now)
+        else:
+            tally.pay(declarer, POOL, per)
+            tally.note("R-14", "{declarer} also pays {per} into the treasure (now {pool}).", declarer=who, per=per,
+                       pool=tally.pool_now)
+
+    def after_play(self, facts: HandFacts, setup: EveningSetup, tally: Tally, declarer: int, contract: Bid,
+                   made: bool) -> None:
+        """R-15: a made Napoleon takes the whole treasure; R-17: a plain five never does."""
+        if contract.id == "napoleon" and made:
+            amount = tally.pool_now
+            tally.pay(POOL, declarer, amount)
+            tally.note("R-15", "{declarer} made Napoleon and takes the whole treasure: {amount}.",
+                       declarer=tally.name(declarer), amount=amount)
+        elif contract.id == "five":
+            tally.note("R-17", "A plain Five, not declared «Наполеон», does not take the treasure.")
+
+    def pool_at_end(self, options: Mapping[str, Any]) -> str:
+        return str(options["treasure_at_end"])
