@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .rules import EveningSetup, HandFacts, Ruling, RulesError, TableState, Variant, get_variant
+from .rules import POOL, EveningSetup, HandFacts, Ruling, RulesError, TableState, Variant, get_variant
 
 
 class HandError(RulesError):
@@ -122,3 +122,95 @@ def settle_evening(setup: EveningSetup, hands: Sequence[HandFacts]) -> Ledger:
         hands_counted=counted,
         hands_to_play=variant.hands_to_play(setup),
     )
+
+
+@dataclass(frozen=True)
+class Payment:
+    """One payment of the settle-up: ``payer`` pays ``payee`` ``amount`` units. Each is a
+    seat, or :data:`~scorer.rules.POOL` for chips that stay in the pool (kept for
+    another evening, or the remainder of an equal share)."""
+
+    payer: int | str
+    payee: int | str
+    amount: int
+
+
+@dataclass(frozen=True)
+class SettleUp:
+    """The end of an evening: what each seat is owed or owes (``balances``, units),
+    including its share of the pool when the table shares it (H-16, adopted), the
+    chips left in the pool (``pool_left``: all of it when the table leaves it, or
+    the remainder that does not divide equally), and the ``payments`` that clear
+    every balance."""
+
+    balances: tuple[int, ...]
+    pool_share: int
+    pool_left: int
+    payments: tuple[Payment, ...]
+
+
+def settle_up(ledger: Ledger) -> SettleUp:
+    """Who pays whom how much, in as few payments as possible.
+
+    The pool is shared equally when the variant's option says so (``pool_at_end``
+    ``"share"``; a remainder smaller than the number of players stays in it), and
+    whatever stays in the pool is paid into it by the players who owe. The fewest
+    payments that clear the balances are ``parties − g``, where ``g`` is the largest
+    number of groups of parties whose balances sum to zero; with at most six players
+    and the pool every grouping is tried. At most ``n − 1`` payments when the pool
+    is empty.
+    """
+    n = ledger.setup.n
+    share, left = 0, ledger.pool
+    if ledger.pool > 0 and ledger.variant.pool_at_end(ledger.setup.options) == "share":
+        share, left = divmod(ledger.pool, n)
+    balances = tuple(t + share for t in ledger.totals)
+    parties = balances + (left,)  # the pool is the last party: it keeps what is left in it
+    payments: list[Payment] = []
+    for group in _zero_sum_groups(parties):
+        for p in _settle_group(parties, group):
+            payments.append(Payment(*(POOL if x == n else x for x in (p.payer, p.payee)), p.amount))
+    return SettleUp(balances, share, left, tuple(payments))
+
+
+def _zero_sum_groups(balances: tuple[int, ...]) -> list[list[int]]:
+    """Split the seats with a non-zero balance into the most groups that each sum to zero."""
+    seats = [s for s, b in enumerate(balances) if b]
+    full = (1 << len(seats)) - 1
+    total = {0: 0}
+    for mask in range(1, full + 1):
+        low = mask & -mask
+        total[mask] = total[mask ^ low] + balances[seats[low.bit_length() - 1]]
+    best: dict[int, tuple[int, list[int]]] = {0: (0, [])}
+    for mask in range(1, full + 1):
+        if total[mask] != 0:
+            continue
+        low = mask & -mask
+        choice: tuple[int, list[int]] = (1, [mask])
+        sub = mask
+        while sub:
+            if sub & low and sub != mask and total[sub] == 0 and (mask ^ sub) in best:
+                count, parts = best[mask ^ sub]
+                if count + 1 > choice[0]:
+                    choice = (count + 1, parts + [sub])
+            sub = (sub - 1) & mask
+        best[mask] = choice
+    if full == 0:
+        return []
+    parts = best[full][1] if full in best else [full]
+    return [[seats[i] for i in range(len(seats)) if part >> i & 1] for part in parts]
+
+
+def _settle_group(balances: tuple[int, ...], group: list[int]) -> list[Payment]:
+    """Clear one zero-sum group with ``len(group) − 1`` payments or fewer: the biggest
+    debtor pays the biggest creditor as much as one of them can settle."""
+    owed = {s: balances[s] for s in group}
+    payments = []
+    while any(owed.values()):
+        debtor = min(owed, key=lambda s: (owed[s], s))
+        creditor = max(owed, key=lambda s: (owed[s], -s))
+        amount = min(-owed[debtor], owed[creditor])
+        payments.append(Payment(debtor, creditor, amount))
+        owed[debtor] += amount
+        owed[creditor] -= amount
+    return payments

@@ -134,3 +134,24 @@ def test_json_round_trip_gives_the_same_ledger(evening: tuple[EveningSetup, list
     first, second = settle_evening(setup, hands), settle_evening(again.setup, again.hands)
     assert [r.ruling for r in first.rows] == [r.ruling for r in second.rows]
     assert first.totals == second.totals and again.setup == setup
+
+
+@settings(max_examples=200, deadline=None)
+@given(evenings(MONEY))
+def test_settle_up_clears_every_balance_with_few_payments(evening: tuple[EveningSetup, list[HandFacts]]) -> None:
+    from scorer.ledger import settle_up
+    from scorer.rules import POOL
+
+    setup, hands = evening
+    ledger = settle_evening(setup, hands)
+    result = settle_up(ledger)
+    owed = {**dict(enumerate(result.balances)), POOL: result.pool_left}
+    for p in result.payments:
+        assert p.amount > 0 and p.payer != p.payee
+        owed[p.payer] += p.amount
+        owed[p.payee] -= p.amount
+    assert all(v == 0 for v in owed.values())
+    parties = setup.n + (1 if result.pool_left else 0)
+    assert len(result.payments) <= parties - 1
+    if not result.pool_left:
+        assert len(result.payments) <= setup.n - 1

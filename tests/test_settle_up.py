@@ -1,0 +1,53 @@
+"""Settle-up: who pays whom how much, in as few payments as possible."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from scorer.evening_file import loads
+from scorer.ledger import Payment, settle_evening, settle_up
+from scorer.rules import POOL, HandFacts
+from tests.helpers import setup
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+
+
+def test_hoyle_example_settles_in_three_payments() -> None:
+    evening = loads((EXAMPLES / "hoyle-five.json").read_bytes())
+    result = settle_up(settle_evening(evening.setup, evening.hands))
+    # balances +70 −125 +55 −5 +5: Dmitri→Eve 5 is a group of its own, Boris pays Alice and Chloe
+    assert result.balances == (70, -125, 55, -5, 5)
+    assert set(result.payments) == {Payment(3, 4, 5), Payment(1, 0, 70), Payment(1, 2, 55)}
+
+
+def test_two_independent_pairs_need_two_payments_not_three() -> None:
+    s = setup("pagat", ("A", "B", "C", "D"))
+    # hand 1 (dealer A): B bids Four and makes it: B +12, others −4
+    # hand 2 (dealer B): C bids Four and makes it: C +12, others −4 → A −8, B +8, C +8, D −8
+    ledger = settle_evening(s, [HandFacts(0, ("four", "pass", "pass", "pass"), 4),
+                                HandFacts(1, ("four", "pass", "pass", "pass"), 4)])
+    assert ledger.totals == (-8, 8, 8, -8)
+    result = settle_up(ledger)
+    assert len(result.payments) == 2 and sum(p.amount for p in result.payments) == 16
+
+
+def test_pool_shared_equally_with_the_remainder_left_in_it() -> None:
+    # hoyle with a pool: opening 5 each (3 players → 15), dealer A adds 1 → 16; B makes Three: +6
+    s = setup("hoyle", ("A", "B", "C"), pool=True, pool_opening=5, pool_top_up=1)
+    ledger = settle_evening(s, [HandFacts(0, ("three", "pass", "pass"), 3)])
+    assert ledger.totals == (-5 - 1 - 3, -5 + 6, -5 - 3) and ledger.pool == 16
+    result = settle_up(ledger)
+    assert result.pool_share == 5 and result.pool_left == 1  # 16 = 3 × 5 + 1
+    assert result.balances == (-4, 6, -3)
+    owed = {0: -4, 1: 6, 2: -3, POOL: 1}
+    for p in result.payments:
+        owed[p.payer] += p.amount
+        owed[p.payee] -= p.amount
+    assert set(owed.values()) == {0}
+
+
+def test_pool_left_unsettled_is_paid_into_by_the_debtors() -> None:
+    s = setup("hoyle", ("A", "B", "C"), pool=True, pool_opening=5, pool_top_up=0, pool_at_end="leave")
+    result = settle_up(settle_evening(s, [HandFacts(0, ("pass", "pass", "pass"))]))
+    assert result.balances == (-5, -5, -5) and result.pool_left == 15
+    assert sorted((p.payer, p.payee, p.amount) for p in result.payments) == [(0, POOL, 5), (1, POOL, 5), (2, POOL, 5)]
