@@ -16,5 +16,5 @@ def setup(variant: str, players: tuple[str, ...] = FOUR, first_dealer: int = 0, 
 
 
 def rule_on(s: EveningSetup, dealer: int, auction: tuple[str, ...] | list[str], tricks: int | None = None,
-            misdeal: bool = False) -> Ruling:
-    return get_variant(s.variant).settle(HandFacts(dealer, tuple(auction), tricks, misdeal), s)
+            misdeal: bool = False, **facts: Any) -> Ruling:
+    return get_variant(s.variant).settle(HandFacts(dealer, tuple(auction), tricks, misdeal, **facts), s)

@@ -87,14 +87,19 @@ def trump_of(first_lead: Card) -> str:
     return first_lead.suit
 
 
-def may_play(hand: Sequence[Card], card: Card, led_suit: str | None) -> bool:
-    """P-10 / H-9: follow suit if able; a player who cannot may play any card
-    (trump or discard; no duty to trump). ``led_suit`` ``None`` means leading."""
+def may_play(hand: Sequence[Card], card: Card, led_suit: str | None, trump: str | None = None) -> bool:
+    """P-10 / H-9 / B-8: follow suit if able; a player who cannot may play any card
+    (trump or discard; no duty to trump). R-11: with ``trump`` given, a player who
+    cannot follow must trump if able. ``led_suit`` ``None`` means leading."""
     if card not in hand:
         return False
     if led_suit is None or card.suit == led_suit:
         return True
-    return all(c.suit != led_suit for c in hand)
+    if any(c.suit == led_suit for c in hand):
+        return False
+    if trump is not None and card.suit != trump:
+        return all(c.suit != trump for c in hand)
+    return True
 
 
 def trick_winner(plays: Sequence[Card], trump: str) -> int:
