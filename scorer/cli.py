@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from .evening_file import EveningFile, EveningFileError, loads
-from .ledger import Ledger, settle_evening
+from .ledger import Ledger, settle_evening, settle_up
 
 
 def ledger_report(evening: EveningFile, ledger: Ledger) -> dict[str, Any]:
@@ -64,7 +64,24 @@ def ledger_report(evening: EveningFile, ledger: Ledger) -> dict[str, Any]:
     }
     if ledger.money_totals is not None:
         report["money_totals"] = by_name(ledger.money_totals)
+    if not ledger.variant.points_only:
+        result = settle_up(ledger)
+        report["settle_up"] = {
+            "balances": by_name(result.balances),
+            "pool_share": result.pool_share,
+            "pool_left": result.pool_left,
+            "payments": [
+                {"payer": _party(names, p.payer), "payee": _party(names, p.payee), "amount": p.amount,
+                 **({"money": p.amount * stake.minor} if stake else {})}
+                for p in result.payments
+            ],
+        }
+    report["end_reached"] = ledger.end_reached
     return report
+
+
+def _party(names: tuple[str, ...], party: int | str) -> str:
+    return names[party] if isinstance(party, int) else "pool"
 
 
 def signed(n: int) -> str:
@@ -101,9 +118,20 @@ def text_report(evening: EveningFile, ledger: Ledger) -> str:
         lines.append(
             f"{'Money':<{pad}}" + "".join(f" {setup.stake.format(m):>{width}}" for m in ledger.money_totals)
         )
+    if ledger.pool:
+        lines.append(f"{'Pool':<{pad}} {ledger.pool:>{width}}")
     if ledger.rows:
         lines.append("")
         lines.append("Winner" + ("s" if len(ledger.winners) > 1 else "") + ": " + ", ".join(names[s] for s in ledger.winners))
+    if ledger.rows and not ledger.variant.points_only:
+        result = settle_up(ledger)
+        lines.append("")
+        lines.append("Settle-up" + (f" (pool shared: {result.pool_share} each)" if result.pool_share else "") + ":")
+        for p in result.payments:
+            money = f" ({setup.stake.format(p.amount * setup.stake.minor)})" if setup.stake else ""
+            lines.append(f"  {_party(names, p.payer)} pays {_party(names, p.payee)} {p.amount}{money}")
+        if not result.payments:
+            lines.append("  nobody owes anything")
     if ledger.hands_remaining is not None:
         lines.append(f"Hands remaining to the agreed end: {ledger.hands_remaining}")
     return "\n".join(lines) + "\n"

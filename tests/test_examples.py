@@ -9,14 +9,15 @@ from pathlib import Path
 import pytest
 
 from scorer.evening_file import loads
-from scorer.ledger import settle_evening
+from scorer.ledger import settle_evening, settle_up
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 FILES = sorted(p for p in EXAMPLES.glob("*.json") if not p.name.endswith(".expected.json"))
 
 
 def test_there_are_examples() -> None:
-    assert {p.name for p in FILES} >= {"pagat-thursday.json", "hoyle-five.json"}
+    assert {p.name for p in FILES} >= {"pagat-thursday.json", "hoyle-five.json", "russian36-treasure.json",
+                                       "napoleao-sexta.json", "hoyle-peep-pool.json", "hoyle-garnet.json"}
 
 
 @pytest.mark.parametrize("path", FILES, ids=[p.stem for p in FILES])
@@ -32,6 +33,13 @@ def test_example_settles_to_hand_worked_totals(path: Path) -> None:
     if "money_totals" in expected:
         assert ledger.money_totals is not None
         assert dict(zip(names, ledger.money_totals)) == expected["money_totals"]
+    if "settle_up" in expected:
+        result = settle_up(ledger)
+        assert dict(zip(names, result.balances)) == expected["settle_up"]["balances"]
+        assert result.pool_left == expected["settle_up"]["pool_left"]
+    if "end_reached" in expected:
+        assert ledger.end_reached == expected["end_reached"]
+        assert [names[s] for s in ledger.winners] == expected["winners"]
 
 
 def test_pagat_example_has_the_required_hands() -> None:
