@@ -171,6 +171,11 @@ def _known_call(form: FlaskForm, field: RadioField) -> None:
         raise ValidationError(f"“{str(field.data)[:20]}” is not a bid. Choose Pass or a bid.")
 
 
+def _trump(form: FlaskForm, field: RadioField) -> None:
+    if field.data not in (None, "", "S", "H", "D", "C"):
+        raise ValidationError("Choose a suit.")
+
+
 def _tricks(form: FlaskForm, field: RadioField) -> None:
     if field.data in (None, ""):
         return
@@ -197,6 +202,12 @@ class HandFormBase(FlaskForm):
     )
     save = SubmitField("Save hand")
     misdeal = SubmitField("Misdeal")
+    #: russian36: the calls so far, in speaking order (the auction is built one call at a time)
+    calls = HiddenField()
+    trump = RadioField("Trump named by the declarer", validate_choice=False, validators=[_trump],
+                       choices=choices([("S", "♠"), ("H", "♥"), ("D", "♦"), ("C", "♣"), ("", "not recorded")]))
+    purchase = BooleanField("The declarer bought a card (R-9)")
+    widow = BooleanField("The declarer took the widow")
 
     setup: EveningSetup
 
@@ -208,6 +219,15 @@ class HandFormBase(FlaskForm):
         """The calls as the engine wants them: eldest hand (left of ``dealer``) first."""
         n = self.setup.n
         return tuple(getattr(self, f"call_{(dealer + 1 + i) % n}").data or PASS for i in range(n))
+
+    def call_sequence(self) -> tuple[str, ...]:
+        """russian36: the calls so far from the hidden field (empty when none)."""
+        data = (self.calls.data or "").strip()
+        return tuple(c for c in data.split(",") if c)[:60]
+
+    def peeks_value(self) -> tuple[int, ...]:
+        """H-18: the seats whose "peeked" box is ticked."""
+        return tuple(s for s in range(self.setup.n) if getattr(getattr(self, f"peek_{s}", None), "data", False))
 
     def tricks_value(self) -> int | None:
         return None if self.tricks.data in (None, "") else int(self.tricks.data)
@@ -237,6 +257,8 @@ def hand_form_for(setup: EveningSetup, ladder: tuple[Any, ...], **kwargs: Any) -
             f"call_{seat}",
             RadioField(name, choices=calls, default=PASS, validate_choice=False, validators=[_known_call]),
         )
+        if setup.options.get("widow") == "peep":
+            setattr(HandForm, f"peek_{seat}", BooleanField(name))
     form = HandForm(**kwargs)
     form.dealer.choices = choices(enumerate(setup.players))
     return form

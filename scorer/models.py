@@ -14,6 +14,7 @@ from typing import Any
 
 from flask_sqlalchemy import SQLAlchemy
 from sqlalchemy import JSON, DateTime, ForeignKey, String, UniqueConstraint, event
+from sqlalchemy import false as sa_false
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
@@ -141,6 +142,14 @@ class HandVersion(db.Model):  # type: ignore[name-defined,misc]
     misdeal: Mapped[bool] = mapped_column(default=False)
     auction: Mapped[list[str]] = mapped_column(JSON, default=list)
     tricks: Mapped[int | None] = mapped_column(default=None)
+    #: napoleao B-7: the suit the declarer named (S, H, D, C) or None
+    trump: Mapped[str | None] = mapped_column(String(1), default=None)
+    #: russian36 R-9: the declarer bought a card
+    purchase: Mapped[bool] = mapped_column(default=False, server_default=sa_false())
+    #: hoyle H-17/H-18/H-19: the declarer took the widow
+    widow: Mapped[bool] = mapped_column(default=False, server_default=sa_false())
+    #: hoyle H-18: seats that paid to peek
+    peeks: Mapped[list[int]] = mapped_column(JSON, default=list, server_default="[]")
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
     hand: Mapped[Hand] = relationship(back_populates="versions")

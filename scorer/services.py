@@ -80,7 +80,14 @@ def setup_of(evening: Evening) -> EveningSetup:
 def facts_of(version: HandVersion) -> HandFacts:
     """The engine's view of one recorded version of a hand."""
     return HandFacts(
-        dealer=version.dealer, auction=tuple(version.auction or ()), tricks=version.tricks, misdeal=version.misdeal
+        dealer=version.dealer,
+        auction=tuple(version.auction or ()),
+        tricks=version.tricks,
+        misdeal=version.misdeal,
+        trump=version.trump,
+        purchase=bool(version.purchase),
+        widow=bool(version.widow),
+        peeks=tuple(version.peeks or ()),
     )
 
 
@@ -95,9 +102,9 @@ def is_closed(evening: Evening, ledger: Ledger) -> bool:
 
 
 def normalise(facts: HandFacts) -> HandFacts:
-    """A misdeal keeps no auction or tricks (nothing else about it counts)."""
+    """A misdeal keeps no auction, tricks or other facts (nothing else about it counts)."""
     if facts.misdeal:
-        return HandFacts(facts.dealer, (), None, True)
+        return HandFacts(facts.dealer, misdeal=True)
     return facts
 
 
@@ -207,7 +214,15 @@ def set_finished(evening: Evening, finished: bool) -> None:
 
 def _version(number: int, facts: HandFacts) -> HandVersion:
     return HandVersion(
-        version=number, dealer=facts.dealer, misdeal=facts.misdeal, auction=list(facts.auction), tricks=facts.tricks
+        version=number,
+        dealer=facts.dealer,
+        misdeal=facts.misdeal,
+        auction=list(facts.auction),
+        tricks=facts.tricks,
+        trump=facts.trump,
+        purchase=facts.purchase,
+        widow=facts.widow,
+        peeks=list(facts.peeks),
     )
 
 

@@ -111,3 +111,34 @@ def test_evening_keys_are_unguessable(any_db_app: Any) -> None:
                                         stake=None).key for _ in range(5)}
         assert len(keys) == 5 and all(len(k) >= 22 for k in keys)  # 16 random bytes, base64url
         assert _count(Evening) == 5
+
+
+def test_upgrading_keeps_an_evening_saved_before_the_change(any_db_app: Any) -> None:
+    """An evening saved under migration 0001 survives the upgrade to the newest schema."""
+    from flask_migrate import downgrade, upgrade
+
+    with any_db_app.app_context():
+        downgrade(revision="0001_initial")
+        db.session.execute(sa.text(
+            "INSERT INTO evening (key, name, played_on, place, variant, options, stake_minor, currency, "
+            "first_dealer, created_at, revision) VALUES ('k1', 'Old', '2026-01-01', '', 'pagat', '{}', NULL, '', 0, "
+            "'2026-01-01 20:00:00+00', 1)"))
+        evening_id = db.session.scalar(sa.text("SELECT id FROM evening WHERE key = 'k1'"))
+        for seat, name in enumerate(("A", "B", "C")):
+            db.session.execute(sa.text("INSERT INTO player (evening_id, seat, name) VALUES (:e, :s, :n)"),
+                               {"e": evening_id, "s": seat, "n": name})
+        db.session.execute(sa.text("INSERT INTO hand (evening_id, number, created_at) VALUES (:e, 1, "
+                                   "'2026-01-01 20:05:00+00')"), {"e": evening_id})
+        hand_id = db.session.scalar(sa.text("SELECT id FROM hand"))
+        db.session.execute(sa.text(
+            "INSERT INTO hand_version (hand_id, version, dealer, misdeal, auction, tricks, created_at) VALUES "
+            "(:h, 1, 0, false, :auction, 4, '2026-01-01 20:05:00+00')"),
+            {"h": hand_id, "auction": '["four", "pass", "pass"]'})
+        db.session.commit()
+        upgrade()
+        db.session.expire_all()
+        evening = services.get_evening("k1")
+        assert evening is not None
+        ledger = services.ledger_of(evening)
+        assert ledger.totals == (-4, 8, -4)  # dealer A: B bids Four and makes it
+        assert evening.hands[0].current.peeks == [] and evening.hands[0].current.widow is False

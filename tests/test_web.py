@@ -18,7 +18,7 @@ def test_pages_render(client: Any) -> None:
     key = start_evening(client)
     assert post_hand(client, key, 1, 0, {2: "four"}, 4).status_code == 302
     for url in ("/", "/new", "/new/pagat", "/new/hoyle", f"/e/{key}", f"/e/{key}/hand", f"/e/{key}/hand/1",
-                f"/e/{key}/hand/1/edit", f"/e/{key}/finish", "/import", "/healthz"):
+                f"/e/{key}/hand/1/edit", f"/e/{key}/finish", f"/e/{key}/rules", "/import", "/healthz"):
         response = client.get(url)
         assert response.status_code == 200, url
     assert client.get(f"/e/{key}/evening.pdf").data.startswith(b"%PDF")

@@ -22,9 +22,9 @@ from .. import services
 from ..cache import RevisionCache
 from ..evening_file import EveningFileError, dumps, loads, parse_stake
 from ..forms import ActionForm, ImportForm, error_messages, evening_form_for, hand_form_for
-from ..ledger import Ledger
+from ..ledger import Ledger, settle_up
 from ..models import Evening
-from ..rules import VARIANTS, HandFacts, IllegalSetup, RulesError, Stake
+from ..rules import BIDS, HERE, PASS, VARIANTS, HandFacts, IllegalSetup, RulesError, Stake
 from .display import auction_of, citation, result_label, signed
 
 bp = Blueprint("evenings", __name__)
@@ -106,8 +106,14 @@ def scoresheet(key: str) -> str:
     cached = sheet_cache.get((key, revision))
     if cached is None:
         evening, ledger = load_evening(key)
+        names = ledger.setup.players
         fragment = Markup(
-            render_template("_sheet.html", evening=evening, ledger=ledger, closed=services.is_closed(evening, ledger))
+            render_template(
+                "_sheet.html", evening=evening, ledger=ledger, closed=services.is_closed(evening, ledger),
+                settle=None if ledger.variant.points_only else settle_up(ledger),
+                party=lambda p: names[p] if isinstance(p, int) else (ledger.variant.pool_name(ledger.setup.options)
+                                                                     or "pool"),
+            )
         )
         cached = (evening.name, evening.finished_at is not None, fragment)
         sheet_cache.put((key, evening.revision), cached)
@@ -118,26 +124,89 @@ def scoresheet(key: str) -> str:
 
 def _hand_page(evening: Evening, ledger: Ledger, form: Any, *, number: int, editing: bool, status: int = 200) -> Any:
     setup = ledger.setup
+    variant = ledger.variant
     try:
         dealer = int(form.dealer.data)
     except (TypeError, ValueError):
         dealer = ledger.next_dealer
     dealer = dealer if 0 <= dealer < setup.n else ledger.next_dealer
-    order = ledger.variant.speaking_order(setup, dealer)
+    order = variant.speaking_order(setup, dealer)
+    context: dict[str, Any] = {"sequence": variant.sequence_auction}
+    if variant.sequence_auction:
+        seq = form.call_sequence()
+        try:
+            said = [(setup.players[variant.next_speaker(setup, dealer, seq[:i])[0]], call)  # type: ignore[attr-defined]
+                    for i, call in enumerate(seq)]
+            speaker, legal = variant.next_speaker(setup, dealer, seq)  # type: ignore[attr-defined]
+        except (RulesError, TypeError, IndexError):
+            said, speaker, legal = [], dealer, []
+            form.calls.data = ""
+        declarer_text = ""
+        if speaker is None:
+            try:
+                declarer, contract, _ = variant.check_auction(HandFacts(dealer, seq), setup)
+            except RulesError:
+                declarer, contract = None, None
+            declarer_text = (f"{setup.players[declarer]} plays {contract.name}." if declarer is not None and contract
+                             else "Everyone passed.")
+        context.update(said=said, speaker=speaker, legal=legal, auction_over=speaker is None,
+                       declarer_text=declarer_text, eldest=dealer)
+    else:
+        context.update(call_fields=[getattr(form, f"call_{s}") for s in order], auction_over=True, eldest=order[0])
     return (
         render_template(
             "hand_form.html", evening=evening, ledger=ledger, form=form, number=number, editing=editing,
-            dealer=dealer, order=order, call_fields=[getattr(form, f"call_{s}") for s in order],
+            dealer=dealer, order=order, call_label=call_label, options=setup.options, **context,
         ),
         status,
     )
 
 
-def _facts_from(form: Any) -> HandFacts:
+def call_label(call: str) -> str:
+    """A call as shown on a button: «Здесь», Pass, the bid's name."""
+    if call == HERE:
+        return "«Здесь»"
+    if call == PASS:
+        return "Pass"
+    return BIDS[call].name if call in BIDS else call
+
+
+def _facts_from(form: Any, ledger: Ledger) -> HandFacts:
     dealer = int(form.dealer.data)
     if form.misdeal.data:
         return HandFacts(dealer=dealer, misdeal=True)
-    return HandFacts(dealer=dealer, auction=form.calls_in_speaking_order(dealer), tricks=form.tricks_value())
+    variant = ledger.variant
+    auction = form.call_sequence() if variant.sequence_auction else form.calls_in_speaking_order(dealer)
+    return HandFacts(
+        dealer=dealer,
+        auction=auction,
+        tricks=form.tricks_value(),
+        trump=form.trump.data or None,
+        purchase=bool(form.purchase.data),
+        widow=bool(form.widow.data),
+        peeks=form.peeks_value(),
+    )
+
+
+def _auction_step(evening: Evening, ledger: Ledger, form: Any, *, number: int, editing: bool) -> Any | None:
+    """russian36: one more call (or one call undone) in the auction being built; nothing
+    is saved. ``None`` when the request is not an auction step."""
+    if not ledger.variant.sequence_auction or form.save.data or form.misdeal.data:
+        return None
+    seq = form.call_sequence()
+    if "undo_call" in request.form:
+        seq = seq[:-1]
+    elif request.form.get("call"):
+        seq = seq + (str(request.form["call"])[:20],)
+    else:
+        return None
+    try:
+        ledger.variant.next_speaker(ledger.setup, int(form.dealer.data), seq)  # type: ignore[attr-defined]
+    except RulesError as error:
+        form.form_errors.append(str(error))
+        return _hand_page(evening, ledger, form, number=number, editing=editing, status=422)
+    form.calls.data = ",".join(seq)
+    return _hand_page(evening, ledger, form, number=number, editing=editing)
 
 
 def _rules_error(form: Any, error: RulesError) -> None:
@@ -158,12 +227,15 @@ def new_hand(key: str) -> Any:
         return _hand_page(evening, ledger, form, number=number, editing=False)
     form = hand_form_for(setup, ladder)
     if form.validate_on_submit():
+        step = _auction_step(evening, ledger, form, number=number, editing=False)
+        if step is not None:
+            return step
         posted = form.int_or_none(form.number)
         if posted is None or posted < 1:
             form.form_errors.append("This form is missing its hand number; reload the page.")
         else:
             try:
-                services.record_hand(evening, posted, _facts_from(form))
+                services.record_hand(evening, posted, _facts_from(form, ledger))
             except services.HandConflict as error:
                 flash(str(error))
                 if error.number < 1:
@@ -214,20 +286,25 @@ def edit_hand(key: str, number: int) -> Any:
     if request.method == "GET":
         facts = row.facts
         order = ledger.variant.speaking_order(setup, facts.dealer)
-        calls = {f"call_{seat}": call for seat, call in zip(order, facts.auction)}
+        calls: dict[str, Any] = {f"call_{seat}": call for seat, call in zip(order, facts.auction)}
+        calls.update({f"peek_{seat}": True for seat in facts.peeks})
         form = hand_form_for(
             setup, ladder, number=str(number), version=str(record.current.version), dealer=str(facts.dealer),
-            tricks=None if facts.tricks is None else str(facts.tricks), **calls,
+            tricks=None if facts.tricks is None else str(facts.tricks), calls=",".join(facts.auction),
+            trump=facts.trump or "", purchase=facts.purchase, widow=facts.widow, **calls,
         )
         return _hand_page(evening, ledger, form, number=number, editing=True)
     form = hand_form_for(setup, ladder)
     if form.validate_on_submit():
+        step = _auction_step(evening, ledger, form, number=number, editing=True)
+        if step is not None:
+            return step
         base = form.int_or_none(form.version)
         if base is None:
             form.form_errors.append("This form is missing its version; reload the page.")
         else:
             try:
-                services.correct_hand(evening, number, base, _facts_from(form))
+                services.correct_hand(evening, number, base, _facts_from(form, ledger))
             except services.HandConflict as error:
                 flash(str(error))
                 return redirect(url_for(".hand", key=key, number=number))
@@ -264,6 +341,15 @@ def confirm_finish(key: str) -> str:
         abort(404)
     return render_template("confirm_finish.html", evening=evening, action=ActionForm())
 bp.add_url_rule("/e/<key>/reopen", "reopen", _set_finished, methods=["POST"], defaults={"finished": False})
+
+
+@bp.get("/e/<key>/rules")
+def rules(key: str) -> str:
+    """The variant's rules in plain words with this table's options filled in."""
+    evening, ledger = load_evening(key)
+    return render_template(f"rules/{ledger.variant.id}.html", evening=evening, ledger=ledger,
+                           setup=ledger.setup, o=ledger.setup.options, stake=ledger.setup.stake,
+                           variant=ledger.variant)
 
 
 @bp.get("/e/<key>/evening.json")

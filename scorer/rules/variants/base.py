@@ -57,9 +57,13 @@ class Variant:
     rule_deal_passes: ClassVar[str]
     rule_extra_tricks: ClassVar[str]
     rule_schedule: ClassVar[str]  # the table of units per opponent
+    rule_end: ClassVar[str] = "P-14"  # the agreed end of the evening
     misdeal_source_silent: ClassVar[bool] = False
     #: Points variants award points and take no stake (``napoleao``).
     points_only: ClassVar[bool] = False
+    #: The auction goes round until all but one have passed (``russian36``), so it is
+    #: recorded as a sequence of calls rather than one call per player.
+    sequence_auction: ClassVar[bool] = False
 
     # ------------------------------------------------------------------ set-up
     def check_setup(self, setup: EveningSetup) -> EveningSetup:
@@ -343,6 +347,10 @@ class Variant:
 
     def hands_to_play(self, setup: EveningSetup) -> int | None:
         """The number of counted hands agreed for the evening, or ``None`` if open-ended."""
+        return None
+
+    def pool_name(self, options: Mapping[str, Any]) -> str | None:
+        """What the table calls its pool ("Pool", "Treasure"), or ``None`` without one."""
         return None
 
     def pool_at_end(self, options: Mapping[str, Any]) -> str:

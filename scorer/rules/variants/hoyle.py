@@ -234,6 +234,9 @@ class Hoyle(Variant):
             tally.note("H-16", "{declarer} failed {contract} and doubles the pool: pays in {amount} (now {pool}).",
                        declarer=who, contract=contract.name, amount=amount, pool=tally.pool_now)
 
+    def pool_name(self, options: Mapping[str, Any]) -> str | None:
+        return "Pool" if options["pool"] else None
+
     def pool_at_end(self, options: Mapping[str, Any]) -> str:
         return str(options["pool_at_end"]) if options["pool"] else "leave"
 

@@ -56,6 +56,7 @@ class Napoleao(Variant):
     rule_deal_passes = "B-3"
     rule_schedule = "B-11"
     rule_extra_tricks = "B-11"
+    rule_end = "B-14"
     misdeal_source_silent = True
 
     def check_facts(self, facts: HandFacts, setup: EveningSetup) -> None:

@@ -50,6 +50,7 @@ class Russian36(Variant):
     rule_extra_tricks = "R-12"
     misdeal_source_silent = True
     pack_size = 36
+    sequence_auction = True
 
     def ladder(self, options: Mapping[str, Any]) -> tuple[Bid, ...]:
         return tuple(BIDS[b] for b in LADDER)
@@ -197,6 +198,9 @@ class Russian36(Variant):
                        declarer=tally.name(declarer), amount=amount)
         elif contract.id == "five":
             tally.note("R-17", "A plain Five, not declared «Наполеон», does not take the treasure.")
+
+    def pool_name(self, options: Mapping[str, Any]) -> str | None:
+        return "Treasure"
 
     def pool_at_end(self, options: Mapping[str, Any]) -> str:
         return str(options["treasure_at_end"])

@@ -1,0 +1,89 @@
+"""The hand form for every variant: russian36's auction built one call at a time,
+napoleao's trump, hoyle's widow and peeks; the scoresheet's pool and settle-up."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tests.webhelpers import counts, start_evening, totals_on_page
+
+
+def _step(client: Any, key: str, calls: str, call: str | None = None, **extra: str) -> Any:
+    data = {"number": "1", "dealer": "0", "calls": calls, **extra}
+    if call is not None:
+        data["call"] = call
+    return client.post(f"/e/{key}/hand", data=data)
+
+
+def test_russian36_auction_one_call_at_a_time(client: Any, app: Any) -> None:
+    key = start_evening(client, "russian36", ("Ivan", "Olga", "Pyotr", "Sveta"), opt_stake_per_trick="10",
+                        opt_ante="5", scoring="money", stake="1", currency="RUB")
+    page = client.get(f"/e/{key}/hand").get_data(as_text=True)
+    assert "Ivan</span>" not in page or "to speak" in page
+    assert 'name="call" value="one"' in page and 'value="here"' not in page  # nothing to hold yet
+    # Ivan pass, Olga two, Pyotr three, Sveta pass, Olga pass: each step re-renders, nothing is saved
+    calls = ""
+    for call in ("pass", "two", "three", "pass"):
+        response = _step(client, key, calls, call)
+        assert response.status_code == 200
+        calls = ",".join(c for c in (calls, call) if c)
+    page = _step(client, key, calls, "pass").get_data(as_text=True)
+    assert "Pyotr plays Three." in page and counts(app)[1] == 0
+    # an illegal call is refused with its rule
+    bad = _step(client, key, "pass,two", "here")
+    assert bad.status_code == 422 and "(R-6)" in bad.get_data(as_text=True)
+    undo = _step(client, key, "pass,two", None, undo_call="1").get_data(as_text=True)
+    assert 'name="calls" type="hidden" value="pass"' in undo
+    saved = client.post(f"/e/{key}/hand", data={"number": "1", "dealer": "0", "calls": calls + ",pass",
+                                                 "tricks": "3", "purchase": "y", "save": "1"})
+    assert saved.status_code == 302
+    page = client.get(f"/e/{key}").get_data(as_text=True)
+    # antes 5 each into the treasure; Pyotr +90: Ivan −35, Olga −35, Pyotr +85, Sveta −35, treasure 20
+    assert totals_on_page(page) == {"Ivan": "−35", "Olga": "−35", "Pyotr": "+85", "Sveta": "−35", "Treasure": "20"}
+    assert "R-9" in client.get(f"/e/{key}/hand/1").get_data(as_text=True)
+
+
+def test_napoleao_trump_and_points(client: Any) -> None:
+    key = start_evening(client, "napoleao", ("Ana", "Bruno", "Carla"), opt_end="target", opt_target_score="5")
+    new = client.get(f"/new/napoleao").get_data(as_text=True)
+    assert "Value of one unit" not in new  # points only: no stake
+    response = client.post(f"/e/{key}/hand", data={"number": "1", "dealer": "0", "call_1": "nap", "tricks": "5",
+                                                   "trump": "H", "save": "1"})
+    assert response.status_code == 302
+    page = client.get(f"/e/{key}").get_data(as_text=True)
+    assert totals_on_page(page) == {"Ana": "0", "Bruno": "+10", "Carla": "0"}
+    assert "target of 5" in page and "Winner" in page
+    assert "named H trump" in client.get(f"/e/{key}/hand/1").get_data(as_text=True)
+
+
+def test_hoyle_peep_nap_peeks_and_pool(client: Any) -> None:
+    key = start_evening(client, "hoyle", ("Ann", "Ben", "Cai"), opt_pool="y", opt_pool_opening="3",
+                        opt_pool_top_up="1", opt_widow="peep", scoring="money", stake="0.10")
+    form = client.get(f"/e/{key}/hand").get_data(as_text=True)
+    assert 'name="peek_1"' in form and 'name="widow"' in form
+    response = client.post(f"/e/{key}/hand", data={"number": "1", "dealer": "0", "call_1": "three", "tricks": "3",
+                                                   "widow": "y", "peek_1": "y", "peek_2": "y", "save": "1"})
+    assert response.status_code == 302
+    page = client.get(f"/e/{key}").get_data(as_text=True)
+    assert totals_on_page(page) == {"Ann": "−7", "Ben": "+2", "Cai": "−7", "Pool": "12"}
+    assert "Settle-up" in page
+    # if it ended now: pool 12 shared, 4 each → Ann −3, Ben +6, Cai −3
+    assert "<strong>Ann</strong> pays <strong>Ben</strong> 3 · £0.30" in page
+    rules = client.get(f"/e/{key}/rules").get_data(as_text=True)
+    assert "a new pool starts with 3 from each player; each dealer adds 1" in rules
+    assert "Nap 10 / 5" in rules
+
+
+def test_rules_page_of_every_variant_fills_in_the_options(client: Any) -> None:
+    cases = {
+        "pagat": ({"opt_hands_per_dealer": "3"}, "until each player has dealt 3 hands (12 hands)"),
+        "hoyle": ({"opt_lowest_bid": "2", "opt_schedule": "peel"}, "The lowest bid here is Two"),
+        "russian36": ({"opt_stake_per_trick": "7", "opt_ante": "2"}, "every player pays 2 into it at every deal"),
+        "napoleao": ({"opt_end": "hands", "opt_hands": "12"}, "This table plays 12 hands"),
+    }
+    for variant, (fields, sentence) in cases.items():
+        key = start_evening(client, variant, ("A", "B", "C", "D"), **fields)
+        page = client.get(f"/e/{key}/rules").get_data(as_text=True)
+        assert sentence in page, variant
+    key = start_evening(client, "hoyle", ("A", "B", "C"), opt_schedule="peel", opt_wellington_blucher="y")
+    assert "Wellington 20 / 10; Blücher 30 / 15" in client.get(f"/e/{key}/rules").get_data(as_text=True)
