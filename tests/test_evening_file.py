@@ -133,3 +133,20 @@ def test_schema_errors_are_readable() -> None:
     with pytest.raises(EveningFileError) as err:
         load(with_hands(stake={"amount": "-1", "currency": "£"}))
     assert "is not allowed here" in str(err.value) and "stake" in str(err.value)
+
+
+def test_schema_covers_every_option_of_every_variant() -> None:
+    from scorer.rules import VARIANTS
+
+    props = schema()["properties"]["options"]["properties"]
+    assert set(props) == {spec.key for v in VARIANTS.values() for spec in v.option_specs}
+    assert set(schema()["properties"]["variant"]["enum"]) == set(VARIANTS)
+    for variant in VARIANTS.values():
+        for spec in variant.option_specs:
+            entry = props[spec.key]
+            if spec.kind == "int":
+                assert (entry["minimum"], entry["maximum"]) == (spec.minimum, spec.maximum), spec.key
+            elif spec.kind == "choice":
+                assert set(entry["enum"]) == {c for c, _ in spec.choices}, spec.key
+            else:
+                assert entry["type"] == "boolean", spec.key
