@@ -133,6 +133,7 @@ def main() -> None:
               f"= {sheet_cold / trivial:.1f}× the trivial route")
         pdf_warm = timed(get(f"/e/{key}/evening.pdf"), args.repeat)
         conn.close()
+        time.sleep(0.1)  # let the last channel finish before the server closes
         server.close()
 
         one_line = timed(lambda: HTML(string="<p>Nap</p>").write_pdf(), max(5, args.repeat // 3))

@@ -15,7 +15,7 @@ from flask import current_app, render_template
 from weasyprint import HTML
 from weasyprint.urls import URLFetcher, URLFetcherResponse
 
-from .ledger import Ledger
+from .ledger import Ledger, settle_up
 from .models import Evening
 from .views.display import auction_of
 
@@ -71,6 +71,10 @@ def render_evening_pdf(evening: Evening, ledger: Ledger) -> bytes:
         ledger=ledger,
         auctions={row.number: auction_of(ledger, row) for row in ledger.rows},
         standings=standings(ledger),
+        settle=None if ledger.variant.points_only or not ledger.rows else settle_up(ledger),
+        pool_name=ledger.variant.pool_name(ledger.setup.options),
+        party=lambda p: ledger.setup.players[p] if isinstance(p, int) else
+        (ledger.variant.pool_name(ledger.setup.options) or "pool").lower(),
         cited=sorted({rid for row in ledger.rows for rid in row.ruling.rule_ids}, key=_rule_order),
     )
     return render_html_pdf(html)

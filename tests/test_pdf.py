@@ -81,3 +81,16 @@ def test_hostile_document_cannot_read_local_files(app: Any) -> None:
     with app.app_context():
         text = pdf_text(render_html_pdf(html))
     assert "safe" in text and "root:" not in text
+
+
+def test_pdf_of_a_treasure_evening_has_the_settle_up(app: Any, client: Any) -> None:
+    with app.app_context():
+        key = services.import_evening(loads((EXAMPLES / "russian36-treasure.json").read_bytes())).key
+    text = pdf_text(client.get(f"/e/{key}/evening.pdf").data)
+    assert "Treasure: 60 (RUB 60.00)" in text
+    assert "The treasure is shared: 15 each." in text
+    # balances Ivan +245, Olga −285, Pyotr +105, Sveta −65: settled in at most three payments
+    assert "Auction: Olga One, Pyotr Two, Sveta pass, Ivan pass, Olga «Здесь», Pyotr Three, Olga pass." in text
+    # no two or three of them sum to zero, so three payments: the biggest debtor pays the biggest creditor
+    for line in ("Olga pays Ivan 245 (RUB 245.00)", "Sveta pays Pyotr 65 (RUB 65.00)", "Olga pays Pyotr 40 (RUB 40.00)"):
+        assert line in text, line

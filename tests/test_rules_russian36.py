@@ -167,3 +167,10 @@ def test_treasure_shared_at_the_end_by_default() -> None:
     s = setup(R, FOUR, ante=3)
     result = settle_up(settle_evening(s, [HandFacts(0, ("pass",) * 4)]))
     assert result.pool_share == 3 and result.pool_left == 0 and result.payments == ()
+
+
+def test_speakers_follow_the_auction_round_after_round() -> None:
+    s = setup(R, ante=0)
+    facts = HandFacts(1, ("one", "two", "pass", "pass", HERE, "three", "pass"), 2)
+    # dealer East: E one, S two, W pass, N pass, E «Здесь», S three, E pass
+    assert V.speakers(s, facts) == [1, 2, 3, 0, 1, 2, 1]

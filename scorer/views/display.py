@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..ledger import Ledger, LedgerRow
-from ..rules import BIDS, PASS, RULES, Result
+from ..rules import BIDS, HERE, PASS, RULES, Result
 
 
 @dataclass(frozen=True)
@@ -15,14 +15,18 @@ class Call:
 
     @property
     def label(self) -> str:
-        return "pass" if self.call == PASS else BIDS[self.call].name if self.call in BIDS else self.call
+        if self.call == PASS:
+            return "pass"
+        if self.call == HERE:
+            return "«Здесь»"
+        return BIDS[self.call].name if self.call in BIDS else self.call
 
 
 def auction_of(ledger: Ledger, row: LedgerRow) -> list[Call]:
     """The calls of a hand with the player who made each, eldest hand first."""
     setup = ledger.setup
-    order = ledger.variant.speaking_order(setup, row.facts.dealer)
-    return [Call(setup.players[seat], call) for seat, call in zip(order, row.facts.auction)]
+    seats = ledger.variant.speakers(setup, row.facts)
+    return [Call(setup.players[seat], call) for seat, call in zip(seats, row.facts.auction)]
 
 
 def result_label(row: LedgerRow) -> str:

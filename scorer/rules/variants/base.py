@@ -121,6 +121,11 @@ class Variant:
         """Seats in the order they speak: eldest hand (left of the dealer) first, dealer last."""
         return [(dealer + 1 + i) % setup.n for i in range(setup.n)]
 
+    def speakers(self, setup: EveningSetup, facts: HandFacts) -> list[int]:
+        """The seat that made each call of ``facts.auction``, in order."""
+        order = self.speaking_order(setup, facts.dealer)
+        return [order[i % setup.n] for i in range(len(facts.auction))]
+
     def check_auction(
         self, facts: HandFacts, setup: EveningSetup
     ) -> tuple[int | None, Bid | None, list[Reason]]:

@@ -100,6 +100,18 @@ class Russian36(Variant):
             options.insert(1, HERE)
         return speaker, options
 
+    def speakers(self, setup: EveningSetup, facts: HandFacts) -> list[int]:
+        """R-5: the dealer first, then clockwise, skipping players who have passed."""
+        seats: list[int] = []
+        passed: set[int] = set()
+        speaker = facts.dealer
+        for call in facts.auction:
+            seats.append(speaker)
+            if call == PASS:
+                passed.add(speaker)
+            speaker = self._after(setup.n, speaker, passed)
+        return seats
+
     @staticmethod
     def _over(n: int, passed: set[int], highest: Bid | None) -> bool:
         return len(passed) == n or (highest is not None and len(passed) == n - 1)
