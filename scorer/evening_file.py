@@ -19,6 +19,7 @@ import jsonschema
 
 from .ledger import HandError
 from .rules import EveningSetup, HandFacts, RulesError, Stake, TableState, clean_text, get_variant
+from .rules.cards import parse_card
 
 FORMAT = "nap-evening"
 VERSION = 1
@@ -48,6 +49,8 @@ class EveningFile:
     date: str | None = None
     place: str | None = None
     finished: bool = False
+    #: H-3 / B-2: the card each seat drew for the first deal, in seat order (or empty)
+    draw: list[str] = field(default_factory=list)
 
 
 @cache
@@ -131,8 +134,19 @@ def load(data: Any) -> EveningFile:
             raise EveningFileError(str(error), "stake.amount") from None
         stake = Stake(minor, clean_text(data["stake"].get("currency", "")))
     first = seat_of(data["first_dealer"], "first_dealer") if "first_dealer" in data else 0
+    draw: list[str] = []
     try:
         variant = get_variant(data["variant"])
+        if "draw" in data:
+            cards = {seat_of(name, "draw"): card for name, card in data["draw"].items()}
+            if sorted(cards) != list(range(len(players))):
+                raise EveningFileError("Give the card every player drew.", "draw")
+            draw = [str(parse_card(cards[s])) for s in range(len(players))]
+            drawn_first = variant.dealer_by_draw(draw)[0]
+            if "first_dealer" in data and drawn_first != first:
+                raise EveningFileError(f"The draw makes {players[drawn_first]} the first dealer, not "
+                                       f"{players[first]}.", "first_dealer")
+            first = drawn_first
         setup = variant.check_setup(EveningSetup(data["variant"], players, first, data.get("options", {}), stake))
     except RulesError as error:
         raise EveningFileError(error.message, "setup", error.rule) from None
@@ -174,6 +188,7 @@ def load(data: Any) -> EveningFile:
         name=clean_text(data.get("name", "")),
         date=data.get("date"),
         place=clean_text(data.get("place", "")) or None,
+        draw=draw,
         finished=data.get("finished", False),
     )
 
@@ -211,6 +226,8 @@ def dump(evening: EveningFile) -> dict[str, Any]:
     )
     out["players"] = list(setup.players)
     out["first_dealer"] = setup.players[setup.first_dealer]
+    if evening.draw:
+        out["draw"] = dict(zip(setup.players, evening.draw))
     out["finished"] = evening.finished
     hands = []
     for facts in evening.hands:

@@ -23,7 +23,8 @@ from wtforms import (
 from wtforms.validators import Length, NumberRange, Optional, ValidationError
 
 from .evening_file import parse_stake
-from .rules import BIDS, PASS, EveningSetup, Variant, clean_text
+from .rules import BIDS, PASS, EveningSetup, RulesError, Variant, clean_text
+from .rules.cards import parse_card
 from .rules.variants.base import TRICKS_PER_HAND
 
 MAX_PLAYERS = 6
@@ -76,6 +77,11 @@ class EveningFormBase(FlaskForm):
         min_entries=MAX_PLAYERS,
         max_entries=MAX_PLAYERS,
     )
+    draws = FieldList(
+        StringField("Card drawn", [Optional(), Length(max=4, message="A card such as 7H or 10S.")], filters=[_strip]),
+        min_entries=MAX_PLAYERS,
+        max_entries=MAX_PLAYERS,
+    )
     first_dealer = RadioField(
         "Deals first",
         choices=choices((i, f"Player {i + 1}") for i in range(MAX_PLAYERS)),
@@ -115,11 +121,33 @@ class EveningFormBase(FlaskForm):
         if not 0 <= row < len(rows) or not rows[row]:
             raise ValidationError("The first dealer must be one of the players named above.")
 
+    def validate_draws(self, field: FieldList) -> None:
+        """H-3 / B-2: if any card is entered, every player needs one; the draw then
+        decides the first dealer."""
+        rows = [(n, d) for n, d in zip(self.players.data, field.data) if n]
+        drawn = [d for _, d in rows if d]
+        if not drawn:
+            return
+        if len(drawn) != len(rows):
+            raise ValidationError("Enter the card every player drew, or none.")
+        try:
+            self.variant.dealer_by_draw(drawn)
+        except RulesError as error:
+            raise ValidationError(str(error)) from None
+
+    def draw(self) -> list[str]:
+        """The cards drawn, one per seated player (empty when the table chose)."""
+        drawn = [d for n, d in zip(self.players.data, self.draws.data) if n and d]
+        return [str(parse_card(d)) for d in drawn] if drawn else []
+
     def seated(self) -> tuple[list[str], int]:
-        """The players without empty rows, and the first dealer's seat among them."""
+        """The players without empty rows, and the first dealer's seat among them
+        (from the draw when cards were entered)."""
         rows = self.players.data
-        row = int(self.first_dealer.data)
         names = [n for n in rows if n]
+        if self.draw():
+            return names, self.variant.dealer_by_draw(self.draw())[0]
+        row = int(self.first_dealer.data)
         return names, sum(1 for n in rows[:row] if n)
 
     def options(self) -> dict[str, Any]:

@@ -76,6 +76,8 @@ class Evening(db.Model):  # type: ignore[name-defined,misc]
     stake_minor: Mapped[int | None] = mapped_column(default=None)
     currency: Mapped[str] = mapped_column(String(8), default="")
     first_dealer: Mapped[int] = mapped_column(default=0)
+    #: H-3 / B-2: the card each seat drew for the first deal ([] when the table chose)
+    draw: Mapped[list[str]] = mapped_column(JSON, default=list, server_default="[]")
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), default=None)
     #: Bumped in the same transaction as every change to the evening's facts, so a

@@ -116,6 +116,7 @@ def create_evening(
     options: dict,
     stake: Stake | None,
     name: str = "",
+    draw: Sequence[str] = (),
 ) -> Evening:
     """Check the set-up with the engine and save a new evening (one transaction).
 
@@ -131,6 +132,7 @@ def create_evening(
         stake_minor=None if stake is None else stake.minor,
         currency="" if stake is None else stake.currency,
         first_dealer=setup.first_dealer,
+        draw=list(draw),
         players=[Player(seat=i, name=n) for i, n in enumerate(setup.players)],
     )
     db.session.add(evening)
@@ -239,6 +241,7 @@ def import_evening(data: EveningFile) -> Evening:
         players=[Player(seat=i, name=n) for i, n in enumerate(setup.players)],
         finished_at=utcnow() if data.finished else None,
         place=data.place or "",
+        draw=list(data.draw),
     )
     if data.date:
         evening.played_on = date.fromisoformat(data.date)
@@ -260,6 +263,7 @@ def export_evening(evening: Evening) -> EveningFile:
         date=evening.played_on.isoformat() if evening.played_on else None,
         place=evening.place or None,
         finished=evening.finished_at is not None,
+        draw=list(evening.draw or ()),
     )
 
 

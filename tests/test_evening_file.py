@@ -150,3 +150,14 @@ def test_schema_covers_every_option_of_every_variant() -> None:
                 assert set(entry["enum"]) == {c for c, _ in spec.choices}, spec.key
             else:
                 assert entry["type"] == "boolean", spec.key
+
+
+def test_draw_decides_the_first_dealer() -> None:
+    data = with_hands(variant="hoyle", draw={"Ann": "9D", "Bob": "AC", "Cat": "3H"})
+    evening = load(data)
+    assert evening.setup.first_dealer == 1 and evening.draw == ["9D", "AC", "3H"]
+    assert dump(evening)["draw"] == {"Ann": "9D", "Bob": "AC", "Cat": "3H"}
+    with pytest.raises(EveningFileError, match="makes Bob the first dealer"):
+        load(with_hands(variant="hoyle", draw={"Ann": "9D", "Bob": "AC", "Cat": "3H"}, first_dealer="Cat"))
+    with pytest.raises(EveningFileError):
+        load(with_hands(variant="pagat", draw={"Ann": "9D", "Bob": "AC", "Cat": "3H"}))  # pagat has no draw rule

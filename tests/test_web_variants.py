@@ -87,3 +87,27 @@ def test_rules_page_of_every_variant_fills_in_the_options(client: Any) -> None:
         assert sentence in page, variant
     key = start_evening(client, "hoyle", ("A", "B", "C"), opt_schedule="peel", opt_wellington_blucher="y")
     assert "Wellington 20 / 10; Blücher 30 / 15" in client.get(f"/e/{key}/rules").get_data(as_text=True)
+
+
+def test_first_dealer_by_draw(client: Any, app: Any) -> None:
+    # H-3: the lowest card deals, the ace low: Cai's ace beats Ben's two
+    key = start_evening(client, "hoyle", ("Ann", "Ben", "Cai"), **{"draws-0": "KH", "draws-1": "2c", "draws-2": "AS"})
+    page = client.get(f"/e/{key}").get_data(as_text=True)
+    assert "<strong>Cai</strong> deals" in page and "drawn: Ann KH, Ben 2C, Cai AS" in page
+    exported = client.get(f"/e/{key}/evening.json").get_json()
+    assert exported["draw"] == {"Ann": "KH", "Ben": "2C", "Cai": "AS"} and exported["first_dealer"] == "Cai"
+    # B-2: in napoleao the ace is high, so Ben's two deals
+    key = start_evening(client, "napoleao", ("Ann", "Ben", "Cai"), **{"draws-0": "KH", "draws-1": "2C",
+                                                                       "draws-2": "AS"})
+    assert "<strong>Ben</strong> deals" in client.get(f"/e/{key}").get_data(as_text=True)
+    before = counts(app)
+    tie = client.post("/new/hoyle", data={"players-0": "Ann", "players-1": "Ben", "draws-0": "5H", "draws-1": "5S",
+                                          "first_dealer": "0", "scoring": "points"})
+    assert tie.status_code == 422 and "draw again" in tie.get_data(as_text=True)
+    partial = client.post("/new/hoyle", data={"players-0": "Ann", "players-1": "Ben", "draws-0": "5H",
+                                              "first_dealer": "0", "scoring": "points"})
+    assert partial.status_code == 422 and "every player drew, or none" in partial.get_data(as_text=True)
+    junk = client.post("/new/hoyle", data={"players-0": "Ann", "players-1": "Ben", "draws-0": "ZZ", "draws-1": "5S",
+                                           "first_dealer": "0", "scoring": "points"})
+    assert junk.status_code == 422 and "is not a card" in junk.get_data(as_text=True)
+    assert counts(app) == before

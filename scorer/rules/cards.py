@@ -43,10 +43,13 @@ class Card:
 
 def parse_card(text: str) -> Card:
     """``"10h"`` → ``Card("10", "H")``; raises :class:`IllegalFacts` for anything else."""
-    t = text.strip().upper()
+    t = str(text).strip().upper()[:4]
+    t = t.translate(str.maketrans({"♠": "S", "♥": "H", "♦": "D", "♣": "C"}))
     rank, suit = t[:-1], t[-1:]
+    if rank == "T":
+        rank = "10"
     if rank not in RANKS_52 or suit not in SUITS:
-        raise IllegalFacts(f"{text!r} is not a card (write rank then suit, e.g. 10H, QS).")
+        raise IllegalFacts(f"“{str(text)[:8]}” is not a card (write rank then suit, e.g. 10H, QS).")
     return Card(rank, suit)
 
 

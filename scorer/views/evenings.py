@@ -79,7 +79,7 @@ def new_evening(variant_id: str) -> Any:
         try:
             evening = services.create_evening(
                 variant=variant.id, players=names, first_dealer=first, options=form.options(), stake=stake,
-                name=form.name.data or "",
+                name=form.name.data or "", draw=form.draw(),
             )
         except IllegalSetup as error:
             form.form_errors.append(str(error))

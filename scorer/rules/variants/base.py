@@ -8,7 +8,7 @@ separate methods so that it overrides only what its source says differently.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 from ..core import (
@@ -27,6 +27,7 @@ from ..core import (
     TableState,
     clean_text,
 )
+from ..cards import Card, first_dealer_by_draw, parse_card
 from ..options import OptionSpec, resolve_options
 
 TRICKS_PER_HAND = 5
@@ -61,6 +62,8 @@ class Variant:
     misdeal_source_silent: ClassVar[bool] = False
     #: Points variants award points and take no stake (``napoleao``).
     points_only: ClassVar[bool] = False
+    #: The rule for drawing the first dealer, if the source has one: ``(rule id, ace low)``.
+    draw_rule: ClassVar[tuple[str, bool] | None] = None
     #: The auction goes round until all but one have passed (``russian36``), so it is
     #: recorded as a sequence of calls rather than one call per player.
     sequence_auction: ClassVar[bool] = False
@@ -91,6 +94,30 @@ class Variant:
         if self.points_only and setup.stake is not None:
             raise IllegalSetup(f"{self.name} is scored in points; it has no money stake.", self.rule_settle)
         return EveningSetup(setup.variant, players, setup.first_dealer, options, setup.stake)
+
+    def dealer_by_draw(self, drawn: Sequence[str]) -> tuple[int, Reason]:
+        """The first dealer from the cards the players drew, one per seat in seat
+        order (H-3: lowest deals, ace low; B-2: lowest deals, ace high).
+
+        Raises :class:`IllegalSetup` when the variant has no draw rule, a card is
+        not a card, a card was drawn twice, or the lowest rank is tied (draw again).
+        """
+        if self.draw_rule is None:
+            raise IllegalSetup("These rules have no draw for the first dealer: choose who deals first.")
+        rule, ace_low = self.draw_rule
+        cards = [parse_card(c) for c in drawn]
+        if len(set(cards)) != len(cards):
+            raise IllegalSetup("The same card cannot be drawn twice.", rule)
+
+        def low(card: Card) -> int:
+            return -1 if ace_low and card.rank == "A" else card.strength
+
+        lowest = min(low(c) for c in cards)
+        if sum(1 for c in cards if low(c) == lowest) > 1:
+            raise IllegalSetup("Two players drew the lowest rank: they draw again.", rule)
+        seat = first_dealer_by_draw(cards, ace_low=ace_low)
+        return seat, Reason(rule, "{card} is the lowest card drawn{ace}: its player deals first.",
+                            {"card": str(cards[seat]), "ace": " (the ace counts low)" if ace_low else ""})
 
     def describe_options(self, options: Mapping[str, Any]) -> list[tuple[OptionSpec, str]]:
         """Each option with its value in words, for the scoresheet, rules page and PDF."""

@@ -79,6 +79,7 @@ class Hoyle(Variant):
                             ("peep", "Peep Nap: 1 chip to look (H-18, needs the pool)"),
                             ("garnet", "Sir Garnet: take the widow instead of a bid (H-19)"))),
     )
+    draw_rule = ("H-3", True)
     rule_players = "H-1"
     rule_auction = "H-6"
     rule_bids = "H-6"

@@ -46,6 +46,7 @@ class Napoleao(Variant):
         OptionSpec("hands", "Number of hands", "int", 20, "B-14",
                    "With a number of hands: the game ends after that many (B-14).", minimum=1, maximum=500),
     )
+    draw_rule = ("B-2", False)
     rule_players = "B-1"
     rule_auction = "B-4"
     rule_bids = "B-5"
