@@ -27,6 +27,8 @@ class OptionSpec:
     choices: tuple[tuple[Any, str], ...] = ()
     minimum: int | None = None
     maximum: int | None = None
+    #: shown folded under "More options" on the set-up form
+    advanced: bool = False
 
     def resolve(self, value: Any) -> Any:
         """Check ``value`` (``None`` → default) and return it; raises :class:`IllegalSetup`."""
