@@ -12,11 +12,11 @@ from flask_wtf import FlaskForm
 from flask_wtf.file import FileField, FileRequired
 from wtforms import (
     BooleanField,
-    SelectChoice,
     FieldList,
     HiddenField,
     IntegerField,
     RadioField,
+    SelectChoice,
     StringField,
     SubmitField,
 )

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .rules import POOL, EveningSetup, HandFacts, Ruling, RulesError, TableState, Variant, get_variant
+from .rules import POOL, EveningSetup, HandFacts, RulesError, Ruling, TableState, Variant, get_variant
 
 
 class HandError(RulesError):

@@ -6,8 +6,17 @@ from __future__ import annotations
 import pytest
 
 from scorer.ledger import settle_evening
-from scorer.rules import HERE, PASS, HandFacts, IllegalAuction, IllegalFacts, IllegalSetup, Result, TableState
-from scorer.rules import get_variant
+from scorer.rules import (
+    HERE,
+    PASS,
+    HandFacts,
+    IllegalAuction,
+    IllegalFacts,
+    IllegalSetup,
+    Result,
+    TableState,
+    get_variant,
+)
 from scorer.rules.cards import cards_left_after_deal, may_play, pack, parse_card, trick_winner, trump_of
 from tests.helpers import FOUR, setup
 

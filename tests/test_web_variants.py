@@ -45,7 +45,7 @@ def test_russian36_auction_one_call_at_a_time(client: Any, app: Any) -> None:
 
 def test_napoleao_trump_and_points(client: Any) -> None:
     key = start_evening(client, "napoleao", ("Ana", "Bruno", "Carla"), opt_end="target", opt_target_score="5")
-    new = client.get(f"/new/napoleao").get_data(as_text=True)
+    new = client.get("/new/napoleao").get_data(as_text=True)
     assert "Value of one unit" not in new  # points only: no stake
     response = client.post(f"/e/{key}/hand", data={"number": "1", "dealer": "0", "call_1": "nap", "tricks": "5",
                                                    "trump": "H", "save": "1"})

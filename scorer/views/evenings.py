@@ -5,7 +5,6 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from markupsafe import Markup
 from flask import (
     Blueprint,
     Response,
@@ -17,6 +16,7 @@ from flask import (
     request,
     url_for,
 )
+from markupsafe import Markup
 
 from .. import services
 from ..cache import RevisionCache

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
+from ..cards import Card, first_dealer_by_draw, parse_card
 from ..core import (
     BIDS,
     PASS,
@@ -27,7 +28,6 @@ from ..core import (
     TableState,
     clean_text,
 )
-from ..cards import Card, first_dealer_by_draw, parse_card
 from ..options import OptionSpec, resolve_options
 
 TRICKS_PER_HAND = 5
