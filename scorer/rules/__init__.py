@@ -7,10 +7,12 @@ variant by id, then :meth:`Variant.settle` for one hand, or
 
 from .core import (
     BIDS,
+    CLAIM_KINDS,
     HERE,
     PASS,
     POOL,
     Bid,
+    Claim,
     EveningSetup,
     HandFacts,
     IllegalAuction,
@@ -28,7 +30,7 @@ from .sources import RULES, Rule, rule
 from .variants import VARIANTS, Variant, get_variant
 
 __all__ = [
-    "BIDS", "HERE", "PASS", "POOL", "TableState", "Bid", "EveningSetup", "HandFacts", "IllegalAuction", "IllegalFacts",
+    "BIDS", "CLAIM_KINDS", "Claim", "HERE", "PASS", "POOL", "TableState", "Bid", "EveningSetup", "HandFacts", "IllegalAuction", "IllegalFacts",
     "IllegalSetup", "Reason", "Result", "Ruling", "RulesError", "Stake", "clean_text", "RULES", "Rule", "rule",
     "VARIANTS", "Variant", "get_variant",
 ]

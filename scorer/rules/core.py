@@ -150,6 +150,34 @@ class EveningSetup:
         return len(self.players)
 
 
+CLAIM_KINDS = ("revoke", "wrong_cards", "out_of_turn")
+
+
+@dataclass(frozen=True)
+class Claim:
+    """A claimed irregularity, recorded as a fact of the hand with the table's decision.
+
+    ``kind`` is ``"revoke"`` (failing to follow suit while able; in ``russian36``
+    also failing to trump, R-11; in ``napoleao`` trumping while able to follow,
+    B-17), ``"wrong_cards"`` (H-13) or ``"out_of_turn"`` (H-14). ``accused`` and
+    ``by`` are seats; ``trick`` 1–5. ``upheld`` is the table's decision: a rejected
+    claim changes nothing. Revoke details: ``suit_led``, ``card`` played and the
+    ``evidence`` (a later card of that suit). Wrong cards: ``cards_held`` and
+    whether it was said ``before_speaking`` (then it is a misdeal).
+    """
+
+    kind: str
+    accused: int
+    upheld: bool
+    by: int | None = None
+    trick: int | None = None
+    suit_led: str | None = None
+    card: str | None = None
+    evidence: str | None = None
+    cards_held: int | None = None
+    before_speaking: bool = False
+
+
 @dataclass(frozen=True)
 class HandFacts:
     """What happened in one hand, as the table recorded it.
@@ -165,7 +193,8 @@ class HandFacts:
     Variant facts: ``trump`` the suit the declarer named (``napoleao`` B-7: one of
     S H D C); ``purchase`` the declarer bought a card from the stock (``russian36``
     R-9); ``widow`` the declarer took the widow (``hoyle`` H-17, H-18);
-    ``peeks`` the seats that paid to look at the Peep Nap card (H-18).
+    ``peeks`` the seats that paid to look at the Peep Nap card (H-18);
+    ``claims`` the irregularities claimed, each with the table's decision.
     """
 
     dealer: int
@@ -176,6 +205,7 @@ class HandFacts:
     purchase: bool = False
     widow: bool = False
     peeks: tuple[int, ...] = ()
+    claims: tuple[Claim, ...] = ()
 
 
 class Result(enum.Enum):

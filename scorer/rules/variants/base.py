@@ -8,15 +8,17 @@ separate methods so that it overrides only what its source says differently.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-from ..cards import Card, first_dealer_by_draw, parse_card
+from ..cards import SUITS, Card, first_dealer_by_draw, parse_card
 from ..core import (
     BIDS,
     PASS,
     POOL,
     Bid,
+    Claim,
     EveningSetup,
     HandFacts,
     IllegalAuction,
@@ -31,6 +33,19 @@ from ..core import (
 from ..options import OptionSpec, resolve_options
 
 TRICKS_PER_HAND = 5
+
+
+def outcome(declarer: str, contract: Bid, tricks: int | None, made: bool) -> str:
+    """"Ann won 4 tricks, needing 4: Four is made", or "Four is scored as made" when a
+    claim decided the hand (``tricks`` ``None``)."""
+    result = "made" if made else "defeated"
+    if tricks is None:
+        return f"{contract.name} is scored as {result}"
+    needed = "no trick" if contract.id == "misere" else contract.tricks
+    return f"{declarer} won {tricks} tricks, needing {needed}: {contract.name} is {result}"
+
+
+SUIT_NAMES = {"S": "spade", "H": "heart", "D": "diamond", "C": "club"}
 
 
 class Variant:
@@ -246,10 +261,30 @@ class Variant:
                 state_after=state,
             )
         self.check_facts(facts, setup)
+        self.check_claims(facts, setup)
+        early = next((c for c in facts.claims if c.upheld and c.kind == "wrong_cards" and c.before_speaking), None)
+        if early is not None:
+            return self.misdeal_from_claim(facts, setup, state, early)
         tally = Tally(setup, state)
         self.before_play(facts, setup, tally)
         declarer, contract, reasons = self.check_auction(facts, setup)
         tally.reasons += reasons
+        for claim in facts.claims:
+            if not claim.upheld:
+                tally.note(self.claim_rules[claim.kind], "Rejected by the table: the claim that {what}. It changes "
+                           "nothing.", what=self.describe_claim(setup, claim))
+        upheld = [c for c in facts.claims if c.upheld]
+        if upheld and (declarer is None or contract is None):
+            raise IllegalFacts("Nobody played this hand, so no claim about its play can be upheld.")
+        revoke = next((c for c in upheld if c.kind == "revoke"), None)
+        if revoke is not None and declarer is not None and contract is not None:
+            tricks = facts.tricks
+            if tricks is not None and (isinstance(tricks, bool) or not isinstance(tricks, int)
+                                       or not 0 <= tricks <= TRICKS_PER_HAND):
+                raise IllegalFacts(f"The declarer wins 0 to {TRICKS_PER_HAND} tricks, not {tricks!r}.")
+            made = self.settle_revoke(facts, setup, tally, declarer, contract, revoke)
+            return tally.ruling(Result.MADE if made else Result.DEFEATED, facts, declarer, contract, tricks,
+                                self.shuffle_after(contract, made), True)
         if declarer is None or contract is None:
             if facts.tricks is not None:
                 raise IllegalFacts(
@@ -270,6 +305,77 @@ class Variant:
         self.after_play(facts, setup, tally, declarer, contract, made)
         return tally.ruling(Result.MADE if made else Result.DEFEATED, facts, declarer, contract, tricks,
                             self.shuffle_after(contract, made), True)
+
+    #: The rule for each kind of claim this variant rules on.
+    claim_rules: ClassVar[Mapping[str, str]] = {}
+    #: Whether the variant's source is silent on revokes (the house rule applies).
+    revoke_source_silent: ClassVar[bool] = True
+
+    def check_claims(self, facts: HandFacts, setup: EveningSetup) -> None:
+        """Refuse claims this variant has no rule for, or that name no seat, trick or card."""
+        for claim in facts.claims:
+            if claim.kind not in self.claim_rules:
+                kinds = ", ".join(k.replace("_", " ") for k in self.claim_rules) or "none"
+                raise IllegalFacts(f"{self.name} has no rule for a “{claim.kind.replace('_', ' ')}” claim "
+                                   f"(claims here: {kinds}).")
+            for seat in (claim.accused, claim.by):
+                if seat is not None and (isinstance(seat, bool) or not isinstance(seat, int)
+                                         or not 0 <= seat < setup.n):
+                    raise IllegalFacts("A claim must name players at the table.")
+            if claim.trick is not None and (isinstance(claim.trick, bool) or not isinstance(claim.trick, int)
+                                            or not 1 <= claim.trick <= TRICKS_PER_HAND):
+                raise IllegalFacts(f"Tricks are numbered 1 to {TRICKS_PER_HAND}.")
+            if claim.suit_led is not None and claim.suit_led not in SUITS:
+                raise IllegalFacts("The suit led must be one of S, H, D, C.")
+            for card in (claim.card, claim.evidence):
+                if card:
+                    parse_card(card)
+            if claim.cards_held is not None and (isinstance(claim.cards_held, bool)
+                                                 or not isinstance(claim.cards_held, int)
+                                                 or not 0 <= claim.cards_held <= 10):
+                raise IllegalFacts("A player holds 0 to 10 cards.")
+        if sum(1 for c in facts.claims if c.upheld and c.kind == "revoke") > 1:
+            raise IllegalFacts("A revoke claim stops play, so only one revoke can be upheld in a hand.")
+
+    def describe_claim(self, setup: EveningSetup, claim: Claim) -> str:
+        """The claim in words: "East revoked in trick 3 (the 2♣ on a heart lead; later showed the 5♥)"."""
+        who = setup.players[claim.accused]
+        trick = f" in trick {claim.trick}" if claim.trick else ""
+        if claim.kind == "revoke":
+            detail = []
+            if claim.card or claim.suit_led:
+                detail.append(f"{claim.card or 'a card'} on a {SUIT_NAMES.get(claim.suit_led or '', 'suit')} lead")
+            if claim.evidence:
+                detail.append(f"later showed {claim.evidence}")
+            return f"{who} revoked{trick}" + (f" ({'; '.join(detail)})" if detail else "")
+        if claim.kind == "wrong_cards":
+            held = f"{claim.cards_held} cards" if claim.cards_held is not None else "the wrong number of cards"
+            when = ", said before speaking" if claim.before_speaking else ""
+            return f"{who} held {held}{when}"
+        return f"{who} led or played out of turn{trick}"
+
+    def misdeal_from_claim(self, facts: HandFacts, setup: EveningSetup, state: TableState, claim: Claim) -> Ruling:
+        """H-13: wrong cards noticed before the player spoke make a misdeal (H-12)."""
+        ruling = self.settle(HandFacts(facts.dealer, misdeal=True), setup, state)
+        reason = Reason(self.claim_rules["wrong_cards"], "Upheld: {what}, so the deal is a misdeal.",
+                        {"what": self.describe_claim(setup, claim)})
+        return dataclasses.replace(ruling, reasons=(reason,) + ruling.reasons)
+
+    def settle_revoke(self, facts: HandFacts, setup: EveningSetup, tally: Tally, declarer: int, contract: Bid,
+                      claim: Claim) -> bool:
+        """The house rule where the source is silent (P-16, R-18) or the inspection rule
+        (B-16): a revoking declarer is scored as defeated, a revoking opponent as if
+        the declarer made the contract. Returns whether the contract counts as made."""
+        rule = self.claim_rules["revoke"]
+        made = claim.accused != declarer
+        text = "Upheld: {what}. The {side} revoked, so the hand is scored as {result}."
+        if self.revoke_source_silent:
+            text += " The source is silent on revokes; the house rule adopted by this product applies."
+        tally.note(rule, text, what=self.describe_claim(setup, claim),
+                   side="an opponent" if made else "declarer", result="made" if made else "defeated")
+        self.pay_contract(facts, setup, tally, declarer, contract, None, made)
+        self.after_play(facts, setup, tally, declarer, contract, made)
+        return made
 
     def check_facts(self, facts: HandFacts, setup: EveningSetup) -> None:
         """Refuse variant facts this variant or table does not have (a trump named in
@@ -298,7 +404,7 @@ class Variant:
         """Hook: facts that depend on the contract (a widow taken needs a Nap, …)."""
 
     def pay_contract(
-        self, facts: HandFacts, setup: EveningSetup, tally: Tally, declarer: int, contract: Bid, tricks: int,
+        self, facts: HandFacts, setup: EveningSetup, tally: Tally, declarer: int, contract: Bid, tricks: int | None,
         made: bool,
     ) -> None:
         """Each opponent pays the declarer (made) or is paid (defeated) the schedule's units."""
@@ -314,13 +420,14 @@ class Variant:
         """Hook: payments after the contract's (the pool taken or doubled, …)."""
 
     def result_reasons(
-        self, setup: EveningSetup, declarer: int, contract: Bid, tricks: int, made: bool, per: int
+        self, setup: EveningSetup, declarer: int, contract: Bid, tricks: int | None, made: bool, per: int
     ) -> list[Reason]:
         """The reasons for a played hand's result and payments (``rule_settle``)."""
         n = setup.n
         params = {
             "declarer": setup.players[declarer],
             "contract": contract.name,
+            "outcome": outcome(setup.players[declarer], contract, tricks, made),
             "tricks": tricks,
             "needed": "no trick" if contract.id == "misere" else contract.tricks,
             "per": per,
@@ -334,12 +441,12 @@ class Variant:
             reasons.append(
                 Reason(
                     self.rule_settle,
-                    "{declarer} won {tricks} tricks, needing {needed}: {contract} is made. "
+                    "{outcome}. "
                     "Each of the {count} opponents pays {declarer} {per}: {declarer} +{total}.",
                     params,
                 )
             )
-            if contract.id != "misere" and tricks > contract.tricks:
+            if contract.id != "misere" and tricks is not None and tricks > contract.tricks:
                 reasons.append(
                     Reason(
                         self.rule_extra_tricks,
@@ -351,7 +458,7 @@ class Variant:
         return reasons + [
             Reason(
                 self.rule_settle,
-                "{declarer} won {tricks} tricks, needing {needed}: {contract} is defeated. "
+                "{outcome}. "
                 "{declarer} pays each of the {count} opponents {per}: {declarer} −{total}.",
                 params,
             )

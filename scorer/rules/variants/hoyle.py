@@ -11,10 +11,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..core import BIDS, POOL, Bid, EveningSetup, HandFacts, IllegalAuction, IllegalFacts, IllegalSetup, Reason
+from ..core import BIDS, POOL, Bid, Claim, EveningSetup, HandFacts, IllegalAuction, IllegalFacts, IllegalSetup, Reason
 from ..options import OptionSpec
 from ..sources import HOYLE_SOURCE
-from .base import Tally, Variant
+from .base import Tally, Variant, outcome
 
 #: H-11: One to Four, the number bid either way.
 SMALL_BIDS = {"one": (1, 1), "two": (2, 2), "three": (3, 3), "four": (4, 4)}
@@ -90,6 +90,11 @@ class Hoyle(Variant):
     rule_deal_passes = "H-4"
     rule_schedule = "H-11"
     rule_extra_tricks = "H-10"
+    claim_rules = {"revoke": "H-15", "wrong_cards": "H-13", "out_of_turn": "H-14"}
+    revoke_source_silent = False
+    #: H-16: fines paid into the pool
+    REVOKE_FINE = 5
+    OUT_OF_TURN_FINE = 3
 
     def check_setup(self, setup: EveningSetup) -> EveningSetup:
         """H-18: Peep Nap is played with the pool."""
@@ -208,8 +213,83 @@ class Hoyle(Variant):
             tally.note("O-3", "Peel's double header: the next hand's payments are doubled.")
 
     def pay_contract(self, facts: HandFacts, setup: EveningSetup, tally: Tally, declarer: int, contract: Bid,
-                     tricks: int, made: bool) -> None:
-        super().pay_contract(facts, setup, tally, declarer, contract, tricks, made)
+                     tricks: int | None, made: bool) -> None:
+        """H-11, with the claims of H-13 (wrong number of cards) and H-14 (out of turn)."""
+        upheld = [c for c in facts.claims if c.upheld]
+        wrong = [c for c in upheld if c.kind == "wrong_cards"]
+        declarer_wrong = any(c.accused == declarer for c in wrong)
+        opponent_wrong = any(c.accused != declarer for c in wrong)
+        offenders = sorted({c.accused for c in upheld if c.kind == "out_of_turn" and c.accused != declarer})
+        who = tally.name(declarer)
+        for claim in wrong:
+            tally.note("H-13", "Upheld: {what}; said after speaking, so the hand was played out with it. A player "
+                       "short of cards cannot win a trick they have no card for.",
+                       what=self.describe_claim(setup, claim))
+        for claim in upheld:
+            if claim.kind == "out_of_turn" and claim.accused == declarer:
+                tally.note("H-14", "Upheld: {what}. The declarer pays no penalty (taken back if noticed before the "
+                           "trick was turned, otherwise it stands).", what=self.describe_claim(setup, claim))
+        if made and declarer_wrong and not opponent_wrong:
+            tally.note("H-13", "{declarer}'s own hand was wrong and the opponents' right: {declarer} made the "
+                       "contract but collects nothing.", declarer=who)
+        elif not made and opponent_wrong and not declarer_wrong:
+            tally.note("H-13", "{declarer}'s hand was right and an opponent's wrong: {declarer} was defeated but "
+                       "pays nothing.", declarer=who)
+        else:
+            if declarer_wrong and opponent_wrong:
+                tally.note("H-13", "Both the declarer's hand and an opponent's were wrong: settled as usual "
+                           "(adopted).")
+            if made or not offenders:
+                super().pay_contract(facts, setup, tally, declarer, contract, tricks, made)
+            else:
+                per = self.payment(contract, False, setup.options) * tally.multiplier
+                paid = [s for s in range(setup.n) if s != declarer and s not in offenders]
+                for seat in paid:
+                    tally.pay(declarer, seat, per)
+                tally.note("H-11", "{outcome}. {declarer} pays {per} to each opponent except {offenders}.",
+                           outcome=outcome(who, contract, tricks, made), declarer=who, per=per,
+                           offenders=", ".join(tally.name(s) for s in offenders))
+                tally.note("H-14", "{offenders} played out of turn and so receive nothing from the defeated "
+                           "declarer.", offenders=", ".join(tally.name(s) for s in offenders))
+        for seat in offenders:
+            to_pool = setup.options["pool"]
+            tally.pay(seat, POOL if to_pool else declarer, self.OUT_OF_TURN_FINE)
+            tally.note("H-16" if to_pool else "H-14", "{offender} led or played out of turn: pays {fine} chips "
+                       "{where}.", offender=tally.name(seat), fine=self.OUT_OF_TURN_FINE,
+                       where="into the pool" if to_pool else f"to {who}")
+        self._widow_notes(facts, setup, tally, declarer, contract, made)
+
+    def settle_revoke(self, facts: HandFacts, setup: EveningSetup, tally: Tally, declarer: int, contract: Bid,
+                      claim: Claim) -> bool:
+        """H-15: play stops. A revoking declarer pays each opponent what the declarer would
+        have collected from them; a revoking opponent pays the declarer everything the
+        declarer would have collected from all opponents, and the others pay nothing.
+        With the pool, the offender also pays the 5-chip fine into it (H-16)."""
+        won = self.payment(contract, True, setup.options) * tally.multiplier
+        offender = claim.accused
+        what = self.describe_claim(setup, claim)
+        if offender == declarer:
+            for seat in range(setup.n):
+                if seat != declarer:
+                    tally.pay(declarer, seat, won)
+            tally.note("H-15", "Upheld: {what}. Play stops: the revoking declarer pays each opponent {won}, what "
+                       "{contract} would have collected from each.", what=what, won=won, contract=contract.name)
+        else:
+            total = won * (setup.n - 1)
+            tally.pay(offender, declarer, total)
+            tally.note("H-15", "Upheld: {what}. Play stops: {offender} pays {declarer} {total}, all that "
+                       "{contract} would have collected; the other opponents pay nothing.", what=what,
+                       offender=tally.name(offender), declarer=tally.name(declarer), total=total,
+                       contract=contract.name)
+        if setup.options["pool"]:
+            tally.pay(offender, POOL, self.REVOKE_FINE)
+            tally.note("H-16", "{offender} also pays the revoke fine of {fine} chips into the pool. The pool is "
+                       "neither taken nor doubled: the hand was not played out (adopted).",
+                       offender=tally.name(offender), fine=self.REVOKE_FINE)
+        return offender != declarer
+
+    def _widow_notes(self, facts: HandFacts, setup: EveningSetup, tally: Tally, declarer: int, contract: Bid,
+                     made: bool) -> None:
         if tally.multiplier > 1:
             tally.note("O-3", "Payments doubled after the previous hand where everyone passed (double header).")
         if facts.widow:

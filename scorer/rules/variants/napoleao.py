@@ -14,7 +14,7 @@ from ..cards import SUITS
 from ..core import Bid, EveningSetup, HandFacts, IllegalAuction, IllegalFacts
 from ..options import OptionSpec
 from ..sources import NAPOLEAO_SOURCE
-from .base import Tally, Variant
+from .base import Tally, Variant, outcome
 
 #: B-3: five cards each, one at a time.
 DEAL_ROUNDS = (1, 1, 1, 1, 1)
@@ -59,6 +59,8 @@ class Napoleao(Variant):
     rule_extra_tricks = "B-11"
     rule_end = "B-14"
     misdeal_source_silent = True
+    claim_rules = {"revoke": "B-16"}
+    revoke_source_silent = False
 
     def check_facts(self, facts: HandFacts, setup: EveningSetup) -> None:
         """B-7: the named trump, if recorded, is a suit; nothing else extra is allowed."""
@@ -76,22 +78,20 @@ class Napoleao(Variant):
         )
 
     def pay_contract(self, facts: HandFacts, setup: EveningSetup, tally: Tally, declarer: int, contract: Bid,
-                     tricks: int, made: bool) -> None:
+                     tricks: int | None, made: bool) -> None:
         """B-11 to B-13: points to the declarer (made) or to every opponent (defeated)."""
         won, lost = self.schedule[contract.id]
         rule = "B-13" if contract.id == "nap" else ("B-11" if made else "B-12")
         if made:
             tally.award(declarer, won)
-            tally.note(rule, "{declarer} won {tricks} tricks, needing {needed}: {contract} is made; {declarer} "
-                       "scores {points}.", declarer=tally.name(declarer), tricks=tricks, needed=contract.tricks,
-                       contract=contract.name, points=won)
+            tally.note(rule, "{outcome}; {declarer} scores {points}.", declarer=tally.name(declarer),
+                       outcome=outcome(tally.name(declarer), contract, tricks, made), points=won)
         else:
             for seat in range(setup.n):
                 if seat != declarer:
                     tally.award(seat, lost)
-            tally.note(rule, "{declarer} won {tricks} tricks, needing {needed}: {contract} is defeated; every "
-                       "opponent scores {points}.", declarer=tally.name(declarer), tricks=tricks,
-                       needed=contract.tricks, contract=contract.name, points=lost)
+            tally.note(rule, "{outcome}; every opponent scores {points}.",
+                       outcome=outcome(tally.name(declarer), contract, tricks, made), points=lost)
         if facts.trump is not None:
             tally.note("B-7", "{declarer} named {trump} trump.", declarer=tally.name(declarer), trump=facts.trump)
 

@@ -60,6 +60,8 @@ class Pagat(Variant):
     rule_schedule = "P-6"
     rule_extra_tricks = "P-12"
     misdeal_source_silent = True
+    claim_rules = {"revoke": "P-16"}
+    revoke_source_silent = True
 
     def refuse_unknown_bid(self, call: str, options: Mapping[str, Any]) -> IllegalAuction:
         """A Two (or misère) is refused citing P-15; anything else not on the ladder, P-6."""

@@ -14,7 +14,7 @@ from typing import Any
 from ..core import BIDS, HERE, PASS, POOL, Bid, EveningSetup, HandFacts, IllegalAuction, Reason
 from ..options import OptionSpec
 from ..sources import RUSSIAN36_SOURCE
-from .base import Tally, Variant
+from .base import Tally, Variant, outcome
 
 LADDER = ("one", "two", "three", "four", "five", "napoleon")
 
@@ -49,6 +49,8 @@ class Russian36(Variant):
     rule_schedule = "R-13"
     rule_extra_tricks = "R-12"
     misdeal_source_silent = True
+    claim_rules = {"revoke": "R-18"}
+    revoke_source_silent = True
     pack_size = 36
     sequence_auction = True
 
@@ -170,7 +172,7 @@ class Russian36(Variant):
                    "next.", next=setup.players[(facts.dealer + 1) % setup.n])
 
     def pay_contract(self, facts: HandFacts, setup: EveningSetup, tally: Tally, declarer: int, contract: Bid,
-                     tricks: int, made: bool) -> None:
+                     tricks: int | None, made: bool) -> None:
         """R-13 made: every other player pays stake × bid. R-14 defeated: the declarer pays
         each stake × bid and as much into the treasure; R-16 for a Napoleon instead doubles it."""
         stake = int(setup.options["stake_per_trick"])
@@ -181,14 +183,14 @@ class Russian36(Variant):
         for seat in range(setup.n):
             if seat != declarer:
                 tally.pay(seat, declarer, per) if made else tally.pay(declarer, seat, per)
-        params = {"declarer": who, "contract": contract.name, "tricks": tricks, "needed": contract.tricks,
+        params = {"declarer": who, "outcome": outcome(who, contract, tricks, made), "needed": contract.tricks,
                   "per": per, "stake": stake, "count": setup.n - 1, "total": per * (setup.n - 1)}
         if made:
-            tally.note("R-13", "{declarer} won {tricks} tricks, needing {needed}: made. Each of the {count} others "
+            tally.note("R-13", "{outcome}. Each of the {count} others "
                        "pays {stake} × {needed} = {per}: {declarer} +{total}.", **params)
             return
         tally.note("R-14" if contract.id != "napoleon" else "R-16",
-                   "{declarer} won {tricks} tricks, needing {needed}: defeated. {declarer} pays each of the {count} "
+                   "{outcome}. {declarer} pays each of the {count} "
                    "others {stake} × {needed} = {per}.", **params)
         if contract.id == "napoleon":
             doubling = tally.pool_now
