@@ -18,7 +18,7 @@ from typing import Any
 import jsonschema
 
 from .ledger import HandError
-from .rules import EveningSetup, HandFacts, RulesError, Stake, TableState, clean_text, get_variant
+from .rules import Claim, EveningSetup, HandFacts, RulesError, Stake, TableState, clean_text, get_variant
 from .rules.cards import parse_card
 
 FORMAT = "nap-evening"
@@ -173,6 +173,11 @@ def load(data: Any) -> EveningFile:
             purchase=hand.get("purchase", False),
             widow=hand.get("widow", False),
             peeks=tuple(seat_of(p, f"hands[{i}].peeks") for p in hand.get("peeks", ())),
+            claims=tuple(
+                Claim(**{**c, "accused": seat_of(c["accused"], f"hands[{i}].claims"),
+                         **({"by": seat_of(c["by"], f"hands[{i}].claims")} if "by" in c else {})})
+                for c in hand.get("claims", ())
+            ),
         )
         try:
             ruling = variant.settle(facts, setup, state)
@@ -246,8 +251,22 @@ def dump(evening: EveningFile) -> dict[str, Any]:
                 row["widow"] = True
             if facts.peeks:
                 row["peeks"] = [setup.players[s] for s in facts.peeks]
+            if facts.claims:
+                row["claims"] = [_dump_claim(setup.players, c) for c in facts.claims]
         hands.append(row)
     out["hands"] = hands
+    return out
+
+
+def _dump_claim(players: tuple[str, ...], claim: Claim) -> dict[str, Any]:
+    out: dict[str, Any] = {"kind": claim.kind, "accused": players[claim.accused], "upheld": claim.upheld}
+    if claim.by is not None:
+        out["by"] = players[claim.by]
+    for key in ("trick", "suit_led", "card", "evidence", "cards_held"):
+        if getattr(claim, key) is not None:
+            out[key] = getattr(claim, key)
+    if claim.before_speaking:
+        out["before_speaking"] = True
     return out
 
 

@@ -152,6 +152,9 @@ class HandVersion(db.Model):  # type: ignore[name-defined,misc]
     widow: Mapped[bool] = mapped_column(default=False, server_default=sa_false())
     #: hoyle H-18: seats that paid to peek
     peeks: Mapped[list[int]] = mapped_column(JSON, default=list, server_default="[]")
+    #: the claims made about the hand (H-13 … H-15, B-16, R-18, P-16), as dicts of
+    #: :class:`~scorer.rules.Claim` fields (seats as integers)
+    claims: Mapped[list[dict[str, Any]]] = mapped_column(JSON, default=list, server_default="[]")
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
     hand: Mapped[Hand] = relationship(back_populates="versions")

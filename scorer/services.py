@@ -7,6 +7,7 @@ that the views map back onto their forms.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from datetime import date
 
@@ -17,7 +18,7 @@ from sqlalchemy.orm import selectinload
 from .evening_file import EveningFile
 from .ledger import Ledger, settle_evening
 from .models import Evening, Hand, HandVersion, Player, db, utcnow
-from .rules import EveningSetup, HandFacts, Stake, get_variant
+from .rules import Claim, EveningSetup, HandFacts, Stake, get_variant
 
 
 class ScorerError(Exception):
@@ -88,6 +89,7 @@ def facts_of(version: HandVersion) -> HandFacts:
         purchase=bool(version.purchase),
         widow=bool(version.widow),
         peeks=tuple(version.peeks or ()),
+        claims=tuple(Claim(**c) for c in version.claims or ()),
     )
 
 
@@ -225,6 +227,7 @@ def _version(number: int, facts: HandFacts) -> HandVersion:
         purchase=facts.purchase,
         widow=facts.widow,
         peeks=list(facts.peeks),
+        claims=[dataclasses.asdict(c) for c in facts.claims],
     )
 
 

@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 from scorer.evening_file import EveningFile, dump, load
 from scorer.ledger import settle_evening
-from scorer.rules import PASS, VARIANTS, EveningSetup, HandFacts, Stake, TableState, get_variant
+from scorer.rules import PASS, VARIANTS, Claim, EveningSetup, HandFacts, Stake, TableState, get_variant
 from scorer.rules.cards import SUITS
 from scorer.rules.options import OptionSpec
 
@@ -67,6 +67,12 @@ def legal_hand(draw: st.DrawFn, setup: EveningSetup, dealer: int) -> HandFacts:
     played = any(c != PASS for c in calls) or options.get("all_pass") == "eldest_plays_one"
     tricks = draw(st.integers(0, 5)) if played else None
     widow = options.get("widow", "none")
+    claims: tuple[Claim, ...] = ()
+    if played and draw(st.integers(0, 3)) == 0:
+        kind = draw(st.sampled_from(sorted(variant.claim_rules)))
+        claims = (Claim(kind, accused=draw(st.integers(0, setup.n - 1)), upheld=draw(st.booleans()),
+                        by=draw(st.none() | st.integers(0, setup.n - 1)), trick=draw(st.none() | st.integers(1, 5)),
+                        before_speaking=kind == "wrong_cards" and draw(st.booleans())),)
     facts = HandFacts(
         dealer,
         tuple(calls),
@@ -75,6 +81,7 @@ def legal_hand(draw: st.DrawFn, setup: EveningSetup, dealer: int) -> HandFacts:
         purchase=draw(st.booleans()) if setup.variant == "russian36" else False,
         widow=widow in ("peep", "garnet") and draw(st.booleans()),
         peeks=tuple(draw(st.sets(st.integers(0, setup.n - 1)))) if widow == "peep" else (),
+        claims=claims,
     )
     return facts
 
