@@ -23,7 +23,7 @@ from wtforms import (
 from wtforms.validators import Length, NumberRange, Optional, ValidationError
 
 from .evening_file import parse_stake
-from .rules import BIDS, PASS, EveningSetup, RulesError, Variant, clean_text
+from .rules import BIDS, PASS, Claim, EveningSetup, RulesError, Variant, clean_text
 from .rules.cards import parse_card
 from .rules.variants.base import TRICKS_PER_HAND
 
@@ -236,6 +236,22 @@ class HandFormBase(FlaskForm):
                        choices=choices([("S", "♠"), ("H", "♥"), ("D", "♦"), ("C", "♣"), ("", "not recorded")]))
     purchase = BooleanField("The declarer bought a card (R-9)")
     widow = BooleanField("The declarer took the widow")
+    #: one claimed irregularity (the referee); kinds offered are the variant's
+    claim_kind = RadioField("Claim", validate_choice=False, default="")
+    claim_accused = RadioField("Accused", validate_choice=False)
+    claim_by = RadioField("Claimed by", validate_choice=False)
+    claim_upheld = RadioField("The table's decision", validate_choice=False, default="yes",
+                              choices=choices([("yes", "Upheld"), ("no", "Rejected")]))
+    claim_trick = RadioField("In trick", validate_choice=False,
+                             choices=choices([(i, str(i)) for i in range(1, TRICKS_PER_HAND + 1)] + [("", "?")]))
+    claim_suit = RadioField("Suit led", validate_choice=False,
+                            choices=choices([("S", "♠"), ("H", "♥"), ("D", "♦"), ("C", "♣"), ("", "?")]))
+    claim_card = StringField("Card played", [Optional(), Length(max=4, message="A card such as 2C.")],
+                             filters=[_strip])
+    claim_evidence = StringField("Shown later", [Optional(), Length(max=4, message="A card such as 5H.")],
+                                 filters=[_strip])
+    claim_cards_held = WholeNumberField("Cards held", [Optional(), NumberRange(0, 10, message="From 0 to 10.")])
+    claim_before = BooleanField("Said before bidding or passing")
 
     setup: EveningSetup
 
@@ -257,6 +273,43 @@ class HandFormBase(FlaskForm):
         """H-18: the seats whose "peeked" box is ticked."""
         return tuple(s for s in range(self.setup.n) if getattr(getattr(self, f"peek_{s}", None), "data", False))
 
+    def validate_claim_kind(self, field: RadioField) -> None:
+        kinds = [c.value for c in (self.claim_kind.choices or [])]
+        if field.data not in kinds:
+            raise ValidationError("Choose a kind of claim.")
+        if field.data and self.claim_accused.data not in [str(i) for i in range(self.setup.n)]:
+            raise ValidationError("Choose who is accused.")
+
+    def claim_value(self) -> Claim | None:
+        """The claim entered, or ``None``; the engine checks the rest (cards, seats)."""
+        if not self.claim_kind.data:
+            return None
+
+        def seat(field: RadioField) -> int | None:
+            return int(field.data) if field.data in [str(i) for i in range(self.setup.n)] else None
+
+        def card(text: str | None) -> str | None:
+            if not text:
+                return None
+            try:
+                return str(parse_card(text))
+            except RulesError:
+                return text  # the engine refuses it with a message
+
+        trick = self.claim_trick.data
+        return Claim(
+            kind=self.claim_kind.data,
+            accused=int(self.claim_accused.data),
+            upheld=self.claim_upheld.data != "no",
+            by=seat(self.claim_by),
+            trick=int(trick) if trick in [str(i) for i in range(1, TRICKS_PER_HAND + 1)] else None,
+            suit_led=self.claim_suit.data if self.claim_suit.data in ("S", "H", "D", "C") else None,
+            card=card(self.claim_card.data),
+            evidence=card(self.claim_evidence.data),
+            cards_held=self.claim_cards_held.data,
+            before_speaking=bool(self.claim_before.data),
+        )
+
     def tricks_value(self) -> int | None:
         return None if self.tricks.data in (None, "") else int(self.tricks.data)
 
@@ -271,7 +324,10 @@ class HandFormBase(FlaskForm):
 SHORT_NAMES = {"one": "1", "two": "2", "three": "3", "four": "4", "wellington": "Well.", "blucher": "Blü."}
 
 
-def hand_form_for(setup: EveningSetup, ladder: tuple[Any, ...], **kwargs: Any) -> HandFormBase:
+CLAIM_NAMES = {"revoke": "Revoke", "wrong_cards": "Wrong number of cards", "out_of_turn": "Out of turn"}
+
+
+def hand_form_for(setup: EveningSetup, ladder: tuple[Any, ...], claim_kinds: Any = (), **kwargs: Any) -> HandFormBase:
     """A hand form for this evening's players and bids."""
 
     class HandForm(HandFormBase):
@@ -289,6 +345,10 @@ def hand_form_for(setup: EveningSetup, ladder: tuple[Any, ...], **kwargs: Any) -
             setattr(HandForm, f"peek_{seat}", BooleanField(name))
     form = HandForm(**kwargs)
     form.dealer.choices = choices(enumerate(setup.players))
+    seats = choices(enumerate(setup.players))
+    form.claim_accused.choices = seats
+    form.claim_by.choices = seats
+    form.claim_kind.choices = choices([("", "None")] + [(k, CLAIM_NAMES[k]) for k in claim_kinds])
     return form
 
 

@@ -161,3 +161,19 @@ def test_draw_decides_the_first_dealer() -> None:
         load(with_hands(variant="hoyle", draw={"Ann": "9D", "Bob": "AC", "Cat": "3H"}, first_dealer="Cat"))
     with pytest.raises(EveningFileError):
         load(with_hands(variant="pagat", draw={"Ann": "9D", "Bob": "AC", "Cat": "3H"}))  # pagat has no draw rule
+
+
+def test_quoted_source_sentences_are_the_sources_own_words() -> None:
+    import re
+
+    from scorer.rules.sources import QUOTES, RULES
+
+    seeds = EXAMPLES.parent.parent / "shared" / "seeds"
+    if not seeds.exists():
+        pytest.skip("the shared seeds are not beside this checkout")
+    for rule_id, (original, english) in QUOTES.items():
+        text = re.sub(r"\s+", " ", (seeds / RULES[rule_id].source).read_text("utf-8"))
+        for fragment in original.split("[…]"):
+            fragment = re.sub(r"\s+", " ", fragment.strip(" ."))
+            assert fragment in text, (rule_id, fragment[:60])
+        assert english

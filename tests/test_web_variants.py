@@ -111,3 +111,30 @@ def test_first_dealer_by_draw(client: Any, app: Any) -> None:
                                            "first_dealer": "0", "scoring": "points"})
     assert junk.status_code == 422 and "is not a card" in junk.get_data(as_text=True)
     assert counts(app) == before
+
+
+def test_a_claim_through_the_hand_form(client: Any, app: Any) -> None:
+    key = start_evening(client, "hoyle", ("North", "East", "South", "West"))
+    # dealer North: East bids Four; South revokes in trick 3; upheld: South pays East 12 (H-15)
+    response = client.post(f"/e/{key}/hand", data={
+        "number": "1", "dealer": "0", "call_1": "four", "save": "1", "claim_kind": "revoke", "claim_accused": "2",
+        "claim_by": "1", "claim_trick": "3", "claim_suit": "H", "claim_card": "2c", "claim_evidence": "5h",
+        "claim_upheld": "yes"})
+    assert response.status_code == 302
+    page = client.get(f"/e/{key}").get_data(as_text=True)
+    assert totals_on_page(page) == {"North": "0", "East": "+12", "South": "−12", "West": "0"}
+    assert "disputed" in page
+    hand = client.get(f"/e/{key}/hand/1").get_data(as_text=True)
+    assert "South revoked in trick 3 (2C on a heart lead; later showed 5H)" in hand
+    assert "Ренонсирующий заявитель обязан выплатить" in hand  # the source's own sentence
+    edit = client.get(f"/e/{key}/hand/1/edit").get_data(as_text=True)
+    assert 'checked id="claim_kind-1" name="claim_kind" type="radio" value="revoke"' in edit
+    before = counts(app)
+    bad = client.post(f"/e/{key}/hand", data={"number": "2", "dealer": "1", "call_2": "three", "tricks": "3",
+                                              "save": "1", "claim_kind": "out_of_turn"})
+    assert bad.status_code == 422 and "Choose who is accused" in bad.get_data(as_text=True)
+    junk = client.post(f"/e/{key}/hand", data={"number": "2", "dealer": "1", "call_2": "three", "tricks": "3",
+                                               "save": "1", "claim_kind": "revoke", "claim_accused": "3",
+                                               "claim_card": "ZZ"})
+    assert junk.status_code == 422 and "is not a card" in junk.get_data(as_text=True)
+    assert counts(app) == before

@@ -23,8 +23,9 @@ from ..cache import RevisionCache
 from ..evening_file import EveningFileError, dumps, loads, parse_stake
 from ..forms import ActionForm, ImportForm, error_messages, evening_form_for, hand_form_for
 from ..ledger import Ledger, settle_up
+from ..rules.sources import QUOTES, SOURCE_LANGUAGES
 from ..models import Evening
-from ..rules import BIDS, HERE, PASS, VARIANTS, HandFacts, IllegalSetup, RulesError, Stake
+from ..rules import BIDS, HERE, PASS, RULES, VARIANTS, Claim, HandFacts, IllegalSetup, RulesError, Stake
 from .display import auction_of, citation, result_label, signed
 
 bp = Blueprint("evenings", __name__)
@@ -171,10 +172,13 @@ def call_label(call: str) -> str:
     return BIDS[call].name if call in BIDS else call
 
 
-def _facts_from(form: Any, ledger: Ledger) -> HandFacts:
+def _facts_from(form: Any, ledger: Ledger, kept: tuple[Claim, ...] = ()) -> HandFacts:
+    """The facts entered on the form; ``kept`` are further claims of the hand being
+    corrected (the form edits only the first), carried over unchanged."""
     dealer = int(form.dealer.data)
     if form.misdeal.data:
         return HandFacts(dealer=dealer, misdeal=True)
+    claim = form.claim_value()
     variant = ledger.variant
     auction = form.call_sequence() if variant.sequence_auction else form.calls_in_speaking_order(dealer)
     return HandFacts(
@@ -185,6 +189,7 @@ def _facts_from(form: Any, ledger: Ledger) -> HandFacts:
         purchase=bool(form.purchase.data),
         widow=bool(form.widow.data),
         peeks=form.peeks_value(),
+        claims=((claim,) if claim else ()) + kept,
     )
 
 
@@ -223,9 +228,9 @@ def new_hand(key: str) -> Any:
         flash("This evening is finished: no more hands can be recorded.")
         return redirect(url_for(".scoresheet", key=key))
     if request.method == "GET":
-        form = hand_form_for(setup, ladder, number=str(number), dealer=str(ledger.next_dealer))
+        form = hand_form_for(setup, ladder, ledger.variant.claim_rules, number=str(number), dealer=str(ledger.next_dealer))
         return _hand_page(evening, ledger, form, number=number, editing=False)
-    form = hand_form_for(setup, ladder)
+    form = hand_form_for(setup, ladder, ledger.variant.claim_rules)
     if form.validate_on_submit():
         step = _auction_step(evening, ledger, form, number=number, editing=False)
         if step is not None:
@@ -267,9 +272,14 @@ def hand(key: str, number: int) -> str:
     for v in reversed(record.versions):
         facts = services.facts_of(v)
         versions.append({"version": v, "facts": facts})
+    first_cite: dict[str, int] = {}
+    for i, reason in enumerate(row.ruling.reasons):
+        first_cite.setdefault(reason.rule, i)
     return render_template(
         "hand.html", evening=evening, ledger=ledger, row=row, auction=auction_of(ledger, row), record=record,
-        versions=versions, closed=evening.finished_at is not None,
+        versions=versions, closed=evening.finished_at is not None, quotes=QUOTES, first_cite=first_cite,
+        source_lang=lambda rid: SOURCE_LANGUAGES.get(RULES[rid].source, "en") if rid in RULES else "en",
+        describe_claim=lambda claim: ledger.variant.describe_claim(ledger.setup, claim),
     )
 
 
@@ -288,13 +298,20 @@ def edit_hand(key: str, number: int) -> Any:
         order = ledger.variant.speaking_order(setup, facts.dealer)
         calls: dict[str, Any] = {f"call_{seat}": call for seat, call in zip(order, facts.auction)}
         calls.update({f"peek_{seat}": True for seat in facts.peeks})
+        first = facts.claims[0] if facts.claims else None
+        if first is not None:
+            calls.update(claim_kind=first.kind, claim_accused=str(first.accused),
+                         claim_by="" if first.by is None else str(first.by), claim_upheld="yes" if first.upheld else "no",
+                         claim_trick="" if first.trick is None else str(first.trick), claim_suit=first.suit_led or "",
+                         claim_card=first.card or "", claim_evidence=first.evidence or "",
+                         claim_cards_held=first.cards_held, claim_before=first.before_speaking)
         form = hand_form_for(
-            setup, ladder, number=str(number), version=str(record.current.version), dealer=str(facts.dealer),
+            setup, ladder, ledger.variant.claim_rules, number=str(number), version=str(record.current.version), dealer=str(facts.dealer),
             tricks=None if facts.tricks is None else str(facts.tricks), calls=",".join(facts.auction),
             trump=facts.trump or "", purchase=facts.purchase, widow=facts.widow, **calls,
         )
         return _hand_page(evening, ledger, form, number=number, editing=True)
-    form = hand_form_for(setup, ladder)
+    form = hand_form_for(setup, ladder, ledger.variant.claim_rules)
     if form.validate_on_submit():
         step = _auction_step(evening, ledger, form, number=number, editing=True)
         if step is not None:
@@ -304,7 +321,7 @@ def edit_hand(key: str, number: int) -> Any:
             form.form_errors.append("This form is missing its version; reload the page.")
         else:
             try:
-                services.correct_hand(evening, number, base, _facts_from(form, ledger))
+                services.correct_hand(evening, number, base, _facts_from(form, ledger, row.facts.claims[1:]))
             except services.HandConflict as error:
                 flash(str(error))
                 return redirect(url_for(".hand", key=key, number=number))
