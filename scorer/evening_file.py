@@ -8,6 +8,7 @@ ledger, so importing an export reproduces the same ledger exactly.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from datetime import date
 from decimal import Decimal, InvalidOperation
@@ -63,9 +64,12 @@ def schema() -> dict[str, Any]:
 def parse_stake(amount: str) -> int:
     """``"0.10"`` → 10 (minor units). Raises ``ValueError`` for anything but a positive
     decimal with at most two places and at most 1,000,000."""
+    text = amount.strip() if isinstance(amount, str) else ""
+    if not re.fullmatch(r"[0-9]{1,7}(\.[0-9]+)?", text):
+        raise ValueError("The stake must be a number such as 0.10.")
     try:
-        value = Decimal(amount.strip())
-    except (InvalidOperation, AttributeError):
+        value = Decimal(text)
+    except InvalidOperation:
         raise ValueError("The stake must be a number such as 0.10.") from None
     if not value.is_finite() or value <= 0:
         raise ValueError("The stake must be more than zero.")
@@ -153,14 +157,22 @@ def load(data: Any) -> EveningFile:
     hands: list[HandFacts] = []
     dealer = setup.first_dealer
     target = variant.hands_to_play(setup)
+    target_score = variant.target_score(setup.options)
+    totals = [0] * setup.n
     counted = 0
     state = TableState()
     for i, hand in enumerate(data["hands"]):
+        if target_score is not None and max(totals) >= target_score:
+            raise EveningFileError(
+                f"A player reached the target of {target_score} before hand {i + 1}; no more hands can follow.",
+                f"hands[{i}]",
+                variant.rule_end,
+            )
         if target is not None and counted >= target:
             raise EveningFileError(
                 f"The agreed {target} hands were played before hand {i + 1}; no more hands can follow.",
                 f"hands[{i}]",
-                "P-14",
+                variant.rule_end,
             )
         if "dealer" in hand:
             dealer = seat_of(hand["dealer"], f"hands[{i}].dealer")
@@ -187,6 +199,7 @@ def load(data: Any) -> EveningFile:
         dealer = ruling.next_dealer
         counted += ruling.counts
         state = ruling.state_after
+        totals = [t + u for t, u in zip(totals, ruling.units)]
     return EveningFile(
         setup=setup,
         hands=hands,

@@ -41,7 +41,11 @@ def _strip(value: Any) -> Any:
 
 
 class WholeNumberField(IntegerField):
-    """An integer field whose error for "abc" says what to type."""
+    """An integer field whose error for "abc" says what to type (and only that)."""
+
+    def post_validate(self, form: Any, validation_stopped: bool) -> None:
+        if self.process_errors:
+            self.errors = list(self.process_errors)
 
     def process_formdata(self, valuelist: list[Any]) -> None:
         try:
@@ -232,8 +236,9 @@ class HandFormBase(FlaskForm):
     misdeal = SubmitField("Misdeal")
     #: russian36: the calls so far, in speaking order (the auction is built one call at a time)
     calls = HiddenField()
+    calls_dealer = HiddenField()  # the dealer the calls so far were made under
     trump = RadioField("Trump named by the declarer", validate_choice=False, validators=[_trump],
-                       choices=choices([("S", "♠"), ("H", "♥"), ("D", "♦"), ("C", "♣"), ("", "not recorded")]))
+                       choices=choices([("S", "♠"), ("H", "♥"), ("D", "♦"), ("C", "♣"), ("", "–")]))
     purchase = BooleanField("The declarer bought a card (R-9)")
     widow = BooleanField("The declarer took the widow")
     #: one claimed irregularity (the referee); kinds offered are the variant's
@@ -255,10 +260,6 @@ class HandFormBase(FlaskForm):
 
     setup: EveningSetup
 
-    def validate_dealer(self, field: RadioField) -> None:
-        if field.data not in [str(i) for i in range(self.setup.n)]:
-            raise ValidationError("Choose the dealer.")
-
     def calls_in_speaking_order(self, dealer: int) -> tuple[str, ...]:
         """The calls as the engine wants them: eldest hand (left of ``dealer``) first."""
         n = self.setup.n
@@ -266,8 +267,14 @@ class HandFormBase(FlaskForm):
 
     def call_sequence(self) -> tuple[str, ...]:
         """russian36: the calls so far from the hidden field (empty when none)."""
-        data = (self.calls.data or "").strip()
-        return tuple(c for c in data.split(",") if c)[:60]
+        data = (self.calls.data or "")[:1200].strip()
+        return tuple(c[:20] for c in data.split(",") if c)[:60]
+
+    def validate_dealer(self, field: RadioField) -> None:
+        if field.data not in [str(i) for i in range(self.setup.n)]:
+            raise ValidationError("Choose the dealer.")
+        if self.call_sequence() and self.calls_dealer.data and self.calls_dealer.data != field.data:
+            raise ValidationError("The dealer was changed after the auction began: undo the calls first.")
 
     def peeks_value(self) -> tuple[int, ...]:
         """H-18: the seats whose "peeked" box is ticked."""

@@ -93,7 +93,7 @@ def test_parse_stake() -> None:
     assert parse_stake("0.10") == 10
     assert parse_stake("2") == 200
     assert parse_stake(" 1.5 ") == 150
-    for bad in ("", "abc", "-1", "NaN", "Infinity", "1e400", "0.005", "1000001"):
+    for bad in ("", "abc", "-1", "NaN", "Infinity", "1e400", "1e5", "0x10", "0.005", "1000001", " 1 000"):
         with pytest.raises(ValueError):
             parse_stake(bad)
 
@@ -177,3 +177,11 @@ def test_quoted_source_sentences_are_the_sources_own_words() -> None:
             fragment = re.sub(r"\s+", " ", fragment.strip(" ."))
             assert fragment in text, (rule_id, fragment[:60])
         assert english
+
+
+def test_no_hand_after_the_target_score() -> None:
+    nap = {"auction": ["nap", "pass", "pass"], "tricks": 5}  # +10 each time it is made
+    data = with_hands(nap, nap, variant="napoleao", options={"end": "target", "target_score": 10})
+    with pytest.raises(EveningFileError) as err:
+        load(data)
+    assert err.value.rule == "B-14" and "hands[1]" in str(err.value)

@@ -73,13 +73,18 @@ def legal_hand(draw: st.DrawFn, setup: EveningSetup, dealer: int) -> HandFacts:
         claims = (Claim(kind, accused=draw(st.integers(0, setup.n - 1)), upheld=draw(st.booleans()),
                         by=draw(st.none() | st.integers(0, setup.n - 1)), trick=draw(st.none() | st.integers(1, 5)),
                         before_speaking=kind == "wrong_cards" and draw(st.booleans())),)
+    bids = [c for c in calls if c not in (PASS, "here")]
+    if widow == "garnet":
+        took_widow = bool(bids) and bids[-1] == "garnet"  # H-19: the Sir Garnet bid is taking the widow
+    else:
+        took_widow = widow == "peep" and bool(bids) and draw(st.booleans())
     facts = HandFacts(
         dealer,
         tuple(calls),
         tricks,
         trump=draw(st.sampled_from(SUITS)) if setup.variant == "napoleao" else None,
-        purchase=draw(st.booleans()) if setup.variant == "russian36" else False,
-        widow=widow in ("peep", "garnet") and draw(st.booleans()),
+        purchase=setup.variant == "russian36" and bool(bids) and draw(st.booleans()),
+        widow=took_widow,
         peeks=tuple(draw(st.sets(st.integers(0, setup.n - 1)))) if widow == "peep" else (),
         claims=claims,
     )
@@ -93,15 +98,18 @@ def evenings(draw: st.DrawFn, variant_ids: tuple[str, ...] = tuple(VARIANTS)) ->
     hands: list[HandFacts] = []
     dealer = setup.first_dealer
     target = variant.hands_to_play(setup)
+    target_score = variant.target_score(setup.options)
+    totals = [0] * setup.n
     counted = 0
     state = TableState()
     for _ in range(draw(st.integers(0, 25))):
-        if target is not None and counted >= target:
+        if (target is not None and counted >= target) or (target_score is not None and max(totals) >= target_score):
             break  # P-14, B-14: no hand after the agreed end
         facts = draw(legal_hand(setup, dealer))
         hands.append(facts)
         ruling = variant.settle(facts, setup, state)
         dealer, counted, state = ruling.next_dealer, counted + ruling.counts, ruling.state_after
+        totals = [t + u for t, u in zip(totals, ruling.units)]
     return setup, hands
 
 

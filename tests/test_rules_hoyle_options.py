@@ -120,3 +120,25 @@ def test_o3_double_header_doubles_the_next_hand() -> None:
     ledger = settle_evening(s, [HandFacts(0, ("pass", "pass", "pass")), HandFacts(1, ("three", "pass", "pass"), 3)])
     assert ledger.rows[1].ruling.units == (-6, -6, 12)  # dealer B: C bids Three: 3 × 2 each
     assert "O-3" in ledger.rows[1].ruling.rule_ids
+
+
+def test_h19_widow_ticked_exactly_for_sir_garnet() -> None:
+    s = setup(H, ("A", "B", "C", "D"), widow="garnet")
+    with pytest.raises(IllegalFacts) as err:
+        rule_on(s, 0, ["three", "pass", "pass", "pass"], 3, widow=True)
+    assert err.value.rule == "H-19"
+    with pytest.raises(IllegalFacts):
+        rule_on(s, 0, ["garnet", "pass", "pass", "pass"], 5)  # the Sir Garnet bid is taking the widow
+
+
+def test_no_widow_or_purchase_when_nobody_bid() -> None:
+    with pytest.raises(IllegalFacts, match="Nobody bid"):
+        rule_on(setup(H, ABC, widow="widow"), 0, ["pass", "pass", "pass"], None, widow=True)
+    with pytest.raises(IllegalFacts, match="Nobody bid"):
+        rule_on(setup("russian36", ABC), 0, ["pass", "pass", "pass"], None, purchase=True)
+
+
+def test_o1_o2_amounts_cite_the_other_rule_books() -> None:
+    assert "O-1" in rule_on(setup(H, ABC, schedule="peel"), 0, ["nap", "pass", "pass"], 5).rule_ids
+    assert "O-1" not in rule_on(setup(H, ABC), 0, ["nap", "pass", "pass"], 5).rule_ids
+    assert "O-2" in rule_on(setup(H, ABC, misere="3/3"), 0, ["misere", "pass", "pass"], 0).rule_ids

@@ -160,7 +160,7 @@ def test_agreed_end_reached_refuses_more_hands(client: Any, app: Any) -> None:
         ({"scoring": "money", "stake": ""}, "Enter the money value"),
         ({"scoring": "money", "stake": "0.001"}, "two decimal places"),
         ({"opt_hands_per_dealer": "-3"}, "From 1 to 50"),
-        ({"opt_hands_per_dealer": "lots"}, "whole number"),
+        ({"opt_hands_per_dealer": "lots"}, "Hands each player deals: Enter a whole number.</li></ul>"),
         ({"opt_hands_per_dealer": "9" * 400}, "far too large"),
         ({"name": "n" * 200}, "At most 80 characters"),
     ],

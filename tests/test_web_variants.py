@@ -32,6 +32,8 @@ def test_russian36_auction_one_call_at_a_time(client: Any, app: Any) -> None:
     # an illegal call is refused with its rule
     bad = _step(client, key, "pass,two", "here")
     assert bad.status_code == 422 and "(R-6)" in bad.get_data(as_text=True)
+    moved = _step(client, key, "pass,two", "three", calls_dealer="0", dealer="1")
+    assert moved.status_code == 422 and "undo the calls first" in moved.get_data(as_text=True)
     undo = _step(client, key, "pass,two", None, undo_call="1").get_data(as_text=True)
     assert 'name="calls" type="hidden" value="pass"' in undo
     saved = client.post(f"/e/{key}/hand", data={"number": "1", "dealer": "0", "calls": calls + ",pass",
@@ -53,7 +55,7 @@ def test_napoleao_trump_and_points(client: Any) -> None:
     page = client.get(f"/e/{key}").get_data(as_text=True)
     assert totals_on_page(page) == {"Ana": "0", "Bruno": "+10", "Carla": "0"}
     assert "target of 5" in page and "Winner" in page
-    assert "named H trump" in client.get(f"/e/{key}/hand/1").get_data(as_text=True)
+    assert "named ♥ hearts trump" in client.get(f"/e/{key}/hand/1").get_data(as_text=True)
 
 
 def test_hoyle_peep_nap_peeks_and_pool(client: Any) -> None:

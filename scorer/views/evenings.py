@@ -31,6 +31,11 @@ from .display import auction_of, citation, result_label, signed
 bp = Blueprint("evenings", __name__)
 
 
+@bp.app_template_filter("call_label")
+def call_label_filter(call: str) -> str:
+    return call_label(call)
+
+
 @bp.app_context_processor
 def helpers() -> dict[str, Any]:
     return {"signed": signed, "citation": citation, "result_label": result_label, "error_messages": error_messages}
@@ -150,8 +155,17 @@ def _hand_page(evening: Evening, ledger: Ledger, form: Any, *, number: int, edit
                 declarer, contract = None, None
             declarer_text = (f"{setup.players[declarer]} plays {contract.name}." if declarer is not None and contract
                              else "Everyone passed.")
+        highest = ""
+        if speaker is not None and seq:
+            holder = None
+            for (who, call) in said:
+                if call not in (PASS,):
+                    holder = (who, call)
+            if holder:
+                highest = f"Highest so far: {call_label(holder[1])} ({holder[0]})" if holder[1] != HERE else \
+                    f"Highest so far: held by {holder[0]} with «Здесь»"
         context.update(said=said, speaker=speaker, legal=legal, auction_over=speaker is None,
-                       declarer_text=declarer_text, eldest=dealer)
+                       declarer_text=declarer_text, eldest=dealer, highest=highest)
     else:
         context.update(call_fields=[getattr(form, f"call_{s}") for s in order], auction_over=True, eldest=order[0])
     return (
@@ -211,6 +225,7 @@ def _auction_step(evening: Evening, ledger: Ledger, form: Any, *, number: int, e
         form.form_errors.append(str(error))
         return _hand_page(evening, ledger, form, number=number, editing=editing, status=422)
     form.calls.data = ",".join(seq)
+    form.calls_dealer.data = form.dealer.data if seq else ""
     return _hand_page(evening, ledger, form, number=number, editing=editing)
 
 
@@ -308,6 +323,7 @@ def edit_hand(key: str, number: int) -> Any:
         form = hand_form_for(
             setup, ladder, ledger.variant.claim_rules, number=str(number), version=str(record.current.version), dealer=str(facts.dealer),
             tricks=None if facts.tricks is None else str(facts.tricks), calls=",".join(facts.auction),
+            calls_dealer=str(facts.dealer) if facts.auction else "",
             trump=facts.trump or "", purchase=facts.purchase, widow=facts.widow, **calls,
         )
         return _hand_page(evening, ledger, form, number=number, editing=True)

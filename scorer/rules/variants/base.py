@@ -42,7 +42,8 @@ def outcome(declarer: str, contract: Bid, tricks: int | None, made: bool) -> str
     if tricks is None:
         return f"{contract.name} is scored as {result}"
     needed = "no trick" if contract.id == "misere" else contract.tricks
-    return f"{declarer} won {tricks} tricks, needing {needed}: {contract.name} is {result}"
+    won = f"{tricks} trick" if tricks == 1 else f"{tricks} tricks"
+    return f"{declarer} won {won}, needing {needed}: {contract.name} is {result}"
 
 
 SUIT_NAMES = {"S": "spade", "H": "heart", "D": "diamond", "C": "club"}
@@ -74,6 +75,7 @@ class Variant:
     rule_extra_tricks: ClassVar[str]
     rule_schedule: ClassVar[str]  # the table of units per opponent
     rule_end: ClassVar[str] = "P-14"  # the agreed end of the evening
+    deal_note: ClassVar[str] = "Shuffle and deal five cards each."
     misdeal_source_silent: ClassVar[bool] = False
     #: Points variants award points and take no stake (``napoleao``).
     points_only: ClassVar[bool] = False
@@ -286,6 +288,8 @@ class Variant:
             return tally.ruling(Result.MADE if made else Result.DEFEATED, facts, declarer, contract, tricks,
                                 self.shuffle_after(contract, made), True)
         if declarer is None or contract is None:
+            if facts.purchase or facts.widow:
+                raise IllegalFacts("Nobody bid, so nobody bought a card or took the widow.")
             if facts.tricks is not None:
                 raise IllegalFacts(
                     "Nobody bid, but tricks were entered: tap the declarer's bid, or choose “none: nobody bid” "
@@ -396,7 +400,7 @@ class Variant:
         """Everyone passed: no score; the deal passes on (``rule_all_pass``)."""
         tally.note(
             self.rule_all_pass,
-            "Everyone passed: the hand is not played and nobody pays; {next} deals next.",
+            "Everyone passed: the hand is not played; {next} deals next.",
             next=setup.players[(facts.dealer + 1) % setup.n],
         )
 
@@ -478,7 +482,7 @@ class Variant:
 
     def shuffle_note(self, shuffle: bool) -> tuple[str, str]:
         """``(rule id, sentence)`` telling the next dealer how to prepare the pack."""
-        return self.rule_deal_passes, "Shuffle; the player on the dealer's right cuts."
+        return self.rule_deal_passes, self.deal_note
 
     def all_pass_counts(self, options: Mapping[str, Any]) -> bool:
         """Whether an all-pass hand counts towards the agreed end point."""

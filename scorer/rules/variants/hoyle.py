@@ -183,6 +183,9 @@ class Hoyle(Variant):
         if facts.widow and setup.options["widow"] == "widow" and contract.tricks != 5:
             raise IllegalFacts(f"{setup.players[declarer]} took the widow and so must bid Nap, not {contract.name}.",
                                "H-17")
+        if setup.options["widow"] == "garnet" and facts.widow != (contract.id == "garnet"):
+            raise IllegalFacts("At a Sir Garnet table, taking the widow is the Sir Garnet bid: tick “took the "
+                               "widow” exactly when the contract is Sir Garnet.", "H-19")
 
     def before_play(self, facts: HandFacts, setup: EveningSetup, tally: Tally) -> None:
         """H-16: opening stakes into a new pool, the dealer's top-up; H-18: peeks cost 1 chip."""
@@ -203,14 +206,29 @@ class Hoyle(Variant):
         for seat in facts.peeks:
             tally.pay(seat, POOL, 1)
         if facts.peeks:
-            tally.note("H-18", "{who} paid 1 chip each to look at the widow card (pool now {pool}).",
-                       who=", ".join(tally.name(s) for s in facts.peeks), pool=tally.pool_now)
+            tally.note("H-18", "{who} paid 1 chip{each} to look at the widow card (pool now {pool}).",
+                       who=", ".join(tally.name(s) for s in facts.peeks), pool=tally.pool_now,
+                       each=" each" if len(facts.peeks) > 1 else "")
 
     def all_passed(self, facts: HandFacts, setup: EveningSetup, tally: Tally) -> None:
         super().all_passed(facts, setup, tally)
         if setup.options["all_pass"] == "double_header":
             tally.double_next = True
             tally.note("O-3", "Peel's double header: the next hand's payments are doubled.")
+
+    def result_reasons(self, setup: EveningSetup, declarer: int, contract: Bid, tricks: int | None, made: bool,
+                       per: int) -> list[Reason]:
+        """H-11; the amounts of misère (O-2) and of another rule book's schedule (O-1) cite those."""
+        reasons = super().result_reasons(setup, declarer, contract, tricks, made, per)
+        schedule = setup.options["schedule"]
+        if contract.id == "misere":
+            reasons.insert(0, Reason("O-2", "Misère pays {per} per opponent at this table (other rule books).",
+                                     {"per": per}))
+        elif contract.id in ("nap", "wellington", "blucher", "garnet") and schedule != "hoyle":
+            label = dict(SCHEDULE_NAMES)[schedule].split(":")[0]
+            reasons.insert(0, Reason("O-1", "{contract} pays {per} per opponent under the {label} schedule.",
+                                     {"contract": contract.name, "per": per, "label": label}))
+        return reasons
 
     def pay_contract(self, facts: HandFacts, setup: EveningSetup, tally: Tally, declarer: int, contract: Bid,
                      tricks: int | None, made: bool) -> None:

@@ -58,6 +58,7 @@ class Napoleao(Variant):
     rule_schedule = "B-11"
     rule_extra_tricks = "B-11"
     rule_end = "B-14"
+    deal_note = "Deal five cards each, one at a time, starting on the dealer's left."
     misdeal_source_silent = True
     claim_rules = {"revoke": "B-16"}
     revoke_source_silent = False
@@ -93,7 +94,8 @@ class Napoleao(Variant):
             tally.note(rule, "{outcome}; every opponent scores {points}.",
                        outcome=outcome(tally.name(declarer), contract, tricks, made), points=lost)
         if facts.trump is not None:
-            tally.note("B-7", "{declarer} named {trump} trump.", declarer=tally.name(declarer), trump=facts.trump)
+            tally.note("B-7", "{declarer} named {trump} trump.", declarer=tally.name(declarer),
+                       trump={"S": "♠ spades", "H": "♥ hearts", "D": "♦ diamonds", "C": "♣ clubs"}[facts.trump])
 
     def hands_to_play(self, setup: EveningSetup) -> int | None:
         """B-14: the agreed number of hands, when the table chose hands."""

@@ -53,6 +53,7 @@ class Russian36(Variant):
     revoke_source_silent = True
     pack_size = 36
     sequence_auction = True
+    deal_note = "Shuffle and deal five cards each; the rest of the pack is the stock."
 
     def ladder(self, options: Mapping[str, Any]) -> tuple[Bid, ...]:
         return tuple(BIDS[b] for b in LADDER)
@@ -92,7 +93,7 @@ class Russian36(Variant):
                     )
                 highest, holder = bid, speaker
             else:
-                name = BIDS[call].name if call in BIDS else repr(call)
+                name = BIDS[call].name if call in BIDS else repr(str(call)[:20])
                 raise IllegalAuction(f"{name} is not a call here: pass, One to Five, Napoleon or «Здесь».", "R-7")
             speaker = self._after(n, speaker, passed)
         if self._over(n, passed, highest):
