@@ -19,7 +19,7 @@ from typing import Any
 import jsonschema
 
 from .ledger import HandError
-from .rules import Claim, EveningSetup, HandFacts, RulesError, Stake, TableState, clean_text, get_variant
+from .rules import Claim, EveningSetup, HandFacts, Override, RulesError, Stake, TableState, clean_text, get_variant
 from .rules.cards import parse_card
 
 FORMAT = "nap-evening"
@@ -190,6 +190,7 @@ def load(data: Any) -> EveningFile:
                          **({"by": seat_of(c["by"], f"hands[{i}].claims")} if "by" in c else {})})
                 for c in hand.get("claims", ())
             ),
+            override=_load_override(hand.get("override"), players, seat_of, f"hands[{i}].override"),
         )
         try:
             ruling = variant.settle(facts, setup, state)
@@ -266,9 +267,21 @@ def dump(evening: EveningFile) -> dict[str, Any]:
                 row["peeks"] = [setup.players[s] for s in facts.peeks]
             if facts.claims:
                 row["claims"] = [_dump_claim(setup.players, c) for c in facts.claims]
+        if facts.override is not None:
+            row["override"] = {"entries": dict(zip(setup.players, facts.override.units)),
+                               "pool": facts.override.pool, "reason": facts.override.reason}
         hands.append(row)
     out["hands"] = hands
     return out
+
+
+def _load_override(data: Any, players: tuple[str, ...], seat_of: Any, where: str) -> Override | None:
+    if data is None:
+        return None
+    units = [0] * len(players)
+    for name, value in data["entries"].items():
+        units[seat_of(name, where)] = value
+    return Override(units=tuple(units), reason=clean_text(data["reason"]), pool=data.get("pool", 0))
 
 
 def _dump_claim(players: tuple[str, ...], claim: Claim) -> dict[str, Any]:

@@ -380,5 +380,30 @@ class ImportForm(FlaskForm):
     submit = SubmitField("Import")
 
 
+class OverrideFormBase(FlaskForm):
+    """Overrule a ruling: each player's change (``units_<seat>``), the pool's, and why."""
+
+    version = HiddenField()
+    pool = WholeNumberField("Pool", [Optional()], default=0)
+    reason = StringField("Why the table overrules the ruling",
+                         [Optional(), Length(max=500, message="At most 500 characters.")], filters=[_strip])
+    remove = SubmitField("Remove the override")
+    apply = SubmitField("Overrule")
+
+    def units(self, n: int) -> tuple[int, ...]:
+        return tuple(getattr(self, f"units_{s}").data or 0 for s in range(n))
+
+
+def override_form_for(players: tuple[str, ...], **kwargs: Any) -> OverrideFormBase:
+    """An override form with one whole-number field per player."""
+
+    class OverrideForm(OverrideFormBase):
+        pass
+
+    for seat, name in enumerate(players):
+        setattr(OverrideForm, f"units_{seat}", WholeNumberField(name, [Optional()], default=0))
+    return OverrideForm(**kwargs)
+
+
 class ActionForm(FlaskForm):
     """A form with only a CSRF token, for buttons such as Finish and Reopen."""

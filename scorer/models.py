@@ -155,6 +155,8 @@ class HandVersion(db.Model):  # type: ignore[name-defined,misc]
     #: the claims made about the hand (H-13 … H-15, B-16, R-18, P-16), as dicts of
     #: :class:`~scorer.rules.Claim` fields (seats as integers)
     claims: Mapped[list[dict[str, Any]]] = mapped_column(JSON, default=list, server_default="[]")
+    #: the table overruling the ruling: {"units": [...], "pool": int, "reason": str} or None
+    override: Mapped[dict[str, Any] | None] = mapped_column(JSON, default=None)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
     hand: Mapped[Hand] = relationship(back_populates="versions")

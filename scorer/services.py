@@ -18,7 +18,7 @@ from sqlalchemy.orm import selectinload
 from .evening_file import EveningFile
 from .ledger import Ledger, settle_evening
 from .models import Evening, Hand, HandVersion, Player, db, utcnow
-from .rules import Claim, EveningSetup, HandFacts, Stake, get_variant
+from .rules import Claim, EveningSetup, HandFacts, Override, Stake, get_variant
 
 
 class ScorerError(Exception):
@@ -90,6 +90,9 @@ def facts_of(version: HandVersion) -> HandFacts:
         widow=bool(version.widow),
         peeks=tuple(version.peeks or ()),
         claims=tuple(Claim(**c) for c in version.claims or ()),
+        override=None if not version.override else Override(
+            units=tuple(version.override["units"]), reason=version.override["reason"],
+            pool=version.override.get("pool", 0)),
     )
 
 
@@ -106,7 +109,7 @@ def is_closed(evening: Evening, ledger: Ledger) -> bool:
 def normalise(facts: HandFacts) -> HandFacts:
     """A misdeal keeps no auction, tricks or other facts (nothing else about it counts)."""
     if facts.misdeal:
-        return HandFacts(facts.dealer, misdeal=True)
+        return HandFacts(facts.dealer, misdeal=True, override=facts.override)
     return facts
 
 
@@ -228,6 +231,8 @@ def _version(number: int, facts: HandFacts) -> HandVersion:
         widow=facts.widow,
         peeks=list(facts.peeks),
         claims=[dataclasses.asdict(c) for c in facts.claims],
+        override=None if facts.override is None else {
+            "units": list(facts.override.units), "pool": facts.override.pool, "reason": facts.override.reason},
     )
 
 

@@ -122,3 +122,25 @@ def test_claims_a_variant_has_no_rule_for_are_refused() -> None:
     with pytest.raises(IllegalFacts, match="only one revoke"):
         settle("hoyle", FOUR_BY_EAST, 4, Claim("revoke", accused=2, upheld=True), Claim("revoke", accused=3,
                                                                                         upheld=True))
+
+
+def test_override_replaces_the_entries_and_keeps_the_ruling() -> None:
+    from scorer.rules import Override
+
+    plain = settle("hoyle", FOUR_BY_EAST, 3)
+    over = get_variant("hoyle").settle(
+        HandFacts(0, tuple(FOUR_BY_EAST), 3, override=Override((2, -6, 2, 2), "we agreed to halve it")),
+        setup("hoyle", FOUR))
+    assert over.units == (2, -6, 2, 2) and over.overruled == (plain.units, 0)
+    assert over.reasons[-1].rule == "TABLE" and "we agreed to halve it" in over.reasons[-1].text
+    with pytest.raises(IllegalFacts, match="balance"):
+        get_variant("hoyle").settle(HandFacts(0, tuple(FOUR_BY_EAST), 3, override=Override((1, 0, 0, 0), "x")),
+                                    setup("hoyle", FOUR))
+    with pytest.raises(IllegalFacts, match="reason"):
+        get_variant("hoyle").settle(HandFacts(0, tuple(FOUR_BY_EAST), 3, override=Override((0, 0, 0, 0), " ")),
+                                    setup("hoyle", FOUR))
+    # points variants need not balance
+    points = get_variant("napoleao").settle(
+        HandFacts(0, ("three", "pass", "pass", "pass"), 3, override=Override((0, 1, 0, 0), "half points")),
+        setup("napoleao", FOUR))
+    assert points.units == (0, 1, 0, 0)

@@ -140,3 +140,29 @@ def test_a_claim_through_the_hand_form(client: Any, app: Any) -> None:
                                                "claim_card": "ZZ"})
     assert junk.status_code == 422 and "is not a card" in junk.get_data(as_text=True)
     assert counts(app) == before
+
+
+def test_overrule_a_ruling_and_undo_it(client: Any, app: Any) -> None:
+    key = start_evening(client, "pagat", ("Ann", "Bob", "Cat"))
+    client.post(f"/e/{key}/hand", data={"number": "1", "dealer": "0", "call_1": "four", "tricks": "4", "save": "1"})
+    # dealer Ann: Bob speaks first, bids Four and makes it: Bob +8, Ann −4, Cat −4
+    page = client.get(f"/e/{key}/hand/1").get_data(as_text=True)
+    assert "Overrule this ruling" in page
+    bad = client.post(f"/e/{key}/hand/1/override", data={"version": "1", "units_0": "5", "units_1": "0",
+                                                          "units_2": "0", "reason": "typo", "apply": "1"})
+    assert bad.status_code == 302 and counts(app)[2] == 1  # does not balance: nothing saved
+    assert "must balance" in client.get(f"/e/{key}/hand/1").get_data(as_text=True)
+    good = client.post(f"/e/{key}/hand/1/override", data={"version": "1", "units_0": "-2", "units_1": "4",
+                                                           "units_2": "-2", "reason": "Bob showed his cards early",
+                                                           "apply": "1"})
+    assert good.status_code == 302 and counts(app)[2] == 2
+    sheet = client.get(f"/e/{key}").get_data(as_text=True)
+    assert totals_on_page(sheet) == {"Ann": "−2", "Bob": "+4", "Cat": "−2"} and "overruled" in sheet
+    hand = client.get(f"/e/{key}/hand/1").get_data(as_text=True)
+    assert "Overruled by the table." in hand and "Bob showed his cards early" in hand and "Bob +8" in hand
+    exported = client.get(f"/e/{key}/evening.json").get_json()
+    assert exported["hands"][0]["override"] == {"entries": {"Ann": -2, "Bob": 4, "Cat": -2}, "pool": 0,
+                                                "reason": "Bob showed his cards early"}
+    undo = client.post(f"/e/{key}/hand/1/override", data={"version": "2", "remove": "1"})
+    assert undo.status_code == 302 and counts(app)[2] == 3
+    assert totals_on_page(client.get(f"/e/{key}").get_data(as_text=True)) == {"Ann": "−4", "Bob": "+8", "Cat": "−4"}

@@ -18,6 +18,7 @@ from .core import (
     IllegalAuction,
     IllegalFacts,
     IllegalSetup,
+    Override,
     Reason,
     Result,
     RulesError,
@@ -31,6 +32,6 @@ from .variants import VARIANTS, Variant, get_variant
 
 __all__ = [
     "BIDS", "CLAIM_KINDS", "Claim", "HERE", "PASS", "POOL", "TableState", "Bid", "EveningSetup", "HandFacts", "IllegalAuction", "IllegalFacts",
-    "IllegalSetup", "Reason", "Result", "Ruling", "RulesError", "Stake", "clean_text", "RULES", "Rule", "rule",
+    "IllegalSetup", "Override", "Reason", "Result", "Ruling", "RulesError", "Stake", "clean_text", "RULES", "Rule", "rule",
     "VARIANTS", "Variant", "get_variant",
 ]

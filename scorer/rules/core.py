@@ -179,6 +179,17 @@ class Claim:
 
 
 @dataclass(frozen=True)
+class Override:
+    """The table overruling the engine: ``units`` per seat (and ``pool``) replace the
+    ruling's entries, for the written ``reason``. In a money variant they must sum
+    to zero with the pool."""
+
+    units: tuple[int, ...]
+    reason: str
+    pool: int = 0
+
+
+@dataclass(frozen=True)
 class HandFacts:
     """What happened in one hand, as the table recorded it.
 
@@ -194,7 +205,8 @@ class HandFacts:
     S H D C); ``purchase`` the declarer bought a card from the stock (``russian36``
     R-9); ``widow`` the declarer took the widow (``hoyle`` H-17, H-18);
     ``peeks`` the seats that paid to look at the Peep Nap card (H-18);
-    ``claims`` the irregularities claimed, each with the table's decision.
+    ``claims`` the irregularities claimed, each with the table's decision;
+    ``override`` the table's own figures replacing the ruling's, with a reason.
     """
 
     dealer: int
@@ -206,6 +218,7 @@ class HandFacts:
     widow: bool = False
     peeks: tuple[int, ...] = ()
     claims: tuple[Claim, ...] = ()
+    override: Override | None = None
 
 
 class Result(enum.Enum):
@@ -258,6 +271,8 @@ class Ruling:
     shuffle: bool = False
     counts: bool = True
     state_after: TableState = TableState()
+    #: the engine's own entries when the table overruled them (``None`` otherwise)
+    overruled: tuple[tuple[int, ...], int] | None = None
 
     @property
     def rule_ids(self) -> tuple[str, ...]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from typing import Any
 
@@ -21,11 +22,11 @@ from markupsafe import Markup
 from .. import services
 from ..cache import RevisionCache
 from ..evening_file import EveningFileError, dumps, loads, parse_stake
-from ..forms import ActionForm, ImportForm, error_messages, evening_form_for, hand_form_for
+from ..forms import ActionForm, ImportForm, error_messages, evening_form_for, hand_form_for, override_form_for
 from ..ledger import Ledger, settle_up
 from ..rules.sources import QUOTES, SOURCE_LANGUAGES
 from ..models import Evening
-from ..rules import BIDS, HERE, PASS, RULES, VARIANTS, Claim, HandFacts, IllegalSetup, RulesError, Stake
+from ..rules import BIDS, HERE, PASS, RULES, VARIANTS, Claim, HandFacts, IllegalSetup, Override, RulesError, Stake
 from .display import auction_of, citation, result_label, signed
 
 bp = Blueprint("evenings", __name__)
@@ -287,6 +288,10 @@ def hand(key: str, number: int) -> str:
     for v in reversed(record.versions):
         facts = services.facts_of(v)
         versions.append({"version": v, "facts": facts})
+    current = record.current
+    override_form = override_form_for(
+        ledger.setup.players, version=str(current.version), reason=row.facts.override.reason if row.facts.override
+        else "", pool=row.ruling.pool, **{f"units_{s}": u for s, u in enumerate(row.ruling.units)})
     first_cite: dict[str, int] = {}
     for i, reason in enumerate(row.ruling.reasons):
         first_cite.setdefault(reason.rule, i)
@@ -295,7 +300,41 @@ def hand(key: str, number: int) -> str:
         versions=versions, closed=evening.finished_at is not None, quotes=QUOTES, first_cite=first_cite,
         source_lang=lambda rid: SOURCE_LANGUAGES.get(RULES[rid].source, "en") if rid in RULES else "en",
         describe_claim=lambda claim: ledger.variant.describe_claim(ledger.setup, claim),
+        override_form=override_form,
     )
+
+
+@bp.post("/e/<key>/hand/<int:number>/override")
+def override_hand(key: str, number: int) -> Any:
+    """Overrule the ruling of a hand with the table's own figures and a reason, or
+    remove the override: either way a new version of the hand, so it can be undone."""
+    evening, ledger = load_evening(key)
+    row = _row(ledger, number)
+    form = override_form_for(ledger.setup.players)
+    back = redirect(url_for(".hand", key=key, number=number))
+    if not form.validate_on_submit():
+        flash("Nothing was saved: " + "; ".join(error_messages(form)))
+        return back
+    try:
+        base = int(form.version.data)
+    except (TypeError, ValueError):
+        flash("This form is missing its version; reload the page.")
+        return back
+    if form.remove.data:
+        override = None
+    else:
+        override = Override(units=form.units(ledger.setup.n), pool=form.pool.data or 0, reason=form.reason.data or "")
+    facts = dataclasses.replace(row.facts, override=override)
+    try:
+        services.correct_hand(evening, number, base, facts)
+    except (services.HandConflict, services.EveningFinished) as error:
+        flash(str(error))
+    except RulesError as error:
+        flash(f"Nothing was saved: {error}")
+    else:
+        flash("The table's figures replace the ruling; the ruling is kept beside them." if override else
+              "The override is removed: the ruling applies again.")
+    return back
 
 
 @bp.route("/e/<key>/hand/<int:number>/edit", methods=["GET", "POST"])

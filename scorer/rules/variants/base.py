@@ -235,6 +235,33 @@ class Variant:
         return tricks == 0 if contract.id == "misere" else tricks >= contract.tricks
 
     def settle(self, facts: HandFacts, setup: EveningSetup, state: TableState | None = None) -> Ruling:
+        """Rule on one hand (see :meth:`rule`), then apply the table's override, if any:
+        its entries replace the ruling's, the engine's are kept in ``overruled`` and
+        the reason is cited as ``TABLE``. Raises :class:`IllegalFacts` for an override
+        of the wrong length or, in a money variant, one that does not sum to zero."""
+        state = state or TableState()
+        ruling = self.rule(facts, setup, state)
+        override = facts.override
+        if override is None:
+            return ruling
+        units = tuple(override.units)
+        if len(units) != setup.n or not all(isinstance(u, int) and not isinstance(u, bool) for u in units):
+            raise IllegalFacts("An override gives one whole number per player.")
+        if any(abs(u) > 10**9 for u in units + (override.pool,)):
+            raise IllegalFacts("An override's figures are far too large.")
+        if not self.points_only and sum(units) + override.pool != 0:
+            raise IllegalFacts("An override must balance: what the players win and lose (and the pool) must sum to "
+                               "zero.")
+        if not override.reason.strip():
+            raise IllegalFacts("Give the reason for overruling the ruling.")
+        if override.pool and state.pool + override.pool < 0:
+            raise IllegalFacts("The pool cannot pay out more than it holds.")
+        reason = Reason("TABLE", "The table overruled this ruling: {reason}", {"reason": override.reason.strip()})
+        after = dataclasses.replace(ruling.state_after, pool=state.pool + override.pool)
+        return dataclasses.replace(ruling, units=units, pool=override.pool, reasons=ruling.reasons + (reason,),
+                                   state_after=after, overruled=(ruling.units, ruling.pool))
+
+    def rule(self, facts: HandFacts, setup: EveningSetup, state: TableState | None = None) -> Ruling:
         """Rule on one hand: facts in, ruling out.
 
         ``setup`` must come from :meth:`check_setup`; ``state`` is what the
@@ -360,7 +387,7 @@ class Variant:
 
     def misdeal_from_claim(self, facts: HandFacts, setup: EveningSetup, state: TableState, claim: Claim) -> Ruling:
         """H-13: wrong cards noticed before the player spoke make a misdeal (H-12)."""
-        ruling = self.settle(HandFacts(facts.dealer, misdeal=True), setup, state)
+        ruling = self.rule(HandFacts(facts.dealer, misdeal=True), setup, state)
         reason = Reason(self.claim_rules["wrong_cards"], "Upheld: {what}, so the deal is a misdeal.",
                         {"what": self.describe_claim(setup, claim)})
         return dataclasses.replace(ruling, reasons=(reason,) + ruling.reasons)
