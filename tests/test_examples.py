@@ -57,3 +57,10 @@ def test_hoyle_example_has_a_blucher() -> None:
     ledger = settle_evening(evening.setup, evening.hands)
     assert evening.setup.n == 5
     assert any(r.ruling.contract and r.ruling.contract.id == "blucher" for r in ledger.rows)
+
+
+def test_referee_example_has_every_claim_kind_and_an_override() -> None:
+    evening = loads((EXAMPLES / "hoyle-referee.json").read_bytes())
+    kinds = {(c.kind, c.upheld) for h in evening.hands for c in h.claims}
+    assert {"revoke", "wrong_cards", "out_of_turn"} <= {k for k, _ in kinds} and ("revoke", False) in kinds
+    assert any(h.override for h in evening.hands)

@@ -94,3 +94,15 @@ def test_pdf_of_a_treasure_evening_has_the_settle_up(app: Any, client: Any) -> N
     # no two or three of them sum to zero, so three payments: the biggest debtor pays the biggest creditor
     for line in ("Olga pays Ivan 245 (RUB 245.00)", "Sveta pays Pyotr 65 (RUB 65.00)", "Olga pays Pyotr 40 (RUB 40.00)"):
         assert line in text, line
+
+
+def test_pdf_shows_claims_rulings_and_overrides(app: Any, client: Any) -> None:
+    with app.app_context():
+        key = services.import_evening(loads((EXAMPLES / "hoyle-referee.json").read_bytes())).key
+    text = " ".join(pdf_text(client.get(f"/e/{key}/evening.pdf").data).split())
+    assert "Disputed. " in text
+    assert "Sam revoked in trick 3 (2C on a heart lead; later showed 5H)" in text
+    assert "Play stops: Sam pays Ed 12" in text
+    assert "Rejected by the table: the claim that Wes revoked in trick 2" in text
+    assert "Overruled by the table; the ruling gave Nora −10, Ed −10, Sam −10, Wes +62, pool −32." in text
+    assert "TABLE The table overruled this ruling: Wes's Nap was conceded" in text
