@@ -206,7 +206,8 @@ class HandFacts:
     R-9); ``widow`` the declarer took the widow (``hoyle`` H-17, H-18);
     ``peeks`` the seats that paid to look at the Peep Nap card (H-18);
     ``claims`` the irregularities claimed, each with the table's decision;
-    ``override`` the table's own figures replacing the ruling's, with a reason.
+    ``override`` the table's own figures replacing the ruling's, with a reason;
+    ``record`` the cards played to each trick, in order from the leader (optional).
     """
 
     dealer: int
@@ -219,6 +220,7 @@ class HandFacts:
     peeks: tuple[int, ...] = ()
     claims: tuple[Claim, ...] = ()
     override: Override | None = None
+    record: tuple[tuple[str, ...], ...] = ()
 
 
 class Result(enum.Enum):

@@ -31,6 +31,7 @@ from ..core import (
     clean_text,
 )
 from ..options import OptionSpec, resolve_options
+from ..play import read_record
 
 TRICKS_PER_HAND = 5
 
@@ -298,6 +299,10 @@ class Variant:
         self.before_play(facts, setup, tally)
         declarer, contract, reasons = self.check_auction(facts, setup)
         tally.reasons += reasons
+        if facts.record:
+            if declarer is None or contract is None:
+                raise IllegalFacts("Nobody bid, so no play can be recorded.")
+            facts = self.read_play(facts, setup, tally, declarer, contract)
         for claim in facts.claims:
             if not claim.upheld:
                 tally.note(self.claim_rules[claim.kind], "Rejected by the table: the claim that {what}. It changes "
@@ -337,10 +342,81 @@ class Variant:
         return tally.ruling(Result.MADE if made else Result.DEFEATED, facts, declarer, contract, tricks,
                             self.shuffle_after(contract, made), True)
 
+    #: Play: the pack, whether a player who cannot follow must trump (R-11), whether the
+    #: declarer names trump (B-7), and the rule cited for trick winners.
+    pack_size: ClassVar[int] = 52
+    must_trump: ClassVar[bool] = False
+    names_trump: ClassVar[bool] = False
+    rule_play: ClassVar[str] = "H-9"
+    rule_stop: ClassVar[str] = "H-10"
+
     #: The rule for each kind of claim this variant rules on.
     claim_rules: ClassVar[Mapping[str, str]] = {}
     #: Whether the variant's source is silent on revokes (the house rule applies).
     revoke_source_silent: ClassVar[bool] = True
+
+    def read_play(self, facts: HandFacts, setup: EveningSetup, tally: Tally, declarer: int, contract: Bid) -> HandFacts:
+        """Read the full record of play: the declarer's tricks, when the result was
+        decided, and the revokes the cards prove; revoke claims the record proves are
+        upheld and those it disproves rejected, saying which cards show it. Returns
+        the facts with the tricks and claims the record establishes."""
+        if self.names_trump and facts.trump is None:
+            raise IllegalFacts("Record the trump the declarer named (B-7) to read the play.", "B-7")
+        reading = read_record(
+            facts.record, setup.n, declarer, contract.tricks, pack_size=self.pack_size,
+            named_trump=facts.trump if self.names_trump else None, must_trump=self.must_trump,
+            misere=contract.id == "misere")
+        names = setup.players
+        tricks = reading.tricks
+        if facts.tricks is not None and facts.tricks != tricks:
+            raise IllegalFacts(f"The record gives {names[declarer]} {tricks} tricks, not {facts.tricks}.",
+                               self.rule_play)
+        tally.note(self.rule_play, "From the record: trump {trump}; tricks won by {winners}; {declarer} took "
+                   "{tricks}.", trump=SUIT_NAMES[reading.trump] + "s",
+                   winners=", ".join(names[w] for w in reading.winners) or "nobody yet",
+                   declarer=names[declarer], tricks=tricks)
+        if reading.decided_after is not None and reading.decided_after < len(reading.winners):
+            tally.note(self.rule_stop, "The result was certain after trick {t}; later tricks do not count.",
+                       t=reading.decided_after)
+        elif reading.decided_after is not None and reading.decided_after < TRICKS_PER_HAND:
+            tally.note(self.rule_stop, "Play stopped after trick {t}, when the result was certain.",
+                       t=reading.decided_after)
+        found = {r.seat: r for r in reading.revokes}
+        claims = []
+        for claim in facts.claims:
+            if claim.kind == "revoke":
+                proof = found.get(claim.accused)
+                if proof is not None:
+                    claim = dataclasses.replace(claim, upheld=True, trick=claim.trick or proof.trick,
+                                                suit_led=claim.suit_led or proof.led, card=claim.card or proof.card,
+                                                evidence=claim.evidence or proof.evidence)
+                    tally.note(self.claim_rules["revoke"], "The record proves the claim: {who} played {card} to "
+                               "trick {t} when {led} were led, and later {evidence}.", who=names[proof.seat],
+                               card=proof.card, t=proof.trick, led=SUIT_NAMES[proof.led] + "s",
+                               evidence=f"played {proof.evidence}" + (" (a trump: R-11)" if proof.failed_to_trump
+                                                                       else ""))
+                elif len(reading.winners) == TRICKS_PER_HAND:
+                    claim = dataclasses.replace(claim, upheld=False)
+                    tally.note(self.claim_rules["revoke"], "The record disproves the claim: every card {who} held "
+                               "is in the record, and {who} never failed to follow a suit they still held"
+                               "{trump}.", who=names[claim.accused],
+                               trump=" nor to trump when able" if self.must_trump else "")
+                elif reading.followed_suit_throughout(claim.accused, facts.record):
+                    claim = dataclasses.replace(claim, upheld=False)
+                    tally.note(self.claim_rules["revoke"], "The record disproves the claim: {who} followed suit "
+                               "in every trick.", who=names[claim.accused])
+            claims.append(claim)
+        complete = len(reading.winners) == TRICKS_PER_HAND or reading.decided_after is not None
+        if not complete and not any(c.upheld and c.kind == "revoke" for c in claims):
+            raise IllegalFacts("The record stops before the result was certain: record every trick played.")
+        claimed = {c.accused for c in claims if c.kind == "revoke"}
+        for proof in reading.revokes:
+            if proof.seat not in claimed:
+                tally.note(self.claim_rules.get("revoke", self.rule_play), "The record shows {who} revoked in trick "
+                           "{t} ({card} on a {led} lead, later {evidence}); nobody claimed it, so the score stands. "
+                           "Add a claim to apply the rule.", who=names[proof.seat], t=proof.trick, card=proof.card,
+                           led=SUIT_NAMES[proof.led], evidence=proof.evidence)
+        return dataclasses.replace(facts, tricks=tricks, claims=tuple(claims))
 
     def check_claims(self, facts: HandFacts, setup: EveningSetup) -> None:
         """Refuse claims this variant has no rule for, or that name no seat, trick or card."""

@@ -60,6 +60,9 @@ class Napoleao(Variant):
     rule_end = "B-14"
     deal_note = "Deal five cards each, one at a time, starting on the dealer's left."
     misdeal_source_silent = True
+    rule_play = "B-9"
+    rule_stop = "B-10"
+    names_trump = True
     claim_rules = {"revoke": "B-16"}
     revoke_source_silent = False
 

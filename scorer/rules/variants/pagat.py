@@ -60,6 +60,8 @@ class Pagat(Variant):
     rule_schedule = "P-6"
     rule_extra_tricks = "P-12"
     misdeal_source_silent = True
+    rule_play = "P-11"
+    rule_stop = "P-11"
     claim_rules = {"revoke": "P-16"}
     revoke_source_silent = True
 

@@ -49,6 +49,9 @@ class Russian36(Variant):
     rule_schedule = "R-13"
     rule_extra_tricks = "R-12"
     misdeal_source_silent = True
+    rule_play = "R-11"
+    rule_stop = "R-12"
+    must_trump = True
     claim_rules = {"revoke": "R-18"}
     revoke_source_silent = True
     pack_size = 36
