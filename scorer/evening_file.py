@@ -191,6 +191,7 @@ def load(data: Any) -> EveningFile:
                 for c in hand.get("claims", ())
             ),
             override=_load_override(hand.get("override"), players, seat_of, f"hands[{i}].override"),
+            record=tuple(tuple(trick) for trick in hand.get("record", ())),
         )
         try:
             ruling = variant.settle(facts, setup, state)
@@ -267,6 +268,8 @@ def dump(evening: EveningFile) -> dict[str, Any]:
                 row["peeks"] = [setup.players[s] for s in facts.peeks]
             if facts.claims:
                 row["claims"] = [_dump_claim(setup.players, c) for c in facts.claims]
+            if facts.record:
+                row["record"] = [list(trick) for trick in facts.record]
         if facts.override is not None:
             row["override"] = {"entries": dict(zip(setup.players, facts.override.units)),
                                "pool": facts.override.pool, "reason": facts.override.reason}

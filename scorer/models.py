@@ -157,6 +157,8 @@ class HandVersion(db.Model):  # type: ignore[name-defined,misc]
     claims: Mapped[list[dict[str, Any]]] = mapped_column(JSON, default=list, server_default="[]")
     #: the table overruling the ruling: {"units": [...], "pool": int, "reason": str} or None
     override: Mapped[dict[str, Any] | None] = mapped_column(JSON, default=None)
+    #: the full record of play: the cards of each trick in order from the leader
+    record: Mapped[list[list[str]]] = mapped_column(JSON, default=list, server_default="[]")
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
     hand: Mapped[Hand] = relationship(back_populates="versions")

@@ -93,6 +93,7 @@ def facts_of(version: HandVersion) -> HandFacts:
         override=None if not version.override else Override(
             units=tuple(version.override["units"]), reason=version.override["reason"],
             pool=version.override.get("pool", 0)),
+        record=tuple(tuple(trick) for trick in version.record or ()),
     )
 
 
@@ -233,6 +234,7 @@ def _version(number: int, facts: HandFacts) -> HandVersion:
         claims=[dataclasses.asdict(c) for c in facts.claims],
         override=None if facts.override is None else {
             "units": list(facts.override.units), "pool": facts.override.pool, "reason": facts.override.reason},
+        record=[list(trick) for trick in facts.record],
     )
 
 
