@@ -405,5 +405,17 @@ def override_form_for(players: tuple[str, ...], **kwargs: Any) -> OverrideFormBa
     return OverrideForm(**kwargs)
 
 
+class PlayForm(FlaskForm):
+    """The record of play being built one card at a time: ``record`` holds the tricks
+    so far ("AS 2S 3S 4S|KS …"); ``version`` the hand version the page showed."""
+
+    record = HiddenField()
+    version = HiddenField()
+
+    def tricks(self) -> list[list[str]]:
+        data = (self.record.data or "")[:400]
+        return [t.split()[:6] for t in data.split("|") if t.strip()][:5]
+
+
 class ActionForm(FlaskForm):
     """A form with only a CSRF token, for buttons such as Finish and Reopen."""

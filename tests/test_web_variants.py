@@ -166,3 +166,25 @@ def test_overrule_a_ruling_and_undo_it(client: Any, app: Any) -> None:
     undo = client.post(f"/e/{key}/hand/1/override", data={"version": "2", "remove": "1"})
     assert undo.status_code == 302 and counts(app)[2] == 3
     assert totals_on_page(client.get(f"/e/{key}").get_data(as_text=True)) == {"Ann": "−4", "Bob": "+8", "Cat": "−4"}
+
+
+def test_record_the_play_card_by_card(client: Any, app: Any) -> None:
+    key = start_evening(client, "hoyle", ("North", "East", "South", "West"))
+    client.post(f"/e/{key}/hand", data={"number": "1", "dealer": "0", "call_1": "three", "tricks": "3", "save": "1"})
+    page = client.get(f"/e/{key}/hand/1/play").get_data(as_text=True)
+    assert "East plays:" in page and 'value="AS"' in page
+    record = ""
+    cards = ["AH", "2H", "3H", "4H", "KS", "2S", "5H", "3S", "QC", "2C", "3C", "4C", "KD", "2D", "3D", "4D"]
+    for card in cards:
+        response = client.post(f"/e/{key}/hand/1/play", data={"record": record, "version": "1", "card": card})
+        assert response.status_code == 200
+        record = response.get_data(as_text=True).split('name="record" type="hidden" value="')[1].split('"')[0]
+    assert record == "AH 2H 3H 4H|KS 2S 5H 3S|QC 2C 3C 4C|KD 2D 3D 4D"
+    page = client.post(f"/e/{key}/hand/1/play", data={"record": record, "version": "1", "card": "KD"})
+    assert page.status_code == 422 and "KD was played twice" in page.get_data(as_text=True)
+    saved = client.post(f"/e/{key}/hand/1/play", data={"record": record, "version": "1", "save": "1"})
+    assert saved.status_code == 302
+    # the record gives East one trick (the result was certain after trick 4): Three defeated
+    sheet = client.get(f"/e/{key}").get_data(as_text=True)
+    assert totals_on_page(sheet) == {"North": "+3", "East": "−9", "South": "+3", "West": "+3"}
+    assert client.get(f"/e/{key}/evening.json").get_json()["hands"][0]["record"][3] == ["KD", "2D", "3D", "4D"]

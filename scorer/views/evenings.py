@@ -22,8 +22,18 @@ from markupsafe import Markup
 from .. import services
 from ..cache import RevisionCache
 from ..evening_file import EveningFileError, dumps, loads, parse_stake
-from ..forms import ActionForm, ImportForm, error_messages, evening_form_for, hand_form_for, override_form_for
+from ..forms import (
+    ActionForm,
+    ImportForm,
+    PlayForm,
+    error_messages,
+    evening_form_for,
+    hand_form_for,
+    override_form_for,
+)
 from ..ledger import Ledger, settle_up
+from ..rules.cards import RANKS_36, RANKS_52, SUITS
+from ..rules.play import read_record
 from ..rules.sources import QUOTES, SOURCE_LANGUAGES
 from ..models import Evening
 from ..rules import BIDS, HERE, PASS, RULES, VARIANTS, Claim, HandFacts, IllegalSetup, Override, RulesError, Stake
@@ -335,6 +345,78 @@ def override_hand(key: str, number: int) -> Any:
         flash("The table's figures replace the ruling; the ruling is kept beside them." if override else
               "The override is removed: the ruling applies again.")
     return back
+
+
+@bp.route("/e/<key>/hand/<int:number>/play", methods=["GET", "POST"])
+def record_play(key: str, number: int) -> Any:
+    """Record the cards played to each trick, one tap a card (no JavaScript): each tap
+    re-renders the page; Save stores the record as a new version of the hand."""
+    evening, ledger = load_evening(key)
+    row = _row(ledger, number)
+    record = evening.hands[number - 1]
+    setup, variant, r = ledger.setup, ledger.variant, row.ruling
+    if r.declarer is None or r.contract is None:
+        flash("Nobody bid in this hand, so there is no play to record.")
+        return redirect(url_for(".hand", key=key, number=number))
+    if evening.finished_at is not None:
+        flash("This evening is finished: reopen it to record the play.")
+        return redirect(url_for(".hand", key=key, number=number))
+    form = PlayForm()
+    if request.method == "GET":
+        form.version.data = str(record.current.version)
+        form.record.data = "|".join(" ".join(t) for t in row.facts.record)
+    elif not form.validate_on_submit():
+        abort(400)
+    tricks = form.tricks()
+    error = None
+    if request.method == "POST":
+        if "undo" in request.form and tricks:
+            tricks[-1].pop()
+            tricks = [t for t in tricks if t]
+        elif "clear" in request.form:
+            tricks = []
+        elif request.form.get("card"):
+            card = str(request.form["card"])[:4]
+            if not tricks or len(tricks[-1]) == setup.n:
+                tricks.append([])
+            tricks[-1].append(card)
+        if "save" in request.form:
+            facts = dataclasses.replace(row.facts, record=tuple(tuple(t) for t in tricks), tricks=None)
+            try:
+                services.correct_hand(evening, number, int(form.version.data or 0), facts)
+            except (services.HandConflict, services.EveningFinished) as exc:
+                flash(str(exc))
+                return redirect(url_for(".hand", key=key, number=number))
+            except RulesError as exc:
+                error = str(exc)
+            else:
+                flash("The record of play is saved; the hand is ruled from it.")
+                return redirect(url_for(".hand", key=key, number=number))
+    reading = None
+    if tricks and error is None:
+        try:
+            reading = read_record(tricks, setup.n, r.declarer, r.contract.tricks, pack_size=variant.pack_size,
+                                  named_trump=row.facts.trump if variant.names_trump else None,
+                                  must_trump=variant.must_trump, misere=r.contract.id == "misere")
+        except RulesError as exc:
+            error = str(exc)
+            tricks[-1].pop()
+            tricks = [t for t in tricks if t]
+    form.record.data = "|".join(" ".join(t) for t in tricks)
+    played = {c.upper() for t in tricks for c in t}
+    if reading is not None and tricks and len(tricks[-1]) < setup.n:
+        to_play = (reading.leaders[len(tricks) - 1] + len(tricks[-1])) % setup.n
+    elif reading is not None:
+        to_play = reading.winners[-1] if reading.winners else r.declarer
+    else:
+        to_play = r.declarer
+    done = len(tricks) == 5 and len(tricks[-1]) == setup.n
+    ranks = RANKS_36 if variant.pack_size == 36 else RANKS_52
+    return render_template(
+        "play.html", evening=evening, ledger=ledger, row=row, form=form, tricks=tricks, reading=reading,
+        error=error, to_play=None if done else to_play, played=played, ranks=ranks, suits=SUITS,
+        leaders=reading.leaders if reading else (), winners=reading.winners if reading else (),
+    ), (422 if error else 200)
 
 
 @bp.route("/e/<key>/hand/<int:number>/edit", methods=["GET", "POST"])
