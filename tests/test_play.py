@@ -153,3 +153,15 @@ def test_legal_record_properties(play: tuple[int, list[list[str]], list[list[str
                                                     claims=(Claim("revoke", accused=accused, upheld=True),)), s)
     assert claimed.units == plain.units and claimed.tricks == plain.tricks == count
     assert any("The record disproves the claim" in x.text for x in claimed.reasons)
+
+
+def test_h13_a_short_player_cannot_win_a_trick_he_has_no_card_for() -> None:
+    # three players; B was dealt four cards (said after speaking). Dealer C: A speaks first, bids Three.
+    record = (("AS", "2S", "3S"), ("KS", "4S", "5S"), ("QH", "AH", "2H"), ("KH", "3H", "4H"),
+              ("2D", "3D"))  # trick 5: B, who won trick 4, has no card: the lead passes to C; A wins
+    s = setup("hoyle", ("A", "B", "C"))
+    r = get_variant("hoyle").settle(HandFacts(2, ("three", "pass", "pass"), None, record=record, claims=(
+        Claim("wrong_cards", accused=1, upheld=True, cards_held=4),)), s)
+    assert r.tricks == 3 and r.units == (6, -3, -3)  # declarer's hand right, an opponent's wrong: made, collects
+    with pytest.raises(IllegalFacts):  # without the claim, trick 5 lacks B's card
+        get_variant("hoyle").settle(HandFacts(2, ("three", "pass", "pass"), None, record=record), s)

@@ -397,25 +397,21 @@ def record_play(key: str, number: int) -> Any:
         try:
             reading = read_record(tricks, setup.n, r.declarer, r.contract.tricks, pack_size=variant.pack_size,
                                   named_trump=row.facts.trump if variant.names_trump else None,
-                                  must_trump=variant.must_trump, misere=r.contract.id == "misere")
+                                  must_trump=variant.must_trump, misere=r.contract.id == "misere",
+                                  held={c.accused: c.cards_held for c in row.facts.claims
+                                        if c.upheld and c.kind == "wrong_cards" and c.cards_held is not None})
         except RulesError as exc:
             error = str(exc)
             tricks[-1].pop()
             tricks = [t for t in tricks if t]
     form.record.data = "|".join(" ".join(t) for t in tricks)
     played = {c.upper() for t in tricks for c in t}
-    if reading is not None and tricks and len(tricks[-1]) < setup.n:
-        to_play = (reading.leaders[len(tricks) - 1] + len(tricks[-1])) % setup.n
-    elif reading is not None:
-        to_play = reading.winners[-1] if reading.winners else r.declarer
-    else:
-        to_play = r.declarer
-    done = len(tricks) == 5 and len(tricks[-1]) == setup.n
+    to_play = reading.next_to_play if reading is not None else r.declarer
     ranks = RANKS_36 if variant.pack_size == 36 else RANKS_52
     return render_template(
         "play.html", evening=evening, ledger=ledger, row=row, form=form, tricks=tricks, reading=reading,
-        error=error, to_play=None if done else to_play, played=played, ranks=ranks, suits=SUITS,
-        leaders=reading.leaders if reading else (), winners=reading.winners if reading else (),
+        error=error, to_play=to_play, played=played, ranks=ranks, suits=SUITS,
+        seats=reading.seats if reading else (), winners=reading.winners if reading else (),
     ), (422 if error else 200)
 
 

@@ -365,7 +365,9 @@ class Variant:
         reading = read_record(
             facts.record, setup.n, declarer, contract.tricks, pack_size=self.pack_size,
             named_trump=facts.trump if self.names_trump else None, must_trump=self.must_trump,
-            misere=contract.id == "misere")
+            misere=contract.id == "misere",
+            held={c.accused: c.cards_held for c in facts.claims
+                  if c.upheld and c.kind == "wrong_cards" and c.cards_held is not None})
         names = setup.players
         tricks = reading.tricks
         if facts.tricks is not None and facts.tricks != tricks:
@@ -395,7 +397,7 @@ class Variant:
                                card=proof.card, t=proof.trick, led=SUIT_NAMES[proof.led] + "s",
                                evidence=f"played {proof.evidence}" + (" (a trump: R-11)" if proof.failed_to_trump
                                                                        else ""))
-                elif len(reading.winners) == TRICKS_PER_HAND:
+                elif reading.next_to_play is None:
                     claim = dataclasses.replace(claim, upheld=False)
                     tally.note(self.claim_rules["revoke"], "The record disproves the claim: every card {who} held "
                                "is in the record, and {who} never failed to follow a suit they still held"
@@ -406,7 +408,7 @@ class Variant:
                     tally.note(self.claim_rules["revoke"], "The record disproves the claim: {who} followed suit "
                                "in every trick.", who=names[claim.accused])
             claims.append(claim)
-        complete = len(reading.winners) == TRICKS_PER_HAND or reading.decided_after is not None
+        complete = reading.next_to_play is None or reading.decided_after is not None
         if not complete and not any(c.upheld and c.kind == "revoke" for c in claims):
             raise IllegalFacts("The record stops before the result was certain: record every trick played.")
         claimed = {c.accused for c in claims if c.kind == "revoke"}
