@@ -240,3 +240,25 @@ def test_security_headers(client: Any) -> None:
     response = client.get("/")
     assert "script-src 'self'" in response.headers["Content-Security-Policy"]
     assert response.headers["X-Content-Type-Options"] == "nosniff"
+
+
+def test_csv_ledger_sums_match_the_ledger(client: Any, app: Any) -> None:
+    import csv
+    import io
+
+    from scorer import services
+    from scorer.evening_file import loads as load_file
+
+    with app.app_context():
+        key = services.import_evening(load_file((EXAMPLES / "hoyle-five.json").read_bytes())).key
+    response = client.get(f"/e/{key}/ledger.csv")
+    assert response.status_code == 200 and response.mimetype == "text/csv"
+    rows = list(csv.DictReader(io.StringIO(response.get_data(as_text=True))))
+    assert len(rows) == 10 * 5  # one row per hand and player
+    sums: dict[str, int] = {}
+    for row in rows:
+        sums[row["player"]] = sums.get(row["player"], 0) + int(row["units"])
+    assert sums == {"Alice": 70, "Boris": -125, "Chloe": 55, "Dmitri": -5, "Eve": 5}
+    last = {row["player"]: int(row["running_total"]) for row in rows if row["hand"] == "10"}
+    assert last == sums
+    assert sum(int(r["money_minor"]) for r in rows if r["player"] == "Boris") == -625

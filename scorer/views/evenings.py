@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import csv
 import dataclasses
+import io
 import re
 from typing import Any
 
@@ -509,6 +511,37 @@ def export_json(key: str) -> Response:
     response = Response(body, mimetype="application/json")
     response.headers["Content-Disposition"] = content_disposition("attachment", evening.name, "json")
     return response
+
+
+@bp.get("/e/<key>/ledger.csv")
+def export_csv(key: str) -> Response:
+    """The ledger for spreadsheets: one row per hand and player (units, money in the
+    currency's smallest unit, running total), with the hand's result and rule ids."""
+    evening, ledger = load_evening(key)
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow(["hand", "dealer", "declarer", "contract", "tricks", "result", "player", "units", "money_minor",
+                     "running_total", "pool_change", "disputed", "rules"])
+    names = ledger.setup.players
+    stake = ledger.setup.stake
+    for row in ledger.rows:
+        r = row.ruling
+        for seat, units in enumerate(r.units):
+            writer.writerow([
+                row.number, names[r.dealer], "" if r.declarer is None else names[r.declarer],
+                r.contract.name if r.contract else "", "" if r.tricks is None else r.tricks, r.result.value,
+                _csv_text(names[seat]), units, "" if stake is None else units * stake.minor, row.totals[seat],
+                r.pool if seat == 0 else "", "yes" if row.facts.claims or r.overruled else "",
+                " ".join(r.rule_ids),
+            ])
+    response = Response(out.getvalue(), mimetype="text/csv")
+    response.headers["Content-Disposition"] = content_disposition("attachment", evening.name, "csv")
+    return response
+
+
+def _csv_text(value: str) -> str:
+    """Keep a spreadsheet from reading a name such as ``=HYPERLINK(…)`` as a formula."""
+    return "'" + value if value[:1] in ("=", "+", "-", "@", "\t", "\r") else value
 
 
 @bp.get("/e/<key>/evening.pdf")
