@@ -214,3 +214,47 @@ def _settle_group(balances: tuple[int, ...], group: list[int]) -> list[Payment]:
         owed[debtor] += amount
         owed[creditor] -= amount
     return payments
+
+
+@dataclass(frozen=True)
+class PlayerStats:
+    """One player's evening: ``dealt`` hands dealt (misdeals included), contracts
+    ``declared`` and ``made``, Naps and higher made (``naps``), the biggest gain and
+    loss in one hand (units), claims made (``claims_made``) and claims upheld against
+    the player (``claims_upheld_against``)."""
+
+    dealt: int
+    declared: int
+    made: int
+    naps: int
+    biggest_gain: int
+    biggest_loss: int
+    claims_made: int
+    claims_upheld_against: int
+
+    @property
+    def made_share(self) -> int | None:
+        """Contracts made as a whole percentage of those declared, or ``None``."""
+        return None if not self.declared else (100 * self.made + self.declared // 2) // self.declared
+
+
+def statistics(ledger: Ledger) -> tuple[PlayerStats, ...]:
+    """Per-player statistics of the evening, in seat order."""
+    out = []
+    for seat in range(ledger.setup.n):
+        rulings = [row.ruling for row in ledger.rows]
+        mine = [r for r in rulings if r.declarer == seat]
+        made = [r for r in mine if r.result.value == "made"]
+        claims = [c for row in ledger.rows for c in row.ruling.claims]
+        changes = [r.units[seat] for r in rulings]
+        out.append(PlayerStats(
+            dealt=sum(1 for r in rulings if r.dealer == seat),
+            declared=len(mine),
+            made=len(made),
+            naps=sum(1 for r in made if r.contract is not None and r.contract.tricks == 5),
+            biggest_gain=max([0, *changes]),
+            biggest_loss=min([0, *changes]),
+            claims_made=sum(1 for c in claims if c.by == seat),
+            claims_upheld_against=sum(1 for c in claims if c.accused == seat and c.upheld),
+        ))
+    return tuple(out)

@@ -51,3 +51,29 @@ def test_pool_left_unsettled_is_paid_into_by_the_debtors() -> None:
     result = settle_up(settle_evening(s, [HandFacts(0, ("pass", "pass", "pass"))]))
     assert result.balances == (-5, -5, -5) and result.pool_left == 15
     assert sorted((p.payer, p.payee, p.amount) for p in result.payments) == [(0, POOL, 5), (1, POOL, 5), (2, POOL, 5)]
+
+
+def test_statistics_of_the_hoyle_example() -> None:
+    from scorer.ledger import statistics
+
+    evening = loads((EXAMPLES / "hoyle-five.json").read_bytes())
+    alice, boris, chloe, dmitri, eve = statistics(settle_evening(evening.setup, evening.hands))
+    # Alice: dealt hand 5; declared Three (made) and Blücher (made); best +40, worst −10
+    assert (alice.dealt, alice.declared, alice.made, alice.naps) == (1, 2, 2, 1)
+    assert (alice.biggest_gain, alice.biggest_loss, alice.made_share) == (40, -10, 100)
+    # Boris: dealt hands 1, 6 (misdeal) and 7; declared Nap, Blücher, One, all defeated
+    assert (boris.dealt, boris.declared, boris.made, boris.naps) == (3, 3, 0, 0)
+    assert (boris.biggest_gain, boris.biggest_loss, boris.made_share) == (4, -80, 0)
+    assert (dmitri.declared, dmitri.made, dmitri.made_share) == (2, 1, 50)  # Four defeated, Two made
+
+
+def test_statistics_count_claims() -> None:
+    from scorer.ledger import statistics
+
+    evening = loads((EXAMPLES / "hoyle-referee.json").read_bytes())
+    nora, ed, sam, wes = statistics(settle_evening(evening.setup, evening.hands))
+    # Sam: accused of the upheld revoke (hand 1) and upheld wrong cards (hand 5); made the claims of hands 2 and 7
+    assert (sam.claims_upheld_against, sam.claims_made) == (2, 2)
+    # Nora: upheld wrong cards (hand 3); the revoke claim against her in hand 7 was upheld by the table
+    # but the record disproves it, so it does not count against her
+    assert nora.claims_upheld_against == 1

@@ -275,6 +275,8 @@ class Ruling:
     state_after: TableState = TableState()
     #: the engine's own entries when the table overruled them (``None`` otherwise)
     overruled: tuple[tuple[int, ...], int] | None = None
+    #: the claims as decided: by the table, or by the record of play where it proves or disproves them
+    claims: tuple[Claim, ...] = ()
 
     @property
     def rule_ids(self) -> tuple[str, ...]:

@@ -33,7 +33,7 @@ from ..forms import (
     hand_form_for,
     override_form_for,
 )
-from ..ledger import Ledger, settle_up
+from ..ledger import Ledger, settle_up, statistics
 from ..rules.cards import RANKS_36, RANKS_52, SUITS
 from ..rules.play import read_record
 from ..rules.sources import QUOTES, SOURCE_LANGUAGES
@@ -130,6 +130,7 @@ def scoresheet(key: str) -> str:
             render_template(
                 "_sheet.html", evening=evening, ledger=ledger, closed=services.is_closed(evening, ledger),
                 settle=None if ledger.variant.points_only else settle_up(ledger),
+                stats=statistics(ledger),
                 party=lambda p: names[p] if isinstance(p, int) else (ledger.variant.pool_name(ledger.setup.options)
                                                                      or "pool"),
             )

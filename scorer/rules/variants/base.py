@@ -468,7 +468,7 @@ class Variant:
         ruling = self.rule(HandFacts(facts.dealer, misdeal=True), setup, state)
         reason = Reason(self.claim_rules["wrong_cards"], "Upheld: {what}, so the deal is a misdeal.",
                         {"what": self.describe_claim(setup, claim)})
-        return dataclasses.replace(ruling, reasons=(reason,) + ruling.reasons)
+        return dataclasses.replace(ruling, reasons=(reason,) + ruling.reasons, claims=facts.claims)
 
     def settle_revoke(self, facts: HandFacts, setup: EveningSetup, tally: Tally, declarer: int, contract: Bid,
                       claim: Claim) -> bool:
@@ -672,4 +672,5 @@ class Tally:
             shuffle=shuffle,
             counts=counts,
             state_after=state_after,
+            claims=facts.claims,
         )
