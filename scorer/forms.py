@@ -48,6 +48,9 @@ class WholeNumberField(IntegerField):
             self.errors = list(self.process_errors)
 
     def process_formdata(self, valuelist: list[Any]) -> None:
+        if not valuelist or not str(valuelist[0]).strip():
+            self.data = None  # left empty: Optional() or InputRequired() decides
+            return
         try:
             super().process_formdata(valuelist)
         except ValueError:
@@ -284,8 +287,19 @@ class HandFormBase(FlaskForm):
         kinds = [c.value for c in (self.claim_kind.choices or [])]
         if field.data not in kinds:
             raise ValidationError("Choose a kind of claim.")
-        if field.data and self.claim_accused.data not in [str(i) for i in range(self.setup.n)]:
+        if not field.data:
+            return
+        seats = [str(i) for i in range(self.setup.n)]
+        if self.claim_accused.data not in seats:
             raise ValidationError("Choose who is accused.")
+        if self.claim_by.data not in seats + ["", None]:
+            raise ValidationError("Choose who made the claim.")
+        if self.claim_trick.data not in [str(i) for i in range(1, TRICKS_PER_HAND + 1)] + ["", None]:
+            raise ValidationError("Tricks are numbered 1 to 5.")
+        if self.claim_suit.data not in ("S", "H", "D", "C", "", None):
+            raise ValidationError("Choose the suit led.")
+        if self.claim_upheld.data not in ("yes", "no"):
+            raise ValidationError("Choose whether the table upholds or rejects the claim.")
 
     def claim_value(self) -> Claim | None:
         """The claim entered, or ``None``; the engine checks the rest (cards, seats)."""
@@ -414,7 +428,7 @@ class PlayForm(FlaskForm):
 
     def tricks(self) -> list[list[str]]:
         data = (self.record.data or "")[:400]
-        return [t.split()[:6] for t in data.split("|") if t.strip()][:5]
+        return [t.split()[:6] for t in data.split("|") if t.strip()][:6]
 
 
 class ActionForm(FlaskForm):

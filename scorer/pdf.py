@@ -16,6 +16,7 @@ from weasyprint import HTML
 from weasyprint.urls import URLFetcher, URLFetcherResponse
 
 from .ledger import Ledger, settle_up
+from .rules import RULES
 from .models import Evening
 from .views.display import auction_of
 
@@ -75,6 +76,6 @@ def render_evening_pdf(evening: Evening, ledger: Ledger) -> bytes:
         pool_name=ledger.variant.pool_name(ledger.setup.options),
         party=lambda p: ledger.setup.players[p] if isinstance(p, int) else
         (ledger.variant.pool_name(ledger.setup.options) or "pool").lower(),
-        cited=sorted({rid for row in ledger.rows for rid in row.ruling.rule_ids}, key=_rule_order),
+        cited=sorted({rid for row in ledger.rows for rid in row.ruling.rule_ids if rid in RULES}, key=_rule_order),
     )
     return render_html_pdf(html)

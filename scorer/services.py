@@ -16,7 +16,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import selectinload
 
 from .evening_file import EveningFile
-from .ledger import Ledger, settle_evening
+from .ledger import HandError, Ledger, settle_evening
 from .models import Evening, Hand, HandVersion, Player, db, utcnow
 from .rules import Claim, EveningSetup, HandFacts, Override, Stake, get_variant
 
@@ -199,8 +199,13 @@ def correct_hand(evening: Evening, number: int, base_version: int, facts: HandFa
         )
     if facts_of(hand.current) == facts:
         return hand.current
-    setup = setup_of(evening)
-    get_variant(setup.variant).settle(facts, get_variant(setup.variant).check_setup(setup))
+    # rule on the whole evening with the correction: a hand's ruling can depend on the
+    # hands before it (the pool), so it is checked in place, not alone
+    hands = [facts if h.number == number else facts_of(h.current) for h in evening.hands]
+    try:
+        settle_evening(setup_of(evening), hands)
+    except HandError as error:
+        raise error.error from None
     version = _version(base_version + 1, facts)
     version.hand_id = hand.id
     try:

@@ -44,7 +44,7 @@ def test_rejected_claim_changes_nothing_and_says_why() -> None:
     plain = settle("hoyle", FOUR_BY_EAST, 3)
     claimed = settle("hoyle", FOUR_BY_EAST, 3, Claim("revoke", accused=2, upheld=False, by=1, trick=2))
     assert claimed.units == plain.units == (4, -12, 4, 4)
-    assert any("Rejected by the table" in r.text and r.rule == "H-15" for r in claimed.reasons)
+    assert any("Rejected: the claim that South revoked" in r.text and r.rule == "H-15" for r in claimed.reasons)
 
 
 def test_h13_wrong_cards_before_speaking_is_a_misdeal() -> None:

@@ -103,6 +103,6 @@ def test_pdf_shows_claims_rulings_and_overrides(app: Any, client: Any) -> None:
     assert "Disputed. " in text
     assert "Sam revoked in trick 3 (2C on a heart lead; later showed 5H)" in text
     assert "Play stops: Sam pays Ed 12" in text
-    assert "Rejected by the table: the claim that Wes revoked in trick 2" in text
+    assert "Rejected: the claim that Wes revoked in trick 2" in text
     assert "Overruled by the table; the ruling gave Nora −10, Ed −10, Sam −10, Wes +62, pool −32." in text
     assert "TABLE The table overruled this ruling: Wes's Nap was conceded" in text

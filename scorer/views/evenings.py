@@ -200,12 +200,14 @@ def call_label(call: str) -> str:
     return BIDS[call].name if call in BIDS else call
 
 
-def _facts_from(form: Any, ledger: Ledger, kept: tuple[Claim, ...] = ()) -> HandFacts:
-    """The facts entered on the form; ``kept`` are further claims of the hand being
-    corrected (the form edits only the first), carried over unchanged."""
+def _facts_from(form: Any, ledger: Ledger, kept: HandFacts | None = None) -> HandFacts:
+    """The facts entered on the form. ``kept`` is the hand being corrected: what the
+    form does not show — further claims (the form edits the first), the record of
+    play and an override — is carried over unchanged."""
     dealer = int(form.dealer.data)
+    override = kept.override if kept else None
     if form.misdeal.data:
-        return HandFacts(dealer=dealer, misdeal=True)
+        return HandFacts(dealer=dealer, misdeal=True, override=override)
     claim = form.claim_value()
     variant = ledger.variant
     auction = form.call_sequence() if variant.sequence_auction else form.calls_in_speaking_order(dealer)
@@ -217,7 +219,9 @@ def _facts_from(form: Any, ledger: Ledger, kept: tuple[Claim, ...] = ()) -> Hand
         purchase=bool(form.purchase.data),
         widow=bool(form.widow.data),
         peeks=form.peeks_value(),
-        claims=((claim,) if claim else ()) + kept,
+        claims=((claim,) if claim else ()) + (kept.claims[1:] if kept else ()),
+        override=override,
+        record=kept.record if kept else (),
     )
 
 
@@ -265,7 +269,7 @@ def new_hand(key: str) -> Any:
         if step is not None:
             return step
         posted = form.int_or_none(form.number)
-        if posted is None or posted < 1:
+        if posted is None or not 1 <= posted <= 100_000:
             form.form_errors.append("This form is missing its hand number; reload the page.")
         else:
             try:
@@ -334,6 +338,9 @@ def override_hand(key: str, number: int) -> Any:
         flash("This form is missing its version; reload the page.")
         return back
     if form.remove.data:
+        if row.facts.override is None:
+            flash("There is no override to remove.")
+            return back
         override = None
     else:
         override = Override(units=form.units(ledger.setup.n), pool=form.pool.data or 0, reason=form.reason.data or "")
@@ -372,6 +379,14 @@ def record_play(key: str, number: int) -> Any:
         abort(400)
     tricks = form.tricks()
     error = None
+    held = {c.accused: c.cards_held for c in row.facts.claims
+            if c.upheld and c.kind == "wrong_cards" and c.cards_held is not None}
+
+    def read(cards: list[list[str]]) -> Any:
+        return read_record(cards, setup.n, r.declarer, r.contract.tricks, pack_size=variant.pack_size,
+                           named_trump=row.facts.trump if variant.names_trump else None,
+                           must_trump=variant.must_trump, misere=r.contract.id == "misere", held=held)
+
     if request.method == "POST":
         if "undo" in request.form and tricks:
             tricks[-1].pop()
@@ -380,13 +395,24 @@ def record_play(key: str, number: int) -> Any:
             tricks = []
         elif request.form.get("card"):
             card = str(request.form["card"])[:4]
-            if not tricks or len(tricks[-1]) == setup.n:
+            try:
+                complete = not tricks or len(read(tricks).winners) == len(tricks)
+            except RulesError:
+                complete = not tricks or len(tricks[-1]) >= setup.n
+            if complete:
                 tricks.append([])
             tricks[-1].append(card)
         if "save" in request.form:
-            facts = dataclasses.replace(row.facts, record=tuple(tuple(t) for t in tricks), tricks=None)
             try:
-                services.correct_hand(evening, number, int(form.version.data or 0), facts)
+                version = int(str(form.version.data)[:9])
+            except (TypeError, ValueError):
+                flash("This form is missing its version; reload the page.")
+                return redirect(url_for(".hand", key=key, number=number))
+            # an empty record removes it: the tricks it gave stay as the hand's tricks
+            facts = dataclasses.replace(row.facts, record=tuple(tuple(t) for t in tricks),
+                                        tricks=None if tricks else row.ruling.tricks)
+            try:
+                services.correct_hand(evening, number, version, facts)
             except (services.HandConflict, services.EveningFinished) as exc:
                 flash(str(exc))
                 return redirect(url_for(".hand", key=key, number=number))
@@ -396,20 +422,17 @@ def record_play(key: str, number: int) -> Any:
                 flash("The record of play is saved; the hand is ruled from it.")
                 return redirect(url_for(".hand", key=key, number=number))
     reading = None
-    if tricks and error is None:
+    if tricks:
         try:
-            reading = read_record(tricks, setup.n, r.declarer, r.contract.tricks, pack_size=variant.pack_size,
-                                  named_trump=row.facts.trump if variant.names_trump else None,
-                                  must_trump=variant.must_trump, misere=r.contract.id == "misere",
-                                  held={c.accused: c.cards_held for c in row.facts.claims
-                                        if c.upheld and c.kind == "wrong_cards" and c.cards_held is not None})
+            reading = read(tricks)
         except RulesError as exc:
-            error = str(exc)
+            error = error or str(exc)
             tricks[-1].pop()
             tricks = [t for t in tricks if t]
+            reading = read(tricks) if tricks else None
     form.record.data = "|".join(" ".join(t) for t in tricks)
     played = {c.upper() for t in tricks for c in t}
-    to_play = reading.next_to_play if reading is not None else r.declarer
+    to_play = reading.next_to_play if reading is not None else (None if error and tricks else r.declarer)
     ranks = RANKS_36 if variant.pack_size == 36 else RANKS_52
     return render_template(
         "play.html", evening=evening, ledger=ledger, row=row, form=form, tricks=tricks, reading=reading,
@@ -457,7 +480,7 @@ def edit_hand(key: str, number: int) -> Any:
             form.form_errors.append("This form is missing its version; reload the page.")
         else:
             try:
-                services.correct_hand(evening, number, base, _facts_from(form, ledger, row.facts.claims[1:]))
+                services.correct_hand(evening, number, base, _facts_from(form, ledger, row.facts))
             except services.HandConflict as error:
                 flash(str(error))
                 return redirect(url_for(".hand", key=key, number=number))

@@ -12,7 +12,7 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-from ..cards import SUITS, Card, first_dealer_by_draw, parse_card
+from ..cards import RANKS_36, SUITS, Card, first_dealer_by_draw, parse_card
 from ..core import (
     BIDS,
     PASS,
@@ -255,6 +255,8 @@ class Variant:
                                "zero.")
         if not override.reason.strip():
             raise IllegalFacts("Give the reason for overruling the ruling.")
+        if override.pool and not self.pool_name(setup.options):
+            raise IllegalFacts("This table has no pool: an override cannot pay into or out of one.")
         if override.pool and state.pool + override.pool < 0:
             raise IllegalFacts("The pool cannot pay out more than it holds.")
         reason = Reason("TABLE", "The table overruled this ruling: {reason}", {"reason": override.reason.strip()})
@@ -305,8 +307,8 @@ class Variant:
             facts = self.read_play(facts, setup, tally, declarer, contract)
         for claim in facts.claims:
             if not claim.upheld:
-                tally.note(self.claim_rules[claim.kind], "Rejected by the table: the claim that {what}. It changes "
-                           "nothing.", what=self.describe_claim(setup, claim))
+                tally.note(self.claim_rules[claim.kind], "Rejected: the claim that {what}. It changes nothing.",
+                           what=self.describe_claim(setup, claim))
         upheld = [c for c in facts.claims if c.upheld]
         if upheld and (declarer is None or contract is None):
             raise IllegalFacts("Nobody played this hand, so no claim about its play can be upheld.")
@@ -437,8 +439,10 @@ class Variant:
             if claim.suit_led is not None and claim.suit_led not in SUITS:
                 raise IllegalFacts("The suit led must be one of S, H, D, C.")
             for card in (claim.card, claim.evidence):
-                if card:
-                    parse_card(card)
+                if card and parse_card(card).strength < 13 - len(RANKS_36) and self.pack_size == 36:
+                    raise IllegalFacts(f"{card} is not in the 36-card pack (R-1).")
+            if claim.kind == "wrong_cards" and claim.cards_held == 5:
+                raise IllegalFacts("Five cards is the right number: that claim has nothing to rule on.")
             if claim.cards_held is not None and (isinstance(claim.cards_held, bool)
                                                  or not isinstance(claim.cards_held, int)
                                                  or not 0 <= claim.cards_held <= 10):
@@ -477,11 +481,14 @@ class Variant:
         the declarer made the contract. Returns whether the contract counts as made."""
         rule = self.claim_rules["revoke"]
         made = claim.accused != declarer
-        text = "Upheld: {what}. The {side} revoked, so the hand is scored as {result}."
+        text = "Upheld: {what}. {side} revoked, so the hand is scored as {result}."
         if self.revoke_source_silent:
             text += " The source is silent on revokes; the house rule adopted by this product applies."
         tally.note(rule, text, what=self.describe_claim(setup, claim),
-                   side="an opponent" if made else "declarer", result="made" if made else "defeated")
+                   side="An opponent" if made else "The declarer", result="made" if made else "defeated")
+        if (self.names_trump and facts.trump and claim.card and claim.suit_led != facts.trump
+                and parse_card(claim.card).suit == facts.trump):
+            tally.note("B-17", "Trumping while still holding a card of the suit led is a failure to follow suit.")
         self.pay_contract(facts, setup, tally, declarer, contract, None, made)
         self.after_play(facts, setup, tally, declarer, contract, made)
         return made
@@ -575,7 +582,7 @@ class Variant:
 
     def misdeal_reason(self, setup: EveningSetup, dealer: int) -> Reason:
         """The reason for a misdeal ruling (``rule_misdeal``)."""
-        text = "Misdeal: {dealer} deals again; nobody pays."
+        text = "Misdeal: {dealer} deals again; no score."
         if self.misdeal_source_silent:
             text += " The source is silent on misdeals; the house rule adopted by this product applies."
         return Reason(self.rule_misdeal, text, {"dealer": setup.players[dealer]})

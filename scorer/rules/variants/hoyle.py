@@ -240,9 +240,10 @@ class Hoyle(Variant):
         offenders = sorted({c.accused for c in upheld if c.kind == "out_of_turn" and c.accused != declarer})
         who = tally.name(declarer)
         for claim in wrong:
-            tally.note("H-13", "Upheld: {what}; said after speaking, so the hand was played out with it. A player "
-                       "short of cards cannot win a trick they have no card for.",
-                       what=self.describe_claim(setup, claim))
+            short = claim.cards_held is not None and claim.cards_held < 5
+            tally.note("H-13", "Upheld: {what}; said after speaking, so the hand was played out with it.{short}",
+                       what=self.describe_claim(setup, claim),
+                       short=" A player short of cards cannot win a trick they have no card for." if short else "")
         for claim in upheld:
             if claim.kind == "out_of_turn" and claim.accused == declarer:
                 tally.note("H-14", "Upheld: {what}. The declarer pays no penalty (taken back if noticed before the "
