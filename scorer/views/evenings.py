@@ -117,27 +117,37 @@ sheet_cache: RevisionCache[tuple[str, bool, Markup]] = RevisionCache(64)
 pdf_cache: RevisionCache[bytes] = RevisionCache(8)
 
 
-@bp.get("/e/<key>")
-def scoresheet(key: str) -> str:
+def _by_revision(cache: RevisionCache[Any], key: str, build: Any) -> Any:
+    """What ``build(evening, ledger)`` gives for the evening's current revision, from
+    ``cache`` when it is there (one small query), else built and kept. 404 if no evening."""
     revision = services.evening_revision(key)
     if revision is None:
         abort(404)
-    cached = sheet_cache.get((key, revision))
-    if cached is None:
+    value = cache.get((key, revision))
+    if value is None:
         evening, ledger = load_evening(key)
-        names = ledger.setup.players
-        fragment = Markup(
-            render_template(
-                "_sheet.html", evening=evening, ledger=ledger, closed=services.is_closed(evening, ledger),
-                settle=None if ledger.variant.points_only else settle_up(ledger),
-                stats=statistics(ledger),
-                party=lambda p: names[p] if isinstance(p, int) else (ledger.variant.pool_name(ledger.setup.options)
-                                                                     or "pool"),
-            )
+        value = build(evening, ledger)
+        cache.put((key, evening.revision), value)
+    return value
+
+
+def _render_sheet(evening: Evening, ledger: Ledger) -> tuple[str, bool, Markup]:
+    names = ledger.setup.players
+    fragment = Markup(
+        render_template(
+            "_sheet.html", evening=evening, ledger=ledger, closed=services.is_closed(evening, ledger),
+            settle=None if ledger.variant.points_only else settle_up(ledger),
+            stats=statistics(ledger),
+            party=lambda p: names[p] if isinstance(p, int) else (ledger.variant.pool_name(ledger.setup.options)
+                                                                 or "pool"),
         )
-        cached = (evening.name, evening.finished_at is not None, fragment)
-        sheet_cache.put((key, evening.revision), cached)
-    title, finished, fragment = cached
+    )
+    return evening.name, evening.finished_at is not None, fragment
+
+
+@bp.get("/e/<key>")
+def scoresheet(key: str) -> str:
+    title, finished, fragment = _by_revision(sheet_cache, key, _render_sheet)
     return render_template("scoresheet.html", key=key, title=title, finished=finished, sheet=fragment,
                            action=ActionForm())
 
@@ -572,14 +582,7 @@ def _csv_text(value: str) -> str:
 def export_pdf(key: str) -> Response:
     from ..pdf import render_evening_pdf
 
-    revision = services.evening_revision(key)
-    if revision is None:
-        abort(404)
-    pdf = pdf_cache.get((key, revision))
-    if pdf is None:
-        evening, ledger = load_evening(key)
-        pdf = render_evening_pdf(evening, ledger)
-        pdf_cache.put((key, evening.revision), pdf)
+    pdf = _by_revision(pdf_cache, key, render_evening_pdf)
     response = Response(pdf, mimetype="application/pdf")
     response.headers["Content-Disposition"] = content_disposition("inline", services.evening_name(key), "pdf")
     return response
