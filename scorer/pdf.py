@@ -16,8 +16,8 @@ from weasyprint import HTML
 from weasyprint.urls import URLFetcher, URLFetcherResponse
 
 from .ledger import Ledger, settle_up
-from .rules import RULES
 from .models import Evening
+from .rules import RULES
 from .views.display import auction_of
 
 #: Base URL of the documents we render; nothing answers at it: the fetcher maps it

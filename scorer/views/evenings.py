@@ -34,11 +34,11 @@ from ..forms import (
     override_form_for,
 )
 from ..ledger import Ledger, settle_up, statistics
+from ..models import Evening
+from ..rules import BIDS, HERE, PASS, RULES, VARIANTS, HandFacts, IllegalSetup, Override, RulesError, Stake
 from ..rules.cards import RANKS_36, RANKS_52, SUITS
 from ..rules.play import read_record
 from ..rules.sources import QUOTES, SOURCE_LANGUAGES
-from ..models import Evening
-from ..rules import BIDS, HERE, PASS, RULES, VARIANTS, Claim, HandFacts, IllegalSetup, Override, RulesError, Stake
 from .display import auction_of, citation, result_label, signed
 
 bp = Blueprint("evenings", __name__)
