@@ -12,6 +12,7 @@ from flask_migrate import Migrate
 from flask_wtf.csrf import CSRFError, CSRFProtect
 from werkzeug.exceptions import HTTPException
 
+from .ledger import HandError
 from .models import db
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -100,6 +101,12 @@ def register_errorhandlers(app: Flask) -> None:
     def server_error(error: Exception) -> tuple[str, int]:
         message = "Something went wrong on our side; nothing you entered was half-saved. Please try again."
         return render_template("error.html", code=500, message=message), 500
+
+    @app.errorhandler(HandError)
+    def hand_error(error: HandError) -> tuple[str, int]:
+        # a stored hand the rules refuse (it should not happen: every save is ruled first)
+        message = f"This evening holds a hand the rules refuse — {error}. Export it as JSON to repair it."
+        return render_template("error.html", code=409, message=message), 409
 
     @app.errorhandler(CSRFError)
     def csrf_error(error: CSRFError) -> tuple[str, int]:

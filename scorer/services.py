@@ -164,8 +164,10 @@ def record_hand(evening: Evening, number: int, facts: HandFacts) -> Hand:
     if number > expected:
         raise HandConflict(f"This form was for hand {number}, but the next hand is {expected}; nothing was saved.",
                            expected - 1)
-    setup = ledger.setup
-    get_variant(setup.variant).settle(facts, setup)  # raises RulesError: nothing saved
+    try:  # rule on the evening with the new hand in place: nothing is saved if it is refused
+        settle_evening(ledger.setup, [facts_of(h.current) for h in evening.hands] + [facts])
+    except HandError as error:
+        raise error.error from None
     hand = Hand(evening_id=evening.id, number=number)
     hand.versions.append(_version(1, facts))
     try:

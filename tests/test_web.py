@@ -262,3 +262,19 @@ def test_csv_ledger_sums_match_the_ledger(client: Any, app: Any) -> None:
     last = {row["player"]: int(row["running_total"]) for row in rows if row["hand"] == "10"}
     assert last == sums
     assert sum(int(r["money_minor"]) for r in rows if r["player"] == "Boris") == -625
+
+
+def test_a_stored_hand_the_rules_refuse_gives_a_clear_page_not_a_500(client: Any, app: Any) -> None:
+    import sqlalchemy as sa
+
+    from scorer.models import HandVersion, db
+
+    key = start_evening(client)
+    post_hand(client, key, 1, 0, {2: "four"}, 4)
+    with app.app_context():  # damage the stored facts behind the app's back
+        db.session.execute(sa.update(HandVersion).values(auction=["two", "pass", "pass", "pass"]))
+        db.session.execute(sa.text("UPDATE evening SET revision = revision + 1"))
+        db.session.commit()
+    response = client.get(f"/e/{key}")
+    assert response.status_code == 409 and "Hand 1" in response.get_data(as_text=True)
+    assert client.get(f"/e/{key}/evening.json").status_code == 200  # the facts can still be exported

@@ -540,7 +540,9 @@ def rules(key: str) -> str:
 
 @bp.get("/e/<key>/evening.json")
 def export_json(key: str) -> Response:
-    evening, _ = load_evening(key)
+    evening = services.get_evening(key)  # facts only: works even if a stored hand no longer settles
+    if evening is None:
+        abort(404)
     body = dumps(services.export_evening(evening))
     response = Response(body, mimetype="application/json")
     response.headers["Content-Disposition"] = content_disposition("attachment", evening.name, "json")
