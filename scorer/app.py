@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import mimetypes
 import os
 import secrets
 from pathlib import Path
@@ -16,6 +17,7 @@ from .ledger import HandError
 from .models import db
 
 ROOT = Path(__file__).resolve().parent.parent
+mimetypes.add_type("application/manifest+json", ".webmanifest")
 migrate = Migrate(directory=str(ROOT / "migrations"))
 csrf = CSRFProtect()
 

@@ -278,3 +278,15 @@ def test_a_stored_hand_the_rules_refuse_gives_a_clear_page_not_a_500(client: Any
     response = client.get(f"/e/{key}")
     assert response.status_code == 409 and "Hand 1" in response.get_data(as_text=True)
     assert client.get(f"/e/{key}/evening.json").status_code == 200  # the facts can still be exported
+
+
+def test_restore_an_earlier_version(client: Any, app: Any) -> None:
+    key = start_evening(client)
+    post_hand(client, key, 1, 0, {2: "four"}, 4)  # Cat +12
+    client.post(f"/e/{key}/hand/1/edit", data={"number": "1", "version": "1", "dealer": "0", "call_2": "four",
+                                               "tricks": "3", "save": "1"})  # corrected: Cat −12
+    assert "Restore" in client.get(f"/e/{key}/hand/1").get_data(as_text=True)
+    assert client.post(f"/e/{key}/hand/1/restore/1").status_code == 302
+    assert totals_on_page(client.get(f"/e/{key}").get_data(as_text=True))["Cat"] == "+12"
+    assert counts(app)[2] == 3  # three versions: nothing lost
+    assert client.post(f"/e/{key}/hand/1/restore/9").status_code == 404

@@ -327,7 +327,7 @@ def hand(key: str, number: int) -> str:
         versions=versions, closed=evening.finished_at is not None, quotes=QUOTES, first_cite=first_cite,
         source_lang=lambda rid: SOURCE_LANGUAGES.get(RULES[rid].source, "en") if rid in RULES else "en",
         describe_claim=lambda claim: ledger.variant.describe_claim(ledger.setup, claim),
-        override_form=override_form,
+        override_form=override_form, action=ActionForm(),
     )
 
 
@@ -449,6 +449,29 @@ def record_play(key: str, number: int) -> Any:
         error=error, to_play=to_play, played=played, ranks=ranks, suits=SUITS,
         seats=reading.seats if reading else (), winners=reading.winners if reading else (),
     ), (422 if error else 200)
+
+
+@bp.post("/e/<key>/hand/<int:number>/restore/<int:version>")
+def restore_version(key: str, number: int, version: int) -> Any:
+    """Make an earlier version of a hand the current one again, as a new version:
+    nothing is lost, and the restore itself can be undone the same way."""
+    evening, ledger = load_evening(key)
+    _row(ledger, number)
+    record = evening.hands[number - 1]
+    old = next((v for v in record.versions if v.version == version), None)
+    form = ActionForm()
+    if old is None:
+        abort(404)
+    if form.validate_on_submit():
+        try:
+            services.correct_hand(evening, number, record.current.version, services.facts_of(old))
+        except (services.HandConflict, services.EveningFinished) as error:
+            flash(str(error))
+        except RulesError as error:
+            flash(f"Nothing was saved: {error}")
+        else:
+            flash(f"Version {version} of hand {number} is current again.")
+    return redirect(url_for(".hand", key=key, number=number))
 
 
 @bp.route("/e/<key>/hand/<int:number>/edit", methods=["GET", "POST"])
