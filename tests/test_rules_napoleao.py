@@ -108,9 +108,18 @@ def test_b15_no_partnerships_each_opponent_scores_alone() -> None:
     assert r.units == (2, 0, 2, 2)  # each opponent scores for themselves
 
 
-def test_b16_b17_inspection_is_for_the_referee() -> None:
-    # B-16/B-17 are ruled on by the referee's claims; a hand without a claim scores as played
-    assert rule_on(setup(B), 0, ["two", "pass", "pass", "pass"], 2).units == (0, 2, 0, 0)
+def test_b16_b17_inspection_finds_a_failure_to_follow() -> None:
+    from scorer.rules import Claim
+
+    # dealer North: East declares Two and makes it, but inspection shows East did not follow suit:
+    # the declaration's value goes to the other players (B-16)
+    declarer = rule_on(setup(B), 0, ["two", "pass", "pass", "pass"], 2,
+                       claims=(Claim("revoke", accused=1, upheld=True),))
+    assert declarer.units == (2, 0, 2, 2) and "B-16" in declarer.rule_ids
+    # South trumped (♠, named trump) a heart lead while holding a heart: the declarer is credited (B-17)
+    trumped = rule_on(setup(B), 0, ["two", "pass", "pass", "pass"], 1, trump="S",
+                      claims=(Claim("revoke", accused=2, upheld=True, suit_led="H", card="3S", evidence="4H"),))
+    assert trumped.units == (0, 2, 0, 0) and "B-17" in trumped.rule_ids
 
 
 def test_b18_misdeal_house_rule() -> None:

@@ -27,7 +27,6 @@ class Russian36(Variant):
     source = RUSSIAN36_SOURCE
     min_players = 2
     max_players = 6
-    schedule = {b: (BIDS[b].tricks, BIDS[b].tricks) for b in LADDER}
     option_specs = (
         OptionSpec("stake_per_trick", "Stake per trick (chips)", "int", 10, "R-3",
                    "What each opponent pays per trick bid (R-3; the source's example plays for 10).",
