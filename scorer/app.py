@@ -77,6 +77,9 @@ def register_extensions(app: Flask) -> None:
     db.init_app(app)
     migrate.init_app(app, db)
     csrf.init_app(app)
+    from . import i18n
+
+    i18n.init_app(app)
 
 
 def register_blueprints(app: Flask) -> None:
