@@ -83,6 +83,8 @@ class Evening(db.Model):  # type: ignore[name-defined,misc]
     #: Bumped in the same transaction as every change to the evening's facts, so a
     #: page rendered for revision N is still right while the revision is N.
     revision: Mapped[int] = mapped_column(default=0, server_default="0")
+    #: The group (season) the evening belongs to, if any (see :class:`Group`).
+    group_id: Mapped[int | None] = mapped_column(ForeignKey("evening_group.id"), default=None, index=True)
 
     players: Mapped[list[Player]] = relationship(
         back_populates="evening", order_by="Player.seat", cascade="all, delete-orphan"
@@ -162,3 +164,41 @@ class HandVersion(db.Model):  # type: ignore[name-defined,misc]
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
     hand: Mapped[Hand] = relationship(back_populates="versions")
+
+
+# --- Groups of evenings: the season (issue 6) ---------------------------------------
+
+
+class Group(db.Model):  # type: ignore[name-defined,misc]
+    """A group of evenings played by the same people ("Thursday Nap club"): its
+    page shows the season. ``key`` is the group's unguessable URL key, like an
+    evening's. Evenings join a group through :attr:`Evening.group_id`."""
+
+    __tablename__ = "evening_group"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    key: Mapped[str] = mapped_column(String(32), unique=True, default=new_key)
+    name: Mapped[str] = mapped_column(String(80))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+    aliases: Mapped[list[GroupAlias]] = relationship(
+        back_populates="group", order_by="GroupAlias.id", cascade="all, delete-orphan"
+    )
+
+
+class GroupAlias(db.Model):  # type: ignore[name-defined,misc]
+    """Two spellings merged within a group: a player written ``alias`` counts as the
+    player written ``canonical`` in the group's season. Both are name keys
+    (:func:`scorer.season.name_key`: trimmed, NFC, casefolded). Deleting the row
+    un-merges them; no evening's own data is ever changed."""
+
+    __tablename__ = "group_alias"
+    __table_args__ = (UniqueConstraint("group_id", "alias"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    group_id: Mapped[int] = mapped_column(ForeignKey("evening_group.id"), index=True)
+    alias: Mapped[str] = mapped_column(String(120))
+    canonical: Mapped[str] = mapped_column(String(120))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+    group: Mapped[Group] = relationship(back_populates="aliases")
