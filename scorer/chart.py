@@ -9,13 +9,20 @@ Lines differ by dash pattern as well as colour, so the chart prints in black and
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Sequence
 
 import pygal
 from pygal.style import Style
 
+# pygal appends a legacy ``sys.meta_path`` finder for its map plugins (which we do not
+# use); Python warns (ImportWarning) on every later import that passes it. Drop it.
+sys.meta_path[:] = [f for f in sys.meta_path if type(f).__name__ != "PluginImportFixer"]
+
+from .ledger import Ledger
+
 #: Dash patterns (SVG ``stroke-dasharray``) cycled over the players; the first is solid.
-DASHES = ("", "8,4", "2,3", "10,3,2,3", "4,4", "14,4", "1,2", "6,2,2,2")
+DASHES = ("", "8,4", "2,3", "10,3,2,3", "12,3,2,3,2,3", "14,4", "1,2", "6,2,2,2")
 
 #: Colours that stay apart in print and for common colour blindness (Okabe–Ito).
 COLOURS = ("#000000", "#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#999999")
@@ -30,6 +37,7 @@ def running_totals_svg(
     y_title: str = "",
     width: int = 800,
     height: int = 400,
+    legend: bool = True,
 ) -> bytes:
     """An SVG line chart: one line per player of their running total.
 
@@ -37,7 +45,9 @@ def running_totals_svg(
     chips or points, whatever the ledger counts); all series have the same length.
     A leading 0 (before the first hand) is added so every line starts at zero.
     ``x_labels`` label the points after the start (default 1, 2, …; for a season,
-    the evenings' dates). Returns UTF-8 SVG bytes with no script.
+    the evenings' dates). ``legend=False`` leaves out pygal's legend (colour squares
+    only), for a page that draws its own with :func:`line_style`. Returns UTF-8 SVG
+    bytes with no script.
     Raises ``ValueError`` if the series and names differ in number or length.
     """
     if len(names) != len(series):
@@ -46,6 +56,8 @@ def running_totals_svg(
     if len(lengths) > 1:
         raise ValueError("every series must have the same length")
     points = lengths.pop() if lengths else 0
+    low = min((min(s) for s in series if s), default=0)
+    high = max((max(s) for s in series if s), default=0)
     labels = ["0", *(x_labels if x_labels is not None else [str(i) for i in range(1, points + 1)])]
     if len(labels) != points + 1:
         raise ValueError("one x label per point is needed")
@@ -62,6 +74,11 @@ def running_totals_svg(
         legend_font_size=14,
         title_font_size=16,
         stroke_width=2.5,
+        # thin solid grey guides, so that only the players' lines are dashed
+        guide_stroke_dasharray="none",
+        major_guide_stroke_dasharray="none",
+        guide_stroke_color="#c8c8c8",
+        major_guide_stroke_color="#999999",
     )
     chart = pygal.Line(
         style=style,
@@ -71,8 +88,9 @@ def running_totals_svg(
         disable_xml_declaration=True,
         show_dots=points <= 40,
         dots_size=2.5,
+        show_legend=legend,
         legend_at_bottom=True,
-        legend_at_bottom_columns=min(4, max(1, len(names))),
+        legend_at_bottom_columns=max(1, len(names) if len(names) <= 4 else (len(names) + 1) // 2),
         truncate_legend=-1,
         title=title or None,
         y_title=y_title or None,
@@ -81,15 +99,53 @@ def running_totals_svg(
         x_label_rotation=0 if points < 30 else 30,
         print_values=False,
         interpolate=None,
+        y_labels=integer_ticks(low, high) if names else None,
+        value_formatter=_whole,
     )
     chart.x_labels = labels
     for index, (name, values) in enumerate(zip(names, series, strict=True)):
-        dash = DASHES[index % len(DASHES)]
+        dash = line_style(index)[1]
         chart.add(name, [0, *values], stroke_style={"width": 2.5, "dasharray": dash} if dash else {"width": 2.5})
     svg = chart.render(is_unicode=True)
     # pygal still writes its tooltip configuration as a <script>; the chart is a
     # picture, so drop it (text in an etree-built SVG is escaped: no "</script>" inside)
     return _SCRIPT.sub("", svg).encode()
+
+
+def line_style(index: int) -> tuple[str, str]:
+    """``(colour, stroke-dasharray)`` of the ``index``-th line ("" is solid)."""
+    return COLOURS[index % len(COLOURS)], DASHES[index % len(DASHES)]
+
+
+def ledger_chart_svg(ledger: Ledger, *, width: int = 800, height: int = 400, legend: bool = True) -> bytes:
+    """The evening's chart: each player's running total (units: chips or points) after
+    every hand of ``ledger``, hands numbered from 1. UTF-8 SVG bytes, no script."""
+    rows = ledger.rows
+    series = [[row.totals[seat] for row in rows] for seat in range(ledger.setup.n)]
+    return running_totals_svg(ledger.setup.players, series, width=width, height=height, legend=legend)
+
+
+def integer_ticks(low: int, high: int, most: int = 10) -> list[int]:
+    """Whole-number y-axis ticks covering ``low``…``high`` and 0 (units are whole chips
+    or points, so a tick of 2.5 would mislead): at most ``most`` + 1 ticks, a step of
+    1, 2 or 5 × a power of ten."""
+    low, high = min(low, 0), max(high, 0)
+    span = max(1, high - low)
+    step, scale = 1, 1
+    while True:
+        step = next((m * scale for m in (1, 2, 5) if span <= most * m * scale), 0)
+        if step:
+            break
+        scale *= 10
+    start = (low // step) * step
+    end = -(-high // step) * step
+    return list(range(start, end + step, step))
+
+
+def _whole(value: float) -> str:
+    """A tick or value as a whole number with a real minus sign: ``−12``."""
+    n = round(value)
+    return f"−{-n}" if n < 0 else str(n)
 
 
 _SCRIPT = re.compile(r"<script\b[^>]*>.*?</script>", re.DOTALL)

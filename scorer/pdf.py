@@ -1,54 +1,128 @@
-"""The evening's PDF summary (WeasyPrint) with a locked-down URL fetcher.
+"""The evening's PDF summary: HTML built here (translated in the phone's language),
+rendered by WeasyPrint in a child process with a time limit (:mod:`scorer.pdf_render`).
 
-Only the app's own static files (fonts, CSS) can be loaded while rendering: the
-fetcher refuses ``file:``, ``data:`` and every network address, so a hostile name
-or a template mistake cannot make the server read local files or call out.
+The child loads only the app's own static files (fonts, CSS) through
+:class:`~scorer.pdf_render.StaticOnlyFetcher`; a render that takes longer than
+``PDF_TIME_LIMIT`` seconds is killed and reported as :class:`PdfTooSlow`, so a long
+evening can never hang a server worker.
 """
 
 from __future__ import annotations
 
-import mimetypes
+import os
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable
 from pathlib import Path
-from urllib.parse import unquote, urlsplit
+from typing import Any
 
-from flask import current_app, render_template
-from weasyprint import HTML
-from weasyprint.urls import URLFetcher, URLFetcherResponse
+from flask import current_app, has_request_context, render_template, request
+from flask_babel import format_date, get_locale
+from flask_babel import gettext as _
+from markupsafe import Markup
 
-from .ledger import Ledger, settle_up
+from .chart import ledger_chart_svg, line_style
+from .ledger import Ledger, settle_up, statistics
 from .models import Evening
+from .pdf_render import STATIC_BASE, StaticOnlyFetcher  # noqa: F401 - re-exported: the fetcher the child uses
 from .rules import RULES
 from .views.display import auction_of
 
-#: Base URL of the documents we render; nothing answers at it: the fetcher maps it
-#: onto the static folder. ``.invalid`` is reserved and never resolves (RFC 2606).
-STATIC_BASE = "https://nap-scorer.invalid/static/"
+ROOT = Path(__file__).resolve().parent.parent
+
+#: Seconds a render may take before the child is killed (config ``PDF_TIME_LIMIT``).
+#: A 300-hand evening (23 A4 pages) renders in about 10 s on the two-core machine the
+#: benchmark ran on, so 30 s leaves room for a slower or busier server.
+DEFAULT_TIME_LIMIT = 30.0
+#: Renders at once (config ``PDF_WORKERS``); further requests wait, up to the time limit.
+DEFAULT_WORKERS = 2
+
+#: ``?paper=`` values and the CSS ``@page`` size each gives; anything else is A4.
+PAPERS = {"a4": "A4", "letter": "letter"}
+
+_slots: dict[int, threading.BoundedSemaphore] = {}
+_slots_lock = threading.Lock()
 
 
-class StaticOnlyFetcher(URLFetcher):
-    """Serves ``STATIC_BASE`` URLs from ``static_dir``; refuses everything else."""
-
-    def __init__(self, static_dir: Path) -> None:
-        super().__init__(allowed_protocols=("https",), allow_redirects=False)
-        self.static_dir = static_dir.resolve()
-
-    def fetch(self, url: str, headers: dict | None = None) -> URLFetcherResponse:
-        parts = urlsplit(url)
-        prefix = urlsplit(STATIC_BASE)
-        if (parts.scheme, parts.netloc) != (prefix.scheme, prefix.netloc) or not parts.path.startswith(prefix.path):
-            raise ValueError(f"refused to fetch {url!r}: only the app's static files may be loaded")
-        relative = unquote(parts.path[len(prefix.path) :])
-        path = (self.static_dir / relative).resolve()
-        if not path.is_relative_to(self.static_dir) or not path.is_file():
-            raise ValueError(f"refused to fetch {url!r}: not a static file")
-        mime = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
-        return URLFetcherResponse(url, body=path.read_bytes(), headers={"Content-Type": mime})
+class PdfError(Exception):
+    """The PDF could not be made; ``str()`` is a message fit for the person who asked."""
 
 
-def render_html_pdf(html: str) -> bytes:
-    """Render ``html`` (whose relative links point into ``static/``) to PDF bytes."""
-    fetcher = StaticOnlyFetcher(Path(current_app.static_folder or "static"))
-    return HTML(string=html, base_url=STATIC_BASE, url_fetcher=fetcher).write_pdf()
+class PdfTooSlow(PdfError):
+    """The render took longer than ``limit`` seconds and was stopped."""
+
+    def __init__(self, limit: float) -> None:
+        self.limit = limit
+        super().__init__(_("The PDF took longer than %(limit)s s to make, so it was stopped. "
+                           "Try again when the server is less busy, or export the evening as CSV or JSON.",
+                           limit=f"{limit:g}"))
+
+
+class PdfBusy(PdfError):
+    """Every render slot stayed busy for ``limit`` seconds."""
+
+    def __init__(self, limit: float) -> None:
+        self.limit = limit
+        super().__init__(_("The server is busy making other PDFs. Try again in a minute."))
+
+
+def _slot(workers: int) -> threading.BoundedSemaphore:
+    with _slots_lock:
+        return _slots.setdefault(workers, threading.BoundedSemaphore(workers))
+
+
+def render_html_pdf(html: str, time_limit: float | None = None) -> bytes:
+    """Render ``html`` (whose relative links point into ``static/``) to PDF bytes in a
+    child process (``python -m scorer.pdf_render``), killed after ``time_limit``
+    seconds (default: config ``PDF_TIME_LIMIT``, else the environment's
+    ``PDF_TIME_LIMIT``, else :data:`DEFAULT_TIME_LIMIT`).
+
+    The limit covers the whole call: at most ``PDF_WORKERS`` (default 2) renders run at
+    once, and waiting for one to finish counts. Needs an app context. Raises
+    :class:`PdfTooSlow` past the limit, :class:`PdfBusy` if no render slot frees up in
+    time, :class:`PdfError` if WeasyPrint fails.
+    """
+    config = current_app.config
+    if time_limit is None:
+        time_limit = config.get("PDF_TIME_LIMIT") or os.environ.get("PDF_TIME_LIMIT") or DEFAULT_TIME_LIMIT
+    try:
+        limit = float(time_limit)
+    except (TypeError, ValueError):
+        current_app.logger.warning("PDF_TIME_LIMIT %r is not a number of seconds; using %s", time_limit,
+                                   DEFAULT_TIME_LIMIT)
+        limit = DEFAULT_TIME_LIMIT
+    started = time.monotonic()
+    slot = _slot(int(config.get("PDF_WORKERS", DEFAULT_WORKERS)))
+    if not slot.acquire(timeout=limit):
+        raise PdfBusy(limit)
+    try:
+        left = limit - (time.monotonic() - started)  # the wait for a slot counts towards the limit
+        if left <= 0:
+            raise PdfBusy(limit)
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+        try:
+            done = subprocess.run(  # noqa: S603 - a fixed command; the HTML goes through stdin
+                [sys.executable, "-m", "scorer.pdf_render", str(Path(current_app.static_folder or "static"))],
+                input=html.encode("utf-8"), capture_output=True, timeout=left, cwd=ROOT, env=env, check=False,
+            )
+        except subprocess.TimeoutExpired:  # subprocess.run has killed the child and reaped it
+            current_app.logger.warning("PDF render stopped after %s s", limit)
+            raise PdfTooSlow(limit) from None
+    finally:
+        slot.release()
+    if done.returncode != 0 or not done.stdout.startswith(b"%PDF"):
+        current_app.logger.error("PDF render failed (%s): %s", done.returncode, done.stderr.decode(errors="replace")[-2000:])
+        raise PdfError(_("The PDF could not be made. The evening is safe: export it as CSV or JSON."))
+    return done.stdout
+
+
+def paper_of(value: str | None) -> str:
+    """The ``?paper=`` value as a key of :data:`PAPERS`: ``"letter"`` or, for anything
+    else (missing, misspelt), ``"a4"``."""
+    value = (value or "").strip().lower()
+    return value if value in PAPERS else "a4"
 
 
 def standings(ledger: Ledger) -> list[tuple[int, int, int]]:
@@ -58,24 +132,86 @@ def standings(ledger: Ledger) -> list[tuple[int, int, int]]:
 
 
 def _rule_order(rule_id: str) -> tuple[str, int]:
-    prefix, _, number = rule_id.partition("-")
+    prefix, _sep, number = rule_id.partition("-")
     return prefix, int(number) if number.isdigit() else 0
 
 
-def render_evening_pdf(evening: Evening, ledger: Ledger) -> bytes:
-    """The evening's summary: players, variant and options, final totals with the
-    winner(s) (P-14: equal totals share), and the hand-by-hand log with each hand's
-    ruling and the rule ids it applied."""
-    html = render_template(
+def css_string(text: str) -> str:
+    """``text`` as a quoted CSS string, every character but letters, digits and spaces
+    escaped (``\\3c `` for ``<``), so a table's name cannot end the ``<style>`` or the string."""
+    return '"' + "".join(c if c.isalnum() or c == " " else f"\\{ord(c):x} " for c in text) + '"'
+
+
+def _page_css(paper: str, footer: str) -> Markup:
+    """The ``@page`` rules that depend on the request: paper size, the footer (table and
+    date) and "page N of M" in the phone's language."""
+    marker = "\x00"
+    words = _("page %(page)s of %(pages)s", page=marker + "page" + marker, pages=marker + "pages" + marker)
+    parts = []
+    for i, piece in enumerate(str(words).split(marker)):
+        if i % 2:
+            parts.append(f"counter({'pages' if piece == 'pages' else 'page'})")
+        elif piece:
+            parts.append(css_string(piece))
+    return Markup(
+        f"@page {{ size: {PAPERS[paper]}; "
+        f"@bottom-left {{ content: {css_string(footer)}; }} "
+        f"@bottom-right {{ content: {' '.join(parts)}; }} }}"
+    )
+
+
+def _rules_appendix(evening: Evening, ledger: Ledger) -> Markup:
+    """The ``rules`` block of ``templates/rules/<variant>.html`` (the table's rules page),
+    with this table's options filled in: the same words as the web page."""
+    template = current_app.jinja_env.get_template(f"rules/{ledger.variant.id}.html")
+    setup = ledger.setup
+    values: dict[str, Any] = dict(evening=evening, ledger=ledger, setup=setup, o=setup.options, stake=setup.stake,
+                                  variant=ledger.variant)
+    current_app.update_template_context(values)
+    context = template.new_context(values)
+    for _piece in template.root_render_func(context):  # runs the page's top-level {% set %}s; output unused
+        pass
+    return Markup("".join(template.blocks["rules"](context)))
+
+
+def evening_pdf_html(evening: Evening, ledger: Ledger, paper: str = "a4") -> str:
+    """The PDF's HTML, in the request's language: the first page (table, players,
+    options, standings and winners, settle-up or ranking), the chart, statistics, the
+    hand-by-hand log with rulings and overrides (rule ids), and the rules appendix.
+    ``paper`` is a key of :data:`PAPERS`."""
+    setup = ledger.setup
+    pool_name = ledger.variant.pool_name(setup.options)
+    date = format_date(evening.played_on, "long")
+    names = setup.players
+    return render_template(
         "pdf/evening.html",
         evening=evening,
         ledger=ledger,
+        lang=str(get_locale() or "en").replace("_", "-"),
+        date=date,
+        page_css=_page_css(paper, f"{evening.name} · {date}"),
         auctions={row.number: auction_of(ledger, row) for row in ledger.rows},
         standings=standings(ledger),
         settle=None if ledger.variant.points_only or not ledger.rows else settle_up(ledger),
-        pool_name=ledger.variant.pool_name(ledger.setup.options),
-        party=lambda p: ledger.setup.players[p] if isinstance(p, int) else
-        (ledger.variant.pool_name(ledger.setup.options) or "pool").lower(),
+        stats=statistics(ledger),
+        chart=Markup(ledger_chart_svg(ledger, width=760, height=360, legend=False).decode()) if ledger.rows else None,
+        line_styles=[line_style(seat) for seat in range(setup.n)],
+        pool_name=pool_name,
+        party=lambda p: names[p] if isinstance(p, int) else (pool_name or _("pool")).lower(),
         cited=sorted({rid for row in ledger.rows for rid in row.ruling.rule_ids if rid in RULES}, key=_rule_order),
+        rules_appendix=_rules_appendix(evening, ledger),
     )
-    return render_html_pdf(html)
+
+
+def render_evening_pdf(evening: Evening, ledger: Ledger, paper: str | None = None) -> bytes:
+    """The evening's summary as PDF bytes (see :func:`evening_pdf_html`), on A4 unless
+    ``paper`` (default: the request's ``?paper=``) is ``"letter"``. Raises what
+    :func:`render_html_pdf` raises."""
+    if paper is None:
+        paper = request.args.get("paper") if has_request_context() else None
+    return render_html_pdf(evening_pdf_html(evening, ledger, paper_of(paper)))
+
+
+def pdf_builder(paper: str) -> Callable[[Evening, Ledger], bytes]:
+    """``render_evening_pdf`` for one paper size, as the revision cache's builder."""
+    return lambda evening, ledger: render_evening_pdf(evening, ledger, paper)

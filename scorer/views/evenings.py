@@ -19,10 +19,12 @@ from flask import (
     request,
     url_for,
 )
+from flask_babel import get_locale
 from markupsafe import Markup
 
 from .. import services
 from ..cache import RevisionCache
+from ..chart import ledger_chart_svg
 from ..evening_file import EveningFileError, dumps, loads, parse_stake
 from ..forms import (
     ActionForm,
@@ -115,19 +117,22 @@ sheet_cache: RevisionCache[tuple[str, bool, Markup]] = RevisionCache(64)
 #: Rendered PDFs by (evening key, revision): WeasyPrint needs seconds for a long
 #: evening, so a second download of an unchanged evening is served from here.
 pdf_cache: RevisionCache[bytes] = RevisionCache(8)
+#: The running-totals chart (SVG bytes) by (evening key, revision).
+chart_cache: RevisionCache[bytes] = RevisionCache(64)
 
 
-def _by_revision(cache: RevisionCache[Any], key: str, build: Any) -> Any:
+def _by_revision(cache: RevisionCache[Any], key: str, build: Any, *variant: Any) -> Any:
     """What ``build(evening, ledger)`` gives for the evening's current revision, from
-    ``cache`` when it is there (one small query), else built and kept. 404 if no evening."""
+    ``cache`` when it is there (one small query), else built and kept. ``variant``
+    (e.g. language and paper size) is part of the cache key. 404 if no evening."""
     revision = services.evening_revision(key)
     if revision is None:
         abort(404)
-    value = cache.get((key, revision))
+    value = cache.get((key, revision, *variant))
     if value is None:
         evening, ledger = load_evening(key)
         value = build(evening, ledger)
-        cache.put((key, evening.revision), value)
+        cache.put((key, evening.revision, *variant), value)
     return value
 
 
@@ -604,13 +609,30 @@ def _csv_text(value: str) -> str:
 
 
 @bp.get("/e/<key>/evening.pdf")
-def export_pdf(key: str) -> Response:
-    from ..pdf import render_evening_pdf
+def export_pdf(key: str) -> Any:
+    """The evening's PDF in the phone's language, on A4 or ``?paper=letter`` (anything
+    else: A4). A render past ``PDF_TIME_LIMIT`` seconds is stopped: 503 with a clear page."""
+    from ..pdf import PdfError, paper_of, pdf_builder
 
-    pdf = _by_revision(pdf_cache, key, render_evening_pdf)
+    paper = paper_of(request.args.get("paper"))
+    try:
+        pdf = _by_revision(pdf_cache, key, pdf_builder(paper), str(get_locale()), paper)
+    except PdfError as error:
+        return render_template("error.html", code=503, message=str(error)), 503, {"Retry-After": "60"}
     response = Response(pdf, mimetype="application/pdf")
     response.headers["Content-Disposition"] = content_disposition("inline", services.evening_name(key), "pdf")
     return response
+
+
+@bp.get("/e/<key>/chart.svg")
+def chart(key: str) -> Response:
+    """The running-totals chart as SVG (pygal, no script), shown on the scoresheet in an
+    ``<img>``. Its own CSP lets pygal's ``<style>`` apply and nothing else load."""
+    svg = _by_revision(chart_cache, key, lambda evening, ledger: ledger_chart_svg(ledger))
+    response = Response(svg, mimetype="image/svg+xml")
+    response.headers["Content-Security-Policy"] = "default-src 'none'; style-src 'unsafe-inline'"
+    response.add_etag()
+    return response.make_conditional(request)
 
 
 @bp.route("/import", methods=["GET", "POST"])
