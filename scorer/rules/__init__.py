@@ -25,13 +25,17 @@ from .core import (
     Ruling,
     Stake,
     TableState,
+    Text,
     clean_text,
+    listing,
+    N_,
+    ntext,
 )
 from .sources import RULES, Rule, rule
 from .variants import VARIANTS, Variant, get_variant
 
 __all__ = [
     "BIDS", "CLAIM_KINDS", "Claim", "HERE", "PASS", "POOL", "TableState", "Bid", "EveningSetup", "HandFacts", "IllegalAuction", "IllegalFacts",
-    "IllegalSetup", "Override", "Reason", "Result", "Ruling", "RulesError", "Stake", "clean_text", "RULES", "Rule", "rule",
+    "IllegalSetup", "Override", "Reason", "Result", "Ruling", "RulesError", "Stake", "Text", "N_", "ntext", "listing", "clean_text", "RULES", "Rule", "rule",
     "VARIANTS", "Variant", "get_variant",
 ]

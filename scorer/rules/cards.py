@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .core import IllegalFacts
+from .core import IllegalFacts, Text
 
 SUITS = ("S", "H", "D", "C")
 #: P-2 / H-2: rank from high to low.
@@ -49,7 +49,7 @@ def parse_card(text: str) -> Card:
     if rank == "T":
         rank = "10"
     if rank not in RANKS_52 or suit not in SUITS:
-        raise IllegalFacts(f"“{str(text)[:8]}” is not a card (write rank then suit, e.g. 10H, QS).")
+        raise IllegalFacts(Text("“{text}” is not a card (write rank then suit, e.g. 10H, QS).", text=str(text)[:8]))
     return Card(rank, suit)
 
 
@@ -77,7 +77,7 @@ def first_dealer_by_draw(drawn: Sequence[Card], ace_low: bool = True) -> int:
     and the table should draw again. Raises :class:`IllegalFacts` for no cards.
     """
     if not drawn:
-        raise IllegalFacts("Nobody drew a card.")
+        raise IllegalFacts(Text("Nobody drew a card."))
 
     def low(card: Card) -> int:
         return -1 if ace_low and card.rank == "A" else card.strength
@@ -109,7 +109,7 @@ def trick_winner(plays: Sequence[Card], trump: str) -> int:
     """P-11 / H-9: index in ``plays`` (lead first) of the card that wins the trick:
     the highest trump, otherwise the highest card of the suit led."""
     if not plays:
-        raise IllegalFacts("A trick needs at least one card.")
+        raise IllegalFacts(Text("A trick needs at least one card."))
     led = plays[0].suit
 
     def power(card: Card) -> tuple[int, int]:

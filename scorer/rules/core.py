@@ -30,6 +30,46 @@ def clean_text(text: str) -> str:
     return re.sub(r"\s+", " ", text).strip()
 
 
+def N_(message: str) -> str:
+    """Mark an English message template for translation (``pybabel extract`` finds it);
+    returns it unchanged. The engine never translates: the web layer does."""
+    return message
+
+
+class Text(str):
+    """English text that the web layer can translate.
+
+    A ``Text`` *is* the English string (``str()``, comparisons, JSON and f-strings
+    are as before) and also keeps its ``message`` template (``str.format`` fields)
+    and ``params``; for a count, ``plural`` is the plural template and ``n`` the
+    count. Player names are plain ``str`` params and are never translated; params
+    that are ``Text`` themselves (a bid's name, a suit, a nested phrase) are.
+    """
+
+    message: str
+    params: Mapping[str, Any]
+    plural: str | None
+    n: int | None
+
+    def __new__(cls, message: str, /, **params: Any) -> Text:
+        self = super().__new__(cls, message.format(**params) if params else message)
+        self.message, self.params, self.plural, self.n = message, params, None, None
+        return self
+
+
+def ntext(singular: str, plural: str, n: int, /, **params: Any) -> Text:
+    """A :class:`Text` that depends on a count: ``ntext("{n} trick", "{n} tricks", 3)``."""
+    text = Text(singular if n == 1 else plural, n=n, **params)
+    text.message, text.plural, text.n = singular, plural, n
+    return text
+
+
+def listing(items: Any) -> Text:
+    """``"One, Two, Three"`` as a :class:`Text` whose items are translated one by one."""
+    items = list(items)
+    return Text(", ".join(f"{{i{k}}}" for k in range(len(items))), **{f"i{k}": item for k, item in enumerate(items)})
+
+
 class RulesError(ValueError):
     """Facts that the variant's rules do not allow.
 
@@ -78,17 +118,17 @@ class Bid:
 BIDS: dict[str, Bid] = {
     b.id: b
     for b in (
-        Bid("one", "One", 1, 10),
-        Bid("two", "Two", 2, 20),
-        Bid("three", "Three", 3, 30),
-        Bid("misere", "Misère", 0, 35),  # other-sources.md: between Three and Four; lose every trick
-        Bid("four", "Four", 4, 40),
-        Bid("five", "Five", 5, 50),  # russian36: a plain five
-        Bid("nap", "Nap", 5, 50),
-        Bid("napoleon", "Napoleon", 5, 55),  # russian36 R-7: a five "for Napoleon" outranks a plain five
-        Bid("garnet", "Sir Garnet", 5, 55),  # hoyle H-19: takes the widow instead of an ordinary bid
-        Bid("wellington", "Wellington", 5, 60),
-        Bid("blucher", "Blücher", 5, 70),
+        Bid("one", Text("One"), 1, 10),
+        Bid("two", Text("Two"), 2, 20),
+        Bid("three", Text("Three"), 3, 30),
+        Bid("misere", Text("Misère"), 0, 35),  # other-sources.md: between Three and Four; lose every trick
+        Bid("four", Text("Four"), 4, 40),
+        Bid("five", Text("Five"), 5, 50),  # russian36: a plain five
+        Bid("nap", Text("Nap"), 5, 50),
+        Bid("napoleon", Text("Napoleon"), 5, 55),  # russian36 R-7: a five "for Napoleon" outranks a plain five
+        Bid("garnet", Text("Sir Garnet"), 5, 55),  # hoyle H-19: takes the widow instead of an ordinary bid
+        Bid("wellington", Text("Wellington"), 5, 60),
+        Bid("blucher", Text("Blücher"), 5, 70),
     )
 }
 
@@ -237,7 +277,8 @@ class Reason:
     """One step of a ruling: the rule id applied and what it decided.
 
     ``message`` is an English template with ``{name}`` fields filled from
-    ``params`` (kept apart so that the text can be translated later).
+    ``params`` (kept apart so that the web layer can translate the template and
+    the params that are :class:`Text`; player names stay as they are).
     """
 
     rule: str

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .core import IllegalSetup
+from .core import IllegalSetup, Text
 
 
 @dataclass(frozen=True)
@@ -36,29 +36,31 @@ class OptionSpec:
             return self.default
         if self.kind == "bool":
             if not isinstance(value, bool):
-                raise IllegalSetup(f"Option “{self.label}” must be true or false.", self.rule)
+                raise IllegalSetup(Text("Option “{label}” must be true or false.", label=self.label), self.rule)
             return value
         if self.kind == "int":
             if isinstance(value, bool) or not isinstance(value, int):
-                raise IllegalSetup(f"Option “{self.label}” must be a whole number.", self.rule)
+                raise IllegalSetup(Text("Option “{label}” must be a whole number.", label=self.label), self.rule)
             if (self.minimum is not None and value < self.minimum) or (
                 self.maximum is not None and value > self.maximum
             ):
                 raise IllegalSetup(
-                    f"Option “{self.label}” must be between {self.minimum} and {self.maximum}.", self.rule
+                    Text("Option “{label}” must be between {low} and {high}.", label=self.label, low=self.minimum,
+                         high=self.maximum), self.rule
                 )
             return value
         allowed = [c for c, _ in self.choices]
         if value not in allowed or isinstance(value, bool) != isinstance(allowed[0], bool):
             raise IllegalSetup(
-                f"Option “{self.label}” must be one of: {', '.join(str(a) for a in allowed)}.", self.rule
+                Text("Option “{label}” must be one of: {allowed}.", label=self.label,
+                     allowed=", ".join(str(a) for a in allowed)), self.rule
             )
         return value
 
     def describe(self, value: Any) -> str:
         """The option's value in words (``"yes"``, the choice's label, the number)."""
         if self.kind == "bool":
-            return "yes" if value else "no"
+            return Text("yes") if value else Text("no")
         for stored, label in self.choices:
             if stored == value:
                 return label
@@ -75,5 +77,5 @@ def resolve_options(specs: tuple[OptionSpec, ...], raw: Mapping[str, Any] | None
     known = {s.key for s in specs}
     unknown = sorted(set(raw) - known)
     if unknown:
-        raise IllegalSetup(f"Unknown option for this variant: {', '.join(unknown)}.")
+        raise IllegalSetup(Text("Unknown option for this variant: {keys}.", keys=", ".join(unknown)))
     return {s.key: s.resolve(raw.get(s.key)) for s in specs}

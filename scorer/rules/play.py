@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from .cards import Card, parse_card, trick_winner
-from .core import IllegalFacts
+from .core import IllegalFacts, Text
 
 
 @dataclass(frozen=True)
@@ -76,20 +76,20 @@ def read_record(record: Sequence[Sequence[str]], n: int, declarer: int, needed: 
     """
     held = {s: (held or {}).get(s, 5) for s in range(n)}
     if len(record) > 5:
-        raise IllegalFacts("A hand has five tricks.")
+        raise IllegalFacts(Text("A hand has five tricks."))
     seen: set[Card] = set()
     parsed: list[list[Card]] = []
     for trick in record:
         cards = [parse_card(c) for c in trick]
         for card in cards:
             if pack_size == 36 and card.strength < parse_card("6S").strength:
-                raise IllegalFacts(f"{card} is not in the 36-card pack (R-1).")
+                raise IllegalFacts(Text("{card} is not in the 36-card pack (R-1).", card=str(card)))
             if card in seen:
-                raise IllegalFacts(f"{card} was played twice.")
+                raise IllegalFacts(Text("{card} was played twice.", card=str(card)))
             seen.add(card)
         parsed.append(cards)
     if not parsed:
-        raise IllegalFacts("The record has no trick.")
+        raise IllegalFacts(Text("The record has no trick."))
     trump = named_trump or parsed[0][0].suit
     leaders: list[int] = []
     winners: list[int] = []
@@ -103,10 +103,11 @@ def read_record(record: Sequence[Sequence[str]], n: int, declarer: int, needed: 
     for t, cards in enumerate(parsed, start=1):
         order = [(leader + i) % n for i in range(n) if left[(leader + i) % n] > 0]
         if not order:
-            raise IllegalFacts(f"Nobody has a card left for trick {t}.")
+            raise IllegalFacts(Text("Nobody has a card left for trick {t}.", t=t))
         leader = order[0]
         if not 1 <= len(cards) <= len(order) or (len(cards) < len(order) and t < len(parsed)):
-            raise IllegalFacts(f"Trick {t} needs one card from each of the {len(order)} players with cards left.")
+            raise IllegalFacts(Text("Trick {t} needs one card from each of the {n} players with cards left.", t=t,
+                                    n=len(order)))
         leaders.append(leader)
         seats.append(tuple(order[: len(cards)]))
         for seat, card in zip(order, cards):

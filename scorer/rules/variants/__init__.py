@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..core import IllegalSetup
+from ..core import IllegalSetup, Text
 from .base import Variant
 from .hoyle import Hoyle
 from .napoleao import Napoleao
@@ -17,4 +17,5 @@ def get_variant(variant_id: str) -> Variant:
     try:
         return VARIANTS[variant_id]
     except (KeyError, TypeError):
-        raise IllegalSetup(f"Unknown variant {variant_id!r}; known: {', '.join(VARIANTS)}.") from None
+        raise IllegalSetup(Text("Unknown variant {variant}; known: {known}.", variant=repr(variant_id),
+                                known=", ".join(VARIANTS))) from None

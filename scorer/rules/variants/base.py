@@ -28,7 +28,11 @@ from ..core import (
     Result,
     Ruling,
     TableState,
+    Text,
     clean_text,
+    listing,
+    N_,
+    ntext,
 )
 from ..options import OptionSpec, resolve_options
 from ..play import read_record
@@ -36,18 +40,32 @@ from ..play import read_record
 TRICKS_PER_HAND = 5
 
 
-def outcome(declarer: str, contract: Bid, tricks: int | None, made: bool) -> str:
+def outcome(declarer: str, contract: Bid, tricks: int | None, made: bool) -> Text:
     """"Ann won 4 tricks, needing 4: Four is made", or "Four is scored as made" when a
     claim decided the hand (``tricks`` ``None``)."""
-    result = "made" if made else "defeated"
     if tricks is None:
-        return f"{contract.name} is scored as {result}"
-    needed = "no trick" if contract.id == "misere" else contract.tricks
-    won = f"{tricks} trick" if tricks == 1 else f"{tricks} tricks"
-    return f"{declarer} won {won}, needing {needed}: {contract.name} is {result}"
+        if made:
+            return Text("{contract} is scored as made", contract=contract.name)
+        return Text("{contract} is scored as defeated", contract=contract.name)
+    won = ntext("{n} trick", "{n} tricks", tricks)
+    if contract.id == "misere":
+        if made:
+            return Text("{declarer} won {won}, needing no trick: {contract} is made", declarer=declarer, won=won,
+                        contract=contract.name)
+        return Text("{declarer} won {won}, needing no trick: {contract} is defeated", declarer=declarer, won=won,
+                    contract=contract.name)
+    if made:
+        return Text("{declarer} won {won}, needing {needed}: {contract} is made", declarer=declarer, won=won,
+                    needed=contract.tricks, contract=contract.name)
+    return Text("{declarer} won {won}, needing {needed}: {contract} is defeated", declarer=declarer, won=won,
+                needed=contract.tricks, contract=contract.name)
 
 
-SUIT_NAMES = {"S": "spade", "H": "heart", "D": "diamond", "C": "club"}
+SUIT_NAMES = {"S": Text("spade"), "H": Text("heart"), "D": Text("diamond"), "C": Text("club")}
+#: The suits in the plural, as in "when hearts were led".
+SUIT_PLURALS = {"S": Text("spades"), "H": Text("hearts"), "D": Text("diamonds"), "C": Text("clubs")}
+#: The kinds of claim in words, as in "no rule for a “wrong cards” claim".
+CLAIM_NAMES = {"revoke": Text("revoke"), "wrong_cards": Text("wrong cards"), "out_of_turn": Text("out of turn")}
 
 
 class Variant:
@@ -76,7 +94,7 @@ class Variant:
     rule_extra_tricks: ClassVar[str]
     rule_schedule: ClassVar[str]  # the table of units per opponent
     rule_end: ClassVar[str] = "P-14"  # the agreed end of the evening
-    deal_note: ClassVar[str] = "Shuffle and deal five cards each."
+    deal_note: ClassVar[str] = Text("Shuffle and deal five cards each.")
     misdeal_source_silent: ClassVar[bool] = False
     #: Points variants award points and take no stake (``napoleao``).
     points_only: ClassVar[bool] = False
@@ -97,20 +115,22 @@ class Variant:
         n = setup.n
         if not self.min_players <= n <= self.max_players:
             raise IllegalSetup(
-                f"{self.name} is for {self.min_players} to {self.max_players} players, not {n}.",
+                Text("{name} is for {low} to {high} players, not {n}.", name=self.name, low=self.min_players,
+                     high=self.max_players, n=n),
                 self.rule_players,
             )
         players = tuple(clean_text(p) for p in setup.players)
         folded = [p.casefold() for p in players]
         if any(not p for p in folded):
-            raise IllegalSetup("Every player needs a name.")
+            raise IllegalSetup(Text("Every player needs a name."))
         if len(set(folded)) != n:
-            raise IllegalSetup("Two players have the same name; give each a different one.")
+            raise IllegalSetup(Text("Two players have the same name; give each a different one."))
         if not 0 <= setup.first_dealer < n:
-            raise IllegalSetup("The first dealer must be one of the players.")
+            raise IllegalSetup(Text("The first dealer must be one of the players."))
         options = resolve_options(self.option_specs, setup.options)
         if self.points_only and setup.stake is not None:
-            raise IllegalSetup(f"{self.name} is scored in points; it has no money stake.", self.rule_settle)
+            raise IllegalSetup(Text("{name} is scored in points; it has no money stake.", name=self.name),
+                               self.rule_settle)
         return EveningSetup(setup.variant, players, setup.first_dealer, options, setup.stake)
 
     def dealer_by_draw(self, drawn: Sequence[str]) -> tuple[int, Reason]:
@@ -121,21 +141,23 @@ class Variant:
         not a card, a card was drawn twice, or the lowest rank is tied (draw again).
         """
         if self.draw_rule is None:
-            raise IllegalSetup("These rules have no draw for the first dealer: choose who deals first.")
+            raise IllegalSetup(Text("These rules have no draw for the first dealer: choose who deals first."))
         rule, ace_low = self.draw_rule
         cards = [parse_card(c) for c in drawn]
         if len(set(cards)) != len(cards):
-            raise IllegalSetup("The same card cannot be drawn twice.", rule)
+            raise IllegalSetup(Text("The same card cannot be drawn twice."), rule)
 
         def low(card: Card) -> int:
             return -1 if ace_low and card.rank == "A" else card.strength
 
         lowest = min(low(c) for c in cards)
         if sum(1 for c in cards if low(c) == lowest) > 1:
-            raise IllegalSetup("Two players drew the lowest rank: they draw again.", rule)
+            raise IllegalSetup(Text("Two players drew the lowest rank: they draw again."), rule)
         seat = first_dealer_by_draw(cards, ace_low=ace_low)
-        return seat, Reason(rule, "{card} is the lowest card drawn{ace}: its player deals first.",
-                            {"card": str(cards[seat]), "ace": " (the ace counts low)" if ace_low else ""})
+        if ace_low:
+            return seat, Reason(rule, "{card} is the lowest card drawn (the ace counts low): its player deals first.",
+                                {"card": str(cards[seat])})
+        return seat, Reason(rule, "{card} is the lowest card drawn: its player deals first.", {"card": str(cards[seat])})
 
     def describe_options(self, options: Mapping[str, Any]) -> list[tuple[OptionSpec, str]]:
         """Each option with its value in words, for the scoresheet, rules page and PDF."""
@@ -148,17 +170,18 @@ class Variant:
 
     def refuse_unknown_bid(self, call: str, options: Mapping[str, Any]) -> IllegalAuction:
         """The error for a call that is not on this table's ladder."""
-        allowed = ", ".join(b.name for b in self.ladder(options))
+        allowed = listing(b.name for b in self.ladder(options))
         name = BIDS[call].name if call in BIDS else repr(call)
-        return IllegalAuction(f"{name} is not a bid here; the bids are {allowed}.", self.rule_bids)
+        return IllegalAuction(Text("{name} is not a bid here; the bids are {allowed}.", name=name, allowed=allowed),
+                              self.rule_bids)
 
     def check_overcall(self, bid: Bid, earlier: list[Bid], speaker: str) -> None:
         """Wellington only after a Nap, Blücher only after a Wellington (P-7, H-7)."""
         needs = {"wellington": "nap", "blucher": "wellington"}.get(bid.id)
         if needs and all(b.id != needs for b in earlier):
             raise IllegalAuction(
-                f"{speaker} bid {bid.name}, but {bid.name} may only be bid after someone has bid "
-                f"{BIDS[needs].name}.",
+                Text("{speaker} bid {bid}, but {bid} may only be bid after someone has bid {needs}.",
+                     speaker=speaker, bid=bid.name, needs=BIDS[needs].name),
                 self.rule_overcall,
             )
 
@@ -184,7 +207,8 @@ class Variant:
         order = self.speaking_order(setup, facts.dealer)
         if len(facts.auction) != len(order):
             raise IllegalAuction(
-                f"Each of the {setup.n} players calls exactly once (got {len(facts.auction)} calls).",
+                Text("Each of the {n} players calls exactly once (got {got} calls).", n=setup.n,
+                     got=len(facts.auction)),
                 self.rule_auction,
             )
         ladder = {b.id: b for b in self.ladder(setup.options)}
@@ -199,12 +223,14 @@ class Variant:
             speaker = setup.players[seat]
             self.check_overcall(bid, earlier, speaker)
             if earlier and bid.rank <= earlier[-1].rank:
-                word = "the same as" if bid.rank == earlier[-1].rank else "lower than"
-                raise IllegalAuction(
-                    f"{speaker} bid {bid.name}, {word} the earlier {earlier[-1].name}; "
-                    "a bid must be higher than every earlier bid.",
-                    self.rule_auction,
-                )
+                if bid.rank == earlier[-1].rank:
+                    message = N_("{speaker} bid {bid}, the same as the earlier {earlier}; "
+                                 "a bid must be higher than every earlier bid.")
+                else:
+                    message = N_("{speaker} bid {bid}, lower than the earlier {earlier}; "
+                                 "a bid must be higher than every earlier bid.")
+                raise IllegalAuction(Text(message, speaker=speaker, bid=bid.name, earlier=earlier[-1].name),
+                                     self.rule_auction)
             earlier.append(bid)
             declarer = seat
         if declarer is None:
@@ -247,18 +273,18 @@ class Variant:
             return ruling
         units = tuple(override.units)
         if len(units) != setup.n or not all(isinstance(u, int) and not isinstance(u, bool) for u in units):
-            raise IllegalFacts("An override gives one whole number per player.")
+            raise IllegalFacts(Text("An override gives one whole number per player."))
         if any(abs(u) > 10**9 for u in units + (override.pool,)):
-            raise IllegalFacts("An override's figures are far too large.")
+            raise IllegalFacts(Text("An override's figures are far too large."))
         if not self.points_only and sum(units) + override.pool != 0:
-            raise IllegalFacts("An override must balance: what the players win and lose (and the pool) must sum to "
-                               "zero.")
+            raise IllegalFacts(Text("An override must balance: what the players win and lose (and the pool) must "
+                                    "sum to zero."))
         if not override.reason.strip():
-            raise IllegalFacts("Give the reason for overruling the ruling.")
+            raise IllegalFacts(Text("Give the reason for overruling the ruling."))
         if override.pool and not self.pool_name(setup.options):
-            raise IllegalFacts("This table has no pool: an override cannot pay into or out of one.")
+            raise IllegalFacts(Text("This table has no pool: an override cannot pay into or out of one."))
         if override.pool and state.pool + override.pool < 0:
-            raise IllegalFacts("The pool cannot pay out more than it holds.")
+            raise IllegalFacts(Text("The pool cannot pay out more than it holds."))
         reason = Reason("TABLE", "The table overruled this ruling: {reason}", {"reason": override.reason.strip()})
         after = dataclasses.replace(ruling.state_after, pool=state.pool + override.pool)
         return dataclasses.replace(ruling, units=units, pool=override.pool, reasons=ruling.reasons + (reason,),
@@ -277,7 +303,7 @@ class Variant:
         state = state or TableState()
         n = setup.n
         if isinstance(facts.dealer, bool) or not isinstance(facts.dealer, int) or not 0 <= facts.dealer < n:
-            raise IllegalFacts("The dealer must be one of the players.")
+            raise IllegalFacts(Text("The dealer must be one of the players."))
         if facts.misdeal:
             return Ruling(
                 result=Result.MISDEAL,
@@ -303,7 +329,7 @@ class Variant:
         tally.reasons += reasons
         if facts.record:
             if declarer is None or contract is None:
-                raise IllegalFacts("Nobody bid, so no play can be recorded.")
+                raise IllegalFacts(Text("Nobody bid, so no play can be recorded."))
             facts = self.read_play(facts, setup, tally, declarer, contract)
         for claim in facts.claims:
             if not claim.upheld:
@@ -311,33 +337,36 @@ class Variant:
                            what=self.describe_claim(setup, claim))
         upheld = [c for c in facts.claims if c.upheld]
         if upheld and (declarer is None or contract is None):
-            raise IllegalFacts("Nobody played this hand, so no claim about its play can be upheld.")
+            raise IllegalFacts(Text("Nobody played this hand, so no claim about its play can be upheld."))
         revoke = next((c for c in upheld if c.kind == "revoke"), None)
         if revoke is not None and declarer is not None and contract is not None:
             tricks = facts.tricks
             if tricks is not None and (isinstance(tricks, bool) or not isinstance(tricks, int)
                                        or not 0 <= tricks <= TRICKS_PER_HAND):
-                raise IllegalFacts(f"The declarer wins 0 to {TRICKS_PER_HAND} tricks, not {tricks!r}.")
+                raise IllegalFacts(Text("The declarer wins 0 to {most} tricks, not {tricks}.", most=TRICKS_PER_HAND,
+                                        tricks=repr(tricks)))
             made = self.settle_revoke(facts, setup, tally, declarer, contract, revoke)
             return tally.ruling(Result.MADE if made else Result.DEFEATED, facts, declarer, contract, tricks,
                                 self.shuffle_after(contract, made), True)
         if declarer is None or contract is None:
             if facts.purchase or facts.widow:
-                raise IllegalFacts("Nobody bid, so nobody bought a card or took the widow.")
+                raise IllegalFacts(Text("Nobody bid, so nobody bought a card or took the widow."))
             if facts.tricks is not None:
-                raise IllegalFacts(
+                raise IllegalFacts(Text(
                     "Nobody bid, but tricks were entered: tap the declarer's bid, or choose “none: nobody bid” "
                     "for the tricks."
-                )
+                ))
             self.all_passed(facts, setup, tally)
             return tally.ruling(Result.ALL_PASSED, facts, None, None, None, self.shuffle_after(None, False),
                                 self.all_pass_counts(setup.options))
         self.check_contract_facts(facts, setup, declarer, contract)
         tricks = facts.tricks
         if tricks is None:
-            raise IllegalFacts(f"Enter how many tricks {setup.players[declarer]} (the declarer) won.")
+            raise IllegalFacts(Text("Enter how many tricks {declarer} (the declarer) won.",
+                                    declarer=setup.players[declarer]))
         if isinstance(tricks, bool) or not isinstance(tricks, int) or not 0 <= tricks <= TRICKS_PER_HAND:
-            raise IllegalFacts(f"The declarer wins 0 to {TRICKS_PER_HAND} tricks, not {tricks!r}.")
+            raise IllegalFacts(Text("The declarer wins 0 to {most} tricks, not {tricks}.", most=TRICKS_PER_HAND,
+                                    tricks=repr(tricks)))
         made = self.is_made(contract, tricks)
         self.pay_contract(facts, setup, tally, declarer, contract, tricks, made)
         self.after_play(facts, setup, tally, declarer, contract, made)
@@ -363,7 +392,7 @@ class Variant:
         upheld and those it disproves rejected, saying which cards show it. Returns
         the facts with the tricks and claims the record establishes."""
         if self.names_trump and facts.trump is None:
-            raise IllegalFacts("Record the trump the declarer named (B-7) to read the play.", "B-7")
+            raise IllegalFacts(Text("Record the trump the declarer named (B-7) to read the play."), "B-7")
         reading = read_record(
             facts.record, setup.n, declarer, contract.tricks, pack_size=self.pack_size,
             named_trump=facts.trump if self.names_trump else None, must_trump=self.must_trump,
@@ -373,11 +402,11 @@ class Variant:
         names = setup.players
         tricks = reading.tricks
         if facts.tricks is not None and facts.tricks != tricks:
-            raise IllegalFacts(f"The record gives {names[declarer]} {tricks} tricks, not {facts.tricks}.",
-                               self.rule_play)
+            raise IllegalFacts(Text("The record gives {declarer} {tricks} tricks, not {entered}.",
+                                    declarer=names[declarer], tricks=tricks, entered=facts.tricks), self.rule_play)
         tally.note(self.rule_play, "From the record: trump {trump}; tricks won by {winners}; {declarer} took "
-                   "{tricks}.", trump=SUIT_NAMES[reading.trump] + "s",
-                   winners=", ".join(names[w] for w in reading.winners) or "nobody yet",
+                   "{tricks}.", trump=SUIT_PLURALS[reading.trump],
+                   winners=", ".join(names[w] for w in reading.winners) or Text("nobody yet"),
                    declarer=names[declarer], tricks=tricks)
         if reading.decided_after is not None and reading.decided_after < len(reading.winners):
             tally.note(self.rule_stop, "The result was certain after trick {t}; later tricks do not count.",
@@ -396,15 +425,18 @@ class Variant:
                                                 evidence=claim.evidence or proof.evidence)
                     tally.note(self.claim_rules["revoke"], "The record proves the claim: {who} played {card} to "
                                "trick {t} when {led} were led, and later {evidence}.", who=names[proof.seat],
-                               card=proof.card, t=proof.trick, led=SUIT_NAMES[proof.led] + "s",
-                               evidence=f"played {proof.evidence}" + (" (a trump: R-11)" if proof.failed_to_trump
-                                                                       else ""))
+                               card=proof.card, t=proof.trick, led=SUIT_PLURALS[proof.led],
+                               evidence=Text("played {card} (a trump: R-11)", card=proof.evidence)
+                               if proof.failed_to_trump else Text("played {card}", card=proof.evidence))
                 elif reading.next_to_play is None:
                     claim = dataclasses.replace(claim, upheld=False)
-                    tally.note(self.claim_rules["revoke"], "The record disproves the claim: every card {who} held "
-                               "is in the record, and {who} never failed to follow a suit they still held"
-                               "{trump}.", who=names[claim.accused],
-                               trump=" nor to trump when able" if self.must_trump else "")
+                    if self.must_trump:
+                        message = N_("The record disproves the claim: every card {who} held is in the record, and "
+                                     "{who} never failed to follow a suit they still held nor to trump when able.")
+                    else:
+                        message = N_("The record disproves the claim: every card {who} held is in the record, and "
+                                     "{who} never failed to follow a suit they still held.")
+                    tally.note(self.claim_rules["revoke"], message, who=names[claim.accused])
                 elif reading.followed_suit_throughout(claim.accused, facts.record):
                     claim = dataclasses.replace(claim, upheld=False)
                     tally.note(self.claim_rules["revoke"], "The record disproves the claim: {who} followed suit "
@@ -412,7 +444,7 @@ class Variant:
             claims.append(claim)
         complete = reading.next_to_play is None or reading.decided_after is not None
         if not complete and not any(c.upheld and c.kind == "revoke" for c in claims):
-            raise IllegalFacts("The record stops before the result was certain: record every trick played.")
+            raise IllegalFacts(Text("The record stops before the result was certain: record every trick played."))
         claimed = {c.accused for c in claims if c.kind == "revoke"}
         for proof in reading.revokes:
             if proof.seat not in claimed:
@@ -426,46 +458,65 @@ class Variant:
         """Refuse claims this variant has no rule for, or that name no seat, trick or card."""
         for claim in facts.claims:
             if claim.kind not in self.claim_rules:
-                kinds = ", ".join(k.replace("_", " ") for k in self.claim_rules) or "none"
-                raise IllegalFacts(f"{self.name} has no rule for a “{claim.kind.replace('_', ' ')}” claim "
-                                   f"(claims here: {kinds}).")
+                kinds = listing(CLAIM_NAMES[k] for k in self.claim_rules) if self.claim_rules else Text("none")
+                raise IllegalFacts(Text("{name} has no rule for a “{kind}” claim (claims here: {kinds}).",
+                                        name=self.name, kind=CLAIM_NAMES.get(claim.kind, claim.kind.replace("_", " ")),
+                                        kinds=kinds))
             for seat in (claim.accused, claim.by):
                 if seat is not None and (isinstance(seat, bool) or not isinstance(seat, int)
                                          or not 0 <= seat < setup.n):
-                    raise IllegalFacts("A claim must name players at the table.")
+                    raise IllegalFacts(Text("A claim must name players at the table."))
             if claim.trick is not None and (isinstance(claim.trick, bool) or not isinstance(claim.trick, int)
                                             or not 1 <= claim.trick <= TRICKS_PER_HAND):
-                raise IllegalFacts(f"Tricks are numbered 1 to {TRICKS_PER_HAND}.")
+                raise IllegalFacts(Text("Tricks are numbered 1 to {most}.", most=TRICKS_PER_HAND))
             if claim.suit_led is not None and claim.suit_led not in SUITS:
-                raise IllegalFacts("The suit led must be one of S, H, D, C.")
+                raise IllegalFacts(Text("The suit led must be one of S, H, D, C."))
             for card in (claim.card, claim.evidence):
                 if card and parse_card(card).strength < 13 - len(RANKS_36) and self.pack_size == 36:
-                    raise IllegalFacts(f"{card} is not in the 36-card pack (R-1).")
+                    raise IllegalFacts(Text("{card} is not in the 36-card pack (R-1).", card=card))
             if claim.kind == "wrong_cards" and claim.cards_held == 5:
-                raise IllegalFacts("Five cards is the right number: that claim has nothing to rule on.")
+                raise IllegalFacts(Text("Five cards is the right number: that claim has nothing to rule on."))
             if claim.cards_held is not None and (isinstance(claim.cards_held, bool)
                                                  or not isinstance(claim.cards_held, int)
                                                  or not 0 <= claim.cards_held <= 10):
-                raise IllegalFacts("A player holds 0 to 10 cards.")
+                raise IllegalFacts(Text("A player holds 0 to 10 cards."))
         if sum(1 for c in facts.claims if c.upheld and c.kind == "revoke") > 1:
-            raise IllegalFacts("A revoke claim stops play, so only one revoke can be upheld in a hand.")
+            raise IllegalFacts(Text("A revoke claim stops play, so only one revoke can be upheld in a hand."))
 
-    def describe_claim(self, setup: EveningSetup, claim: Claim) -> str:
+    def describe_claim(self, setup: EveningSetup, claim: Claim) -> Text:
         """The claim in words: "East revoked in trick 3 (the 2♣ on a heart lead; later showed the 5♥)"."""
         who = setup.players[claim.accused]
-        trick = f" in trick {claim.trick}" if claim.trick else ""
         if claim.kind == "revoke":
             detail = []
             if claim.card or claim.suit_led:
-                detail.append(f"{claim.card or 'a card'} on a {SUIT_NAMES.get(claim.suit_led or '', 'suit')} lead")
+                suit = SUIT_NAMES.get(claim.suit_led or "", Text("suit"))
+                if claim.card:
+                    detail.append(Text("{card} on a {suit} lead", card=claim.card, suit=suit))
+                else:
+                    detail.append(Text("a card on a {suit} lead", suit=suit))
             if claim.evidence:
-                detail.append(f"later showed {claim.evidence}")
-            return f"{who} revoked{trick}" + (f" ({'; '.join(detail)})" if detail else "")
+                detail.append(Text("later showed {card}", card=claim.evidence))
+            params = {f"d{i}": d for i, d in enumerate(detail)}
+            details = Text("; ".join(f"{{{k}}}" for k in params), **params)
+            if claim.trick:
+                if detail:
+                    return Text("{who} revoked in trick {t} ({details})", who=who, t=claim.trick, details=details)
+                return Text("{who} revoked in trick {t}", who=who, t=claim.trick)
+            if detail:
+                return Text("{who} revoked ({details})", who=who, details=details)
+            return Text("{who} revoked", who=who)
         if claim.kind == "wrong_cards":
-            held = f"{claim.cards_held} cards" if claim.cards_held is not None else "the wrong number of cards"
-            when = ", said before speaking" if claim.before_speaking else ""
-            return f"{who} held {held}{when}"
-        return f"{who} led or played out of turn{trick}"
+            if claim.cards_held is not None:
+                if claim.before_speaking:
+                    return Text("{who} held {held}, said before speaking", who=who,
+                                held=ntext("{n} card", "{n} cards", claim.cards_held))
+                return Text("{who} held {held}", who=who, held=ntext("{n} card", "{n} cards", claim.cards_held))
+            if claim.before_speaking:
+                return Text("{who} held the wrong number of cards, said before speaking", who=who)
+            return Text("{who} held the wrong number of cards", who=who)
+        if claim.trick:
+            return Text("{who} led or played out of turn in trick {t}", who=who, t=claim.trick)
+        return Text("{who} led or played out of turn", who=who)
 
     def misdeal_from_claim(self, facts: HandFacts, setup: EveningSetup, state: TableState, claim: Claim) -> Ruling:
         """H-13: wrong cards noticed before the player spoke make a misdeal (H-12)."""
@@ -481,11 +532,17 @@ class Variant:
         the declarer made the contract. Returns whether the contract counts as made."""
         rule = self.claim_rules["revoke"]
         made = claim.accused != declarer
-        text = "Upheld: {what}. {side} revoked, so the hand is scored as {result}."
-        if self.revoke_source_silent:
-            text += " The source is silent on revokes; the house rule adopted by this product applies."
-        tally.note(rule, text, what=self.describe_claim(setup, claim),
-                   side="An opponent" if made else "The declarer", result="made" if made else "defeated")
+        if made and self.revoke_source_silent:
+            text = N_("Upheld: {what}. An opponent revoked, so the hand is scored as made. The source is silent on "
+                      "revokes; the house rule adopted by this product applies.")
+        elif made:
+            text = N_("Upheld: {what}. An opponent revoked, so the hand is scored as made.")
+        elif self.revoke_source_silent:
+            text = N_("Upheld: {what}. The declarer revoked, so the hand is scored as defeated. The source is silent "
+                      "on revokes; the house rule adopted by this product applies.")
+        else:
+            text = N_("Upheld: {what}. The declarer revoked, so the hand is scored as defeated.")
+        tally.note(rule, text, what=self.describe_claim(setup, claim))
         if (self.names_trump and facts.trump and claim.card and claim.suit_led != facts.trump
                 and parse_card(claim.card).suit == facts.trump):
             tally.note("B-17", "Trumping while still holding a card of the suit led is a failure to follow suit.")
@@ -497,13 +554,13 @@ class Variant:
         """Refuse variant facts this variant or table does not have (a trump named in
         ``pagat``, a purchase in ``hoyle``, …)."""
         if facts.trump is not None:
-            raise IllegalFacts("Trump is fixed by the declarer's first lead here; it is not named.")
+            raise IllegalFacts(Text("Trump is fixed by the declarer's first lead here; it is not named."))
         if facts.purchase:
-            raise IllegalFacts("There is no purchase of a card in this variant.")
+            raise IllegalFacts(Text("There is no purchase of a card in this variant."))
         if facts.widow:
-            raise IllegalFacts("There is no widow at this table.")
+            raise IllegalFacts(Text("There is no widow at this table."))
         if facts.peeks:
-            raise IllegalFacts("There is no Peep Nap at this table.")
+            raise IllegalFacts(Text("There is no Peep Nap at this table."))
 
     def before_play(self, facts: HandFacts, setup: EveningSetup, tally: Tally) -> None:
         """Hook: payments due before the auction (antes, pool top-ups, peeks)."""
@@ -545,7 +602,7 @@ class Variant:
             "contract": contract.name,
             "outcome": outcome(setup.players[declarer], contract, tricks, made),
             "tricks": tricks,
-            "needed": "no trick" if contract.id == "misere" else contract.tricks,
+            "needed": Text("no trick") if contract.id == "misere" else contract.tricks,
             "per": per,
             "total": per * (n - 1),
             "count": n - 1,
@@ -582,9 +639,10 @@ class Variant:
 
     def misdeal_reason(self, setup: EveningSetup, dealer: int) -> Reason:
         """The reason for a misdeal ruling (``rule_misdeal``)."""
-        text = "Misdeal: {dealer} deals again; no score."
+        text = N_("Misdeal: {dealer} deals again; no score.")
         if self.misdeal_source_silent:
-            text += " The source is silent on misdeals; the house rule adopted by this product applies."
+            text = N_("Misdeal: {dealer} deals again; no score. The source is silent on misdeals; the house rule "
+                      "adopted by this product applies.")
         return Reason(self.rule_misdeal, text, {"dealer": setup.players[dealer]})
 
     # ------------------------------------------------------- between the hands

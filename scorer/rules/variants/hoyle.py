@@ -11,7 +11,20 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..core import BIDS, POOL, Bid, Claim, EveningSetup, HandFacts, IllegalAuction, IllegalFacts, IllegalSetup, Reason
+from ..core import (
+    BIDS,
+    POOL,
+    Bid,
+    Claim,
+    EveningSetup,
+    HandFacts,
+    IllegalAuction,
+    IllegalFacts,
+    IllegalSetup,
+    Reason,
+    Text,
+    N_,
+)
 from ..options import OptionSpec
 from ..sources import HOYLE_SOURCE
 from .base import Tally, Variant, outcome
@@ -30,12 +43,20 @@ SCHEDULES: dict[str, dict[str, tuple[int, int]]] = {
     "points": {"nap": (5, 5), "wellington": (10, 10), "blucher": (20, 20)},
 }
 SCHEDULE_NAMES = (
-    ("hoyle", "Hoyle tradition: Nap 10/5, Wellington 10/10, Blücher 10/20"),
-    ("peel", "Peel, Round Games with Cards (1891): 10/5, 20/10, 30/15"),
-    ("parlett", "Parlett (Britannica): 10/10, 20/20, 40/40"),
-    ("britannica", "1911 Britannica, in Threes: 6/3, 12/6, 18/9"),
-    ("points", "Points (German Wikipedia, McNeely): 5/5, 10/10, 20/20"),
+    ("hoyle", Text("Hoyle tradition: Nap 10/5, Wellington 10/10, Blücher 10/20")),
+    ("peel", Text("Peel, Round Games with Cards (1891): 10/5, 20/10, 30/15")),
+    ("parlett", Text("Parlett (Britannica): 10/10, 20/20, 40/40")),
+    ("britannica", Text("1911 Britannica, in Threes: 6/3, 12/6, 18/9")),
+    ("points", Text("Points (German Wikipedia, McNeely): 5/5, 10/10, 20/20")),
 )
+#: Each schedule's name alone (the part of its label before the colon).
+SCHEDULE_LABELS = {
+    "hoyle": Text("Hoyle tradition"),
+    "peel": Text("Peel, Round Games with Cards (1891)"),
+    "parlett": Text("Parlett (Britannica)"),
+    "britannica": Text("1911 Britannica, in Threes"),
+    "points": Text("Points (German Wikipedia, McNeely)"),
+}
 NAP_BIDS = ("nap", "garnet", "wellington", "blucher")  # H-16 adopted: they all count as Nap for the pool
 
 
@@ -44,40 +65,45 @@ class Hoyle(Variant):
     pool, widow, Peep Nap and Sir Garnet options (H-16 to H-19)."""
 
     id = "hoyle"
-    name = "Nap (Hoyle rules)"
+    name = Text("Nap (Hoyle rules)")
     source = HOYLE_SOURCE
     min_players = 2  # H-1
     max_players = 6
     schedule = {**SMALL_BIDS, **SCHEDULES["hoyle"]}
     option_specs = (
-        OptionSpec("lowest_bid", "Lowest bid", "choice", 1, "H-6",
-                   "The smallest number of tricks a player may bid (H-6).", choices=((1, "One"), (2, "Two"))),
-        OptionSpec("wellington_blucher", "Wellington and Blücher", "bool", True, "H-7",
-                   "Nap may be overcalled by Wellington, and Wellington by Blücher (H-7)."),
-        OptionSpec("schedule", "Payments for Nap, Wellington, Blücher", "choice", "hoyle", "H-11",
-                   "Chips per opponent, made / defeated (H-11; other rule books: O-1).", choices=SCHEDULE_NAMES, advanced=True),
-        OptionSpec("misere", "Misère", "choice", "off", "O-2",
-                   "A bid to lose every trick, between Three and Four (other rule books: O-2).",
-                   choices=(("off", "Not played"), ("3/3", "3 won / 3 lost"), ("3/6", "3 won / 6 lost")), advanced=True),
-        OptionSpec("all_pass", "When everyone passes", "choice", "redeal", "H-8",
-                   "What happens when nobody bids (H-8; other rule books: O-3).",
-                   choices=(("redeal", "The next dealer deals"), ("dealer_bids", "The dealer must bid"),
-                            ("eldest_plays_one", "Eldest hand plays for One (Peel)"),
-                            ("double_header", "Stakes doubled for the next hand (Peel)"))),
-        OptionSpec("pool", "Pool", "bool", False, "H-16",
-                   "A pool of chips: the first made Nap takes it, a defeated Nap doubles it (H-16).", advanced=True),
-        OptionSpec("pool_opening", "Opening stake per player (chips)", "int", 5, "H-16",
-                   "Each player's stake into a new pool (H-16).", minimum=0, maximum=10_000, advanced=True),
-        OptionSpec("pool_top_up", "Each dealer adds (chips)", "int", 1, "H-16",
-                   "Paid into the pool by the dealer of every deal (H-16).", minimum=0, maximum=10_000, advanced=True),
-        OptionSpec("pool_at_end", "Pool left at the end", "choice", "share", "H-16",
-                   "Chips left in the pool when the evening ends (H-16, adopted).",
-                   choices=(("share", "Shared equally"), ("leave", "Left unsettled")), advanced=True),
-        OptionSpec("widow", "Widow", "choice", "none", "H-17",
-                   "An extra hand or card dealt face down (H-17 widow, H-18 Peep Nap, H-19 Sir Garnet).",
-                   choices=(("none", "No widow"), ("widow", "Widow: the taker must bid Nap (H-17)"),
-                            ("peep", "Peep Nap: 1 chip to look (H-18, needs the pool)"),
-                            ("garnet", "Sir Garnet: take the widow instead of a bid (H-19)")), advanced=True),
+        OptionSpec("lowest_bid", Text("Lowest bid"), "choice", 1, "H-6",
+                   Text("The smallest number of tricks a player may bid (H-6)."),
+                   choices=((1, BIDS["one"].name), (2, BIDS["two"].name))),
+        OptionSpec("wellington_blucher", Text("Wellington and Blücher"), "bool", True, "H-7",
+                   Text("Nap may be overcalled by Wellington, and Wellington by Blücher (H-7).")),
+        OptionSpec("schedule", Text("Payments for Nap, Wellington, Blücher"), "choice", "hoyle", "H-11",
+                   Text("Chips per opponent, made / defeated (H-11; other rule books: O-1)."), choices=SCHEDULE_NAMES,
+                   advanced=True),
+        OptionSpec("misere", Text("Misère"), "choice", "off", "O-2",
+                   Text("A bid to lose every trick, between Three and Four (other rule books: O-2)."),
+                   choices=(("off", Text("Not played")), ("3/3", Text("3 won / 3 lost")),
+                            ("3/6", Text("3 won / 6 lost"))), advanced=True),
+        OptionSpec("all_pass", Text("When everyone passes"), "choice", "redeal", "H-8",
+                   Text("What happens when nobody bids (H-8; other rule books: O-3)."),
+                   choices=(("redeal", Text("The next dealer deals")), ("dealer_bids", Text("The dealer must bid")),
+                            ("eldest_plays_one", Text("Eldest hand plays for One (Peel)")),
+                            ("double_header", Text("Stakes doubled for the next hand (Peel)")))),
+        OptionSpec("pool", Text("Pool"), "bool", False, "H-16",
+                   Text("A pool of chips: the first made Nap takes it, a defeated Nap doubles it (H-16)."),
+                   advanced=True),
+        OptionSpec("pool_opening", Text("Opening stake per player (chips)"), "int", 5, "H-16",
+                   Text("Each player's stake into a new pool (H-16)."), minimum=0, maximum=10_000, advanced=True),
+        OptionSpec("pool_top_up", Text("Each dealer adds (chips)"), "int", 1, "H-16",
+                   Text("Paid into the pool by the dealer of every deal (H-16)."), minimum=0, maximum=10_000,
+                   advanced=True),
+        OptionSpec("pool_at_end", Text("Pool left at the end"), "choice", "share", "H-16",
+                   Text("Chips left in the pool when the evening ends (H-16, adopted)."),
+                   choices=(("share", Text("Shared equally")), ("leave", Text("Left unsettled"))), advanced=True),
+        OptionSpec("widow", Text("Widow"), "choice", "none", "H-17",
+                   Text("An extra hand or card dealt face down (H-17 widow, H-18 Peep Nap, H-19 Sir Garnet)."),
+                   choices=(("none", Text("No widow")), ("widow", Text("Widow: the taker must bid Nap (H-17)")),
+                            ("peep", Text("Peep Nap: 1 chip to look (H-18, needs the pool)")),
+                            ("garnet", Text("Sir Garnet: take the widow instead of a bid (H-19)"))), advanced=True),
     )
     draw_rule = ("H-3", True)
     rule_players = "H-1"
@@ -100,7 +126,7 @@ class Hoyle(Variant):
         """H-18: Peep Nap is played with the pool."""
         setup = super().check_setup(setup)
         if setup.options["widow"] == "peep" and not setup.options["pool"]:
-            raise IllegalSetup("Peep Nap is played with a pool: turn the pool on.", "H-18")
+            raise IllegalSetup(Text("Peep Nap is played with a pool: turn the pool on."), "H-18")
         return setup
 
     def payments(self, options: Mapping[str, Any]) -> dict[str, tuple[int, int]]:
@@ -134,14 +160,15 @@ class Hoyle(Variant):
         """Wellington/Blücher with the option off cite H-7; a bid below the lowest, H-6."""
         if call in ("wellington", "blucher") and not options["wellington_blucher"]:
             return IllegalAuction(
-                f"{BIDS[call].name} is not played at this table (the Wellington and Blücher option is off).", "H-7"
+                Text("{bid} is not played at this table (the Wellington and Blücher option is off).",
+                     bid=BIDS[call].name), "H-7"
             )
         if call == "garnet":
-            return IllegalAuction("Sir Garnet is not played at this table.", "H-19")
+            return IllegalAuction(Text("Sir Garnet is not played at this table."), "H-19")
         if call == "misere":
-            return IllegalAuction("Misère is not played at this table.", "O-2")
+            return IllegalAuction(Text("Misère is not played at this table."), "O-2")
         if call in BIDS and 0 < BIDS[call].tricks < options["lowest_bid"]:
-            return IllegalAuction(f"The lowest bid at this table is {BIDS['two'].name}.", "H-6")
+            return IllegalAuction(Text("The lowest bid at this table is {bid}.", bid=BIDS["two"].name), "H-6")
         return super().refuse_unknown_bid(call, options)
 
     def check_all_pass(self, facts: HandFacts, setup: EveningSetup) -> None:
@@ -149,8 +176,8 @@ class Hoyle(Variant):
         if setup.options["all_pass"] == "dealer_bids":
             lowest = self.ladder(setup.options)[0]
             raise IllegalAuction(
-                f"Everyone else passed, so {setup.players[facts.dealer]} (the dealer) must bid at least "
-                f"{lowest.name} at this table.",
+                Text("Everyone else passed, so {dealer} (the dealer) must bid at least {bid} at this table.",
+                     dealer=setup.players[facts.dealer], bid=lowest.name),
                 "H-8",
             )
 
@@ -168,24 +195,24 @@ class Hoyle(Variant):
         """The widow (H-17, H-18, H-19) and peeks (H-18) only where the table plays them."""
         widow = setup.options["widow"]
         if facts.widow and widow == "none":
-            raise IllegalFacts("There is no widow at this table.", "H-17")
+            raise IllegalFacts(Text("There is no widow at this table."), "H-17")
         if facts.peeks:
             if widow != "peep":
-                raise IllegalFacts("There is no Peep Nap at this table.", "H-18")
+                raise IllegalFacts(Text("There is no Peep Nap at this table."), "H-18")
             if len(set(facts.peeks)) != len(facts.peeks) or not all(
                 isinstance(s, int) and not isinstance(s, bool) and 0 <= s < setup.n for s in facts.peeks
             ):
-                raise IllegalFacts("Each player may peek once; name players at the table.", "H-18")
+                raise IllegalFacts(Text("Each player may peek once; name players at the table."), "H-18")
         super().check_facts(HandFacts(facts.dealer, trump=facts.trump, purchase=facts.purchase), setup)
 
     def check_contract_facts(self, facts: HandFacts, setup: EveningSetup, declarer: int, contract: Bid) -> None:
         """H-17: whoever takes the widow must bid Nap."""
         if facts.widow and setup.options["widow"] == "widow" and contract.tricks != 5:
-            raise IllegalFacts(f"{setup.players[declarer]} took the widow and so must bid Nap, not {contract.name}.",
-                               "H-17")
+            raise IllegalFacts(Text("{declarer} took the widow and so must bid Nap, not {contract}.",
+                                    declarer=setup.players[declarer], contract=contract.name), "H-17")
         if setup.options["widow"] == "garnet" and facts.widow != (contract.id == "garnet"):
-            raise IllegalFacts("At a Sir Garnet table, taking the widow is the Sir Garnet bid: tick “took the "
-                               "widow” exactly when the contract is Sir Garnet.", "H-19")
+            raise IllegalFacts(Text("At a Sir Garnet table, taking the widow is the Sir Garnet bid: tick “took the "
+                                    "widow” exactly when the contract is Sir Garnet."), "H-19")
 
     def before_play(self, facts: HandFacts, setup: EveningSetup, tally: Tally) -> None:
         """H-16: opening stakes into a new pool, the dealer's top-up; H-18: peeks cost 1 chip."""
@@ -205,10 +232,12 @@ class Hoyle(Variant):
                        dealer=tally.name(facts.dealer), top_up=top_up, pool=tally.pool_now)
         for seat in facts.peeks:
             tally.pay(seat, POOL, 1)
-        if facts.peeks:
-            tally.note("H-18", "{who} paid 1 chip{each} to look at the widow card (pool now {pool}).",
-                       who=", ".join(tally.name(s) for s in facts.peeks), pool=tally.pool_now,
-                       each=" each" if len(facts.peeks) > 1 else "")
+        if len(facts.peeks) == 1:
+            tally.note("H-18", "{who} paid 1 chip to look at the widow card (pool now {pool}).",
+                       who=tally.name(facts.peeks[0]), pool=tally.pool_now)
+        elif facts.peeks:
+            tally.note("H-18", "{who} paid 1 chip each to look at the widow card (pool now {pool}).",
+                       who=", ".join(tally.name(s) for s in facts.peeks), pool=tally.pool_now)
 
     def all_passed(self, facts: HandFacts, setup: EveningSetup, tally: Tally) -> None:
         super().all_passed(facts, setup, tally)
@@ -225,7 +254,7 @@ class Hoyle(Variant):
             reasons.insert(0, Reason("O-2", "Misère pays {per} per opponent at this table (other rule books).",
                                      {"per": per}))
         elif contract.id in ("nap", "wellington", "blucher", "garnet") and schedule != "hoyle":
-            label = dict(SCHEDULE_NAMES)[schedule].split(":")[0]
+            label = SCHEDULE_LABELS[schedule]
             reasons.insert(0, Reason("O-1", "{contract} pays {per} per opponent under the {label} schedule.",
                                      {"contract": contract.name, "per": per, "label": label}))
         return reasons
@@ -241,9 +270,12 @@ class Hoyle(Variant):
         who = tally.name(declarer)
         for claim in wrong:
             short = claim.cards_held is not None and claim.cards_held < 5
-            tally.note("H-13", "Upheld: {what}; said after speaking, so the hand was played out with it.{short}",
-                       what=self.describe_claim(setup, claim),
-                       short=" A player short of cards cannot win a trick they have no card for." if short else "")
+            if short:
+                text = N_("Upheld: {what}; said after speaking, so the hand was played out with it. A player short "
+                          "of cards cannot win a trick they have no card for.")
+            else:
+                text = N_("Upheld: {what}; said after speaking, so the hand was played out with it.")
+            tally.note("H-13", text, what=self.describe_claim(setup, claim))
         for claim in upheld:
             if claim.kind == "out_of_turn" and claim.accused == declarer:
                 tally.note("H-14", "Upheld: {what}. The declarer pays no penalty (taken back if noticed before the "
@@ -273,9 +305,12 @@ class Hoyle(Variant):
         for seat in offenders:
             to_pool = setup.options["pool"]
             tally.pay(seat, POOL if to_pool else declarer, self.OUT_OF_TURN_FINE)
-            tally.note("H-16" if to_pool else "H-14", "{offender} led or played out of turn: pays {fine} chips "
-                       "{where}.", offender=tally.name(seat), fine=self.OUT_OF_TURN_FINE,
-                       where="into the pool" if to_pool else f"to {who}")
+            if to_pool:
+                tally.note("H-16", "{offender} led or played out of turn: pays {fine} chips into the pool.",
+                           offender=tally.name(seat), fine=self.OUT_OF_TURN_FINE)
+            else:
+                tally.note("H-14", "{offender} led or played out of turn: pays {fine} chips to {declarer}.",
+                           offender=tally.name(seat), fine=self.OUT_OF_TURN_FINE, declarer=who)
         self._widow_notes(facts, setup, tally, declarer, contract, made)
 
     def settle_revoke(self, facts: HandFacts, setup: EveningSetup, tally: Tally, declarer: int, contract: Bid,
@@ -335,11 +370,12 @@ class Hoyle(Variant):
                        declarer=who, contract=contract.name, amount=amount, pool=tally.pool_now)
 
     def pool_name(self, options: Mapping[str, Any]) -> str | None:
-        return "Pool" if options["pool"] else None
+        return Text("Pool") if options["pool"] else None
 
     def pool_at_end(self, options: Mapping[str, Any]) -> str:
         return str(options["pool_at_end"]) if options["pool"] else "leave"
 
     def shuffle_note(self, shuffle: bool) -> tuple[str, str]:
         """H-4: the dealer shuffles last; the player on the dealer's right cuts."""
-        return "H-4", "The dealer shuffles last; the player on the dealer's right cuts (at least 4 cards a packet)."
+        return "H-4", Text("The dealer shuffles last; the player on the dealer's right cuts (at least 4 cards a "
+                           "packet).")

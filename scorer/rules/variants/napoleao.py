@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..cards import SUITS
-from ..core import Bid, EveningSetup, HandFacts, IllegalAuction, IllegalFacts
+from ..core import Bid, EveningSetup, HandFacts, IllegalAuction, IllegalFacts, Text
 from ..options import OptionSpec
 from ..sources import NAPOLEAO_SOURCE
 from .base import Tally, Variant, outcome
@@ -24,7 +24,7 @@ class Napoleao(Variant):
     """Napoleão: declarations One to Four and nap (B-4, B-5); points (B-11 to B-13)."""
 
     id = "napoleao"
-    name = "Napoleão (Brazilian points game)"
+    name = Text("Napoleão (Brazilian points game)")
     source = NAPOLEAO_SOURCE
     min_players = 2  # B-1, adopted
     max_players = 6
@@ -34,17 +34,17 @@ class Napoleao(Variant):
     option_specs = (
         OptionSpec(
             "end",
-            "The game ends at",
+            Text("The game ends at"),
             "choice",
             "target",
             "B-14",
-            "A target score or a number of hands (B-14; the source sets none).",
-            choices=(("target", "A target score"), ("hands", "A number of hands")),
+            Text("A target score or a number of hands (B-14; the source sets none)."),
+            choices=(("target", Text("A target score")), ("hands", Text("A number of hands"))),
         ),
-        OptionSpec("target_score", "Target score", "int", 30, "B-14",
-                   "With a target: the game ends when someone reaches it (B-14).", minimum=1, maximum=1000),
-        OptionSpec("hands", "Number of hands", "int", 20, "B-14",
-                   "With a number of hands: the game ends after that many (B-14).", minimum=1, maximum=500),
+        OptionSpec("target_score", Text("Target score"), "int", 30, "B-14",
+                   Text("With a target: the game ends when someone reaches it (B-14)."), minimum=1, maximum=1000),
+        OptionSpec("hands", Text("Number of hands"), "int", 20, "B-14",
+                   Text("With a number of hands: the game ends after that many (B-14)."), minimum=1, maximum=500),
     )
     draw_rule = ("B-2", False)
     rule_players = "B-1"
@@ -58,7 +58,7 @@ class Napoleao(Variant):
     rule_schedule = "B-11"
     rule_extra_tricks = "B-11"
     rule_end = "B-14"
-    deal_note = "Deal five cards each, one at a time, starting on the dealer's left."
+    deal_note = Text("Deal five cards each, one at a time, starting on the dealer's left.")
     misdeal_source_silent = True
     rule_play = "B-9"
     rule_stop = "B-10"
@@ -69,15 +69,15 @@ class Napoleao(Variant):
     def check_facts(self, facts: HandFacts, setup: EveningSetup) -> None:
         """B-7: the named trump, if recorded, is a suit; nothing else extra is allowed."""
         if facts.trump is not None and facts.trump not in SUITS:
-            raise IllegalFacts(f"Trump must be one of {', '.join(SUITS)} (B-7).", "B-7")
+            raise IllegalFacts(Text("Trump must be one of {suits} (B-7).", suits=", ".join(SUITS)), "B-7")
         super().check_facts(HandFacts(facts.dealer, purchase=facts.purchase, widow=facts.widow, peeks=facts.peeks),
                             setup)
 
     def check_all_pass(self, facts: HandFacts, setup: EveningSetup) -> None:
         """B-6: when everyone says «Passo», the dealer becomes declarer and must declare at least one."""
         raise IllegalAuction(
-            f"Everyone else said «Passo», so {setup.players[facts.dealer]} (the dealer) is declarer and must "
-            "declare at least One.",
+            Text("Everyone else said «Passo», so {dealer} (the dealer) is declarer and must declare at least One.",
+                 dealer=setup.players[facts.dealer]),
             "B-6",
         )
 
@@ -98,7 +98,8 @@ class Napoleao(Variant):
                        outcome=outcome(tally.name(declarer), contract, tricks, made), points=lost)
         if facts.trump is not None:
             tally.note("B-7", "{declarer} named {trump} trump.", declarer=tally.name(declarer),
-                       trump={"S": "♠ spades", "H": "♥ hearts", "D": "♦ diamonds", "C": "♣ clubs"}[facts.trump])
+                       trump={"S": Text("♠ spades"), "H": Text("♥ hearts"), "D": Text("♦ diamonds"),
+                              "C": Text("♣ clubs")}[facts.trump])
 
     def hands_to_play(self, setup: EveningSetup) -> int | None:
         """B-14: the agreed number of hands, when the table chose hands."""

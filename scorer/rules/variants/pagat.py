@@ -10,20 +10,20 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..core import BIDS, Bid, EveningSetup, IllegalAuction
+from ..core import BIDS, Bid, EveningSetup, IllegalAuction, Text
 from ..options import OptionSpec
 from ..sources import PAGAT_SOURCE
 from .base import Variant
 
 #: P-15: documented alternatives that this variant excludes.
-EXCLUDED = {"two": "Two", "misere": "Misère", "one": "One"}
+EXCLUDED = {"two": BIDS["two"].name, "misere": BIDS["misere"].name, "one": BIDS["one"].name}
 
 
 class Pagat(Variant):
     """British Nap, basic (Pagat): bids Three, Four, Nap, Wellington (P-6)."""
 
     id = "pagat"
-    name = "British Nap, basic (Pagat)"
+    name = Text("British Nap, basic (Pagat)")
     source = PAGAT_SOURCE
     min_players = 3  # P-1
     max_players = 6
@@ -32,21 +32,21 @@ class Pagat(Variant):
     option_specs = (
         OptionSpec(
             "hands_per_dealer",
-            "Hands each player deals",
+            Text("Hands each player deals"),
             "int",
             2,
             "P-14",
-            "The evening ends when every player has dealt this many hands (P-14).",
+            Text("The evening ends when every player has dealt this many hands (P-14)."),
             minimum=1,
             maximum=50,
         ),
         OptionSpec(
             "all_pass_counts",
-            "Hands where everyone passed count",
+            Text("Hands where everyone passed count"),
             "bool",
             False,
             "P-14",
-            "Whether a hand where everyone passed counts towards that number (P-14).",
+            Text("Whether a hand where everyone passed counts towards that number (P-14)."),
         ),
     )
     rule_players = "P-1"
@@ -69,8 +69,8 @@ class Pagat(Variant):
         """A Two (or misère) is refused citing P-15; anything else not on the ladder, P-6."""
         if call in EXCLUDED:
             return IllegalAuction(
-                f"{EXCLUDED[call]} is not a bid in British Nap, basic: the bids are Three, Four, Nap "
-                "and Wellington.",
+                Text("{bid} is not a bid in British Nap, basic: the bids are Three, Four, Nap and Wellington.",
+                     bid=EXCLUDED[call]),
                 "P-15",
             )
         return super().refuse_unknown_bid(call, options)
@@ -84,8 +84,8 @@ class Pagat(Variant):
     def shuffle_note(self, shuffle: bool) -> tuple[str, str]:
         """P-4: shuffle, or gather the cards and cut only."""
         if shuffle:
-            return "P-4", "Shuffle before this deal; the player on the dealer's right cuts."
-        return "P-4", "Do not shuffle: gather the cards; the player on the dealer's right cuts."
+            return "P-4", Text("Shuffle before this deal; the player on the dealer's right cuts.")
+        return "P-4", Text("Do not shuffle: gather the cards; the player on the dealer's right cuts.")
 
     def all_pass_counts(self, options: Mapping[str, Any]) -> bool:
         """P-14: as the table agreed."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..core import BIDS, HERE, PASS, POOL, Bid, EveningSetup, HandFacts, IllegalAuction, Reason
+from ..core import BIDS, HERE, PASS, POOL, Bid, EveningSetup, HandFacts, IllegalAuction, N_, Reason, Text
 from ..options import OptionSpec
 from ..sources import RUSSIAN36_SOURCE
 from .base import Tally, Variant, outcome
@@ -23,19 +23,20 @@ class Russian36(Variant):
     """Napoleon with the treasure: auction from the dealer, «Здесь», «Наполеон» (R-5 to R-7)."""
 
     id = "russian36"
-    name = "Napoleon, 36 cards, with treasure"
+    name = Text("Napoleon, 36 cards, with treasure")
     source = RUSSIAN36_SOURCE
     min_players = 2  # R-1
     max_players = 6
     option_specs = (
-        OptionSpec("stake_per_trick", "Stake per trick (chips)", "int", 10, "R-3",
-                   "What each opponent pays per trick bid (R-3; the source's example plays for 10).",
+        OptionSpec("stake_per_trick", Text("Stake per trick (chips)"), "int", 10, "R-3",
+                   Text("What each opponent pays per trick bid (R-3; the source's example plays for 10)."),
                    minimum=1, maximum=100_000),
-        OptionSpec("ante", "Ante per player each deal (chips)", "int", 5, "R-2",
-                   "Paid by every player into Napoleon's treasure at every deal (R-2).", minimum=0, maximum=100_000),
-        OptionSpec("treasure_at_end", "Treasure left at the end", "choice", "share", "R-2",
-                   "What happens to chips left in the treasure when the evening ends (the source is silent).",
-                   choices=(("share", "Shared equally"), ("leave", "Left unsettled"))),
+        OptionSpec("ante", Text("Ante per player each deal (chips)"), "int", 5, "R-2",
+                   Text("Paid by every player into Napoleon's treasure at every deal (R-2)."), minimum=0,
+                   maximum=100_000),
+        OptionSpec("treasure_at_end", Text("Treasure left at the end"), "choice", "share", "R-2",
+                   Text("What happens to chips left in the treasure when the evening ends (the source is silent)."),
+                   choices=(("share", Text("Shared equally")), ("leave", Text("Left unsettled")))),
     )
     rule_players = "R-1"
     rule_auction = "R-5"
@@ -55,7 +56,7 @@ class Russian36(Variant):
     revoke_source_silent = True
     pack_size = 36
     sequence_auction = True
-    deal_note = "Shuffle and deal five cards each; the rest of the pack is the stock."
+    deal_note = Text("Shuffle and deal five cards each; the rest of the pack is the stock.")
 
     def ladder(self, options: Mapping[str, Any]) -> tuple[Bid, ...]:
         return tuple(BIDS[b] for b in LADDER)
@@ -75,28 +76,31 @@ class Russian36(Variant):
         speaker = dealer  # R-5: the dealer speaks first
         for i, call in enumerate(calls):
             if self._over(n, passed, highest):
-                raise IllegalAuction(f"The auction was over after {i} calls; call {i + 1} is one too many.", "R-5")
+                raise IllegalAuction(Text("The auction was over after {i} calls; call {next} is one too many.", i=i,
+                                          next=i + 1), "R-5")
             who = setup.players[speaker]
             if call == PASS:
                 passed.add(speaker)
             elif call == HERE:
                 if speaker != dealer:
-                    raise IllegalAuction(f"{who} said «Здесь», but only the dealer may.", "R-6")
+                    raise IllegalAuction(Text("{who} said «Здесь», but only the dealer may.", who=who), "R-6")
                 if highest is None or holder == dealer:
-                    raise IllegalAuction(f"{who} said «Здесь» with no other player's bid to hold.", "R-6")
+                    raise IllegalAuction(Text("{who} said «Здесь» with no other player's bid to hold.", who=who),
+                                         "R-6")
                 holder = dealer
             elif call in ladder:
                 bid = ladder[call]
                 if highest is not None and bid.rank <= highest.rank:
                     raise IllegalAuction(
-                        f"{who} bid {bid.name}, not higher than {highest.name}; only the dealer may hold a bid "
-                        "(«Здесь»).",
+                        Text("{who} bid {bid}, not higher than {highest}; only the dealer may hold a bid («Здесь»).",
+                             who=who, bid=bid.name, highest=highest.name),
                         "R-6" if speaker == dealer else "R-5",
                     )
                 highest, holder = bid, speaker
             else:
                 name = BIDS[call].name if call in BIDS else repr(str(call)[:20])
-                raise IllegalAuction(f"{name} is not a call here: pass, One to Five, Napoleon or «Здесь».", "R-7")
+                raise IllegalAuction(Text("{name} is not a call here: pass, One to Five, Napoleon or «Здесь».",
+                                          name=name), "R-7")
             speaker = self._after(n, speaker, passed)
         if self._over(n, passed, highest):
             return None, []
@@ -134,7 +138,8 @@ class Russian36(Variant):
         have passed; returns the declarer and contract (``None`` when all passed)."""
         nxt, _ = self.next_speaker(setup, facts.dealer, facts.auction)
         if nxt is not None:
-            raise IllegalAuction(f"The auction is not finished: {setup.players[nxt]} must still speak.", "R-5")
+            raise IllegalAuction(Text("The auction is not finished: {who} must still speak.", who=setup.players[nxt]),
+                                 "R-5")
         n = setup.n
         passed: set[int] = set()
         highest: Bid | None = None
@@ -152,7 +157,7 @@ class Russian36(Variant):
         if highest is None or holder is None:
             return None, None, []
         others = ", ".join(setup.players[s] for s in range(n) if s != holder)
-        text = "{declarer} holds the highest bid, {contract}, and plays alone against {opponents}."
+        text = N_("{declarer} holds the highest bid, {contract}, and plays alone against {opponents}.")
         reasons = [Reason("R-5", text, {"declarer": setup.players[holder], "contract": highest.name,
                                         "opponents": others})]
         if held:
@@ -217,7 +222,7 @@ class Russian36(Variant):
             tally.note("R-17", "A plain Five, not declared «Наполеон», does not take the treasure.")
 
     def pool_name(self, options: Mapping[str, Any]) -> str | None:
-        return "Treasure"
+        return Text("Treasure")
 
     def pool_at_end(self, options: Mapping[str, Any]) -> str:
         return str(options["treasure_at_end"])
