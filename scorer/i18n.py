@@ -1,14 +1,32 @@
 """Languages (Flask-Babel): English, Russian, Norwegian Bokmål, Brazilian Portuguese.
 
-The language is chosen per phone: the ``lang`` cookie set from the language menu,
-else the browser's ``Accept-Language``, else English. Catalogs live in
-``scorer/translations/<locale>/LC_MESSAGES/messages.po`` (compiled ``.mo`` beside).
+The language is chosen per phone: the ``lang`` cookie set from the language menu
+(``GET /lang/<code>?next=<path>``), else the browser's ``Accept-Language``, else
+English. Catalogs live in ``scorer/translations/<locale>/LC_MESSAGES/messages.po``
+(compiled ``.mo`` beside, committed; ``scripts/translations`` refreshes both).
+
+The rules engine never translates: its rulings and errors carry English templates
+and params (:class:`scorer.rules.Text`, :class:`scorer.rules.Reason`). The helpers
+here translate them at display time: the template is looked up in the catalog and
+filled with the params, each param that is ``Text`` translated in turn (a bid's
+name, a suit, a nested phrase), numbers formatted for the language, and player
+names left as they are.
 """
 
 from __future__ import annotations
 
-from flask import Flask, request
-from flask_babel import Babel
+from collections.abc import Mapping
+from datetime import date, datetime
+from decimal import Decimal
+from typing import Any
+from urllib.parse import urlsplit
+
+from babel.numbers import format_currency, format_decimal, get_currency_name
+from flask import Blueprint, Flask, Response, redirect, request
+from flask_babel import Babel, get_locale, get_translations
+from flask_babel import format_date as _format_date
+
+from .rules import Reason, RulesError, Stake, Text
 
 #: Locale code → the language's own name (shown in the language menu).
 LANGUAGES: dict[str, str] = {
@@ -19,8 +37,12 @@ LANGUAGES: dict[str, str] = {
 }
 
 COOKIE = "lang"
+#: The language cookie lasts a year: a phone keeps its language from evening to evening.
+COOKIE_AGE = 365 * 24 * 3600
+MINUS = "\u2212"
 
 babel = Babel()
+bp = Blueprint("i18n", __name__)
 
 
 def select_locale() -> str:
@@ -35,7 +57,175 @@ def select_locale() -> str:
     return {"no": "nb", "nn": "nb", "pt": "pt_BR", "pt_PT": "pt_BR"}.get(best, best)
 
 
+def locale_code() -> str:
+    """The current language's code (``"en"``, ``"ru"``, ``"nb"``, ``"pt_BR"``); ``"en"`` outside a request."""
+    try:
+        return str(get_locale() or "en")
+    except RuntimeError:  # no app or request context (the CLI)
+        return "en"
+
+
+# ----------------------------------------------------------------- the engine's text
+def _gettext(message: str) -> str:
+    """The catalog's translation of ``message`` (no %-formatting: engine templates use ``{}``)."""
+    if not message:
+        return message
+    try:
+        return get_translations().ugettext(message)
+    except RuntimeError:
+        return message
+
+
+def _ngettext(singular: str, plural: str, n: int) -> str:
+    try:
+        return get_translations().ungettext(singular, plural, n)
+    except RuntimeError:
+        return singular if n == 1 else plural
+
+
+def render(message: str, params: Mapping[str, Any]) -> str:
+    """``message`` translated and filled with ``params``, each translated (see :func:`tr`)."""
+    return _gettext(message).format(**{k: tr(v) for k, v in params.items()})
+
+
+def tr(value: Any) -> Any:
+    """Translate what the engine says: a :class:`Text` (recursively), an int (a number for
+    the language); anything else (a player's name, a card) is returned as it is."""
+    if isinstance(value, Text):
+        if value.plural is not None and value.n is not None:
+            template = _ngettext(value.message, value.plural, value.n)
+        else:
+            template = _gettext(value.message)
+        if not value.params:
+            return template
+        return template.format(**{k: tr(v) for k, v in value.params.items()})
+    if isinstance(value, int) and not isinstance(value, bool):
+        return number(value)
+    return value
+
+
+def reason_text(reason: Reason) -> str:
+    """One step of a ruling in the phone's language."""
+    return render(reason.message, reason.params)
+
+
+def error_text(error: BaseException) -> str:
+    """An engine error for users, in the phone's language: ``message (rule)``, as ``str(error)`` in English."""
+    if isinstance(error, RulesError):
+        inner = getattr(error, "error", None)
+        number_ = getattr(error, "number", None)
+        if isinstance(inner, RulesError) and isinstance(number_, int):  # a HandError: "Hand 3: …"
+            message = _gettext("Hand {number}: {message}").format(number=tr(number_), message=tr(inner.message))
+        else:
+            message = tr(error.message)
+        return f"{message} ({error.rule})" if error.rule else str(message)
+    return str(error)
+
+
+# ------------------------------------------------------------- numbers, money, dates
+def number(n: int | Decimal) -> str:
+    """A whole number for the language (``1 234`` in Russian); English as before (``1234``)."""
+    code = locale_code()
+    if code == "en":
+        return str(n)
+    return format_decimal(n, locale=code).replace("-", MINUS)
+
+
+def signed(n: int) -> str:
+    """``+4``, ``−12`` (a real minus sign), ``0``; the digits formatted for the language."""
+    if n > 0:
+        return f"+{number(n)}"
+    if n < 0:
+        return f"{MINUS}{number(-n)}"
+    return "0"
+
+
+#: Currency symbols people type, and the ISO code they stand for.
+SYMBOLS = {"£": "GBP", "€": "EUR", "₽": "RUB", "R$": "BRL", "$": "USD"}
+
+
+def iso_currency(label: str) -> str | None:
+    """The ISO 4217 code a stake's currency label stands for (``"NOK"``, ``"£"`` → ``"GBP"``), or ``None``."""
+    label = label.strip()
+    if label in SYMBOLS:
+        return SYMBOLS[label]
+    code = label.upper()
+    if len(code) == 3 and code.isalpha() and code.isascii() and get_currency_name(code, locale="en") != code:
+        return code  # a code Babel knows has a name of its own
+    return None
+
+
+def money(stake: Stake, minor_units: int) -> str:
+    """An amount of the stake's currency for the language (``−1 234,50 ₽``); English as
+    :meth:`Stake.format` (``−£1.20``); a currency label that is no ISO code is kept as typed."""
+    code = locale_code()
+    if code == "en":
+        return stake.format(minor_units)
+    amount = Decimal(minor_units) / 100
+    iso = iso_currency(stake.currency)
+    if iso is not None:
+        text = format_currency(amount, iso, locale=code)
+    else:
+        text = format_decimal(amount, format="#,##0.00", locale=code)
+        if stake.currency:
+            text = f"{text}\u00a0{stake.currency}"
+    return text.replace("-", MINUS)
+
+
+def day(value: date | datetime) -> str:
+    """A date for the language (``29 нояб. 2026 г.``); English as before (ISO, ``2026-11-29``)."""
+    if locale_code() == "en":
+        return value.date().isoformat() if isinstance(value, datetime) else value.isoformat()
+    return _format_date(value, "medium")
+
+
+# --------------------------------------------------------------------- the menu
+def safe_next(target: str | None) -> str:
+    """``target`` if it is a path on this site, else ``/``: the menu never redirects off-site."""
+    if not target or not target.startswith("/") or target.startswith("//") or "\\" in target:
+        return "/"
+    parts = urlsplit(target)
+    if parts.scheme or parts.netloc or any(ord(c) < 32 for c in target):
+        return "/"
+    return target
+
+
+@bp.get("/lang/<code>")
+def choose_language(code: str) -> Response:
+    """Set this phone's language for a year and go back to the page it came from."""
+    response = redirect(safe_next(request.args.get("next")), code=303)
+    if code in LANGUAGES:
+        response.set_cookie(COOKIE, code, max_age=COOKIE_AGE, samesite="Lax", httponly=True,
+                            secure=request.is_secure)
+    return response
+
+
+def current_path() -> str:
+    """This page's path and query, for the menu's ``next``."""
+    path = request.full_path
+    return path[:-1] if path.endswith("?") else path
+
+
 def init_app(app: Flask) -> None:
     app.config.setdefault("BABEL_TRANSLATION_DIRECTORIES", "translations")
     app.config.setdefault("BABEL_DEFAULT_LOCALE", "en")
     babel.init_app(app, locale_selector=select_locale)
+    app.register_blueprint(bp)
+
+    @app.context_processor
+    def i18n_helpers() -> dict[str, Any]:
+        code = locale_code()
+        return {
+            "LANGUAGES": LANGUAGES, "locale_code": code, "html_lang": code.replace("_", "-"),
+            "current_path": current_path, "tr": tr, "reason_text": reason_text, "error_text": error_text,
+            "number": number, "money": money, "day": day,
+        }
+
+    app.jinja_env.filters["tr"] = tr
+
+    @app.after_request
+    def vary_by_language(response: Response) -> Response:
+        # the same URL answers in the phone's language: caches must keep one copy per language
+        response.vary.add("Accept-Language")
+        response.vary.add("Cookie")
+        return response
