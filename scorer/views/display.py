@@ -1,9 +1,12 @@
-"""Helpers that turn ledger rows into what pages and the PDF show."""
+"""Helpers that turn ledger rows into what pages and the PDF show, in the phone's language."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from flask_babel import gettext as _
+
+from .. import i18n
 from ..ledger import Ledger, LedgerRow
 from ..rules import BIDS, HERE, PASS, RULES, Result
 
@@ -16,10 +19,10 @@ class Call:
     @property
     def label(self) -> str:
         if self.call == PASS:
-            return "pass"
+            return _("pass")
         if self.call == HERE:
-            return "«Здесь»"
-        return BIDS[self.call].name if self.call in BIDS else self.call
+            return "«Здесь»"  # R-6: the dealer's word, the same in every language
+        return i18n.tr(BIDS[self.call].name) if self.call in BIDS else self.call
 
 
 def auction_of(ledger: Ledger, row: LedgerRow) -> list[Call]:
@@ -31,9 +34,8 @@ def auction_of(ledger: Ledger, row: LedgerRow) -> list[Call]:
 
 def result_label(row: LedgerRow) -> str:
     r = row.ruling
-    return {Result.MADE: "made", Result.DEFEATED: "defeated", Result.ALL_PASSED: "all passed", Result.MISDEAL: "misdeal"}[
-        r.result
-    ]
+    return {Result.MADE: _("made"), Result.DEFEATED: _("defeated"), Result.ALL_PASSED: _("all passed"),
+            Result.MISDEAL: _("misdeal")}[r.result]
 
 
 def citation(rule_id: str) -> str:
@@ -43,9 +45,5 @@ def citation(rule_id: str) -> str:
 
 
 def signed(n: int) -> str:
-    """``+4``, ``−12`` (a real minus sign), ``0``."""
-    if n > 0:
-        return f"+{n}"
-    if n < 0:
-        return f"−{-n}"
-    return "0"
+    """``+4``, ``−12`` (a real minus sign), ``0``; digits grouped for the language."""
+    return i18n.signed(n)
