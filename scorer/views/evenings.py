@@ -20,6 +20,7 @@ from flask import (
     url_for,
 )
 from flask_babel import get_locale
+from flask_babel import gettext
 from markupsafe import Markup
 
 from .. import services
@@ -35,6 +36,7 @@ from ..forms import (
     hand_form_for,
     override_form_for,
 )
+from ..i18n import error_text, tr
 from ..ledger import Ledger, settle_up, statistics
 from ..models import Evening
 from ..rules import BIDS, HERE, PASS, RULES, VARIANTS, HandFacts, IllegalSetup, Override, RulesError, Stake
@@ -182,8 +184,9 @@ def _hand_page(evening: Evening, ledger: Ledger, form: Any, *, number: int, edit
                 declarer, contract, _ = variant.check_auction(HandFacts(dealer, seq), setup)
             except RulesError:
                 declarer, contract = None, None
-            declarer_text = (f"{setup.players[declarer]} plays {contract.name}." if declarer is not None and contract
-                             else "Everyone passed.")
+            declarer_text = (gettext("%(declarer)s plays %(contract)s.", declarer=setup.players[declarer],
+                                     contract=tr(contract.name)) if declarer is not None and contract
+                             else gettext("Everyone passed."))
         highest = ""
         if speaker is not None and seq:
             holder = None
@@ -191,8 +194,8 @@ def _hand_page(evening: Evening, ledger: Ledger, form: Any, *, number: int, edit
                 if call not in (PASS,):
                     holder = (who, call)
             if holder:
-                highest = f"Highest so far: {call_label(holder[1])} ({holder[0]})" if holder[1] != HERE else \
-                    f"Highest so far: held by {holder[0]} with «Здесь»"
+                highest = gettext("Highest so far: %(call)s (%(who)s)", call=call_label(holder[1]), who=holder[0]) \
+                    if holder[1] != HERE else gettext("Highest so far: held by %(who)s with «Здесь»", who=holder[0])
         context.update(said=said, speaker=speaker, legal=legal, auction_over=speaker is None,
                        declarer_text=declarer_text, eldest=dealer, highest=highest)
     else:
@@ -207,12 +210,12 @@ def _hand_page(evening: Evening, ledger: Ledger, form: Any, *, number: int, edit
 
 
 def call_label(call: str) -> str:
-    """A call as shown on a button: «Здесь», Pass, the bid's name."""
+    """A call as shown on a button: «Здесь» (R-6: the same word in every language), Pass, the bid's name."""
     if call == HERE:
         return "«Здесь»"
     if call == PASS:
-        return "Pass"
-    return BIDS[call].name if call in BIDS else call
+        return gettext("Pass")
+    return tr(BIDS[call].name) if call in BIDS else call
 
 
 def _facts_from(form: Any, ledger: Ledger, kept: HandFacts | None = None) -> HandFacts:
@@ -255,7 +258,7 @@ def _auction_step(evening: Evening, ledger: Ledger, form: Any, *, number: int, e
     try:
         ledger.variant.next_speaker(ledger.setup, int(form.dealer.data), seq)  # type: ignore[attr-defined]
     except RulesError as error:
-        form.form_errors.append(str(error))
+        form.form_errors.append(error_text(error))
         return _hand_page(evening, ledger, form, number=number, editing=editing, status=422)
     form.calls.data = ",".join(seq)
     form.calls_dealer.data = form.dealer.data if seq else ""
@@ -263,7 +266,7 @@ def _auction_step(evening: Evening, ledger: Ledger, form: Any, *, number: int, e
 
 
 def _rules_error(form: Any, error: RulesError) -> None:
-    form.form_errors.append(str(error))
+    form.form_errors.append(error_text(error))
 
 
 @bp.route("/e/<key>/hand", methods=["GET", "POST"])
@@ -273,7 +276,7 @@ def new_hand(key: str) -> Any:
     number = len(ledger.rows) + 1
     ladder = ledger.variant.ladder(setup.options)
     if services.is_closed(evening, ledger):
-        flash("This evening is finished: no more hands can be recorded.")
+        flash(gettext("This evening is finished: no more hands can be recorded."))
         return redirect(url_for(".scoresheet", key=key))
     if request.method == "GET":
         form = hand_form_for(setup, ladder, ledger.variant.claim_rules, number=str(number), dealer=str(ledger.next_dealer))
@@ -285,7 +288,7 @@ def new_hand(key: str) -> Any:
             return step
         posted = form.int_or_none(form.number)
         if posted is None or not 1 <= posted <= 100_000:
-            form.form_errors.append("This form is missing its hand number; reload the page.")
+            form.form_errors.append(gettext("This form is missing its hand number; reload the page."))
         else:
             try:
                 services.record_hand(evening, posted, _facts_from(form, ledger))
@@ -300,7 +303,7 @@ def new_hand(key: str) -> Any:
             except RulesError as error:
                 _rules_error(form, error)
             else:
-                flash(f"Hand {posted} saved.")
+                flash(gettext("Hand %(number)s saved.", number=posted))
                 return redirect(url_for(".scoresheet", key=key) + f"#hand-{posted}")
     return _hand_page(evening, ledger, form, number=number, editing=False, status=422)
 
@@ -345,16 +348,16 @@ def override_hand(key: str, number: int) -> Any:
     form = override_form_for(ledger.setup.players)
     back = redirect(url_for(".hand", key=key, number=number))
     if not form.validate_on_submit():
-        flash("Nothing was saved: " + "; ".join(error_messages(form)))
+        flash(gettext("Nothing was saved: %(errors)s", errors="; ".join(error_messages(form))))
         return back
     try:
         base = int(form.version.data)
     except (TypeError, ValueError):
-        flash("This form is missing its version; reload the page.")
+        flash(gettext("This form is missing its version; reload the page."))
         return back
     if form.remove.data:
         if row.facts.override is None:
-            flash("There is no override to remove.")
+            flash(gettext("There is no override to remove."))
             return back
         override = None
     else:
@@ -365,10 +368,10 @@ def override_hand(key: str, number: int) -> Any:
     except (services.HandConflict, services.EveningFinished) as error:
         flash(str(error))
     except RulesError as error:
-        flash(f"Nothing was saved: {error}")
+        flash(gettext("Nothing was saved: %(errors)s", errors=error_text(error)))
     else:
-        flash("The table's figures replace the ruling; the ruling is kept beside them." if override else
-              "The override is removed: the ruling applies again.")
+        flash(gettext("The table's figures replace the ruling; the ruling is kept beside them.") if override else
+              gettext("The override is removed: the ruling applies again."))
     return back
 
 
@@ -381,10 +384,10 @@ def record_play(key: str, number: int) -> Any:
     record = evening.hands[number - 1]
     setup, variant, r = ledger.setup, ledger.variant, row.ruling
     if r.declarer is None or r.contract is None:
-        flash("Nobody bid in this hand, so there is no play to record.")
+        flash(gettext("Nobody bid in this hand, so there is no play to record."))
         return redirect(url_for(".hand", key=key, number=number))
     if evening.finished_at is not None:
-        flash("This evening is finished: reopen it to record the play.")
+        flash(gettext("This evening is finished: reopen it to record the play."))
         return redirect(url_for(".hand", key=key, number=number))
     form = PlayForm()
     if request.method == "GET":
@@ -421,7 +424,7 @@ def record_play(key: str, number: int) -> Any:
             try:
                 version = int(str(form.version.data)[:9])
             except (TypeError, ValueError):
-                flash("This form is missing its version; reload the page.")
+                flash(gettext("This form is missing its version; reload the page."))
                 return redirect(url_for(".hand", key=key, number=number))
             # an empty record removes it: the tricks it gave stay as the hand's tricks
             facts = dataclasses.replace(row.facts, record=tuple(tuple(t) for t in tricks),
@@ -432,16 +435,16 @@ def record_play(key: str, number: int) -> Any:
                 flash(str(exc))
                 return redirect(url_for(".hand", key=key, number=number))
             except RulesError as exc:
-                error = str(exc)
+                error = error_text(exc)
             else:
-                flash("The record of play is saved; the hand is ruled from it.")
+                flash(gettext("The record of play is saved; the hand is ruled from it."))
                 return redirect(url_for(".hand", key=key, number=number))
     reading = None
     if tricks:
         try:
             reading = read(tricks)
         except RulesError as exc:
-            error = error or str(exc)
+            error = error or error_text(exc)
             tricks[-1].pop()
             tricks = [t for t in tricks if t]
             reading = read(tricks) if tricks else None
@@ -473,9 +476,9 @@ def restore_version(key: str, number: int, version: int) -> Any:
         except (services.HandConflict, services.EveningFinished) as error:
             flash(str(error))
         except RulesError as error:
-            flash(f"Nothing was saved: {error}")
+            flash(gettext("Nothing was saved: %(errors)s", errors=error_text(error)))
         else:
-            flash(f"Version {version} of hand {number} is current again.")
+            flash(gettext("Version %(version)s of hand %(number)s is current again.", version=version, number=number))
     return redirect(url_for(".hand", key=key, number=number))
 
 
@@ -487,7 +490,7 @@ def edit_hand(key: str, number: int) -> Any:
     setup = ledger.setup
     ladder = ledger.variant.ladder(setup.options)
     if evening.finished_at is not None:
-        flash("This evening is finished: reopen it to correct a hand.")
+        flash(gettext("This evening is finished: reopen it to correct a hand."))
         return redirect(url_for(".hand", key=key, number=number))
     if request.method == "GET":
         facts = row.facts
@@ -515,7 +518,7 @@ def edit_hand(key: str, number: int) -> Any:
             return step
         base = form.int_or_none(form.version)
         if base is None:
-            form.form_errors.append("This form is missing its version; reload the page.")
+            form.form_errors.append(gettext("This form is missing its version; reload the page."))
         else:
             try:
                 services.correct_hand(evening, number, base, _facts_from(form, ledger, row.facts))
@@ -528,7 +531,7 @@ def edit_hand(key: str, number: int) -> Any:
             except RulesError as error:
                 _rules_error(form, error)
             else:
-                flash(f"Hand {number} corrected; every later total follows.")
+                flash(gettext("Hand %(number)s corrected; every later total follows.", number=number))
                 return redirect(url_for(".hand", key=key, number=number))
     return _hand_page(evening, ledger, form, number=number, editing=True, status=422)
 
