@@ -86,6 +86,12 @@ def register_blueprints(app: Flask) -> None:
     from .views import evenings
 
     app.register_blueprint(evenings.bp)
+    from .views import groups
+
+    app.register_blueprint(groups.bp)
+    from .views import table
+
+    app.register_blueprint(table.bp)
 
 
 def register_errorhandlers(app: Flask) -> None:

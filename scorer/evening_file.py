@@ -249,33 +249,36 @@ def dump(evening: EveningFile) -> dict[str, Any]:
     if evening.draw:
         out["draw"] = dict(zip(setup.players, evening.draw))
     out["finished"] = evening.finished
-    hands = []
-    for facts in evening.hands:
-        row: dict[str, Any] = {"dealer": setup.players[facts.dealer]}
-        if facts.misdeal:
-            row["misdeal"] = True
-        else:
-            row["auction"] = list(facts.auction)
-            if facts.tricks is not None:
-                row["tricks"] = facts.tricks
-            if facts.trump is not None:
-                row["trump"] = facts.trump
-            if facts.purchase:
-                row["purchase"] = True
-            if facts.widow:
-                row["widow"] = True
-            if facts.peeks:
-                row["peeks"] = [setup.players[s] for s in facts.peeks]
-            if facts.claims:
-                row["claims"] = [_dump_claim(setup.players, c) for c in facts.claims]
-            if facts.record:
-                row["record"] = [list(trick) for trick in facts.record]
-        if facts.override is not None:
-            row["override"] = {"entries": dict(zip(setup.players, facts.override.units)),
-                               "pool": facts.override.pool, "reason": facts.override.reason}
-        hands.append(row)
-    out["hands"] = hands
+    out["hands"] = [dump_hand(setup.players, facts) for facts in evening.hands]
     return out
+
+
+def dump_hand(players: tuple[str, ...], facts: HandFacts) -> dict[str, Any]:
+    """One hand's facts as JSON-ready data, as in the evening file's ``hands`` list
+    (seats written as player names)."""
+    row: dict[str, Any] = {"dealer": players[facts.dealer]}
+    if facts.misdeal:
+        row["misdeal"] = True
+    else:
+        row["auction"] = list(facts.auction)
+        if facts.tricks is not None:
+            row["tricks"] = facts.tricks
+        if facts.trump is not None:
+            row["trump"] = facts.trump
+        if facts.purchase:
+            row["purchase"] = True
+        if facts.widow:
+            row["widow"] = True
+        if facts.peeks:
+            row["peeks"] = [players[s] for s in facts.peeks]
+        if facts.claims:
+            row["claims"] = [_dump_claim(players, c) for c in facts.claims]
+        if facts.record:
+            row["record"] = [list(trick) for trick in facts.record]
+    if facts.override is not None:
+        row["override"] = {"entries": dict(zip(players, facts.override.units)),
+                           "pool": facts.override.pool, "reason": facts.override.reason}
+    return row
 
 
 def _load_override(data: Any, players: tuple[str, ...], seat_of: Any, where: str) -> Override | None:

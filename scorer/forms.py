@@ -10,6 +10,7 @@ from typing import Any
 
 from flask_wtf import FlaskForm
 from flask_wtf.file import FileField, FileRequired
+from flask_babel import lazy_gettext
 from wtforms import (
     BooleanField,
     FieldList,
@@ -228,6 +229,8 @@ class HandFormBase(FlaskForm):
 
     number = HiddenField()
     version = HiddenField()
+    #: one-time token: a double tap or a retry of this very form saves nothing twice
+    token = HiddenField()
     dealer = RadioField("Dealer", validate_choice=False)
     tricks = RadioField(
         "Tricks won by the declarer",
@@ -433,3 +436,50 @@ class PlayForm(FlaskForm):
 
 class ActionForm(FlaskForm):
     """A form with only a CSRF token, for buttons such as Finish and Reopen."""
+
+
+class QuickFormBase(FlaskForm):
+    """The common hand in a few taps: who declared what, then the declarer's tricks
+    (one button per count, which also saves); everyone else passed. Anything else
+    (claims, widow, purchase, a different dealer) goes through the full hand form.
+    ``declarer`` and ``contract`` choices are set by :func:`quick_form_for`."""
+
+    number = HiddenField()
+    token = HiddenField()
+    dealer = HiddenField()
+    declarer = RadioField(lazy_gettext("Declarer"), validate_choice=False)
+    contract = RadioField(lazy_gettext("Contract"), validate_choice=False)
+    trump = RadioField(lazy_gettext("Trump suit"), validate_choice=False, validators=[_trump],
+                       choices=choices([("S", "♠"), ("H", "♥"), ("D", "♦"), ("C", "♣")]))
+
+    def posted_tricks(self) -> int | None:
+        """The trick button pressed (0…5), or ``None``."""
+        from flask import request
+
+        raw = str(request.form.get("tricks", ""))[:2]
+        return int(raw) if raw.isdigit() and int(raw) <= TRICKS_PER_HAND else None
+
+
+def quick_form_for(players: tuple[str, ...], ladder: tuple[Any, ...], **kwargs: Any) -> QuickFormBase:
+    """A :class:`QuickFormBase` for these players (seat numbers) and this bid ladder."""
+
+    class QuickForm(QuickFormBase):
+        pass
+
+    form = QuickForm(**kwargs)
+    form.declarer.choices = choices(enumerate(players))
+    form.contract.choices = choices((bid.id, bid.name) for bid in ladder)
+    return form
+
+
+class PinForm(FlaskForm):
+    """The table's edit PIN, typed by a viewer who wants to score."""
+
+    pin = StringField(lazy_gettext("Table PIN"), validators=[Length(max=12)], filters=[_strip])
+
+
+class DeviceForm(FlaskForm):
+    """This phone's name in the history; ``next`` is the page to go back to."""
+
+    device = StringField(lazy_gettext("This phone's name"), validators=[Length(max=40)], filters=[_strip])
+    next = HiddenField()

@@ -13,10 +13,11 @@ from datetime import UTC, date, datetime
 from typing import Any
 
 from flask_sqlalchemy import SQLAlchemy
-from sqlalchemy import JSON, DateTime, ForeignKey, String, UniqueConstraint, event
+from sqlalchemy import JSON, DateTime, ForeignKey, String, UniqueConstraint, and_, event
+from sqlalchemy import Index as sa_Index
 from sqlalchemy import false as sa_false
 from sqlalchemy.engine import Engine
-from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+from sqlalchemy.orm import DeclarativeBase, Mapped, foreign, mapped_column, relationship
 
 
 class Base(DeclarativeBase):
@@ -52,6 +53,11 @@ def utcnow() -> datetime:
     return datetime.now(UTC)
 
 
+def new_pin() -> str:
+    """A table's edit PIN: six random digits."""
+    return f"{secrets.randbelow(10**6):06d}"
+
+
 def new_key() -> str:
     """An unguessable evening key: 128 random bits, URL-safe (22 characters)."""
     return secrets.token_urlsafe(16)
@@ -65,6 +71,7 @@ class Evening(db.Model):  # type: ignore[name-defined,misc]
     """
 
     __tablename__ = "evening"
+    __table_args__ = (sa_Index("uq_evening_edit_key", "edit_key", unique=True),)
 
     id: Mapped[int] = mapped_column(primary_key=True)
     key: Mapped[str] = mapped_column(String(32), unique=True, default=new_key)
@@ -85,12 +92,21 @@ class Evening(db.Model):  # type: ignore[name-defined,misc]
     revision: Mapped[int] = mapped_column(default=0, server_default="0")
     #: The group (season) the evening belongs to, if any (see :class:`Group`).
     group_id: Mapped[int | None] = mapped_column(ForeignKey("evening_group.id"), default=None, index=True)
+    #: The scorers' link (``/e/<key>/scorer/<edit_key>``): 128 random bits, like ``key``.
+    edit_key: Mapped[str] = mapped_column(String(32), default=new_key)
+    #: The table's edit PIN (six digits) a viewer types to become a scorer.
+    pin: Mapped[str] = mapped_column(String(8), default=lambda: new_pin())
+    #: Wrong PINs in the current window (the table's budget, see :mod:`scorer.access`).
+    pin_failures: Mapped[int] = mapped_column(default=0, server_default="0")
+    pin_window_start: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), default=None)
 
     players: Mapped[list[Player]] = relationship(
         back_populates="evening", order_by="Player.seat", cascade="all, delete-orphan"
     )
+    #: The hands in play, in order (an undone hand is kept but is not among them).
     hands: Mapped[list[Hand]] = relationship(
-        back_populates="evening", order_by="Hand.number", cascade="all, delete-orphan"
+        primaryjoin=lambda: and_(Evening.id == foreign(Hand.evening_id), Hand.number > 0),
+        order_by="Hand.number", cascade="all, delete-orphan",
     )
 
 
@@ -110,7 +126,11 @@ class Player(db.Model):  # type: ignore[name-defined,misc]
 
 class Hand(db.Model):  # type: ignore[name-defined,misc]
     """A hand's place in the evening (``number`` from 1). Unique per evening, so two
-    phones saving "hand 7" at once cannot both succeed."""
+    phones saving "hand 7" at once cannot both succeed.
+
+    Undoing a hand never deletes it: its ``number`` becomes ``-id`` (out of play,
+    still unique) and ``undone_number`` keeps the place it had.
+    """
 
     __tablename__ = "hand"
     __table_args__ = (UniqueConstraint("evening_id", "number"),)
@@ -119,8 +139,10 @@ class Hand(db.Model):  # type: ignore[name-defined,misc]
     evening_id: Mapped[int] = mapped_column(ForeignKey("evening.id"), index=True)
     number: Mapped[int]
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    undone_number: Mapped[int | None] = mapped_column(default=None)
+    undone_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), default=None)
 
-    evening: Mapped[Evening] = relationship(back_populates="hands")
+    evening: Mapped[Evening] = relationship(viewonly=True)
     versions: Mapped[list[HandVersion]] = relationship(
         back_populates="hand", order_by="HandVersion.version", cascade="all, delete-orphan"
     )
@@ -164,6 +186,38 @@ class HandVersion(db.Model):  # type: ignore[name-defined,misc]
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
     hand: Mapped[Hand] = relationship(back_populates="versions")
+
+
+class Submission(db.Model):  # type: ignore[name-defined,misc]
+    """A form's one-time token, stored in the same transaction as what the form saved:
+    a double tap or a browser retry of the same form finds its token taken (unique)
+    and saves nothing twice. ``hand_number`` is where the first submission landed."""
+
+    __tablename__ = "submission"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    token: Mapped[str] = mapped_column(String(64), unique=True)
+    evening_id: Mapped[int] = mapped_column(ForeignKey("evening.id"), index=True)
+    hand_number: Mapped[int | None] = mapped_column(default=None)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class Change(db.Model):  # type: ignore[name-defined,misc]
+    """One entry of an evening's history: every change (new hand, correction, undo,
+    restore, override, record of play, finish, reopen) with when, which phone
+    (``device``, the name the user set) and the facts before and after (the hand's
+    facts as in the evening file, or ``None``)."""
+
+    __tablename__ = "change"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    evening_id: Mapped[int] = mapped_column(ForeignKey("evening.id"), index=True)
+    at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    device: Mapped[str] = mapped_column(String(40), default="")
+    kind: Mapped[str] = mapped_column(String(20))
+    hand_number: Mapped[int | None] = mapped_column(default=None)
+    before: Mapped[dict[str, Any] | None] = mapped_column(JSON, default=None)
+    after: Mapped[dict[str, Any] | None] = mapped_column(JSON, default=None)
 
 
 # --- Groups of evenings: the season (issue 6) ---------------------------------------

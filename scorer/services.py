@@ -15,9 +15,9 @@ import sqlalchemy as sa
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import selectinload
 
-from .evening_file import EveningFile
+from .evening_file import EveningFile, dump_hand
 from .ledger import HandError, Ledger, settle_evening
-from .models import Evening, Hand, HandVersion, Player, db, utcnow
+from .models import Change, Evening, Hand, HandVersion, Player, Submission, db, utcnow
 from .rules import Claim, EveningSetup, HandFacts, Override, Stake, get_variant
 
 
@@ -27,6 +27,15 @@ class ScorerError(Exception):
 
 class EveningFinished(ScorerError):
     """The evening is closed (or its agreed end is reached): no more hands."""
+
+
+class AlreadySaved(ScorerError):
+    """This very form was saved before (a double tap or a browser retry): nothing new
+    is saved; ``number`` is the hand the first submission saved."""
+
+    def __init__(self, message: str, number: int | None) -> None:
+        super().__init__(message)
+        self.number = number
 
 
 class HandConflict(ScorerError):
@@ -123,8 +132,11 @@ def create_evening(
     stake: Stake | None,
     name: str = "",
     draw: Sequence[str] = (),
+    device: str = "",
+    group_id: int | None = None,
 ) -> Evening:
-    """Check the set-up with the engine and save a new evening (one transaction).
+    """Check the set-up with the engine and save a new evening (one transaction),
+    in the group ``group_id`` if given (the season, :mod:`scorer.groups`).
 
     Raises :class:`~scorer.rules.IllegalSetup` and saves nothing if the variant refuses it.
     """
@@ -140,21 +152,52 @@ def create_evening(
         first_dealer=setup.first_dealer,
         draw=list(draw),
         players=[Player(seat=i, name=n) for i, n in enumerate(setup.players)],
+        group_id=group_id,
     )
     db.session.add(evening)
+    db.session.flush()
+    _log(evening, "start", None, None, None, device)
     db.session.commit()
     return evening
 
 
-def record_hand(evening: Evening, number: int, facts: HandFacts) -> Hand:
+def _token_used(token: str | None) -> Submission | None:
+    if not token:
+        return None
+    return db.session.scalar(sa.select(Submission).where(Submission.token == token[:64]))
+
+
+def _already_saved(submission: Submission) -> AlreadySaved:
+    return AlreadySaved("This form was already saved (it was sent twice); nothing was saved again.",
+                        submission.hand_number)
+
+
+def _log(evening: Evening, kind: str, number: int | None, before: HandFacts | None, after: HandFacts | None,
+         device: str) -> None:
+    """Add one history entry to the pending transaction (see :class:`~scorer.models.Change`)."""
+    players = tuple(p.name for p in evening.players)
+    db.session.add(Change(
+        evening_id=evening.id, kind=kind, hand_number=number, device=(device or "")[:40],
+        before=None if before is None else dump_hand(players, before),
+        after=None if after is None else dump_hand(players, after),
+    ))
+
+
+def record_hand(evening: Evening, number: int, facts: HandFacts, *, device: str = "",
+                token: str | None = None) -> Hand:
     """Save hand ``number`` (which must be the next one) with ``facts``.
 
     The engine rules on the facts first; nothing is saved if it refuses them
     (:class:`~scorer.rules.RulesError`). Raises :class:`EveningFinished` for a closed
     evening and :class:`HandConflict` if hand ``number`` exists already (saved from
-    another phone, or a double tap).
+    another phone, or a double tap). ``token`` is the form's one-time token: if it was
+    used before, :class:`AlreadySaved` is raised and nothing is saved; it is stored
+    with the hand, in the same transaction. ``device`` names the phone in the history.
     """
     facts = normalise(facts)
+    used = _token_used(token)
+    if used is not None:
+        raise _already_saved(used)
     ledger = ledger_of(evening)
     if is_closed(evening, ledger):
         raise EveningFinished("This evening is finished: no more hands can be recorded.")
@@ -173,22 +216,33 @@ def record_hand(evening: Evening, number: int, facts: HandFacts) -> Hand:
     try:
         _bump(evening)  # first: on PostgreSQL this locks the evening's row, so writers queue
         db.session.add(hand)
+        _log(evening, "new", number, None, facts, device)
+        if token:
+            db.session.add(Submission(token=token[:64], evening_id=evening.id, hand_number=number))
         db.session.commit()
     except IntegrityError:
         db.session.rollback()
+        used = _token_used(token)
+        if used is not None:
+            raise _already_saved(used) from None
         raise HandConflict(f"Hand {number} has already been recorded (perhaps from another phone).", number) from None
     return hand
 
 
-def correct_hand(evening: Evening, number: int, base_version: int, facts: HandFacts) -> HandVersion:
+def correct_hand(evening: Evening, number: int, base_version: int, facts: HandFacts, *, device: str = "",
+                 kind: str = "correct", token: str | None = None) -> HandVersion:
     """Save corrected facts for hand ``number`` as a new version; the old one is kept.
 
     ``base_version`` is the version the user was looking at: if another phone saved
     a newer one since, :class:`HandConflict` is raised and nothing is saved.
     Raises :class:`EveningFinished`, :class:`LookupError` (no such hand) and
-    :class:`~scorer.rules.RulesError`.
+    :class:`~scorer.rules.RulesError`; :class:`AlreadySaved` when ``token`` was used.
+    ``kind`` names the change in the history ("correct", "override", "restore", "play").
     """
     facts = normalise(facts)
+    used = _token_used(token)
+    if used is not None:
+        raise _already_saved(used)
     if evening.finished_at is not None:
         raise EveningFinished("This evening is finished: reopen it to correct a hand.")
     hand = next((h for h in evening.hands if h.number == number), None)
@@ -210,20 +264,67 @@ def correct_hand(evening: Evening, number: int, base_version: int, facts: HandFa
         raise error.error from None
     version = _version(base_version + 1, facts)
     version.hand_id = hand.id
+    before = facts_of(hand.current)
     try:
         _bump(evening)
         db.session.add(version)
+        _log(evening, kind, number, before, facts, device)
+        if token:
+            db.session.add(Submission(token=token[:64], evening_id=evening.id, hand_number=number))
         db.session.commit()
     except IntegrityError:
         db.session.rollback()
+        used = _token_used(token)
+        if used is not None:
+            raise _already_saved(used) from None
         raise HandConflict(f"Hand {number} was corrected on another phone first.", number) from None
     return version
 
 
-def set_finished(evening: Evening, finished: bool) -> None:
-    """Close the evening (no more hands) or reopen it."""
+def undo_last_hand(evening: Evening, number: int, base_version: int, *, device: str = "") -> Hand:
+    """Take the last hand out of play; nothing is deleted (its versions are kept, the
+    history keeps its facts) and its place is free for the next hand.
+
+    ``number`` and ``base_version`` are what the user saw as the last hand: if another
+    phone has since added a hand or corrected this one, :class:`HandConflict` is
+    raised and nothing changes. Raises :class:`EveningFinished` for a closed evening.
+    """
+    if evening.finished_at is not None:
+        raise EveningFinished("This evening is finished: reopen it to undo a hand.")
+    if not evening.hands:
+        raise HandConflict("There is no hand to undo.", 0)
+    hand = evening.hands[-1]
+    if hand.number != number or hand.current.version != base_version:
+        raise HandConflict("The last hand changed on another phone; nothing was undone. Here it is now.",
+                           hand.number)
+    before = facts_of(hand.current)
+    try:
+        _bump(evening)
+        updated = db.session.execute(
+            sa.update(Hand).where(Hand.id == hand.id, Hand.number == number)
+            .values(number=-hand.id, undone_number=number, undone_at=utcnow()))
+        if updated.rowcount != 1:  # type: ignore[attr-defined]
+            raise IntegrityError("undo", {}, Exception("hand moved"))
+        _log(evening, "undo", number, before, None, device)
+        db.session.commit()
+    except IntegrityError:
+        db.session.rollback()
+        raise HandConflict("The last hand changed on another phone; nothing was undone.", number) from None
+    db.session.expire_all()
+    return hand
+
+
+def history(evening: Evening, limit: int = 500) -> list[Change]:
+    """The evening's changes, newest first."""
+    return list(db.session.scalars(
+        sa.select(Change).where(Change.evening_id == evening.id).order_by(Change.id.desc()).limit(limit)))
+
+
+def set_finished(evening: Evening, finished: bool, *, device: str = "") -> None:
+    """Close the evening (no more hands) or reopen it; the history keeps which phone did."""
     evening.finished_at = utcnow() if finished else None
     _bump(evening)
+    _log(evening, "finish" if finished else "reopen", None, None, None, device)
     db.session.commit()
 
 
@@ -245,7 +346,7 @@ def _version(number: int, facts: HandFacts) -> HandVersion:
     )
 
 
-def import_evening(data: EveningFile) -> Evening:
+def import_evening(data: EveningFile, *, device: str = "") -> Evening:
     """Save an evening read from a file (already checked by the engine), in one transaction."""
     setup = data.setup
     evening = Evening(
@@ -267,6 +368,8 @@ def import_evening(data: EveningFile) -> Evening:
         hand.versions.append(_version(1, normalise(facts)))
         evening.hands.append(hand)
     db.session.add(evening)
+    db.session.flush()
+    _log(evening, "import", None, None, None, device)
     db.session.commit()
     return evening
 
@@ -282,6 +385,16 @@ def export_evening(evening: Evening) -> EveningFile:
         finished=evening.finished_at is not None,
         draw=list(evening.draw or ()),
     )
+
+
+def evenings_by_keys(keys: Sequence[str]) -> list[Evening]:
+    """The evenings with these URL keys, in the order of ``keys`` (unknown keys skipped)."""
+    wanted = [k for k in keys if isinstance(k, str) and len(k) <= 32][:100]
+    if not wanted:
+        return []
+    found = {e.key: e for e in db.session.scalars(
+        sa.select(Evening).where(Evening.key.in_(wanted)).options(selectinload(Evening.players)))}
+    return [found[k] for k in wanted if k in found]
 
 
 def recent_evenings(limit: int = 50) -> list[Evening]:

@@ -6,6 +6,7 @@ import csv
 import dataclasses
 import io
 import re
+import secrets
 from typing import Any
 
 from flask import (
@@ -23,10 +24,11 @@ from flask_babel import get_locale
 from flask_babel import gettext
 from markupsafe import Markup
 
-from .. import services
+from .. import access, services
 from ..cache import RevisionCache
 from ..chart import ledger_chart_svg
 from ..evening_file import EveningFileError, dumps, loads, parse_stake
+from ..groups import group_of_evening
 from ..forms import (
     ActionForm,
     ImportForm,
@@ -79,13 +81,28 @@ def healthz() -> Response:
 
 @bp.get("/")
 def index() -> str:
-    return render_template("index.html", evenings=services.recent_evenings(),
+    # only the tables this phone has opened: a table's link is its key, never listed to strangers
+    return render_template("index.html", evenings=services.evenings_by_keys(access.seen_keys()),
                            variant_names={v.id: v.name for v in VARIANTS.values()})
+
+
+def _group_arg() -> Any:
+    """The group a new evening starts in (``?group=<key>``, from the group's page), or
+    ``None``; an unknown group key is a 404, never an evening quietly left out of it."""
+    key = request.args.get("group")
+    if not key:
+        return None
+    from ..groups import get_group
+
+    group = get_group(key)
+    if group is None:
+        abort(404)
+    return group
 
 
 @bp.get("/new")
 def choose_variant() -> str:
-    return render_template("choose_variant.html", variants=VARIANTS.values())
+    return render_template("choose_variant.html", variants=VARIANTS.values(), group=_group_arg())
 
 
 @bp.route("/new/<variant_id>", methods=["GET", "POST"])
@@ -93,6 +110,7 @@ def new_evening(variant_id: str) -> Any:
     variant = VARIANTS.get(variant_id)
     if variant is None:
         abort(404)
+    group = _group_arg()  # the form posts back to this URL, ?group=… included
     form = evening_form_for(variant)
     if form.validate_on_submit():
         names, first = form.seated()
@@ -102,15 +120,17 @@ def new_evening(variant_id: str) -> Any:
         try:
             evening = services.create_evening(
                 variant=variant.id, players=names, first_dealer=first, options=form.options(), stake=stake,
-                name=form.name.data or "", draw=form.draw(),
+                name=form.name.data or "", draw=form.draw(), device=access.device_name(),
+                group_id=group.id if group else None,
             )
         except IllegalSetup as error:
-            form.form_errors.append(str(error))
+            form.form_errors.append(error_text(error))
         else:
-            flash("The evening has started. Good luck!")
+            flash(gettext("The evening has started. Good luck!"))
+            access.grant_scorer(evening.key)  # the table's creator is its first scorer
             return redirect(url_for(".scoresheet", key=evening.key))
     status = 422 if form.is_submitted() else 200
-    return render_template("new_evening.html", form=form, variant=variant), status
+    return render_template("new_evening.html", form=form, variant=variant, group=group), status
 
 
 #: Rendered scoresheets by (evening key, revision): several phones reloading an
@@ -154,9 +174,12 @@ def _render_sheet(evening: Evening, ledger: Ledger) -> tuple[str, bool, Markup]:
 
 @bp.get("/e/<key>")
 def scoresheet(key: str) -> str:
-    title, finished, fragment = _by_revision(sheet_cache, key, _render_sheet)
+    # the fragment differs by language and by role (scorers get the buttons that change things)
+    scorer = access.is_scorer(key)
+    title, finished, fragment = _by_revision(sheet_cache, key, _render_sheet, str(get_locale()), scorer)
+    access.remember(key)
     return render_template("scoresheet.html", key=key, title=title, finished=finished, sheet=fragment,
-                           action=ActionForm())
+                           action=ActionForm(), scorer=scorer, revision=services.evening_revision(key), group=group_of_evening(key))
 
 
 def _hand_page(evening: Evening, ledger: Ledger, form: Any, *, number: int, editing: bool, status: int = 200) -> Any:
@@ -279,7 +302,8 @@ def new_hand(key: str) -> Any:
         flash(gettext("This evening is finished: no more hands can be recorded."))
         return redirect(url_for(".scoresheet", key=key))
     if request.method == "GET":
-        form = hand_form_for(setup, ladder, ledger.variant.claim_rules, number=str(number), dealer=str(ledger.next_dealer))
+        form = hand_form_for(setup, ladder, ledger.variant.claim_rules, number=str(number), dealer=str(ledger.next_dealer),
+                             token=secrets.token_urlsafe(16))
         return _hand_page(evening, ledger, form, number=number, editing=False)
     form = hand_form_for(setup, ladder, ledger.variant.claim_rules)
     if form.validate_on_submit():
@@ -291,7 +315,11 @@ def new_hand(key: str) -> Any:
             form.form_errors.append(gettext("This form is missing its hand number; reload the page."))
         else:
             try:
-                services.record_hand(evening, posted, _facts_from(form, ledger))
+                services.record_hand(evening, posted, _facts_from(form, ledger), device=access.device_name(),
+                                     token=form.token.data or None)
+            except services.AlreadySaved as error:
+                flash(str(error))
+                return redirect(url_for(".scoresheet", key=key))
             except services.HandConflict as error:
                 flash(str(error))
                 if error.number < 1:
@@ -364,7 +392,7 @@ def override_hand(key: str, number: int) -> Any:
         override = Override(units=form.units(ledger.setup.n), pool=form.pool.data or 0, reason=form.reason.data or "")
     facts = dataclasses.replace(row.facts, override=override)
     try:
-        services.correct_hand(evening, number, base, facts)
+        services.correct_hand(evening, number, base, facts, device=access.device_name(), kind="override")
     except (services.HandConflict, services.EveningFinished) as error:
         flash(str(error))
     except RulesError as error:
@@ -430,7 +458,7 @@ def record_play(key: str, number: int) -> Any:
             facts = dataclasses.replace(row.facts, record=tuple(tuple(t) for t in tricks),
                                         tricks=None if tricks else row.ruling.tricks)
             try:
-                services.correct_hand(evening, number, version, facts)
+                services.correct_hand(evening, number, version, facts, device=access.device_name(), kind="play")
             except (services.HandConflict, services.EveningFinished) as exc:
                 flash(str(exc))
                 return redirect(url_for(".hand", key=key, number=number))
@@ -472,7 +500,8 @@ def restore_version(key: str, number: int, version: int) -> Any:
         abort(404)
     if form.validate_on_submit():
         try:
-            services.correct_hand(evening, number, record.current.version, services.facts_of(old))
+            services.correct_hand(evening, number, record.current.version, services.facts_of(old),
+                                  device=access.device_name(), kind="restore")
         except (services.HandConflict, services.EveningFinished) as error:
             flash(str(error))
         except RulesError as error:
@@ -508,7 +537,8 @@ def edit_hand(key: str, number: int) -> Any:
             setup, ladder, ledger.variant.claim_rules, number=str(number), version=str(record.current.version), dealer=str(facts.dealer),
             tricks=None if facts.tricks is None else str(facts.tricks), calls=",".join(facts.auction),
             calls_dealer=str(facts.dealer) if facts.auction else "",
-            trump=facts.trump or "", purchase=facts.purchase, widow=facts.widow, **calls,
+            trump=facts.trump or "", purchase=facts.purchase, widow=facts.widow, token=secrets.token_urlsafe(16),
+            **calls,
         )
         return _hand_page(evening, ledger, form, number=number, editing=True)
     form = hand_form_for(setup, ladder, ledger.variant.claim_rules)
@@ -521,7 +551,11 @@ def edit_hand(key: str, number: int) -> Any:
             form.form_errors.append(gettext("This form is missing its version; reload the page."))
         else:
             try:
-                services.correct_hand(evening, number, base, _facts_from(form, ledger, row.facts))
+                services.correct_hand(evening, number, base, _facts_from(form, ledger, row.facts),
+                                      device=access.device_name(), token=form.token.data or None)
+            except services.AlreadySaved as error:
+                flash(str(error))
+                return redirect(url_for(".hand", key=key, number=number))
             except services.HandConflict as error:
                 flash(str(error))
                 return redirect(url_for(".hand", key=key, number=number))
@@ -542,8 +576,9 @@ def _set_finished(key: str, finished: bool) -> Any:
     if evening is None:
         abort(404)
     if ActionForm().validate_on_submit():
-        services.set_finished(evening, finished)
-        flash("The evening is finished. Download the PDF to keep it." if finished else "The evening is open again.")
+        services.set_finished(evening, finished, device=access.device_name())
+        flash(gettext("The evening is finished. Download the PDF to keep it.") if finished
+              else gettext("The evening is open again."))
     return redirect(url_for(".scoresheet", key=key))
 
 
@@ -631,7 +666,8 @@ def export_pdf(key: str) -> Any:
 def chart(key: str) -> Response:
     """The running-totals chart as SVG (pygal, no script), shown on the scoresheet in an
     ``<img>``. Its own CSP lets pygal's ``<style>`` apply and nothing else load."""
-    svg = _by_revision(chart_cache, key, lambda evening, ledger: ledger_chart_svg(ledger))
+    # drawn small, so that its words stay legible on a phone (the PDF draws its own, larger)
+    svg = _by_revision(chart_cache, key, lambda evening, ledger: ledger_chart_svg(ledger, width=440, height=320))
     response = Response(svg, mimetype="image/svg+xml")
     response.headers["Content-Security-Policy"] = "default-src 'none'; style-src 'unsafe-inline'"
     response.add_etag()
@@ -644,12 +680,13 @@ def import_evening() -> Any:
     if form.validate_on_submit():
         data = form.file.data.read(current_app.config["MAX_CONTENT_LENGTH"] + 1)
         try:
-            evening = services.import_evening(loads(data))
+            evening = services.import_evening(loads(data), device=access.device_name())
         except EveningFileError as error:
             rule = f" ({error.rule})" if error.rule else ""
             form.file.errors = [f"{error}{rule}"]
         else:
-            flash(f"Imported “{evening.name}”.")
+            flash(gettext("Imported “%(name)s”.", name=evening.name))
+            access.grant_scorer(evening.key)
             return redirect(url_for(".scoresheet", key=evening.key))
     return render_template("import.html", form=form), (422 if form.is_submitted() else 200)
 

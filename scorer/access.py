@@ -1,0 +1,150 @@
+"""Who may do what at a table: viewers read, scorers enter and correct.
+
+A table's link (``/e/<key>``, 128 random bits) lets anyone who has it watch the
+scoresheet. Scorers are the browser sessions that started or imported the evening,
+opened the scorers' link (``/e/<key>/scorer/<edit_key>``), or typed the table's
+six-digit PIN. The role is kept in the signed session cookie, per evening key.
+
+PIN guessing is bounded twice, because every phone at a table shares one IP address:
+:data:`SESSION_TRIES` wrong PINs per browser session per :data:`WINDOW`, and a looser
+:data:`TABLE_TRIES` per table per window (counted in the database, so clearing
+cookies does not reset it). A locked-out session can still use the scorers' link.
+"""
+
+from __future__ import annotations
+
+import hmac
+import re
+import time
+from datetime import datetime, timedelta
+
+import sqlalchemy as sa
+from flask import request, session
+from flask_babel import gettext as _
+
+from .models import Evening, db, utcnow
+
+#: Wrong PINs one browser session may try per window before it must wait.
+SESSION_TRIES = 5
+#: Wrong PINs all sessions together may try at one table per window.
+TABLE_TRIES = 30
+#: The window both budgets count over.
+WINDOW = timedelta(minutes=15)
+
+_SCORER = "scorer_of"
+_SEEN = "seen"
+_FAILS = "pin_fails"
+_DEVICE = "device"
+_KEEP = 60  # evenings remembered per session (the cookie stays small)
+
+
+class PinRefused(Exception):
+    """The PIN was not checked: too many wrong tries; ``str()`` says how long to wait."""
+
+
+def is_scorer(key: str) -> bool:
+    """Whether this browser session may enter and correct hands at table ``key``."""
+    return key in session.get(_SCORER, [])
+
+
+def grant_scorer(key: str) -> None:
+    """Make this browser session a scorer at table ``key`` (and remember the table)."""
+    keys = [k for k in session.get(_SCORER, []) if k != key]
+    session[_SCORER] = [*keys, key][-_KEEP:]
+    remember(key)
+
+
+def remember(key: str) -> None:
+    """Remember that this browser has seen table ``key`` (the home page lists it)."""
+    keys = [k for k in session.get(_SEEN, []) if k != key]
+    session[_SEEN] = [*keys, key][-_KEEP:]
+
+
+def seen_keys() -> list[str]:
+    """The tables this browser has opened, most recent first."""
+    return list(reversed(session.get(_SEEN, [])))
+
+
+def edit_key_matches(evening: Evening, edit_key: str) -> bool:
+    """Constant-time check of a scorers' link."""
+    return hmac.compare_digest(evening.edit_key.encode(), str(edit_key)[:64].encode())
+
+
+def _session_fails(key: str) -> list[float]:
+    now = time.time()
+    fails: dict[str, list[float]] = session.get(_FAILS, {})
+    return [t for t in fails.get(key, []) if now - t < WINDOW.total_seconds()]
+
+
+def try_pin(evening: Evening, pin: str) -> bool:
+    """Check ``pin`` against the table's PIN and make this session a scorer if right.
+
+    Returns ``False`` for a wrong PIN (counted against both budgets). Raises
+    :class:`PinRefused` without checking when this session has used its
+    :data:`SESSION_TRIES` or the table its :data:`TABLE_TRIES` in the window.
+    The table's counter is updated in its own short transaction.
+    """
+    recent = _session_fails(evening.key)
+    if len(recent) >= SESSION_TRIES:
+        wait = int(WINDOW.total_seconds() - (time.time() - min(recent))) // 60 + 1
+        raise PinRefused(_("Too many wrong PINs from this phone. Try again in %(minutes)s min, or ask a "
+                           "scorer for the scorers' link.", minutes=wait))
+    now = utcnow()
+    start = evening.pin_window_start
+    if start is not None and start.tzinfo is None:  # SQLite returns naive datetimes
+        start = start.replace(tzinfo=now.tzinfo)
+    in_window = start is not None and now - start < WINDOW
+    if in_window and evening.pin_failures >= TABLE_TRIES:
+        raise PinRefused(_("Too many wrong PINs at this table. PIN entry is paused for a few minutes; "
+                           "a scorer can share the scorers' link instead."))
+    candidate = re.sub(r"\s+", "", str(pin))[:12]
+    if hmac.compare_digest(evening.pin.encode(), candidate.encode()):
+        grant_scorer(evening.key)
+        return True
+    fails: dict[str, list[float]] = dict(session.get(_FAILS, {}))
+    fails[evening.key] = [*recent, time.time()]
+    session[_FAILS] = {k: v for k, v in fails.items() if v}
+    if in_window:
+        db.session.execute(sa.update(Evening).where(Evening.id == evening.id)
+                           .values(pin_failures=Evening.pin_failures + 1))
+    else:
+        db.session.execute(sa.update(Evening).where(Evening.id == evening.id)
+                           .values(pin_failures=1, pin_window_start=now))
+    db.session.commit()
+    return False
+
+
+def device_name() -> str:
+    """The name this phone goes by in the history: the one the user set, else a
+    guess from the browser (``"iPhone"``, ``"Android phone"``, ``"Firefox"``…)."""
+    name = session.get(_DEVICE)
+    if isinstance(name, str) and name:
+        return name
+    return guess_device(request.headers.get("User-Agent", ""))
+
+
+def set_device_name(name: str) -> None:
+    """Name this phone (at most 40 characters; blank goes back to the guess)."""
+    clean = " ".join(str(name).split())[:40]
+    if clean:
+        session[_DEVICE] = clean
+    else:
+        session.pop(_DEVICE, None)
+
+
+def guess_device(user_agent: str) -> str:
+    """A short, readable name for a browser from its User-Agent string."""
+    ua = user_agent or ""
+    for needle, name in (("iPhone", "iPhone"), ("iPad", "iPad"), ("Android", "Android phone"),
+                         ("Windows", "Windows PC"), ("Macintosh", "Mac"), ("CrOS", "Chromebook"),
+                         ("Linux", "Linux PC")):
+        if needle in ua:
+            return name
+    return "a browser" if ua else "unknown device"
+
+
+def since(moment: datetime | None) -> datetime | None:
+    """``moment`` as an aware UTC datetime (SQLite gives naive ones back)."""
+    if moment is not None and moment.tzinfo is None:
+        return moment.replace(tzinfo=utcnow().tzinfo)
+    return moment

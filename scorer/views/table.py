@@ -1,0 +1,327 @@
+"""One table, many phones: sharing (link, QR code, PIN), roles, live updates,
+history, undo of the last hand, quick entry and the large-print totals.
+
+Viewers (anyone with the table's link) read; scorers write. Every route that
+changes anything is listed in :data:`SCORER_ONLY` and refused to viewers before it
+runs, so a viewer's request changes nothing.
+"""
+
+from __future__ import annotations
+
+import secrets
+from typing import Any
+from urllib.parse import urlsplit
+
+import segno
+from flask import Blueprint, Response, abort, flash, jsonify, redirect, render_template, request, url_for
+from flask_babel import gettext as _
+
+from .. import access, services
+from ..forms import ActionForm, DeviceForm, PinForm, quick_form_for
+from ..rules import PASS, HandFacts, RulesError
+from .display import signed
+
+bp = Blueprint("table", __name__)
+
+#: Endpoints that change a table: scorers only.
+SCORER_ONLY = frozenset({
+    "evenings.new_hand", "evenings.edit_hand", "evenings.override_hand", "evenings.record_play",
+    "evenings.restore_version", "evenings.finish", "evenings.reopen", "evenings.confirm_finish",
+    "table.undo", "table.confirm_undo", "table.quick",
+})
+
+
+@bp.before_app_request
+def scorers_only() -> Any:
+    """Refuse a write route to a viewer: back to the scoresheet with a way to join."""
+    if request.endpoint not in SCORER_ONLY:
+        return None
+    key = (request.view_args or {}).get("key", "")
+    if services.evening_revision(key) is None:
+        abort(404)
+    if access.is_scorer(key):
+        return None
+    flash(_("Only the table's scorers can change the score. Enter the table's PIN to become one."))
+    return redirect(url_for("table.join", key=key))
+
+
+@bp.app_context_processor
+def roles() -> dict[str, Any]:
+    return {"is_scorer": access.is_scorer, "device_name": access.device_name}
+
+
+def _evening(key: str) -> Any:
+    evening = services.get_evening(key)
+    if evening is None:
+        abort(404)
+    return evening
+
+
+def _same_site(target: str | None, fallback: str) -> str:
+    """``target`` if it is a path on this site, else ``fallback`` (no open redirect)."""
+    if not target or not target.startswith("/") or target.startswith("//") or "\\" in target:
+        return fallback
+    parts = urlsplit(target)
+    return target if not parts.scheme and not parts.netloc else fallback
+
+
+@bp.get("/e/<key>/share")
+def share(key: str) -> str:
+    """Links and QR codes to join the table; scorers also see the PIN and the scorers' link."""
+    evening = _evening(key)
+    access.remember(key)
+    scorer = access.is_scorer(key)
+    view_url = url_for("evenings.scoresheet", key=key, _external=True)
+    edit_url = url_for("table.scorer_link", key=key, edit_key=evening.edit_key, _external=True) if scorer else None
+    form = DeviceForm(device=access.device_name(), next=request.full_path)
+    return render_template("share.html", evening=evening, scorer=scorer, view_url=view_url, edit_url=edit_url,
+                           device_form=form)
+
+
+@bp.get("/e/<key>/qr.svg")
+def qr(key: str) -> Response:
+    """The QR code of the table's link (``?for=edit``: the scorers' link, scorers only), as SVG."""
+    evening = _evening(key)
+    if request.args.get("for") == "edit":
+        if not access.is_scorer(key):
+            abort(404)
+        url = url_for("table.scorer_link", key=key, edit_key=evening.edit_key, _external=True)
+    else:
+        url = url_for("evenings.scoresheet", key=key, _external=True)
+    svg = segno.make(url, error="m").svg_inline(scale=6, border=2, dark="#000", light="#fff")
+    response = Response(svg, mimetype="image/svg+xml")
+    response.headers["Content-Security-Policy"] = "default-src 'none'"
+    response.headers["Cache-Control"] = "private, no-store"
+    return response
+
+
+@bp.get("/e/<key>/scorer/<edit_key>")
+def scorer_link(key: str, edit_key: str) -> Any:
+    """The scorers' link: this phone becomes a scorer at the table."""
+    evening = _evening(key)
+    if not access.edit_key_matches(evening, edit_key):
+        abort(404)
+    access.grant_scorer(key)
+    flash(_("This phone can now enter and correct hands."))
+    return redirect(url_for("evenings.scoresheet", key=key))
+
+
+@bp.route("/e/<key>/join", methods=["GET", "POST"])
+def join(key: str) -> Any:
+    """Become a scorer with the table's PIN."""
+    evening = _evening(key)
+    access.remember(key)
+    if access.is_scorer(key):
+        return redirect(url_for("evenings.scoresheet", key=key))
+    form = PinForm()
+    status = 200
+    if form.validate_on_submit():
+        try:
+            if access.try_pin(evening, form.pin.data or ""):
+                flash(_("PIN accepted: this phone can now enter and correct hands."))
+                return redirect(url_for("evenings.scoresheet", key=key))
+            form.pin.errors = [_("That is not this table's PIN.")]
+        except access.PinRefused as error:
+            form.pin.errors = [str(error)]
+        status = 422
+    elif form.is_submitted():
+        status = 422
+    return render_template("join.html", evening=evening, form=form), status
+
+
+@bp.post("/device")
+def device() -> Any:
+    """Name this phone (shown in the history)."""
+    form = DeviceForm()
+    back = _same_site(form.next.data, url_for("evenings.index"))
+    if form.validate_on_submit():
+        access.set_device_name(form.device.data or "")
+        flash(_("This phone is now called “%(name)s” in the history.", name=access.device_name()))
+    else:
+        flash(_("Nothing was changed: a phone's name has at most 40 characters."))
+    return redirect(back)
+
+
+@bp.get("/e/<key>/revision")
+def revision(key: str) -> Response:
+    """The table's revision (one small query): phones poll it to see new hands."""
+    rev = services.evening_revision(key)
+    if rev is None:
+        abort(404)
+    response = jsonify(revision=rev)
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+@bp.get("/e/<key>/big")
+def big(key: str) -> str:
+    """Large-print totals, readable from across the table; follows the score live."""
+    evening = _evening(key)
+    ledger = services.ledger_of(evening)
+    order = sorted(range(ledger.setup.n), key=lambda s: (-ledger.totals[s], s))
+    return render_template("big.html", evening=evening, ledger=ledger, order=order, signed=signed)
+
+
+@bp.get("/e/<key>/history")
+def history(key: str) -> str:
+    """Every change to the table, newest first: when, which phone, before and after."""
+    evening = _evening(key)
+    return render_template("history.html", evening=evening, changes=services.history(evening))
+
+
+@bp.get("/e/<key>/undo")
+def confirm_undo(key: str) -> Any:
+    """Ask before taking the last hand out of play."""
+    evening = _evening(key)
+    if not evening.hands:
+        flash(_("There is no hand to undo."))
+        return redirect(url_for("evenings.scoresheet", key=key))
+    last = evening.hands[-1]
+    ledger = services.ledger_of(evening)
+    return render_template("confirm_undo.html", evening=evening, ledger=ledger, row=ledger.rows[-1],
+                           version=last.current.version, action=ActionForm())
+
+
+@bp.post("/e/<key>/undo")
+def undo(key: str) -> Any:
+    """Undo the last hand (kept in the history; nothing is deleted)."""
+    evening = _evening(key)
+    form = ActionForm()
+    try:
+        number = int(str(request.form.get("number", ""))[:9])
+        version = int(str(request.form.get("version", ""))[:9])
+    except ValueError:
+        number = version = -1
+    if not form.validate_on_submit() or number < 1:
+        flash(_("Nothing was undone: reload the page and try again."))
+        return redirect(url_for("evenings.scoresheet", key=key))
+    try:
+        services.undo_last_hand(evening, number, version, device=access.device_name())
+    except services.HandConflict as error:
+        flash(str(error))
+        if error.number >= 1:
+            return redirect(url_for("table.confirm_undo", key=key))
+    except services.EveningFinished as error:
+        flash(str(error))
+    else:
+        flash(_("Hand %(n)s is undone. It is kept in the history.", n=number))
+    return redirect(url_for("evenings.scoresheet", key=key))
+
+
+def quick_auction(variant: Any, setup: Any, dealer: int, declarer: int, contract: str) -> tuple[str, ...]:
+    """The auction of the common hand: ``declarer`` bids ``contract``, everyone else passes.
+
+    For auctions in speaking order one call per seat; for russian36 (one call at a time
+    from the dealer, R-4/R-5) the calls in the order the variant asks for them.
+    Raises :class:`~scorer.rules.RulesError` if the variant refuses that auction.
+    """
+    if not variant.sequence_auction:
+        return tuple(contract if seat == declarer else PASS for seat in variant.speaking_order(setup, dealer))
+    calls: tuple[str, ...] = ()
+    for _step in range(4 * setup.n):
+        speaker, legal = variant.next_speaker(setup, dealer, calls)
+        if speaker is None:
+            return calls
+        call = contract if speaker == declarer and contract not in calls else PASS
+        if call not in legal:
+            raise RulesError(_("That bid is not possible here; use the full form."))
+        calls = (*calls, call)
+    raise RulesError(_("That bid is not possible here; use the full form."))
+
+
+@bp.route("/e/<key>/quick", methods=["GET", "POST"])
+def quick(key: str) -> Any:
+    """Quick entry: declarer, contract (and trump where named), then one tap on the
+    declarer's tricks saves the hand. Misdeal and all-pass are one tap each."""
+    evening = _evening(key)
+    ledger = services.ledger_of(evening)
+    setup, variant = ledger.setup, ledger.variant
+    number = len(ledger.rows) + 1
+    if services.is_closed(evening, ledger):
+        flash(_("This evening is finished: no more hands can be recorded."))
+        return redirect(url_for("evenings.scoresheet", key=key))
+    ladder = variant.ladder(setup.options)
+    dealer = ledger.next_dealer
+    if request.method == "GET":
+        form = quick_form_for(setup.players, ladder, number=str(number), dealer=str(dealer),
+                              token=secrets.token_urlsafe(16))
+        return _quick_page(evening, ledger, form, number, dealer)
+    form = quick_form_for(setup.players, ladder)
+    errors: list[str] = []
+    if form.validate_on_submit():
+        posted = form.number.data or ""
+        if not posted.isdigit():
+            errors.append(_("This form is missing its hand number; reload the page."))
+        else:
+            try:
+                facts = _quick_facts(form, ledger, dealer, errors)
+            except RulesError as error:
+                facts = None
+                errors.append(str(error))
+            if facts is not None:
+                try:
+                    services.record_hand(evening, int(posted), facts, device=access.device_name(),
+                                         token=form.token.data or None)
+                except services.AlreadySaved as error:
+                    flash(str(error))
+                    return redirect(url_for("evenings.scoresheet", key=key))
+                except services.HandConflict as error:
+                    flash(str(error))
+                    if error.number < 1:
+                        return redirect(url_for("evenings.scoresheet", key=key))
+                    return redirect(url_for("evenings.hand", key=key, number=error.number))
+                except services.EveningFinished as error:
+                    flash(str(error))
+                    return redirect(url_for("evenings.scoresheet", key=key))
+                except RulesError as error:
+                    errors.append(str(error))
+                else:
+                    flash(_("Hand %(n)s saved.", n=int(posted)))
+                    return redirect(url_for("evenings.scoresheet", key=key) + f"#hand-{posted}")
+    else:
+        errors.append(_("Nothing was saved: reload the page and try again."))
+    form.form_errors.extend(errors)
+    return _quick_page(evening, ledger, form, number, dealer, status=422)
+
+
+def _quick_facts(form: Any, ledger: Any, dealer: int, errors: list[str]) -> HandFacts | None:
+    setup, variant = ledger.setup, ledger.variant
+    if "misdeal" in request.form:
+        return HandFacts(dealer=dealer, misdeal=True)
+    if "all_pass" in request.form:
+        if variant.sequence_auction:
+            calls: tuple[str, ...] = ()
+            for _step in range(setup.n):
+                speaker, legal = variant.next_speaker(setup, dealer, calls)
+                if speaker is None or PASS not in legal:
+                    break
+                calls = (*calls, PASS)
+            return HandFacts(dealer=dealer, auction=calls)
+        return HandFacts(dealer=dealer, auction=tuple(PASS for _s in range(setup.n)))
+    declarer_raw = form.declarer.data or ""
+    contract = form.contract.data or ""
+    tricks = form.posted_tricks()
+    if not declarer_raw.isdigit() or not 0 <= int(declarer_raw) < setup.n:
+        errors.append(_("Tap the player who won the auction."))
+    if contract not in {bid.id for bid in variant.ladder(setup.options)}:
+        errors.append(_("Tap the contract."))
+    if variant.names_trump and not form.trump.data:
+        errors.append(_("Tap the trump suit."))
+    if tricks is None:
+        errors.append(_("Tap the number of tricks the declarer won."))
+    if errors:
+        return None
+    auction = quick_auction(variant, setup, dealer, int(declarer_raw), contract)
+    return HandFacts(dealer=dealer, auction=auction, tricks=tricks,
+                     trump=(form.trump.data or None) if variant.names_trump else None)
+
+
+def _quick_page(evening: Any, ledger: Any, form: Any, number: int, dealer: int, status: int = 200) -> Any:
+    from .evenings import call_label
+
+    setup = ledger.setup
+    return render_template(
+        "quick.html", evening=evening, ledger=ledger, form=form, number=number, dealer=dealer,
+        eldest=ledger.variant.speaking_order(setup, dealer)[0] if not ledger.variant.sequence_auction else dealer,
+        call_label=call_label, tricks=range(6),
+    ), status
