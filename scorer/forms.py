@@ -22,11 +22,14 @@ from wtforms import (
     SubmitField,
 )
 from wtforms.validators import Length, NumberRange, Optional, ValidationError
+from flask_babel import gettext
+from flask_babel import lazy_gettext as _l
 
 from .evening_file import parse_stake
 from .rules import BIDS, PASS, Claim, EveningSetup, RulesError, Variant, clean_text
 from .rules.cards import parse_card
 from .rules.variants.base import TRICKS_PER_HAND
+from .i18n import error_text, tr
 
 MAX_PLAYERS = 6
 
@@ -56,10 +59,10 @@ class WholeNumberField(IntegerField):
             super().process_formdata(valuelist)
         except ValueError:
             self.data = None
-            raise ValueError("Enter a whole number.") from None
+            raise ValueError(gettext("Enter a whole number.")) from None
         if self.data is not None and abs(self.data) > 10**9:
             self.data = None
-            raise ValueError("That number is far too large.")
+            raise ValueError(gettext("That number is far too large."))
 
 
 class EveningFormBase(FlaskForm):
@@ -69,65 +72,70 @@ class EveningFormBase(FlaskForm):
     """
 
     name = StringField(
-        "Name of the evening", [Optional(), Length(max=80, message="At most 80 characters.")], filters=[_strip]
+        _l("Name of the evening"), [Optional(), Length(max=80, message=_l("At most 80 characters."))],
+        filters=[_strip]
     )
-    scoring = RadioField("Scoring", choices=choices([("points", "Points only"), ("money", "Money")]), default="points")
-    stake = StringField("Value of one unit", [Length(max=12, message="At most 12 characters.")], filters=[_strip])
+    scoring = RadioField(_l("Scoring"), choices=choices([("points", _l("Points only")), ("money", _l("Money"))]),
+                         default="points")
+    stake = StringField(_l("Value of one unit"), [Length(max=12, message=_l("At most 12 characters."))],
+                        filters=[_strip])
     currency = StringField(
-        "Currency", [Optional(), Length(max=8, message="At most 8 characters.")], default="£", filters=[_strip]
+        _l("Currency"), [Optional(), Length(max=8, message=_l("At most 8 characters."))], default="£",
+        filters=[_strip]
     )
     players = FieldList(
         StringField(
-            "Player",
-            [Optional(), Length(max=NAME_LENGTH, message=f"A name has at most {NAME_LENGTH} characters.")],
+            _l("Player"),
+            [Optional(), Length(max=NAME_LENGTH, message=_l("A name has at most %(n)s characters.", n=NAME_LENGTH))],
             filters=[_strip],
         ),
         min_entries=MAX_PLAYERS,
         max_entries=MAX_PLAYERS,
     )
     draws = FieldList(
-        StringField("Card drawn", [Optional(), Length(max=4, message="A card such as 7H or 10S.")], filters=[_strip]),
+        StringField(_l("Card drawn"), [Optional(), Length(max=4, message=_l("A card such as 7H or 10S."))],
+                    filters=[_strip]),
         min_entries=MAX_PLAYERS,
         max_entries=MAX_PLAYERS,
     )
     first_dealer = RadioField(
-        "Deals first",
-        choices=choices((i, f"Player {i + 1}") for i in range(MAX_PLAYERS)),
+        _l("Deals first"),
+        choices=choices((i, _l("Player %(n)s", n=i + 1)) for i in range(MAX_PLAYERS)),
         default="0",
     )
-    submit = SubmitField("Start the evening")
+    submit = SubmitField(_l("Start the evening"))
 
     variant: Variant
 
     def validate_stake(self, field: StringField) -> None:
         if self.scoring.data == "money":
             if not field.data:
-                raise ValidationError("Enter the money value of one unit, such as 0.10.")
+                raise ValidationError(gettext("Enter the money value of one unit, such as 0.10."))
             try:
                 parse_stake(field.data)
             except ValueError as error:
-                raise ValidationError(str(error)) from None
+                raise ValidationError(gettext(str(error))) from None  # one of STAKE_ERRORS
 
     def validate_players(self, field: FieldList) -> None:
         names = [n for n in field.data if n]
         v = self.variant
         if not v.min_players <= len(names) <= v.max_players:
-            raise ValidationError(
-                f"{v.name} needs {v.min_players} to {v.max_players} players ({v.rule_players}); "
-                f"you entered {len(names)}."
-            )
+            raise ValidationError(gettext(
+                "%(name)s needs %(low)s to %(high)s players (%(rule)s); you entered %(n)s.", name=tr(v.name),
+                low=v.min_players, high=v.max_players, rule=v.rule_players, n=len(names)
+            ))
         folded = [n.casefold() for n in names]
         if len(set(folded)) != len(folded):
-            raise ValidationError("Two players have the same name; give each a different one.")
+            raise ValidationError(gettext("Two players have the same name; give each a different one."))
 
     def validate_first_dealer(self, field: RadioField) -> None:
         rows = self.players.data
         try:
             row = int(field.data)
         except (TypeError, ValueError):
-            raise ValidationError("Choose who deals first.") from None
+            raise ValidationError(gettext("Choose who deals first.")) from None
         if not 0 <= row < len(rows) or not rows[row]:
-            raise ValidationError("The first dealer must be one of the players named above.")
+            raise ValidationError(gettext("The first dealer must be one of the players named above."))
 
     def validate_draws(self, field: FieldList) -> None:
         """H-3 / B-2: if any card is entered, every player needs one; the draw then
@@ -137,11 +145,11 @@ class EveningFormBase(FlaskForm):
         if not drawn:
             return
         if len(drawn) != len(rows):
-            raise ValidationError("Enter the card every player drew, or none.")
+            raise ValidationError(gettext("Enter the card every player drew, or none."))
         try:
             self.variant.dealer_by_draw(drawn)
         except RulesError as error:
-            raise ValidationError(str(error)) from None
+            raise ValidationError(error_text(error)) from None
 
     def draw(self) -> list[str]:
         """The cards drawn, one per seated player (empty when the table chose)."""
@@ -180,23 +188,24 @@ def evening_form_for(variant: Variant, **kwargs: Any) -> EveningFormBase:
     EveningForm.variant = variant
     for spec in variant.option_specs:
         if spec.kind == "bool":
-            field = BooleanField(spec.label, default=spec.default, description=spec.help)
+            field = BooleanField(tr(spec.label), default=spec.default, description=tr(spec.help))
         elif spec.kind == "int":
             field = WholeNumberField(
-                spec.label,
+                tr(spec.label),
                 [
                     Optional(),
-                    NumberRange(spec.minimum, spec.maximum, message=f"From {spec.minimum} to {spec.maximum}."),
+                    NumberRange(spec.minimum, spec.maximum,
+                                message=gettext("From %(low)s to %(high)s.", low=spec.minimum, high=spec.maximum)),
                 ],
                 default=spec.default,
-                description=spec.help,
+                description=tr(spec.help),
             )
         else:
             field = RadioField(
-                spec.label,
-                choices=choices(spec.choices),
+                tr(spec.label),
+                choices=choices((value, tr(label)) for value, label in spec.choices),
                 default=str(spec.default),
-                description=spec.help,
+                description=tr(spec.help),
             )
         setattr(EveningForm, f"opt_{spec.key}", field)
     return EveningForm(**kwargs)
@@ -204,19 +213,19 @@ def evening_form_for(variant: Variant, **kwargs: Any) -> EveningFormBase:
 
 def _known_call(form: FlaskForm, field: RadioField) -> None:
     if field.data != PASS and field.data not in BIDS:
-        raise ValidationError(f"“{str(field.data)[:20]}” is not a bid. Choose Pass or a bid.")
+        raise ValidationError(gettext("“%(call)s” is not a bid. Choose Pass or a bid.", call=str(field.data)[:20]))
 
 
 def _trump(form: FlaskForm, field: RadioField) -> None:
     if field.data not in (None, "", "S", "H", "D", "C"):
-        raise ValidationError("Choose a suit.")
+        raise ValidationError(gettext("Choose a suit."))
 
 
 def _tricks(form: FlaskForm, field: RadioField) -> None:
     if field.data in (None, ""):
         return
     if field.data not in [str(i) for i in range(TRICKS_PER_HAND + 1)]:
-        raise ValidationError(f"The declarer wins 0 to {TRICKS_PER_HAND} tricks.")
+        raise ValidationError(gettext("The declarer wins 0 to %(n)s tricks.", n=TRICKS_PER_HAND))
 
 
 class HandFormBase(FlaskForm):
@@ -231,38 +240,39 @@ class HandFormBase(FlaskForm):
     version = HiddenField()
     #: one-time token: a double tap or a retry of this very form saves nothing twice
     token = HiddenField()
-    dealer = RadioField("Dealer", validate_choice=False)
+    dealer = RadioField(_l("Dealer"), validate_choice=False)
     tricks = RadioField(
-        "Tricks won by the declarer",
-        choices=choices([(i, str(i)) for i in range(TRICKS_PER_HAND + 1)] + [("", "none: nobody bid")]),
+        _l("Tricks won by the declarer"),
+        choices=choices([(i, str(i)) for i in range(TRICKS_PER_HAND + 1)] + [("", _l("none: nobody bid"))]),
         validate_choice=False,
         validators=[_tricks],
     )
-    save = SubmitField("Save hand")
-    misdeal = SubmitField("Misdeal")
+    save = SubmitField(_l("Save hand"))
+    misdeal = SubmitField(_l("Misdeal"))
     #: russian36: the calls so far, in speaking order (the auction is built one call at a time)
     calls = HiddenField()
     calls_dealer = HiddenField()  # the dealer the calls so far were made under
-    trump = RadioField("Trump named by the declarer", validate_choice=False, validators=[_trump],
+    trump = RadioField(_l("Trump named by the declarer"), validate_choice=False, validators=[_trump],
                        choices=choices([("S", "♠"), ("H", "♥"), ("D", "♦"), ("C", "♣"), ("", "–")]))
-    purchase = BooleanField("The declarer bought a card (R-9)")
-    widow = BooleanField("The declarer took the widow")
+    purchase = BooleanField(_l("The declarer bought a card (R-9)"))
+    widow = BooleanField(_l("The declarer took the widow"))
     #: one claimed irregularity (the referee); kinds offered are the variant's
-    claim_kind = RadioField("Claim", validate_choice=False, default="")
-    claim_accused = RadioField("Accused", validate_choice=False)
-    claim_by = RadioField("Claimed by", validate_choice=False)
-    claim_upheld = RadioField("The table's decision", validate_choice=False, default="yes",
-                              choices=choices([("yes", "Upheld"), ("no", "Rejected")]))
-    claim_trick = RadioField("In trick", validate_choice=False,
+    claim_kind = RadioField(_l("Claim"), validate_choice=False, default="")
+    claim_accused = RadioField(_l("Accused"), validate_choice=False)
+    claim_by = RadioField(_l("Claimed by"), validate_choice=False)
+    claim_upheld = RadioField(_l("The table's decision"), validate_choice=False, default="yes",
+                              choices=choices([("yes", _l("Upheld")), ("no", _l("Rejected"))]))
+    claim_trick = RadioField(_l("In trick"), validate_choice=False,
                              choices=choices([(i, str(i)) for i in range(1, TRICKS_PER_HAND + 1)] + [("", "?")]))
-    claim_suit = RadioField("Suit led", validate_choice=False,
+    claim_suit = RadioField(_l("Suit led"), validate_choice=False,
                             choices=choices([("S", "♠"), ("H", "♥"), ("D", "♦"), ("C", "♣"), ("", "?")]))
-    claim_card = StringField("Card played", [Optional(), Length(max=4, message="A card such as 2C.")],
+    claim_card = StringField(_l("Card played"), [Optional(), Length(max=4, message=_l("A card such as 2C."))],
                              filters=[_strip])
-    claim_evidence = StringField("Shown later", [Optional(), Length(max=4, message="A card such as 5H.")],
+    claim_evidence = StringField(_l("Shown later"), [Optional(), Length(max=4, message=_l("A card such as 5H."))],
                                  filters=[_strip])
-    claim_cards_held = WholeNumberField("Cards held", [Optional(), NumberRange(0, 10, message="From 0 to 10.")])
-    claim_before = BooleanField("Said before bidding or passing")
+    claim_cards_held = WholeNumberField(_l("Cards held"),
+                                        [Optional(), NumberRange(0, 10, message=_l("From 0 to 10."))])
+    claim_before = BooleanField(_l("Said before bidding or passing"))
 
     setup: EveningSetup
 
@@ -278,9 +288,9 @@ class HandFormBase(FlaskForm):
 
     def validate_dealer(self, field: RadioField) -> None:
         if field.data not in [str(i) for i in range(self.setup.n)]:
-            raise ValidationError("Choose the dealer.")
+            raise ValidationError(gettext("Choose the dealer."))
         if self.call_sequence() and self.calls_dealer.data and self.calls_dealer.data != field.data:
-            raise ValidationError("The dealer was changed after the auction began: undo the calls first.")
+            raise ValidationError(gettext("The dealer was changed after the auction began: undo the calls first."))
 
     def peeks_value(self) -> tuple[int, ...]:
         """H-18: the seats whose "peeked" box is ticked."""
@@ -289,20 +299,20 @@ class HandFormBase(FlaskForm):
     def validate_claim_kind(self, field: RadioField) -> None:
         kinds = [c.value for c in (self.claim_kind.choices or [])]
         if field.data not in kinds:
-            raise ValidationError("Choose a kind of claim.")
+            raise ValidationError(gettext("Choose a kind of claim."))
         if not field.data:
             return
         seats = [str(i) for i in range(self.setup.n)]
         if self.claim_accused.data not in seats:
-            raise ValidationError("Choose who is accused.")
+            raise ValidationError(gettext("Choose who is accused."))
         if self.claim_by.data not in seats + ["", None]:
-            raise ValidationError("Choose who made the claim.")
+            raise ValidationError(gettext("Choose who made the claim."))
         if self.claim_trick.data not in [str(i) for i in range(1, TRICKS_PER_HAND + 1)] + ["", None]:
-            raise ValidationError("Tricks are numbered 1 to 5.")
+            raise ValidationError(gettext("Tricks are numbered 1 to 5."))
         if self.claim_suit.data not in ("S", "H", "D", "C", "", None):
-            raise ValidationError("Choose the suit led.")
+            raise ValidationError(gettext("Choose the suit led."))
         if self.claim_upheld.data not in ("yes", "no"):
-            raise ValidationError("Choose whether the table upholds or rejects the claim.")
+            raise ValidationError(gettext("Choose whether the table upholds or rejects the claim."))
 
     def claim_value(self) -> Claim | None:
         """The claim entered, or ``None``; the engine checks the rest (cards, seats)."""
@@ -345,10 +355,15 @@ class HandFormBase(FlaskForm):
 
 
 #: Labels that fit a phone's row of buttons: tricks for the numbered bids.
-SHORT_NAMES = {"one": "1", "two": "2", "three": "3", "four": "4", "wellington": "Well.", "blucher": "Blü."}
+SHORT_NAMES = {"one": "1", "two": "2", "three": "3", "four": "4", "wellington": _l("Well."), "blucher": _l("Blü.")}
 
 
-CLAIM_NAMES = {"revoke": "Revoke", "wrong_cards": "Wrong number of cards", "out_of_turn": "Out of turn"}
+CLAIM_NAMES = {"revoke": _l("Revoke"), "wrong_cards": _l("Wrong number of cards"), "out_of_turn": _l("Out of turn")}
+#: parse_stake's messages (scorer/evening_file.py), marked here so that the catalog has them
+STAKE_ERRORS = (
+    _l("The stake must be a number such as 0.10."), _l("The stake must be more than zero."),
+    _l("The stake can have at most two decimal places."), _l("The stake can be at most 1000000."),
+)
 
 
 def hand_form_for(setup: EveningSetup, ladder: tuple[Any, ...], claim_kinds: Any = (), **kwargs: Any) -> HandFormBase:
@@ -358,7 +373,7 @@ def hand_form_for(setup: EveningSetup, ladder: tuple[Any, ...], claim_kinds: Any
         pass
 
     HandForm.setup = setup
-    calls = choices([(PASS, "Pass")] + [(b.id, SHORT_NAMES.get(b.id, b.name)) for b in ladder])
+    calls = choices([(PASS, gettext("Pass"))] + [(b.id, SHORT_NAMES.get(b.id, tr(b.name))) for b in ladder])
     for seat, name in enumerate(setup.players):
         setattr(
             HandForm,
@@ -372,17 +387,17 @@ def hand_form_for(setup: EveningSetup, ladder: tuple[Any, ...], claim_kinds: Any
     seats = choices(enumerate(setup.players))
     form.claim_accused.choices = seats
     form.claim_by.choices = seats
-    form.claim_kind.choices = choices([("", "None")] + [(k, CLAIM_NAMES[k]) for k in claim_kinds])
+    form.claim_kind.choices = choices([("", gettext("None"))] + [(k, CLAIM_NAMES[k]) for k in claim_kinds])
     return form
 
 
 def error_messages(form: FlaskForm) -> list[str]:
     """Every error of ``form`` as one line for users: form-level errors first, then
     each field's, prefixed with its label (and the row number inside a list)."""
-    out = list(form.form_errors)
+    out = [str(e) for e in form.form_errors]
     for field in form:
         for error in field.errors:
-            if isinstance(error, str):
+            if not isinstance(error, (list, tuple)):  # a message (a translated lazy string is no str)
                 out.append(f"{field.label.text}: {error}")
             else:  # a FieldList: a list of errors per row
                 for row, sub in enumerate(error, start=1):
@@ -393,19 +408,19 @@ def error_messages(form: FlaskForm) -> list[str]:
 class ImportForm(FlaskForm):
     """Upload an evening file (JSON)."""
 
-    file = FileField("Evening file (.json)", validators=[FileRequired("Choose a file to import.")])
-    submit = SubmitField("Import")
+    file = FileField(_l("Evening file (.json)"), validators=[FileRequired(_l("Choose a file to import."))])
+    submit = SubmitField(_l("Import"))
 
 
 class OverrideFormBase(FlaskForm):
     """Overrule a ruling: each player's change (``units_<seat>``), the pool's, and why."""
 
     version = HiddenField()
-    pool = WholeNumberField("Pool", [Optional()], default=0)
-    reason = StringField("Why the table overrules the ruling",
-                         [Optional(), Length(max=500, message="At most 500 characters.")], filters=[_strip])
-    remove = SubmitField("Remove the override")
-    apply = SubmitField("Overrule")
+    pool = WholeNumberField(_l("Pool"), [Optional()], default=0)
+    reason = StringField(_l("Why the table overrules the ruling"),
+                         [Optional(), Length(max=500, message=_l("At most 500 characters."))], filters=[_strip])
+    remove = SubmitField(_l("Remove the override"))
+    apply = SubmitField(_l("Overrule"))
 
     def units(self, n: int) -> tuple[int, ...]:
         return tuple(getattr(self, f"units_{s}").data or 0 for s in range(n))
