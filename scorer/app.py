@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from flask import Flask, render_template
+from flask_babel import gettext as _
 from flask_migrate import Migrate
 from flask_wtf.csrf import CSRFError, CSRFProtect
 from werkzeug.exceptions import HTTPException
@@ -98,10 +99,10 @@ def register_errorhandlers(app: Flask) -> None:
     def render_error(error: HTTPException) -> tuple[str, int]:
         code = error.code or 500
         messages = {
-            400: "The request could not be understood.",
-            404: "There is nothing here. Check the link, or start a new evening.",
-            405: "That action is not possible here.",
-            413: "That file is too large (at most 1 MB).",
+            400: _("The request could not be understood."),
+            404: _("There is nothing here. Check the link, or start a new evening."),
+            405: _("That action is not possible here."),
+            413: _("That file is too large (at most 1 MB)."),
         }
         return render_template("error.html", code=code, message=messages.get(code, error.description)), code
 
@@ -110,18 +111,21 @@ def register_errorhandlers(app: Flask) -> None:
 
     @app.errorhandler(500)
     def server_error(error: Exception) -> tuple[str, int]:
-        message = "Something went wrong on our side; nothing you entered was half-saved. Please try again."
+        message = _("Something went wrong on our side; nothing you entered was half-saved. Please try again.")
         return render_template("error.html", code=500, message=message), 500
 
     @app.errorhandler(HandError)
     def hand_error(error: HandError) -> tuple[str, int]:
         # a stored hand the rules refuse (it should not happen: every save is ruled first)
-        message = f"This evening holds a hand the rules refuse — {error}. Export it as JSON to repair it."
+        from .i18n import error_text
+
+        message = _("This evening holds a hand the rules refuse — %(error)s. Export it as JSON to repair it.",
+                    error=error_text(error))
         return render_template("error.html", code=409, message=message), 409
 
     @app.errorhandler(CSRFError)
     def csrf_error(error: CSRFError) -> tuple[str, int]:
-        message = "This form has expired or was not sent by this app. Go back, reload the page and try again."
+        message = _("This form has expired or was not sent by this app. Go back, reload the page and try again.")
         return render_template("error.html", code=400, message=message), 400
 
 
