@@ -22,7 +22,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from babel.numbers import format_currency, format_decimal, get_currency_name
-from flask import Blueprint, Flask, Response, redirect, request
+from flask import Blueprint, Flask, Response, has_request_context, redirect, request
 from flask_babel import Babel, get_locale, get_translations
 from flask_babel import format_date as _format_date
 
@@ -46,7 +46,10 @@ bp = Blueprint("i18n", __name__)
 
 
 def select_locale() -> str:
-    """The phone's language: its ``lang`` cookie, else the best match for the browser."""
+    """The phone's language: its ``lang`` cookie, else the best match for the browser;
+    English outside a request (the CLI, the demo loader, tests of the services)."""
+    if not has_request_context():
+        return "en"
     chosen = request.cookies.get(COOKIE, "")
     if chosen in LANGUAGES:
         return chosen

@@ -13,6 +13,7 @@ from datetime import date
 
 import sqlalchemy as sa
 from sqlalchemy.exc import IntegrityError
+from flask_babel import gettext as _
 from sqlalchemy.orm import selectinload
 
 from .evening_file import EveningFile, dump_hand
@@ -168,7 +169,7 @@ def _token_used(token: str | None) -> Submission | None:
 
 
 def _already_saved(submission: Submission) -> AlreadySaved:
-    return AlreadySaved("This form was already saved (it was sent twice); nothing was saved again.",
+    return AlreadySaved(_("This form was already saved (it was sent twice); nothing was saved again."),
                         submission.hand_number)
 
 
@@ -200,12 +201,14 @@ def record_hand(evening: Evening, number: int, facts: HandFacts, *, device: str 
         raise _already_saved(used)
     ledger = ledger_of(evening)
     if is_closed(evening, ledger):
-        raise EveningFinished("This evening is finished: no more hands can be recorded.")
+        raise EveningFinished(_("This evening is finished: no more hands can be recorded."))
     expected = len(evening.hands) + 1
     if number < expected:
-        raise HandConflict(f"Hand {number} has already been recorded (perhaps from another phone).", number)
+        raise HandConflict(_("Hand %(number)s has already been recorded (perhaps from another phone).",
+                             number=number), number)
     if number > expected:
-        raise HandConflict(f"This form was for hand {number}, but the next hand is {expected}; nothing was saved.",
+        raise HandConflict(_("This form was for hand %(number)s, but the next hand is %(expected)s; nothing was "
+                             "saved.", number=number, expected=expected),
                            expected - 1)
     try:  # rule on the evening with the new hand in place: nothing is saved if it is refused
         settle_evening(ledger.setup, [facts_of(h.current) for h in evening.hands] + [facts])
@@ -225,7 +228,8 @@ def record_hand(evening: Evening, number: int, facts: HandFacts, *, device: str 
         used = _token_used(token)
         if used is not None:
             raise _already_saved(used) from None
-        raise HandConflict(f"Hand {number} has already been recorded (perhaps from another phone).", number) from None
+        raise HandConflict(_("Hand %(number)s has already been recorded (perhaps from another phone).",
+                             number=number), number) from None
     return hand
 
 
@@ -244,13 +248,14 @@ def correct_hand(evening: Evening, number: int, base_version: int, facts: HandFa
     if used is not None:
         raise _already_saved(used)
     if evening.finished_at is not None:
-        raise EveningFinished("This evening is finished: reopen it to correct a hand.")
+        raise EveningFinished(_("This evening is finished: reopen it to correct a hand."))
     hand = next((h for h in evening.hands if h.number == number), None)
     if hand is None:
-        raise LookupError(f"There is no hand {number} in this evening.")
+        raise LookupError(_("There is no hand %(number)s in this evening.", number=number))
     if hand.current.version != base_version:
         raise HandConflict(
-            f"Hand {number} was corrected on another phone while you were editing; here is the saved version.",
+            _("Hand %(number)s was corrected on another phone while you were editing; here is the saved version.",
+              number=number),
             number,
         )
     if facts_of(hand.current) == facts:
@@ -277,7 +282,8 @@ def correct_hand(evening: Evening, number: int, base_version: int, facts: HandFa
         used = _token_used(token)
         if used is not None:
             raise _already_saved(used) from None
-        raise HandConflict(f"Hand {number} was corrected on another phone first.", number) from None
+        raise HandConflict(_("Hand %(number)s was corrected on another phone first.", number=number),
+                           number) from None
     return version
 
 
@@ -290,12 +296,12 @@ def undo_last_hand(evening: Evening, number: int, base_version: int, *, device: 
     raised and nothing changes. Raises :class:`EveningFinished` for a closed evening.
     """
     if evening.finished_at is not None:
-        raise EveningFinished("This evening is finished: reopen it to undo a hand.")
+        raise EveningFinished(_("This evening is finished: reopen it to undo a hand."))
     if not evening.hands:
-        raise HandConflict("There is no hand to undo.", 0)
+        raise HandConflict(_("There is no hand to undo."), 0)
     hand = evening.hands[-1]
     if hand.number != number or hand.current.version != base_version:
-        raise HandConflict("The last hand changed on another phone; nothing was undone. Here it is now.",
+        raise HandConflict(_("The last hand changed on another phone; nothing was undone. Here it is now."),
                            hand.number)
     before = facts_of(hand.current)
     try:
@@ -309,7 +315,7 @@ def undo_last_hand(evening: Evening, number: int, base_version: int, *, device: 
         db.session.commit()
     except IntegrityError:
         db.session.rollback()
-        raise HandConflict("The last hand changed on another phone; nothing was undone.", number) from None
+        raise HandConflict(_("The last hand changed on another phone; nothing was undone."), number) from None
     db.session.expire_all()
     return hand
 
