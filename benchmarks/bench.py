@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import http.client
+import io
 import random
 import socket
 import statistics
@@ -80,6 +81,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--hands", type=int, default=100)
     parser.add_argument("--repeat", type=int, default=30)
+    parser.add_argument("--long-hands", type=int, default=300, help="hands of the long evening's PDF")
     args = parser.parse_args()
     evening = make_evening(args.hands)
 
@@ -154,6 +156,30 @@ def main() -> None:
               f"document (target ≤ 4×), {pdf / one_line_styled:.1f}× the styled one-line document")
         print(f"evening PDF, {args.hands} hands, unchanged evening (served from the revision cache) over HTTP: "
               f"{pdf_warm * 1000:.2f} ms = {pdf_warm / one_line:.2f}× the one-line document")
+
+        # the PDF of a long evening, the whole export path: HTML (and chart) built in the app,
+        # WeasyPrint in the child process the time limit can kill; against the one-line
+        # document rendered in this process and through the same child, in this run
+        from pypdf import PdfReader
+
+        from scorer.pdf import DEFAULT_TIME_LIMIT, evening_pdf_html
+
+        with app.app_context(), app.test_request_context():
+            long_key = services.import_evening(make_evening(args.long_hands, seed=11)).key
+            stored = services.get_evening(long_key)
+            assert stored is not None
+            ledger = services.ledger_of(stored)
+            one_line_child = timed(lambda: render_html_pdf("<p>Nap</p>"), 3)
+            long_html = timed(lambda: evening_pdf_html(stored, ledger), 3)
+            made: list[bytes] = []
+            long_pdf = timed(lambda: made.append(render_evening_pdf(stored, ledger, "a4")), 2)
+            db.session.remove()
+        long_pages = len(PdfReader(io.BytesIO(made[-1])).pages)
+        print(f"WeasyPrint one-line document through the child process: {one_line_child * 1000:.1f} ms")
+        print(f"evening PDF, {args.long_hands} hands ({long_pages} A4 pages), through the child process: "
+              f"{long_pdf:.2f} s (HTML and chart {long_html * 1000:.0f} ms) = {long_pdf / one_line:.0f}× the "
+              f"one-line document, {long_pdf / one_line_child:.1f}× the one-line document through the child; "
+              f"time limit {DEFAULT_TIME_LIMIT:g} s")
 
 
 if __name__ == "__main__":
