@@ -1,0 +1,228 @@
+"""Groups of evenings: saving and reading a group, its evenings and merged spellings,
+and its season (the bridge between the database and :mod:`scorer.season`).
+
+Every write is one transaction. A request the group refuses raises
+:class:`GroupError`, whose ``str()`` is for users; nothing is saved then. No
+function here changes an evening's own facts: a group only collects evenings, and
+a merge of spellings only changes how the season counts them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Hashable
+from dataclasses import dataclass
+from datetime import date
+
+import sqlalchemy as sa
+from flask_babel import gettext as _
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import selectinload
+
+from . import services
+from .ledger import HandError
+from .models import Evening, Group, GroupAlias, Hand, db
+from .rules import VARIANTS
+from .season import Book, SeasonEvening, name_key, resolve, season_books, shared_table, spellings_in
+
+
+class GroupError(Exception):
+    """A change the group refuses; ``str()`` is the message for users."""
+
+
+_KEY = re.compile(r"[A-Za-z0-9_-]{1,32}")
+
+
+def get_group(key: str) -> Group | None:
+    """The group with URL key ``key`` (merges loaded), or ``None``."""
+    if not isinstance(key, str) or not _KEY.fullmatch(key):
+        return None
+    return db.session.scalar(sa.select(Group).where(Group.key == key).options(selectinload(Group.aliases)))
+
+
+def create_group(name: str) -> Group:
+    """Save a new group called ``name`` (trimmed; 1 to 80 characters, checked by the form)."""
+    group = Group(name=" ".join(name.split())[:80])
+    db.session.add(group)
+    db.session.commit()
+    return group
+
+
+def group_of_evening(evening_key: str) -> tuple[str, str] | None:
+    """``(group key, group name)`` of the evening's group, or ``None`` (one small query)."""
+    if not isinstance(evening_key, str) or len(evening_key) > 32:
+        return None
+    row = db.session.execute(
+        sa.select(Group.key, Group.name).join(Evening, Evening.group_id == Group.id).where(Evening.key == evening_key)
+    ).first()
+    return None if row is None else (row[0], row[1])
+
+
+def state(group: Group) -> Hashable:
+    """Everything the season depends on, cheaply (two small queries): each evening's
+    id, revision, name and date, and the merges. Equal states give equal seasons."""
+    evenings = db.session.execute(
+        sa.select(Evening.id, Evening.revision, Evening.name, Evening.played_on)
+        .where(Evening.group_id == group.id).order_by(Evening.id)
+    ).all()
+    merges = db.session.execute(
+        sa.select(GroupAlias.alias, GroupAlias.canonical).where(GroupAlias.group_id == group.id)
+        .order_by(GroupAlias.id)
+    ).all()
+    return group.key, group.name, tuple(tuple(r) for r in evenings), tuple(tuple(r) for r in merges)
+
+
+def evenings_of(group: Group) -> list[Evening]:
+    """The group's evenings with players and hands loaded, by date (then as created)."""
+    return list(db.session.scalars(
+        sa.select(Evening).where(Evening.group_id == group.id)
+        .options(selectinload(Evening.players), selectinload(Evening.hands).selectinload(Hand.versions))
+        .order_by(Evening.played_on, Evening.id)
+    ))
+
+
+@dataclass(frozen=True)
+class EveningLine:
+    """One evening on the group page: ``winners`` are names (none before the first
+    hand); ``problem`` is set when a stored hand no longer settles (the evening is
+    then left out of the season and says so)."""
+
+    key: str
+    name: str
+    played_on: date
+    variant: str
+    hands: int
+    winners: tuple[str, ...]
+    money: bool
+    problem: str = ""
+
+
+@dataclass(frozen=True)
+class Season:
+    """A group's season as plain data (safe to cache): the evening lines, the books,
+    every name key used → its latest spelling, and the merges (alias key → key)."""
+
+    lines: tuple[EveningLine, ...]
+    books: tuple[Book, ...]
+    spellings: dict[str, str]
+    aliases: dict[str, str]
+
+    def spelling(self, key: str) -> str:
+        return self.spellings.get(key, key)
+
+
+def aliases_of(group: Group) -> dict[str, str]:
+    return {a.alias: a.canonical for a in group.aliases}
+
+
+def season_of(group: Group) -> Season:
+    """Settle every evening of the group and add them up (see :func:`scorer.season.season_books`)."""
+    lines: list[EveningLine] = []
+    settled: list[SeasonEvening] = []
+    for evening in evenings_of(group):
+        variant = VARIANTS.get(evening.variant)
+        base = dict(key=evening.key, name=evening.name, played_on=evening.played_on,
+                    variant=variant.name if variant else evening.variant, hands=len(evening.hands),
+                    money=evening.stake_minor is not None)
+        try:
+            ledger = services.ledger_of(evening)
+        except HandError as error:
+            lines.append(EveningLine(winners=(), problem=str(error), **base))
+            continue
+        winners = tuple(ledger.setup.players[s] for s in ledger.winners) if ledger.rows else ()
+        lines.append(EveningLine(winners=winners, **base))
+        settled.append(SeasonEvening(evening.key, evening.name, evening.played_on, ledger))
+    aliases = aliases_of(group)
+    spellings = spellings_in([e.ledger.setup.players for e in settled])
+    return Season(tuple(lines), tuple(season_books(settled, aliases)), spellings, aliases)
+
+
+def evening_key_from(text: str) -> str | None:
+    """The evening key in a pasted link (``https://…/e/<key>``, with anything after it)
+    or a bare key; ``None`` if there is none."""
+    text = (text or "").strip()
+    found = re.search(r"/e/([A-Za-z0-9_-]{1,32})(?![A-Za-z0-9_-])", text)
+    if found:
+        return found.group(1)
+    return text if _KEY.fullmatch(text) else None
+
+
+def add_evening(group: Group, text: str) -> Evening:
+    """Put the evening whose link or key is ``text`` into ``group``.
+
+    Raises :class:`GroupError` (nothing saved) if there is no such evening, or it is
+    in this group already, or in another group (remove it there first).
+    """
+    key = evening_key_from(text)
+    evening = services.get_evening(key) if key else None
+    if evening is None:
+        raise GroupError(_("No evening has that link. Paste the address of the evening's scoresheet, "
+                           "or its key (the part after /e/)."))
+    if evening.group_id == group.id:
+        raise GroupError(_("“%(name)s” is in this group already.", name=evening.name))
+    if evening.group_id is not None:
+        raise GroupError(_("“%(name)s” belongs to another group. Remove it from that group's page first.",
+                           name=evening.name))
+    db.session.execute(sa.update(Evening).where(Evening.id == evening.id, Evening.group_id.is_(None))
+                       .values(group_id=group.id))
+    db.session.commit()
+    return evening
+
+
+def remove_evening(group: Group, evening_key: str) -> Evening:
+    """Take an evening out of the group (the evening itself is unchanged and can be
+    added again). Raises :class:`GroupError` if it is not in the group."""
+    evening = services.get_evening(evening_key) if isinstance(evening_key, str) else None
+    if evening is None or evening.group_id != group.id:
+        raise GroupError(_("That evening is not in this group."))
+    db.session.execute(sa.update(Evening).where(Evening.id == evening.id).values(group_id=None))
+    db.session.commit()
+    return evening
+
+
+def merge(group: Group, alias_name: str, canonical_name: str) -> GroupAlias:
+    """Count the player spelt ``alias_name`` as ``canonical_name`` in this group's season.
+
+    Both must be names used in the group's evenings. Raises :class:`GroupError`
+    (nothing saved) when they are already one player, when ``alias_name`` is already
+    merged into someone, or when the two sat at the same table (two people).
+    """
+    alias, canonical = name_key(alias_name or ""), name_key(canonical_name or "")
+    evenings = list(db.session.scalars(
+        sa.select(Evening).where(Evening.group_id == group.id).options(selectinload(Evening.players))
+        .order_by(Evening.played_on, Evening.id)))
+    tables = [[p.name for p in e.players] for e in evenings]
+    known = spellings_in(tables)
+    if alias not in known or canonical not in known:
+        raise GroupError(_("Choose two names from the lists: both must have played in this group."))
+    aliases = aliases_of(group)
+    shown = {"alias": known[alias], "canonical": known[canonical]}
+    if resolve(alias, aliases) == resolve(canonical, aliases):
+        raise GroupError(_("%(alias)s and %(canonical)s already count as one player.", **shown))
+    if alias in aliases:
+        raise GroupError(_("%(alias)s is already merged into %(other)s: un-merge that first.",
+                           alias=known[alias], other=known.get(aliases[alias], aliases[alias])))
+    index = shared_table(tables, aliases, alias, canonical)
+    if index is not None:
+        both = evenings[index]
+        raise GroupError(_("%(alias)s and %(canonical)s both played at “%(evening)s” (%(date)s): they are two "
+                           "players, so they cannot be merged.", evening=both.name,
+                           date=both.played_on.isoformat(), **shown))
+    row = GroupAlias(group_id=group.id, alias=alias, canonical=canonical)
+    db.session.add(row)
+    try:
+        db.session.commit()
+    except IntegrityError:
+        db.session.rollback()
+        raise GroupError(_("%(alias)s is already merged into another name.", **shown)) from None
+    return row
+
+
+def unmerge(group: Group, alias_id: int) -> None:
+    """Undo one merge (the spellings count apart again). Raises :class:`GroupError`
+    if the group has no such merge."""
+    row = next((a for a in group.aliases if a.id == alias_id), None)
+    if row is None:
+        raise GroupError(_("That merge is not in this group (perhaps it was undone already)."))
+    db.session.delete(row)
+    db.session.commit()

@@ -1,0 +1,225 @@
+"""Groups of evenings: start a group, its page with the season, the season chart and PDF.
+
+A group's page, chart and PDF are kept by the group's state (each evening's revision
+and the merges, :func:`scorer.groups.state`), so an unchanged season costs a few
+small queries, not 50 evenings settled again.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Blueprint, Response, abort, flash, redirect, render_template, request, url_for
+from flask_babel import get_locale
+from flask_babel import gettext as _
+from markupsafe import Markup
+
+from .. import groups
+from ..cache import RevisionCache
+from ..chart import running_totals_svg
+from ..group_forms import AddEveningForm, GroupForm, ItemForm, MergeForm
+from ..models import Group
+from ..season import Book
+from .display import signed
+
+bp = Blueprint("groups", __name__)
+
+#: The season by group state: settling every evening of a group is the slow part.
+season_cache: RevisionCache[groups.Season] = RevisionCache(16)
+#: Rendered season tables, charts and PDFs by (group state, language[, book]).
+fragment_cache: RevisionCache[Markup] = RevisionCache(32)
+chart_cache: RevisionCache[bytes] = RevisionCache(32)
+season_pdf_cache: RevisionCache[bytes] = RevisionCache(8)
+
+#: The chart's own policy: pygal's SVG carries a <style>, which the app's policy forbids.
+CHART_CSP = "default-src 'none'; style-src 'unsafe-inline'"
+
+
+def load_group(key: str) -> Group:
+    group = groups.get_group(key)
+    if group is None:
+        abort(404)
+    return group
+
+
+def season_for(group: Group) -> tuple[Any, groups.Season]:
+    """The group's state and its season (from the cache when unchanged)."""
+    state = groups.state(group)
+    season = season_cache.get(state)
+    if season is None:
+        season = groups.season_of(group)
+        season_cache.put(state, season)
+    return state, season
+
+
+def book_title(book: Book) -> str:
+    """``British Nap, basic (Pagat) · points`` or ``… · £0.10 a unit``."""
+    from ..rules import VARIANTS
+
+    variant = VARIANTS.get(book.key.variant)
+    name = variant.name if variant else book.key.variant
+    if book.stake is None:
+        return _("%(variant)s · points", variant=name)
+    return _("%(variant)s · %(stake)s a unit", variant=name, stake=book.stake.format(book.stake.minor))
+
+
+@bp.app_context_processor
+def helpers() -> dict[str, Any]:
+    return {"book_title": book_title}
+
+
+@bp.route("/groups/new", methods=["GET", "POST"])
+def new_group() -> Any:
+    form = GroupForm()
+    if form.validate_on_submit():
+        group = groups.create_group(form.name.data or "")
+        flash(_("The group “%(name)s” is ready. Start its first evening, or add evenings you have played.",
+                name=group.name))
+        return redirect(url_for(".group", key=group.key))
+    return render_template("group_new.html", form=form), (422 if form.is_submitted() else 200)
+
+
+def _page(group: Group, *, status: int = 200, add_form: AddEveningForm | None = None,
+          merge_form: MergeForm | None = None, errors: dict[str, list[str]] | None = None) -> Any:
+    state, season = season_for(group)
+    locale = str(get_locale())
+    fragment = fragment_cache.get((state, locale))
+    if fragment is None:
+        fragment = Markup(render_template("_season.html", group=group, season=season))
+        fragment_cache.put((state, locale), fragment)
+    names = sorted(season.spellings.items(), key=lambda kv: kv[1].casefold())
+    merge_form = merge_form or MergeForm(formdata=None)
+    merge_form.alias.choices = [(v, v) for _, v in names]
+    merge_form.canonical.choices = [(v, v) for _, v in names]
+    return render_template(
+        "group.html", group=group, season=season, fragment=fragment, add_form=add_form or AddEveningForm(formdata=None),
+        merge_form=merge_form, action=ItemForm(formdata=None), errors=errors or {},
+        merges=[(a, season.spelling(a.alias), season.spelling(a.canonical)) for a in group.aliases],
+    ), status
+
+
+@bp.get("/g/<key>")
+def group(key: str) -> Any:
+    return _page(load_group(key))
+
+
+@bp.post("/g/<key>/add")
+def add_evening(key: str) -> Any:
+    group = load_group(key)
+    form = AddEveningForm()
+    if form.validate_on_submit():
+        try:
+            evening = groups.add_evening(group, form.link.data or "")
+        except groups.GroupError as error:
+            form.link.errors = [str(error)]
+        else:
+            flash(_("“%(name)s” is now in the group.", name=evening.name))
+            return redirect(url_for(".group", key=key))
+    return _page(group, status=422, add_form=form, errors={"add": _messages(form)})
+
+
+@bp.post("/g/<key>/remove")
+def remove_evening(key: str) -> Any:
+    group = load_group(key)
+    form = ItemForm()
+    if form.validate_on_submit():
+        try:
+            evening = groups.remove_evening(group, str(form.item.data or "")[:40])
+        except groups.GroupError as error:
+            flash(str(error))
+        else:
+            flash(_("“%(name)s” is no longer in the group; the evening itself is unchanged.", name=evening.name))
+    return redirect(url_for(".group", key=key))
+
+
+@bp.post("/g/<key>/merge")
+def merge(key: str) -> Any:
+    group = load_group(key)
+    form = MergeForm()
+    if form.validate_on_submit():
+        try:
+            groups.merge(group, str(form.alias.data or "")[:200], str(form.canonical.data or "")[:200])
+        except groups.GroupError as error:
+            form.form_errors.append(str(error))
+        else:
+            flash(_("%(alias)s now counts as %(canonical)s in this group's season. No evening was changed.",
+                    alias=form.alias.data, canonical=form.canonical.data))
+            return redirect(url_for(".group", key=key) + "#merge")
+    return _page(group, status=422, merge_form=form, errors={"merge": _messages(form)})
+
+
+@bp.post("/g/<key>/unmerge")
+def unmerge(key: str) -> Any:
+    group = load_group(key)
+    form = ItemForm()
+    if form.validate_on_submit():
+        try:
+            merge_id = int(str(form.item.data or "")[:12])
+        except ValueError:
+            merge_id = -1
+        try:
+            groups.unmerge(group, merge_id)
+        except groups.GroupError as error:
+            flash(str(error))
+        else:
+            flash(_("The two spellings count as two players again."))
+    return redirect(url_for(".group", key=key) + "#merge")
+
+
+def _messages(form: Any) -> list[str]:
+    out = list(form.form_errors)
+    for field in form:
+        out.extend(str(e) for e in field.errors if not isinstance(e, (list, tuple, dict)))  # lazy strings too
+    return out
+
+
+def _book_index(season: groups.Season) -> int:
+    try:
+        index = int(request.args.get("book", "0")[:4])
+    except ValueError:
+        abort(404)
+    if not 0 <= index < len(season.books):
+        abort(404)
+    return index
+
+
+def chart_svg(book: Book, *, width: int = 800, height: int = 400) -> bytes:
+    """The season chart of one book: cumulative totals, evening by evening (units)."""
+    return running_totals_svg(
+        [p.name for p in book.players], [p.cumulative for p in book.players],
+        x_labels=[e.played_on.isoformat() for e in book.evenings], width=width, height=height,
+    )
+
+
+@bp.get("/g/<key>/chart.svg")
+def chart(key: str) -> Response:
+    state, season = season_for(load_group(key))
+    index = _book_index(season)
+    svg = chart_cache.get((state, index))
+    if svg is None:
+        svg = chart_svg(season.books[index])
+        chart_cache.put((state, index), svg)
+    response = Response(svg, mimetype="image/svg+xml")
+    response.headers["Content-Security-Policy"] = CHART_CSP
+    response.headers["Cache-Control"] = "no-cache"
+    return response
+
+
+@bp.get("/g/<key>/season.pdf")
+def season_pdf(key: str) -> Response:
+    from ..pdf import render_html_pdf
+    from .evenings import content_disposition
+
+    group = load_group(key)
+    state, season = season_for(group)
+    locale = str(get_locale())
+    pdf = season_pdf_cache.get((state, locale))
+    if pdf is None:
+        charts = [Markup(chart_svg(book, width=760, height=380).decode()) for book in season.books]
+        html = render_template("pdf/season.html", group=group, season=season, charts=charts, signed=signed,
+                               lang=locale.replace("_", "-"))
+        pdf = render_html_pdf(html)
+        season_pdf_cache.put((state, locale), pdf)
+    response = Response(pdf, mimetype="application/pdf")
+    response.headers["Content-Disposition"] = content_disposition("inline", group.name, "pdf")
+    return response
