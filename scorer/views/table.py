@@ -8,6 +8,7 @@ runs, so a viewer's request changes nothing.
 
 from __future__ import annotations
 
+import io
 import secrets
 from typing import Any
 from urllib.parse import urlsplit
@@ -88,8 +89,10 @@ def qr(key: str) -> Response:
         url = url_for("table.scorer_link", key=key, edit_key=evening.edit_key, _external=True)
     else:
         url = url_for("evenings.scoresheet", key=key, _external=True)
-    svg = segno.make(url, error="m").svg_inline(scale=6, border=2, dark="#000", light="#fff")
-    response = Response(svg, mimetype="image/svg+xml")
+    out = io.BytesIO()
+    segno.make(url, error="m").save(out, kind="svg", scale=6, border=2, dark="#000", light="#fff",
+                                     xmldecl=False)
+    response = Response(out.getvalue(), mimetype="image/svg+xml")
     response.headers["Content-Security-Policy"] = "default-src 'none'"
     response.headers["Cache-Control"] = "private, no-store"
     return response

@@ -1,0 +1,305 @@
+"""One table, many phones: roles, PIN budgets, isolation between tables, undo,
+history, one-time tokens, quick entry, live revision, hostile names, the PDF fetcher."""
+
+from __future__ import annotations
+
+import http.server
+import re
+import threading
+from typing import Any
+
+import pytest
+import sqlalchemy as sa
+
+from scorer import access, services
+from scorer.models import Change, Evening, Hand, db
+from scorer.pdf import render_html_pdf
+from tests.webhelpers import start_evening
+
+
+def _evening(app: Any, key: str) -> Evening:
+    with app.app_context():
+        evening = services.get_evening(key)
+        assert evening is not None
+        db.session.expunge_all()
+        return evening
+
+
+def _quick(client: Any, key: str, number: int, declarer: int, contract: str, tricks: int, **extra: str) -> Any:
+    data = {"number": str(number), "declarer": str(declarer), "contract": contract, "tricks": str(tricks), **extra}
+    return client.post(f"/e/{key}/quick", data=data)
+
+
+def _hand_count(app: Any, key: str) -> int:
+    with app.app_context():
+        evening = services.get_evening(key)
+        assert evening is not None
+        return len(evening.hands)
+
+
+# --- roles -------------------------------------------------------------------------
+
+def test_the_creator_scores_and_a_stranger_only_watches(app: Any) -> None:
+    creator, stranger = app.test_client(), app.test_client()
+    key = start_evening(creator)
+    assert _quick(creator, key, 1, 1, "three", 3).status_code == 302
+    assert _hand_count(app, key) == 1
+    assert stranger.get(f"/e/{key}").status_code == 200
+    response = _quick(stranger, key, 2, 2, "three", 3)
+    assert response.status_code == 302 and response.headers["Location"].endswith(f"/e/{key}/join")
+    assert _hand_count(app, key) == 1
+    sheet = stranger.get(f"/e/{key}").get_data(as_text=True)
+    assert "Record hand 2" not in sheet and "Become a scorer" in sheet
+    assert "Record hand 2" in creator.get(f"/e/{key}").get_data(as_text=True)
+
+
+def test_scorers_link_and_pin_make_a_scorer(app: Any) -> None:
+    creator, by_link, by_pin = app.test_client(), app.test_client(), app.test_client()
+    key = start_evening(creator)
+    evening = _evening(app, key)
+    assert by_link.get(f"/e/{key}/scorer/not-the-key").status_code == 404
+    assert by_link.get(f"/e/{key}/scorer/{evening.edit_key}").status_code == 302
+    assert _quick(by_link, key, 1, 1, "three", 3).status_code == 302
+    assert _hand_count(app, key) == 1
+    wrong = "000000" if evening.pin != "000000" else "111111"
+    page = by_pin.post(f"/e/{key}/join", data={"pin": wrong})
+    assert page.status_code == 422 and "not this table" in page.get_data(as_text=True)
+    assert by_pin.post(f"/e/{key}/join", data={"pin": f" {evening.pin} "}).status_code == 302
+    assert _quick(by_pin, key, 2, 2, "three", 3).status_code == 302
+    assert _hand_count(app, key) == 2
+    # the share page shows the PIN and the scorers' link to scorers only
+    assert evening.pin in by_pin.get(f"/e/{key}/share").get_data(as_text=True)
+    viewer_page = app.test_client().get(f"/e/{key}/share").get_data(as_text=True)
+    assert evening.pin not in viewer_page and evening.edit_key not in viewer_page
+    assert app.test_client().get(f"/e/{key}/qr.svg?for=edit").status_code == 404
+    assert by_pin.get(f"/e/{key}/qr.svg?for=edit").mimetype == "image/svg+xml"
+
+
+def test_pin_guessing_is_bounded_per_phone_and_per_table(app: Any) -> None:
+    key = start_evening(app.test_client())
+    evening = _evening(app, key)
+    wrong = "000000" if evening.pin != "000000" else "111111"
+    guesser = app.test_client()
+    for _ in range(access.SESSION_TRIES):
+        assert "not this table" in guesser.post(f"/e/{key}/join", data={"pin": wrong}).get_data(as_text=True)
+    # this phone is out of tries: even the right PIN is not checked now
+    page = guesser.post(f"/e/{key}/join", data={"pin": evening.pin}).get_data(as_text=True)
+    assert "Too many wrong PINs from this phone" in page
+    assert "Record hand" not in guesser.get(f"/e/{key}").get_data(as_text=True)
+    # another phone at the same table (same IP) still may: the lock-out is per phone
+    friend = app.test_client()
+    assert friend.post(f"/e/{key}/join", data={"pin": evening.pin}).status_code == 302
+    # but the table as a whole has a budget too: 30 wrong PINs, whatever the cookies
+    for _ in range(access.TABLE_TRIES - access.SESSION_TRIES):
+        app.test_client().post(f"/e/{key}/join", data={"pin": wrong})
+    late = app.test_client().post(f"/e/{key}/join", data={"pin": evening.pin}).get_data(as_text=True)
+    assert "PIN entry is paused" in late
+    assert _evening(app, key).pin_failures == access.TABLE_TRIES
+
+
+def _urls(app: Any, key: str, edit_key: str) -> list[tuple[str, str]]:
+    """Every route that takes an evening key, as (method, url) for table ``key``."""
+    out = []
+    for rule in app.url_map.iter_rules():
+        if "key" not in rule.arguments or rule.endpoint.startswith("groups."):
+            continue
+        values = {"key": key, "number": 1, "version": 1, "edit_key": edit_key}
+        url = rule.build({k: values[k] for k in rule.arguments if k in values}, append_unknown=False)[1]
+        for method in sorted((rule.methods or set()) - {"HEAD", "OPTIONS"}):
+            out.append((method, url))
+    return out
+
+
+def test_one_tables_links_never_read_or_change_another_table(app: Any) -> None:
+    """A scorer of table A, using A's edit link and hand numbers on table B's URLs,
+    changes nothing at B and never sees A's data there; every route is tried."""
+    alice, bob = app.test_client(), app.test_client()
+    a = start_evening(alice, players=("Ann", "Abe", "Amy", "Art"), name="Alpha table")
+    b = start_evening(bob, players=("Bea", "Ben", "Bo", "Bud"), name="Beta table")
+    assert _quick(alice, a, 1, 1, "three", 3).status_code == 302
+    assert _quick(bob, b, 1, 2, "four", 4).status_code == 302
+    a_edit = _evening(app, a).edit_key
+    before = _evening(app, b).revision
+    form = {"number": "2", "version": "1", "dealer": "1", "declarer": "1", "contract": "three", "tricks": "3",
+            "call_2": "three", "save": "1", "pin": "123456", "units_0": "1", "units_1": "-1", "units_2": "0",
+            "units_3": "0", "reason": "x", "card": "AS"}
+    tried = 0
+    for method, url in _urls(app, b, a_edit):
+        response = alice.open(url, method=method, data=form if method == "POST" else None)
+        tried += 1
+        assert response.status_code < 500, (method, url)
+        body = response.get_data(as_text=True) if response.mimetype.startswith(("text/", "application/json")) else ""
+        assert "Alpha table" not in body and "Abe" not in body, (method, url)
+    assert tried >= 25
+    after = _evening(app, b)
+    assert after.revision == before and len(after.hands) == 1
+    assert not alice.get(f"/e/{b}").get_data(as_text=True).count("Record hand")
+    # and B's own scorer still scores
+    assert _quick(bob, b, 2, 3, "three", 3).status_code == 302 and _hand_count(app, b) == 2
+
+
+# --- undo, history, tokens ------------------------------------------------------------
+
+def test_undo_the_last_hand_keeps_it_in_the_history(app: Any) -> None:
+    client = app.test_client()
+    key = start_evening(client)
+    client.post("/device", data={"device": "Cat's phone", "next": f"/e/{key}"})
+    assert _quick(client, key, 1, 1, "three", 3).status_code == 302  # Bob +9
+    assert _quick(client, key, 2, 2, "four", 2).status_code == 302  # Cat defeated: −12, others +4
+    with app.app_context():
+        evening = services.get_evening(key)
+        assert evening is not None
+        assert services.ledger_of(evening).totals == (1, 13, -15, 1)
+    # an undo from a page that showed hand 1 as the last hand is refused
+    stale = client.post(f"/e/{key}/undo", data={"number": "1", "version": "1"})
+    assert stale.status_code == 302 and _hand_count(app, key) == 2
+    assert client.post(f"/e/{key}/undo", data={"number": "2", "version": "1"}).status_code == 302
+    with app.app_context():
+        evening = services.get_evening(key)
+        assert evening is not None
+        assert services.ledger_of(evening).totals == (-3, 9, -3, -3)
+        assert db.session.scalar(sa.select(sa.func.count()).select_from(Hand)) == 2  # nothing deleted
+    # the place is free: the next hand is hand 2 again
+    assert _quick(client, key, 2, 3, "three", 5).status_code == 302
+    history = client.get(f"/e/{key}/history").get_data(as_text=True)
+    assert "Hand undone" in history and "Cat&#39;s phone" in history
+    assert re.search(r"Before:.*Four", history)
+    with app.app_context():
+        kinds = db.session.scalars(sa.select(Change.kind).order_by(Change.id)).all()
+        assert kinds == ["start", "new", "new", "undo", "new"]
+        devices = set(db.session.scalars(sa.select(Change.device).where(Change.kind != "start")).all())
+        assert devices == {"Cat's phone"}
+
+
+def test_the_same_form_twice_saves_one_hand(app: Any) -> None:
+    client = app.test_client()
+    key = start_evening(client)
+    page = client.get(f"/e/{key}/quick").get_data(as_text=True)
+    token = re.search(r'name="token" type="hidden" value="([^"]+)"', page)
+    assert token is not None
+    first = _quick(client, key, 1, 1, "three", 3, token=token.group(1))
+    again = _quick(client, key, 1, 1, "three", 3, token=token.group(1))
+    assert first.status_code == again.status_code == 302
+    assert _hand_count(app, key) == 1
+    assert "already saved" in client.get(f"/e/{key}").get_data(as_text=True)
+
+
+def test_the_revision_follows_every_change(app: Any) -> None:
+    client = app.test_client()
+    key = start_evening(client)
+    assert client.get(f"/e/{key}/revision").get_json() == {"revision": 0}
+    _quick(client, key, 1, 1, "three", 3)
+    assert client.get(f"/e/{key}/revision").get_json() == {"revision": 1}
+    assert client.get("/e/nope/revision").status_code == 404
+
+
+# --- quick entry ---------------------------------------------------------------------
+
+@pytest.mark.parametrize(("variant", "quick", "full", "expected"), [
+    # pagat, 4 players, Ann deals, Bob eldest: Bob bids Three and makes it: 3 from each opponent (P-9)
+    ("pagat", {"declarer": "1", "contract": "three", "tricks": "4"}, {"call_1": "three", "tricks": "4"},
+     (-3, 9, -3, -3)),
+    # hoyle: Cat's Nap fails with 3 tricks: she pays each opponent 5 (H-11: Nap wins 10, loses 5)
+    ("hoyle", {"declarer": "2", "contract": "nap", "tricks": "3"}, {"call_2": "nap", "tricks": "3"},
+     (5, 5, -15, 5)),
+    # russian36 (stake 10 a trick, ante 5): everyone antes 5 (R-2); Ann, Bob, Cat pass from the
+    # dealer and Dan bids Three and makes it: each of 3 pays 10 × 3 = 30 (R-13): Dan 90 − 5 = 85
+    ("russian36", {"declarer": "3", "contract": "three", "tricks": "3"}, None, (-35, -35, -35, 85)),
+    # napoleao: Bob names hearts and makes Three: he scores 3 points (B-11), nobody else scores
+    ("napoleao", {"declarer": "1", "contract": "three", "tricks": "3", "trump": "H"}, None, (0, 3, 0, 0)),
+])
+def test_quick_entry_rules_like_the_full_form(app: Any, variant: str, quick: dict[str, str],
+                                              full: dict[str, str] | None, expected: Any) -> None:
+    client = app.test_client()
+    key = start_evening(client, variant=variant)
+    response = client.post(f"/e/{key}/quick", data={"number": "1", **quick})
+    assert response.status_code == 302, response.get_data(as_text=True)
+    with app.app_context():
+        evening = services.get_evening(key)
+        assert evening is not None
+        ledger = services.ledger_of(evening)
+        row = ledger.rows[0]
+        assert row.ruling.declarer == int(quick["declarer"]) and row.ruling.contract is not None
+        assert row.ruling.contract.id == quick["contract"] and row.facts.tricks == int(quick["tricks"])
+        # everyone but the declarer passed
+        assert [c for c in row.facts.auction if c != "pass"] == [quick["contract"]]
+        quick_units = row.ruling.units
+    assert quick_units == expected
+    if full is not None:  # the same hand through the full form gives the same ruling
+        other = app.test_client()
+        key2 = start_evening(other, variant=variant)
+        assert other.post(f"/e/{key2}/hand", data={"number": "1", "dealer": "0", "save": "1", **full}).status_code == 302
+        with app.app_context():
+            evening2 = services.get_evening(key2)
+            assert evening2 is not None
+            assert services.ledger_of(evening2).rows[0].ruling.units == quick_units
+
+
+def test_quick_entry_refuses_half_a_hand(app: Any) -> None:
+    client = app.test_client()
+    key = start_evening(client, variant="napoleao")
+    response = client.post(f"/e/{key}/quick", data={"number": "1", "declarer": "1", "contract": "three", "tricks": "3"})
+    assert response.status_code == 422 and "Tap the trump suit" in response.get_data(as_text=True)
+    for junk in ({"declarer": "9"}, {"contract": "<b>"}, {"tricks": "7"}, {"number": "x"}):
+        data = {"number": "1", "declarer": "1", "contract": "three", "tricks": "3", "trump": "S", **junk}
+        assert client.post(f"/e/{key}/quick", data=data).status_code == 422
+    assert _hand_count(app, key) == 0
+    assert client.post(f"/e/{key}/quick", data={"number": "1", "misdeal": "1"}).status_code == 302
+    assert _hand_count(app, key) == 1
+
+
+# --- hostile input -------------------------------------------------------------------
+
+HOSTILE = ("<script>alert(1)</script>", "</td><img src=x onerror=alert(1)>", "Cat", "Dan")
+
+
+def test_hostile_names_show_as_text_on_every_page_and_in_the_pdf(app: Any) -> None:
+    client = app.test_client()
+    key = start_evening(client, players=HOSTILE)
+    assert _quick(client, key, 1, 1, "three", 3).status_code == 302
+    pages = [f"/e/{key}", f"/e/{key}/hand/1", f"/e/{key}/hand/1/edit", f"/e/{key}/hand/1/play", f"/e/{key}/quick",
+             f"/e/{key}/hand", f"/e/{key}/share", f"/e/{key}/history", f"/e/{key}/big", f"/e/{key}/undo",
+             f"/e/{key}/rules", f"/e/{key}/finish", "/"]
+    for page in pages:
+        response = client.get(page)
+        assert response.status_code == 200, page
+        body = response.get_data(as_text=True)
+        assert "<script>alert(1)" not in body and "<img src=x" not in body, page
+        shown = "&lt;script&gt;alert(1)&lt;/script&gt;" in body or "&lt;/td&gt;&lt;img src=x" in body
+        assert shown or page.endswith(("/rules", "/share", "/finish")), page
+    from tests.test_pdf import pdf_text
+
+    text = pdf_text(client.get(f"/e/{key}/evening.pdf").data)
+    assert "<script>alert(1)</script>" in text  # printed as the name it is
+    csv_text = client.get(f"/e/{key}/ledger.csv").get_data(as_text=True)
+    assert "<script>alert(1)</script>" in csv_text
+
+
+def test_the_pdf_fetcher_makes_no_network_call_even_to_a_redirect(app: Any) -> None:
+    hits: list[str] = []
+
+    class Redirect(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # noqa: N802 - http.server's name
+            hits.append(self.path)
+            self.send_response(302)
+            self.send_header("Location", "file:///etc/passwd")
+            self.end_headers()
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = http.server.HTTPServer(("127.0.0.1", 0), Redirect)
+    port = server.server_address[1]
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        html = (f'<link rel="stylesheet" href="http://127.0.0.1:{port}/style.css">'
+                f'<img src="http://127.0.0.1:{port}/to-passwd.png"><img src="file:///etc/passwd"><p>still here</p>')
+        with app.app_context():
+            from tests.test_pdf import pdf_text
+
+            text = pdf_text(render_html_pdf(html))
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert "still here" in text and "root:" not in text
+    assert hits == []  # the fetcher refused before any request left the process
