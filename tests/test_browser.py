@@ -1,0 +1,159 @@
+"""Two phones in a real browser (Playwright driving Debian's Chromium, 390×844).
+
+Phone A starts a table and shares it; phone B joins by the link, watches a hand
+appear without reloading, becomes a scorer with the PIN, both race the same hand,
+A undoes it, and B switches language. Skipped when Chromium is not installed,
+unless ``NAP_REQUIRE_BROWSER=1`` (CI installs it and sets that).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import socket
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from waitress.server import create_server
+
+from scorer import services
+from tests.conftest import make_app
+
+CHROMIUM = os.environ.get("NAP_CHROMIUM", "/usr/bin/chromium")
+REQUIRE = os.environ.get("NAP_REQUIRE_BROWSER") == "1"
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update"]
+PHONE = {"width": 390, "height": 844}
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        if REQUIRE:
+            pytest.fail("playwright is not installed and NAP_REQUIRE_BROWSER=1")
+        pytest.skip("playwright is not installed")
+    if not (os.path.exists(CHROMIUM) or shutil.which(CHROMIUM)):
+        if REQUIRE:
+            pytest.fail(f"no Chromium at {CHROMIUM} and NAP_REQUIRE_BROWSER=1")
+        pytest.skip(f"no Chromium at {CHROMIUM} (apt-get install chromium)")
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def site(tmp_path: Any) -> Iterator[tuple[Any, str]]:
+    app = make_app(f"sqlite:///{tmp_path / 'browser.sqlite3'}", WTF_CSRF_ENABLED=True)
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    server = create_server(app, host="127.0.0.1", port=port, threads=4)
+    threading.Thread(target=server.run, daemon=True).start()
+    yield app, f"http://127.0.0.1:{port}"
+    server.close()
+
+
+def _phone(browser: Any, **extra: Any) -> Any:
+    context = browser.new_context(viewport=PHONE, locale="en-GB", **extra)
+    return context, context.new_page()
+
+
+def _start_table(page: Any, base: str) -> str:
+    page.goto(f"{base}/new/pagat")
+    for i, name in enumerate(("Ann", "Bob", "Cat", "Dan")):
+        page.fill(f"input[name='players-{i}']", name)
+    page.locator("form button[type=submit]").last.click()
+    page.wait_for_url(re.compile(r"/e/[A-Za-z0-9_-]+$"))
+    return page.url.rsplit("/", 1)[-1]
+
+
+def _min_target(page: Any, selector: str) -> float:
+    return min(min(b["width"], b["height"]) for b in
+               (page.locator(selector).nth(i).bounding_box() for i in range(page.locator(selector).count())) if b)
+
+
+def test_two_phones_share_watch_race_undo_and_switch_language(browser: Any, site: tuple[Any, str]) -> None:
+    app, base = site
+    ctx_a, a = _phone(browser)
+    ctx_b, b = _phone(browser, color_scheme="dark")
+    try:
+        key = _start_table(a, base)
+
+        # A shares: the link on the share page is the table's link, with a QR code
+        a.click("text=Share")
+        link = a.locator(".share .link code").first.inner_text().strip()
+        pin = a.locator(".pin").inner_text().strip()
+        assert link == f"{base}/e/{key}" and re.fullmatch(r"\d{6}", pin)
+        assert a.locator("img.qr").first.evaluate("img => img.naturalWidth") > 100
+
+        # B joins by the link: a viewer, no Record button
+        b.goto(link)
+        assert b.locator("#record-hand").count() == 0
+        assert b.locator("text=Become a scorer").count() >= 1
+
+        # A enters the common hand from the scoresheet, counting taps: at most 5
+        a.goto(f"{base}/e/{key}")
+        taps = 0
+        a.click("#record-hand"); taps += 1  # noqa: E702
+        assert _min_target(a, "label.pill span") >= 48 and _min_target(a, "button[name=tricks]") >= 48
+        a.click("label.pill:has-text('Bob')"); taps += 1  # noqa: E702 - Bob won the auction
+        a.locator("fieldset").nth(1).locator("label.pill:has-text('Three')").click(); taps += 1  # noqa: E702
+        a.click("button[name=tricks][value='4']"); taps += 1  # noqa: E702 - four tricks: saved
+        assert taps <= 5
+        a.wait_for_url(re.compile(r"#hand-1$"))
+        assert "Hand 1 saved" in a.content()
+
+        # B sees it within 3 seconds without reloading: Bob +9 (P-9: 3 from each of 3)
+        b.locator(".total:has-text('Bob') .pts").filter(has_text="+9").wait_for(timeout=3000)
+
+        # B becomes a scorer with the PIN
+        b.goto(f"{base}/e/{key}/join")
+        b.fill("input[name=pin]", pin)
+        b.locator("form button[type=submit]").last.click()
+        b.wait_for_url(f"{base}/e/{key}")
+        assert b.locator("#record-hand").count() == 1
+
+        # both open hand 2 and save different hands at the same moment: exactly one is kept
+        for page, who in ((a, "Cat"), (b, "Dan")):
+            page.goto(f"{base}/e/{key}/quick")
+            page.click(f"label.pill:has-text('{who}')")
+            page.locator("fieldset").nth(1).locator("label.pill:has-text('Three')").click()
+        a.evaluate("document.querySelector(\"button[name=tricks][value='3']\").click()")
+        b.evaluate("document.querySelector(\"button[name=tricks][value='3']\").click()")
+        a.wait_for_load_state()
+        b.wait_for_load_state()
+        a.wait_for_timeout(500)
+        with app.app_context():
+            evening = services.get_evening(key)
+            assert evening is not None and len(evening.hands) == 2
+            winner = services.ledger_of(evening).rows[1].ruling.declarer
+        loser_page = b if winner == 2 else a
+        assert "already been recorded" in loser_page.content()  # told, and shown the saved hand
+        assert "/hand/2" in loser_page.url
+
+        # A undoes hand 2; B's sheet follows
+        a.goto(f"{base}/e/{key}/undo")
+        a.locator("form button[type=submit]").first.click()
+        a.wait_for_url(f"{base}/e/{key}")
+        b.goto(f"{base}/e/{key}")
+        assert b.locator("#record-hand").inner_text().strip() == "Record hand 2"
+        b.goto(f"{base}/e/{key}/history")
+        assert "Hand undone" in b.content()
+
+        # B switches to Russian: the page and its lang follow, A stays in English
+        b.goto(f"{base}/e/{key}")
+        b.click("text=Русский")
+        b.wait_for_load_state()
+        assert b.locator("html").get_attribute("lang") == "ru"
+        assert "Record hand" not in b.content()
+        a.reload()
+        assert a.locator("html").get_attribute("lang") == "en"
+        assert "Record hand" in a.content()
+    finally:
+        ctx_a.close()
+        ctx_b.close()
