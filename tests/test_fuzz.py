@@ -66,3 +66,49 @@ def test_import_fuzz(app: Any, client: Any, body: bytes) -> None:
     response = client.post("/import", data={"file": (io.BytesIO(body), "x.json")}, content_type="multipart/form-data")
     assert response.status_code == 422
     assert counts(app) == before
+
+
+def _whole(app: Any, key: str) -> tuple[int, int]:
+    """(revision, hands in play), after checking that what is stored is whole: every
+    hand has a version and the evening settles."""
+    from scorer import services
+
+    with app.app_context():
+        evening = services.get_evening(key)
+        assert evening is not None
+        assert all(h.versions for h in evening.hands)
+        ledger = services.ledger_of(evening)
+        return evening.revision, len(ledger.rows)
+
+
+#: Every other form, with the fields it reads (plus one nobody reads).
+FORMS = [
+    ("/e/{key}/quick", ["number", "token", "dealer", "declarer", "contract", "trump", "tricks", "misdeal",
+                        "all_pass"]),
+    ("/e/{key}/join", ["pin"]),
+    ("/device", ["device", "next"]),
+    ("/e/{key}/undo", ["number", "version"]),
+    ("/e/{key}/hand/1/override", ["version", "units_0", "units_1", "units_2", "units_3", "pool", "reason",
+                                  "remove"]),
+    ("/e/{key}/hand/1/play", ["version", "record", "card", "undo", "clear", "save"]),
+    ("/e/{key}/hand/1/restore/1", []),
+    ("/e/{key}/finish", []),
+    ("/e/{key}/reopen", []),
+]
+
+
+@FUZZ
+@given(data=st.data())
+def test_every_other_form_fuzz(app: Any, client: Any, data: st.DataObject) -> None:
+    key = start_evening(client, "pagat", ("A", "B", "C", "D"))
+    assert client.post(f"/e/{key}/quick", data={"number": "1", "declarer": "1", "contract": "three",
+                                                "tricks": "3"}).status_code == 302
+    for _ in range(3):
+        url, fields = data.draw(st.sampled_from(FORMS))
+        form = data.draw(_field_values([*fields, "extra"]))
+        before = _whole(app, key)
+        response = client.post(url.format(key=key), data=form)
+        assert response.status_code < 500, (url, form)
+        after = _whole(app, key)
+        if after != before:  # something was saved: then it was a whole change, told by a redirect
+            assert response.status_code == 302 and after[0] == before[0] + 1, (url, form)
