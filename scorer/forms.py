@@ -186,6 +186,12 @@ def evening_form_for(variant: Variant, **kwargs: Any) -> EveningFormBase:
         pass
 
     EveningForm.variant = variant
+    _add_option_fields(EveningForm, variant)
+    return EveningForm(**kwargs)
+
+
+def _add_option_fields(form_class: Any, variant: Variant) -> None:
+    """Add ``variant``'s options to ``form_class`` as fields named ``opt_<key>``."""
     for spec in variant.option_specs:
         if spec.kind == "bool":
             field = BooleanField(tr(spec.label), default=spec.default, description=tr(spec.help))
@@ -207,8 +213,7 @@ def evening_form_for(variant: Variant, **kwargs: Any) -> EveningFormBase:
                 default=str(spec.default),
                 description=tr(spec.help),
             )
-        setattr(EveningForm, f"opt_{spec.key}", field)
-    return EveningForm(**kwargs)
+        setattr(form_class, f"opt_{spec.key}", field)
 
 
 def _known_call(form: FlaskForm, field: RadioField) -> None:
@@ -498,3 +503,29 @@ class DeviceForm(FlaskForm):
 
     device = StringField(lazy_gettext("This phone's name"), validators=[Length(max=40)], filters=[_strip])
     next = HiddenField()
+
+
+class SettingsFormBase(FlaskForm):
+    """Change a table's name, place and options during the evening (the players, the
+    variant and the stake stay as agreed). Options are ``opt_<key>`` fields added by
+    :func:`settings_form_for`; ``revision`` is the table's revision the page showed."""
+
+    name = StringField(_l("Name of the evening"), [Optional(), Length(max=80, message=_l("At most 80 characters."))],
+                       filters=[_strip])
+    place = StringField(_l("Place"), [Optional(), Length(max=80, message=_l("At most 80 characters."))],
+                        filters=[_strip])
+    revision = HiddenField()
+
+    def options(self) -> dict[str, Any]:
+        return EveningFormBase.options(self)  # type: ignore[arg-type]
+
+
+def settings_form_for(variant: Variant, **kwargs: Any) -> SettingsFormBase:
+    """A settings form with ``variant``'s options as fields."""
+
+    class SettingsForm(SettingsFormBase):
+        pass
+
+    SettingsForm.variant = variant  # type: ignore[attr-defined]
+    _add_option_fields(SettingsForm, variant)
+    return SettingsForm(**kwargs)

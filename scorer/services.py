@@ -19,7 +19,7 @@ from sqlalchemy.orm import selectinload
 from .evening_file import EveningFile, dump_hand
 from .ledger import HandError, Ledger, settle_evening
 from .models import Change, Evening, Hand, HandVersion, Player, Submission, db, utcnow
-from .rules import Claim, EveningSetup, HandFacts, Override, Stake, get_variant
+from .rules import Claim, EveningSetup, HandFacts, Override, RulesError, Stake, get_variant
 
 
 class ScorerError(Exception):
@@ -318,6 +318,39 @@ def undo_last_hand(evening: Evening, number: int, base_version: int, *, device: 
         raise HandConflict(_("The last hand changed on another phone; nothing was undone."), number) from None
     db.session.expire_all()
     return hand
+
+
+def change_settings(evening: Evening, base_revision: int, *, name: str, place: str, options: dict,
+                    device: str = "") -> None:
+    """Change the table's name, place and options; every hand is ruled again under the
+    new options before anything is saved (one transaction, logged with before and after).
+
+    Raises :class:`HandConflict` if the table changed since the page was shown
+    (``base_revision``), :class:`~scorer.rules.IllegalSetup` for a bad option, and
+    :class:`~scorer.rules.RulesError` when a hand already played would be refused or
+    would fall after the end the new options set (P-14 and the variants' end rules).
+    """
+    if evening.revision != base_revision:
+        raise HandConflict("The table changed on another phone while you were editing; here it is now.", 0)
+    old = setup_of(evening)
+    new = get_variant(evening.variant).check_setup(dataclasses.replace(old, options=dict(options)))
+    hands = [facts_of(h.current) for h in evening.hands]
+    try:
+        settle_evening(new, hands)
+        if hands and settle_evening(new, hands[:-1]).end_reached:
+            raise RulesError(f"With these options the evening would have ended before hand {len(hands)}; "
+                             "nothing was changed.")
+    except HandError as error:
+        raise RulesError(f"With these options, {error.message}; nothing was changed.", error.rule) from None
+    before = {"name": evening.name, "place": evening.place, "options": dict(evening.options or {})}
+    after = {"name": name.strip() or evening.name, "place": place.strip(), "options": dict(new.options)}
+    if before == after:
+        return
+    evening.name, evening.place, evening.options = after["name"], after["place"], after["options"]
+    _bump(evening)
+    db.session.add(Change(evening_id=evening.id, kind="options", device=(device or "")[:40], before=before,
+                          after=after))
+    db.session.commit()
 
 
 def history(evening: Evening, limit: int = 500) -> list[Change]:

@@ -94,6 +94,7 @@ FORMS = [
     ("/e/{key}/hand/1/restore/1", []),
     ("/e/{key}/finish", []),
     ("/e/{key}/reopen", []),
+    ("/e/{key}/settings", ["name", "place", "revision", "opt_hands_per_dealer", "opt_all_pass_counts"]),
 ]
 
 

@@ -259,14 +259,14 @@ def test_hostile_names_show_as_text_on_every_page_and_in_the_pdf(app: Any) -> No
     assert _quick(client, key, 1, 1, "three", 3).status_code == 302
     pages = [f"/e/{key}", f"/e/{key}/hand/1", f"/e/{key}/hand/1/edit", f"/e/{key}/hand/1/play", f"/e/{key}/quick",
              f"/e/{key}/hand", f"/e/{key}/share", f"/e/{key}/history", f"/e/{key}/big", f"/e/{key}/undo",
-             f"/e/{key}/rules", f"/e/{key}/finish", "/"]
+             f"/e/{key}/rules", f"/e/{key}/finish", f"/e/{key}/settings", "/"]
     for page in pages:
         response = client.get(page)
         assert response.status_code == 200, page
         body = response.get_data(as_text=True)
         assert "<script>alert(1)" not in body and "<img src=x" not in body, page
         shown = "&lt;script&gt;alert(1)&lt;/script&gt;" in body or "&lt;/td&gt;&lt;img src=x" in body
-        assert shown or page.endswith(("/rules", "/share", "/finish")), page
+        assert shown or page.endswith(("/rules", "/share", "/finish", "/settings")), page
     from tests.test_pdf import pdf_text
 
     text = pdf_text(client.get(f"/e/{key}/evening.pdf").data)
@@ -303,3 +303,39 @@ def test_the_pdf_fetcher_makes_no_network_call_even_to_a_redirect(app: Any) -> N
         server.server_close()
     assert "still here" in text and "root:" not in text
     assert hits == []  # the fetcher refused before any request left the process
+
+
+def test_settings_change_rules_every_hand_again_and_are_kept_in_the_history(app: Any) -> None:
+    client = app.test_client()
+    key = start_evening(client)  # pagat, 2 hands per dealer: 8 hands (P-14)
+    for number in (1, 2, 3):
+        assert _quick(client, key, number, number % 4, "three", 3).status_code == 302
+    page = client.get(f"/e/{key}/settings").get_data(as_text=True)
+    revision = re.search(r'name="revision" type="hidden" value="(\d+)"', page)
+    assert revision is not None and revision.group(1) == "3"
+    # 1 hand per dealer would have ended the evening after hand 4 of 4... still fine with 3 hands played
+    ok = client.post(f"/e/{key}/settings", data={"name": "Crown", "place": "The Crown", "revision": "3",
+                                                 "opt_hands_per_dealer": "1"})
+    assert ok.status_code == 302
+    evening = _evening(app, key)
+    assert evening.name == "Crown" and evening.options["hands_per_dealer"] == 1 and evening.revision == 4
+    with app.app_context():
+        ledger = services.ledger_of(services.get_evening(key))  # type: ignore[arg-type]
+        assert ledger.hands_remaining == 1  # 4 players × 1 − 3 played
+    # a stale page is refused and changes nothing
+    stale = client.post(f"/e/{key}/settings", data={"name": "Other", "revision": "3", "opt_hands_per_dealer": "3"})
+    assert stale.status_code == 302 and _evening(app, key).name == "Crown"
+    history = client.get(f"/e/{key}/history").get_data(as_text=True)
+    assert "Settings changed" in history and "hands_per_dealer: 2" in history
+
+
+def test_settings_that_would_end_the_evening_before_its_last_hand_are_refused(app: Any) -> None:
+    client = app.test_client()
+    key = start_evening(client, players=("Ann", "Bob", "Cat"))  # 3 players × 2 = 6 hands
+    for number in range(1, 5):
+        assert _quick(client, key, number, number % 3, "three", 3).status_code == 302
+    refused = client.post(f"/e/{key}/settings", data={"name": "x", "revision": "4", "opt_hands_per_dealer": "1"})
+    assert refused.status_code == 422 and "ended before hand 4" in refused.get_data(as_text=True)
+    assert _evening(app, key).options["hands_per_dealer"] == 2
+    viewer = app.test_client().post(f"/e/{key}/settings", data={"revision": "4", "opt_hands_per_dealer": "3"})
+    assert viewer.status_code == 302 and _evening(app, key).options["hands_per_dealer"] == 2

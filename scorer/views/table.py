@@ -18,8 +18,8 @@ from flask import Blueprint, Response, abort, flash, jsonify, redirect, render_t
 from flask_babel import gettext as _
 
 from .. import access, services
-from ..forms import ActionForm, DeviceForm, PinForm, quick_form_for
-from ..rules import PASS, HandFacts, RulesError
+from ..forms import ActionForm, DeviceForm, PinForm, quick_form_for, settings_form_for
+from ..rules import PASS, HandFacts, IllegalSetup, RulesError, get_variant
 from .display import signed
 
 bp = Blueprint("table", __name__)
@@ -28,7 +28,7 @@ bp = Blueprint("table", __name__)
 SCORER_ONLY = frozenset({
     "evenings.new_hand", "evenings.edit_hand", "evenings.override_hand", "evenings.record_play",
     "evenings.restore_version", "evenings.finish", "evenings.reopen", "evenings.confirm_finish",
-    "table.undo", "table.confirm_undo", "table.quick",
+    "table.undo", "table.confirm_undo", "table.quick", "table.settings",
 })
 
 
@@ -143,6 +143,34 @@ def device() -> Any:
     else:
         flash(_("Nothing was changed: a phone's name has at most 40 characters."))
     return redirect(back)
+
+
+@bp.route("/e/<key>/settings", methods=["GET", "POST"])
+def settings(key: str) -> Any:
+    """Change the table's name, place and options; kept in the history."""
+    evening = _evening(key)
+    variant = get_variant(evening.variant)
+    if request.method == "GET":
+        values = {f"opt_{k}": (v if isinstance(v, bool | int) else str(v)) for k, v in (evening.options or {}).items()}
+        form = settings_form_for(variant, name=evening.name, place=evening.place, revision=str(evening.revision),
+                                 **values)
+        return render_template("settings.html", evening=evening, variant=variant, form=form)
+    form = settings_form_for(variant)
+    if form.validate_on_submit():
+        base = form.revision.data or ""
+        try:
+            services.change_settings(evening, int(base) if base.isdigit() else -1, name=form.name.data or "",
+                                     place=form.place.data or "", options=form.options(),
+                                     device=access.device_name())
+        except services.HandConflict as error:
+            flash(str(error))
+            return redirect(url_for("table.settings", key=key))
+        except (IllegalSetup, RulesError) as error:
+            form.form_errors.append(str(error))
+        else:
+            flash(_("The table's settings are saved; every hand is ruled under them."))
+            return redirect(url_for("evenings.scoresheet", key=key))
+    return render_template("settings.html", evening=evening, variant=variant, form=form), 422
 
 
 @bp.get("/e/<key>/revision")
