@@ -331,17 +331,18 @@ def change_settings(evening: Evening, base_revision: int, *, name: str, place: s
     would fall after the end the new options set (P-14 and the variants' end rules).
     """
     if evening.revision != base_revision:
-        raise HandConflict("The table changed on another phone while you were editing; here it is now.", 0)
+        raise HandConflict(_("The table changed on another phone while you were editing; here it is now."), 0)
     old = setup_of(evening)
     new = get_variant(evening.variant).check_setup(dataclasses.replace(old, options=dict(options)))
     hands = [facts_of(h.current) for h in evening.hands]
     try:
         settle_evening(new, hands)
         if hands and settle_evening(new, hands[:-1]).end_reached:
-            raise RulesError(f"With these options the evening would have ended before hand {len(hands)}; "
-                             "nothing was changed.")
+            raise RulesError(_("With these options the evening would have ended before hand %(number)s; "
+                               "nothing was changed.", number=len(hands)))
     except HandError as error:
-        raise RulesError(f"With these options, {error.message}; nothing was changed.", error.rule) from None
+        raise RulesError(_("With these options, %(error)s; nothing was changed.", error=error.message),
+                         error.rule) from None
     before = {"name": evening.name, "place": evening.place, "options": dict(evening.options or {})}
     after = {"name": name.strip() or evening.name, "place": place.strip(), "options": dict(new.options)}
     if before == after:
