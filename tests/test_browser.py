@@ -98,13 +98,18 @@ def test_two_phones_share_watch_race_undo_and_switch_language(browser: Any, site
 
         # A enters the common hand from the scoresheet, counting taps: at most 5
         a.goto(f"{base}/e/{key}")
-        taps = 0
-        a.click("#record-hand"); taps += 1  # noqa: E702
+        taps: list[str] = []
+
+        def tap(locator: Any) -> None:
+            locator.click()
+            taps.append(str(locator))
+
+        tap(a.locator("#record-hand"))
         assert _min_target(a, "label.pill span") >= 48 and _min_target(a, "button[name=tricks]") >= 48
-        a.click("label.pill:has-text('Bob')"); taps += 1  # noqa: E702 - Bob won the auction
-        a.locator("fieldset").nth(1).locator("label.pill:has-text('Three')").click(); taps += 1  # noqa: E702
-        a.click("button[name=tricks][value='4']"); taps += 1  # noqa: E702 - four tricks: saved
-        assert taps <= 5
+        tap(a.locator("label.pill:has-text('Bob')"))  # Bob won the auction
+        tap(a.locator("fieldset").nth(1).locator("label.pill:has-text('Three')"))
+        tap(a.locator("button[name=tricks][value='4']"))  # four tricks: this tap saves
+        assert len(taps) <= 5
         a.wait_for_url(re.compile(r"#hand-1$"))
         assert "Hand 1 saved" in a.content()
 

@@ -279,7 +279,7 @@ def test_the_pdf_fetcher_makes_no_network_call_even_to_a_redirect(app: Any) -> N
     hits: list[str] = []
 
     class Redirect(http.server.BaseHTTPRequestHandler):
-        def do_GET(self) -> None:  # noqa: N802 - http.server's name
+        def do_GET(self) -> None:
             hits.append(self.path)
             self.send_response(302)
             self.send_header("Location", "file:///etc/passwd")
