@@ -421,6 +421,7 @@ class OverrideFormBase(FlaskForm):
     """Overrule a ruling: each player's change (``units_<seat>``), the pool's, and why."""
 
     version = HiddenField()
+    token = HiddenField()  # one-time: a double tap saves once
     pool = WholeNumberField(_l("Pool"), [Optional()], default=0)
     reason = StringField(_l("Why the table overrules the ruling"),
                          [Optional(), Length(max=500, message=_l("At most 500 characters."))], filters=[_strip])
@@ -448,6 +449,7 @@ class PlayForm(FlaskForm):
 
     record = HiddenField()
     version = HiddenField()
+    token = HiddenField()  # one-time: a double tap on Save saves once
 
     def tricks(self) -> list[list[str]]:
         data = (self.record.data or "")[:400]

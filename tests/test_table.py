@@ -339,3 +339,22 @@ def test_settings_that_would_end_the_evening_before_its_last_hand_are_refused(ap
     assert _evening(app, key).options["hands_per_dealer"] == 2
     viewer = app.test_client().post(f"/e/{key}/settings", data={"revision": "4", "opt_hands_per_dealer": "3"})
     assert viewer.status_code == 302 and _evening(app, key).options["hands_per_dealer"] == 2
+
+
+def test_an_override_sent_twice_is_saved_once(app: Any) -> None:
+    client = app.test_client()
+    key = start_evening(client)
+    assert _quick(client, key, 1, 1, "three", 3).status_code == 302  # Bob +9, others −3
+    page = client.get(f"/e/{key}/hand/1").get_data(as_text=True)
+    token = re.search(r'name="token" type="hidden" value="([^"]+)"', page)
+    assert token is not None
+    form = {"version": "1", "token": token.group(1), "units_0": "-2", "units_1": "6", "units_2": "-2",
+            "units_3": "-2", "reason": "Agreed: Bob misdealt the first trick"}
+    assert client.post(f"/e/{key}/hand/1/override", data=form).status_code == 302
+    assert client.post(f"/e/{key}/hand/1/override", data=form).status_code == 302
+    with app.app_context():
+        evening = services.get_evening(key)
+        assert evening is not None
+        assert [v.version for v in evening.hands[0].versions] == [1, 2]
+        assert services.ledger_of(evening).totals == (-2, 6, -2, -2)
+    assert "already saved" in client.get(f"/e/{key}/hand/1").get_data(as_text=True)

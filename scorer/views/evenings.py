@@ -353,7 +353,7 @@ def hand(key: str, number: int) -> str:
         versions.append({"version": v, "facts": facts})
     current = record.current
     override_form = override_form_for(
-        ledger.setup.players, version=str(current.version), reason=row.facts.override.reason if row.facts.override
+        ledger.setup.players, version=str(current.version), token=secrets.token_urlsafe(16), reason=row.facts.override.reason if row.facts.override
         else "", pool=row.ruling.pool, **{f"units_{s}": u for s, u in enumerate(row.ruling.units)})
     first_cite: dict[str, int] = {}
     for i, reason in enumerate(row.ruling.reasons):
@@ -392,8 +392,9 @@ def override_hand(key: str, number: int) -> Any:
         override = Override(units=form.units(ledger.setup.n), pool=form.pool.data or 0, reason=form.reason.data or "")
     facts = dataclasses.replace(row.facts, override=override)
     try:
-        services.correct_hand(evening, number, base, facts, device=access.device_name(), kind="override")
-    except (services.HandConflict, services.EveningFinished) as error:
+        services.correct_hand(evening, number, base, facts, device=access.device_name(), kind="override",
+                              token=form.token.data or None)
+    except (services.HandConflict, services.EveningFinished, services.AlreadySaved) as error:
         flash(str(error))
     except RulesError as error:
         flash(gettext("Nothing was saved: %(errors)s", errors=error_text(error)))
@@ -420,6 +421,7 @@ def record_play(key: str, number: int) -> Any:
     form = PlayForm()
     if request.method == "GET":
         form.version.data = str(record.current.version)
+        form.token.data = secrets.token_urlsafe(16)
         form.record.data = "|".join(" ".join(t) for t in row.facts.record)
     elif not form.validate_on_submit():
         abort(400)
@@ -458,8 +460,9 @@ def record_play(key: str, number: int) -> Any:
             facts = dataclasses.replace(row.facts, record=tuple(tuple(t) for t in tricks),
                                         tricks=None if tricks else row.ruling.tricks)
             try:
-                services.correct_hand(evening, number, version, facts, device=access.device_name(), kind="play")
-            except (services.HandConflict, services.EveningFinished) as exc:
+                services.correct_hand(evening, number, version, facts, device=access.device_name(), kind="play",
+                                      token=form.token.data or None)
+            except (services.HandConflict, services.EveningFinished, services.AlreadySaved) as exc:
                 flash(str(exc))
                 return redirect(url_for(".hand", key=key, number=number))
             except RulesError as exc:
