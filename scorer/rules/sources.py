@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .core import N_
+
 HOYLE_SOURCE = "000_380d836cfbf226e6.txt"
 RUSSIAN36_SOURCE = "001_4075811b721171fb.txt"
 PAGAT_SOURCE = "002_8f87c281debb8ca7.txt"
@@ -160,16 +162,17 @@ def rule(rule_id: str) -> Rule:
 
 
 #: The source's own sentence for the rules a ruling on a disputed hand cites, with its
-#: English rendering (``shared/rules/*.md``): ``rule id → (original, English)``.
+#: English rendering (``shared/rules/*.md``): ``rule id → (original, English)``; the English
+#: is marked for translation (the web layer shows it in the phone's language).
 QUOTES: dict[str, tuple[str, str]] = {
     "H-11": (
         "В случае выполнения заявки заявитель взимает плату с каждого игрока; в противном случае он производит "
         "выплату каждому другому игроку.",
-        "Made: the declarer collects from each other player. Defeated: the declarer pays each other player.",
+        N_("Made: the declarer collects from each other player. Defeated: the declarer pays each other player."),
     ),
     "H-12": (
         "Тот же сдающий пересдает карты, если сдача признана неправильной.",
-        "If the deal is found irregular, the same dealer deals again.",
+        N_("If the deal is found irregular, the same dealer deals again."),
     ),
     "H-13": (
         "Игрок, получивший в сдаче неправильное число карт, должен сообщить об ошибке до постановки заявки или "
@@ -178,68 +181,68 @@ QUOTES: dict[str, tuple[str, str]] = {
         "верно, а противника неверно, заявитель ничего не выплачивает в случае проигрыша, но взимает плату, если "
         "выиграет. […] Если в руке заявителя содержится неправильное число карт, а у остальных игроков "
         "правильное, заявитель не взимает плату в случае выигрыша, но производит выплаты, если проигрывает.",
-        "A player dealt the wrong number of cards must say so before bidding or passing; otherwise they play on "
+        N_("A player dealt the wrong number of cards must say so before bidding or passing; otherwise they play on "
         "with that hand, and a player short of cards cannot win a trick they have no card for. Declarer's hand "
         "right, an opponent's wrong: if defeated the declarer pays nothing, if made collects as usual. Declarer's "
-        "hand wrong, the opponents' right: if made collects nothing, if defeated pays as usual.",
+        "hand wrong, the opponents' right: if made collects nothing, if defeated pays as usual."),
     ),
     "H-14": (
         "За открытие и ход, сделанные заявителем не в свою очередь, штраф не назначается […]. Если противник "
         "заявителя сделает открытие или ход не в свою очередь, он обязан выплатить 3 фишки заявителю, а в случае "
         "проигрыша заявителя он ничего не получает.",
-        "A lead or play out of turn by the declarer carries no penalty. An opponent who leads or plays out of turn "
-        "pays 3 chips to the declarer, and receives nothing if the declarer is defeated.",
+        N_("A lead or play out of turn by the declarer carries no penalty. An opponent who leads or plays out of turn "
+        "pays 3 chips to the declarer, and receives nothing if the declarer is defeated."),
     ),
     "H-15": (
         "Если предъявляется претензия на ренонс, то розыгрыш прекращают и тотчас же производят расчет. "
         "Ренонсирующий заявитель обязан выплатить всем противникам штраф в сумме, которую он мог бы выиграть, "
         "причем остальные противники ничего не платят.",
-        "A revoke claim stops play and settlement is made at once. A revoking declarer pays each opponent what he "
+        N_("A revoke claim stops play and settlement is made at once. A revoking declarer pays each opponent what he "
         "would have won from them; a revoking opponent pays the declarer all he would have won, the other "
-        "opponents paying nothing (the source merges the two clauses; this reading is adopted).",
+        "opponents paying nothing (the source merges the two clauses; this reading is adopted)."),
     ),
     "H-16": (
         'В дальнейшем "банк можно увеличить, взимая с игроков за ренонс - пять, а за внеочередной ход - три фишки.',
-        "The pool may be fed with fines: 5 chips for a revoke, 3 chips for a lead out of turn.",
+        N_("The pool may be fed with fines: 5 chips for a revoke, 3 chips for a lead out of turn."),
     ),
     "P-12": (
         "Oppfyller budgiveren budet, får vedkommende tabellens antall enheter fra hver motspiller. Mislykkes budet, "
         "går samme antall enheter motsatt vei.",
-        "Made: the declarer receives the table's units from each opponent. Defeated: the same units go the other "
-        "way.",
+        N_("Made: the declarer receives the table's units from each opponent. Defeated: the same units go the other "
+        "way."),
     ),
     "R-11": (
         "На выхоженную карту игроки обязаны класть карту той же масти, при отсутствии - козыря.",
-        "Players must follow suit; a player without the suit led must trump.",
+        N_("Players must follow suit; a player without the suit led must trump."),
     ),
     "R-13": (
         "Если игрок, объявивший игру, взял назначенное, то остальные платят в соответствии с объявленным "
         "количеством взяток.",
-        "If the declarer takes the tricks bid, the others pay according to the number of tricks declared.",
+        N_("If the declarer takes the tricks bid, the others pay according to the number of tricks declared."),
     ),
     "R-14": (
         "Если игрок не взял объявленного, то он платит каждому по 30 рублей и отдельно вносит такую же сумму в "
         '"Клад Наполеона".',
-        "A declarer who fails pays each player (30 roubles in the example) and the same again into the treasure.",
+        N_("A declarer who fails pays each player (30 roubles in the example) and the same again into the treasure."),
     ),
     "B-11": (
         "Quando o declarante tiver vencido as rodadas que anunciou que venceria ganha tantos pontos quantas forem "
         "as rodadas que declarou que venceria.",
-        "A declarer who wins the tricks declared scores as many points as tricks declared.",
+        N_("A declarer who wins the tricks declared scores as many points as tricks declared."),
     ),
     "B-12": (
         "Caso não consiga ganhar as rodadas que declarou que venceria todos os adversários ganharão os pontos.",
-        "If the declarer fails, every opponent scores the points.",
+        N_("If the declarer fails, every opponent scores the points."),
     ),
     "B-16": (
         "Se um jogador, embora tendo cartas para tal, não seguiu o naipe e ele é o declarante o valor de sua "
         "declaração será creditada aos demais jogadores. Se quem burlou a regra não for o declarante será "
         "considerado que o declarante cumpriu sua intenção e lhe será creditado os pontos da sua declaração.",
-        "A declarer who did not follow suit while able gives the value of the declaration to the other players; "
-        "if the offender is an opponent, the declarer is deemed to have made it and is credited its points.",
+        N_("A declarer who did not follow suit while able gives the value of the declaration to the other players; "
+        "if the offender is an opponent, the declarer is deemed to have made it and is credited its points."),
     ),
     "B-17": (
         "O mesmo será valido se um jogador cortar com trunfo quando ainda tinha cartas para descartar.",
-        "The same applies to a player who trumped while still holding a card of the suit led.",
+        N_("The same applies to a player who trumped while still holding a card of the suit led."),
     ),
 }
