@@ -3,7 +3,9 @@
 - ledger recompute: settling all 100 hands from their facts (target < 5 ms);
 - scoresheet page vs the trivial ``/healthz`` route, both over HTTP from a real
   threaded server (waitress) on loopback, measured in the same run (target ≤ 3×);
-- PDF render vs WeasyPrint rendering a one-line document in the same run (target ≤ 4×).
+- PDF render vs WeasyPrint rendering a one-line document in the same run (target ≤ 4×);
+- a group's season page (50 evenings of 20 hands) vs ``/healthz`` over HTTP in the same run,
+  unchanged (served from the season cache) and after a change (every evening settled again).
 
 Run: ``.venv/bin/python benchmarks/bench.py [--hands 100] [--repeat 30]``.
 """
@@ -82,6 +84,8 @@ def main() -> None:
     parser.add_argument("--hands", type=int, default=100)
     parser.add_argument("--repeat", type=int, default=30)
     parser.add_argument("--long-hands", type=int, default=300, help="hands of the long evening's PDF")
+    parser.add_argument("--group-evenings", type=int, default=50, help="evenings of the season benchmark's group")
+    parser.add_argument("--group-hands", type=int, default=20, help="hands of each evening of that group")
     args = parser.parse_args()
     evening = make_evening(args.hands)
 
@@ -101,6 +105,17 @@ def main() -> None:
         with app.app_context():
             upgrade()
             key = services.import_evening(evening).key
+            from scorer.groups import create_group
+            from scorer.models import Evening
+
+            season_group = create_group("Benchmark club")
+            group_key = season_group.key
+            for i in range(args.group_evenings):  # one evening a week, each from its own seed
+                member = services.import_evening(make_evening(args.group_hands, seed=100 + i))
+                member.group_id = season_group.id
+                member.played_on = member.played_on.fromordinal(member.played_on.toordinal() - 7 * i)
+            db.session.commit()
+            assert db.session.query(Evening).filter_by(group_id=season_group.id).count() == args.group_evenings
 
         port = free_port()
         server = create_server(app, host="127.0.0.1", port=port, threads=4)
@@ -133,6 +148,24 @@ def main() -> None:
               f"= {sheet / trivial:.1f}× the trivial route (target ≤ 3×)")
         print(f"scoresheet, {args.hands} hands, over HTTP, first view after a change: {sheet_cold * 1000:.2f} ms "
               f"= {sheet_cold / trivial:.1f}× the trivial route")
+
+        from scorer.views.groups import fragment_cache, season_cache
+
+        season_warm = timed(get(f"/g/{group_key}"), args.repeat)
+
+        def cold_season() -> object:
+            season_cache.clear()
+            fragment_cache.clear()
+            return get(f"/g/{group_key}")()
+
+        season_cold = timed(cold_season, max(5, args.repeat // 3))
+        trivial_again = timed(get("/healthz"), args.repeat)
+        season_what = f"group season page, {args.group_evenings} evenings × {args.group_hands} hands, over HTTP"
+        print(f"trivial route /healthz again, after the season page: {trivial_again * 1000:.2f} ms")
+        print(f"{season_what}, unchanged group: {season_warm * 1000:.2f} ms = {season_warm / trivial:.1f}× the "
+              f"trivial route")
+        print(f"{season_what}, first view after a change (every evening settled): {season_cold * 1000:.2f} ms "
+              f"= {season_cold / trivial:.1f}× the trivial route")
         pdf_warm = timed(get(f"/e/{key}/evening.pdf"), args.repeat)
         conn.close()
         time.sleep(0.1)  # let the last channel finish before the server closes

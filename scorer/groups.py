@@ -121,9 +121,9 @@ def season_of(group: Group) -> Season:
     settled: list[SeasonEvening] = []
     for evening in evenings_of(group):
         variant = VARIANTS.get(evening.variant)
-        base = dict(key=evening.key, name=evening.name, played_on=evening.played_on,
-                    variant=variant.name if variant else evening.variant, hands=len(evening.hands),
-                    money=evening.stake_minor is not None)
+        base = {"key": evening.key, "name": evening.name, "played_on": evening.played_on,
+                "variant": variant.name if variant else evening.variant, "hands": len(evening.hands),
+                "money": evening.stake_minor is not None}
         try:
             ledger = services.ledger_of(evening)
         except HandError as error:
@@ -134,7 +134,10 @@ def season_of(group: Group) -> Season:
         settled.append(SeasonEvening(evening.key, evening.name, evening.played_on, ledger))
     aliases = aliases_of(group)
     spellings = spellings_in([e.ledger.setup.players for e in settled])
-    return Season(tuple(lines), tuple(season_books(settled, aliases)), spellings, aliases)
+    books = tuple(season_books(settled, aliases))
+    for book in books:  # the lists of names show each player as the season tables do
+        spellings.update({p.key: p.name for p in book.players if p.key in spellings})
+    return Season(tuple(lines), books, spellings, aliases)
 
 
 def evening_key_from(text: str) -> str | None:

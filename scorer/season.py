@@ -86,8 +86,9 @@ def book_key(ledger: Ledger) -> BookKey:
 class SeasonPlayer:
     """One player's season in one book.
 
-    ``key`` is the name key after merges; ``name`` the spelling shown (the latest
-    spelling that is the key itself, else the latest of the merged ones);
+    ``key`` is the name key after merges; ``name`` the spelling shown (of the
+    spellings whose own key is the player's key, the one used at most evenings,
+    the latest on a tie; else the same among the merged spellings);
     ``spellings`` every spelling used, in order of first use. ``results[i]`` is the
     player's total at the book's evening ``i`` in units, ``None`` if they did not
     play it; ``cumulative[i]`` the running season total after evening ``i`` (units,
@@ -167,7 +168,7 @@ def _book(key: BookKey, evenings: tuple[SeasonEvening, ...], aliases: Mapping[st
     n = len(evenings)
     results: dict[str, list[int | None]] = {}
     spellings: dict[str, list[str]] = {}
-    own_spelling: dict[str, str] = {}  # the latest spelling whose own key is the player's key
+    uses: dict[str, dict[str, tuple[int, int]]] = {}  # key → spelling → (evenings, last evening)
     wins: dict[str, int] = {}
     for i, evening in enumerate(evenings):
         ledger = evening.ledger
@@ -179,8 +180,8 @@ def _book(key: BookKey, evenings: tuple[SeasonEvening, ...], aliases: Mapping[st
             shown = " ".join(name.split())
             if shown not in spellings.setdefault(pkey, []):
                 spellings[pkey].append(shown)
-            if name_key(name) == pkey.split("\x00")[0]:
-                own_spelling[pkey] = shown
+            count, _ = uses.setdefault(pkey, {}).get(shown, (0, -1))
+            uses[pkey][shown] = (count + 1, i)
             wins[pkey] = wins.get(pkey, 0) + (seat in winners)
     players = []
     for pkey, row in results.items():
@@ -194,7 +195,7 @@ def _book(key: BookKey, evenings: tuple[SeasonEvening, ...], aliases: Mapping[st
     for pkey, row, cumulative, total in players:
         out.append(SeasonPlayer(
             key=pkey,
-            name=own_spelling.get(pkey) or spellings[pkey][-1],
+            name=_shown_name(pkey, uses[pkey]),
             spellings=tuple(spellings[pkey]),
             results=tuple(row),
             cumulative=cumulative,
@@ -206,6 +207,14 @@ def _book(key: BookKey, evenings: tuple[SeasonEvening, ...], aliases: Mapping[st
         ))
     out.sort(key=lambda p: (p.place, p.name.casefold(), p.key))
     return Book(key, evenings, tuple(out))
+
+
+def _shown_name(key: str, uses: Mapping[str, tuple[int, int]]) -> str:
+    """The spelling to show for player ``key``: the most used (then latest) of those
+    whose own key is ``key``, else of all of them (a player known only by merged
+    spellings)."""
+    own = {s: u for s, u in uses.items() if name_key(s) == key.split("\x00")[0]} or uses
+    return max(own, key=lambda s: own[s])
 
 
 def spellings_in(tables: Sequence[Sequence[str]]) -> dict[str, str]:

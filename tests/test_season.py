@@ -65,7 +65,8 @@ def test_three_evenings_by_hand() -> None:
     ], day=1)
     e2 = _evening("e2", ("bobby", " CAT", "Eve"), [HandFacts(0, ("nap", PASS, PASS), 5)], day=8)
     e3 = _evening("e3", ("Ann", "Bob", "Cat"), [HandFacts(0, ("three", PASS, PASS), 3)], stake=Stake(10, "£"), day=15)
-    assert e1.ledger.totals == (-1, 15, -13, -1) and e2.ledger.totals == (-5, 10, -5) and e3.ledger.totals == (-3, 6, -3)
+    assert e1.ledger.totals == (-1, 15, -13, -1) and e2.ledger.totals == (-5, 10, -5)
+    assert e3.ledger.totals == (-3, 6, -3)
 
     points, money = season_books([e3, e2, e1])  # any order in: evenings by date out
     assert points.key == BookKey("pagat") and money.key == BookKey("pagat", "£", 10)
@@ -238,7 +239,7 @@ def test_season_chart_and_pdf(client: Any) -> None:
     assert chart.status_code == 200 and chart.mimetype == "image/svg+xml"
     assert chart.headers["Content-Security-Policy"] == "default-src 'none'; style-src 'unsafe-inline'"
     svg = chart.get_data(as_text=True)
-    assert "<script" not in svg and "Bob" in svg and "Eve" in svg and date.today().isoformat() in svg
+    assert "<script" not in svg and "Bob" in svg and "Eve" in svg and f">{date.today().isoformat()[5:]}<" in svg
 
     pdf = client.get(f"/g/{group}/season.pdf")
     assert pdf.status_code == 200 and pdf.mimetype == "application/pdf"
@@ -246,7 +247,8 @@ def test_season_chart_and_pdf(client: Any) -> None:
     text = re.sub(r"[ \t]+", " ", text)
     assert "Клуб по четвергам" in text
     # place, player, evenings played, won, units (money)
-    for line in ("1 Bob (also written bobby) 2 1 +10", "2 Ann 1 0 −1", "2 Dan 1 0 −1", "4 CAT (also written Cat) 2 1 −3",
+    for line in ("1 Bob (also written bobby) 2 1 +10", "2 Ann 1 0 −1", "2 Dan 1 0 −1",
+                 "4 CAT (also written Cat) 2 1 −3",
                  "5 Eve 1 0 −5", "1 Bob 1 1 +6 £0.60", "2 Ann 1 0 −3 −£0.30", "2 Cat 1 0 −3 −£0.30"):
         assert line in text, (line, text)
     assert "bobby counts as Bob" in text

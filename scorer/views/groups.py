@@ -183,11 +183,16 @@ def _book_index(season: groups.Season) -> int:
     return index
 
 
-def chart_svg(book: Book, *, width: int = 800, height: int = 400) -> bytes:
-    """The season chart of one book: cumulative totals, evening by evening (units)."""
+def chart_svg(book: Book, *, width: int = 800, height: int = 400, short_dates: bool = False) -> bytes:
+    """The season chart of one book: cumulative totals, evening by evening (units).
+    ``short_dates`` labels the evenings ``09-03`` when they are all in one year (a
+    phone's narrow chart would cut ``2026-09-03`` short)."""
+    days = [e.played_on for e in book.evenings]
+    one_year = len({d.year for d in days}) <= 1
+    labels = [d.isoformat()[5:] if short_dates and one_year else d.isoformat() for d in days]
     return running_totals_svg(
         [p.name for p in book.players], [p.cumulative for p in book.players],
-        x_labels=[e.played_on.isoformat() for e in book.evenings], width=width, height=height,
+        x_labels=labels, width=width, height=height,
     )
 
 
@@ -197,7 +202,7 @@ def chart(key: str) -> Response:
     index = _book_index(season)
     svg = chart_cache.get((state, index))
     if svg is None:
-        svg = chart_svg(season.books[index])
+        svg = chart_svg(season.books[index], width=440, height=330, short_dates=True)  # a phone's width
         chart_cache.put((state, index), svg)
     response = Response(svg, mimetype="image/svg+xml")
     response.headers["Content-Security-Policy"] = CHART_CSP
@@ -215,7 +220,8 @@ def season_pdf(key: str) -> Response:
     locale = str(get_locale())
     pdf = season_pdf_cache.get((state, locale))
     if pdf is None:
-        charts = [Markup(chart_svg(book, width=760, height=380).decode()) for book in season.books]
+        charts = [Markup(chart_svg(book, width=760, height=380, short_dates=True).decode())
+                  for book in season.books]
         html = render_template("pdf/season.html", group=group, season=season, charts=charts, signed=signed,
                                lang=locale.replace("_", "-"))
         pdf = render_html_pdf(html)
