@@ -67,7 +67,8 @@ def ntext(singular: str, plural: str, n: int, /, **params: Any) -> Text:
 def listing(items: Any) -> Text:
     """``"One, Two, Three"`` as a :class:`Text` whose items are translated one by one."""
     items = list(items)
-    return Text(", ".join(f"{{i{k}}}" for k in range(len(items))), **{f"i{k}": item for k, item in enumerate(items)})
+    template = ", ".join("{i%d}" % k for k in range(len(items)))
+    return Text(template, **{f"i{k}": item for k, item in enumerate(items)})
 
 
 class RulesError(ValueError):
