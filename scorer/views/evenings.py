@@ -27,6 +27,7 @@ from markupsafe import Markup
 from .. import access, services
 from ..cache import RevisionCache
 from ..chart import ledger_chart_svg
+from ..pdf import PdfError
 from ..evening_file import EveningFileError, dumps, loads, parse_stake
 from ..groups import group_of_evening
 from ..forms import (
@@ -653,16 +654,20 @@ def _csv_text(value: str) -> str:
 def export_pdf(key: str) -> Any:
     """The evening's PDF in the phone's language, on A4 or ``?paper=letter`` (anything
     else: A4). A render past ``PDF_TIME_LIMIT`` seconds is stopped: 503 with a clear page."""
-    from ..pdf import PdfError, paper_of, pdf_builder
+    from ..pdf import paper_of, pdf_builder
 
     paper = paper_of(request.args.get("paper"))
-    try:
-        pdf = _by_revision(pdf_cache, key, pdf_builder(paper), str(get_locale()), paper)
-    except PdfError as error:
-        return render_template("error.html", code=503, message=str(error)), 503, {"Retry-After": "60"}
+    pdf = _by_revision(pdf_cache, key, pdf_builder(paper), str(get_locale()), paper)  # PdfError: pdf_error()
     response = Response(pdf, mimetype="application/pdf")
     response.headers["Content-Disposition"] = content_disposition("inline", services.evening_name(key), "pdf")
     return response
+
+
+@bp.app_errorhandler(PdfError)
+def pdf_error(error: PdfError) -> Any:
+    """Any PDF (the evening's, a season's) that took too long or failed: 503 with a clear
+    page in the phone's language, never a 500 or a hung worker."""
+    return render_template("error.html", code=503, message=str(error)), 503, {"Retry-After": "60"}
 
 
 @bp.get("/e/<key>/chart.svg")
