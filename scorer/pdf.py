@@ -10,6 +10,7 @@ evening can never hang a server worker.
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import threading
@@ -41,6 +42,8 @@ DEFAULT_WORKERS = 2
 
 #: ``?paper=`` values and the CSS ``@page`` size each gives; anything else is A4.
 PAPERS = {"a4": "A4", "letter": "letter"}
+
+_SECRET = re.compile(r"SECRET|PASSWORD|TOKEN|KEY|DATABASE|PG|CREDENTIAL", re.IGNORECASE)
 
 _slots: dict[int, threading.BoundedSemaphore] = {}
 _slots_lock = threading.Lock()
@@ -101,7 +104,9 @@ def render_html_pdf(html: str, time_limit: float | None = None) -> bytes:
         left = limit - (time.monotonic() - started)  # the wait for a slot counts towards the limit
         if left <= 0:
             raise PdfBusy(limit)
-        env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+        # the child needs no secrets: it gets the environment without keys, passwords or the database
+        env = {k: v for k, v in os.environ.items() if not _SECRET.search(k)}
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
         try:
             done = subprocess.run(  # noqa: S603 - a fixed command; the HTML goes through stdin
                 [sys.executable, "-m", "scorer.pdf_render", str(Path(current_app.static_folder or "static"))],

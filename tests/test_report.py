@@ -250,3 +250,24 @@ def test_csv_sums_match_the_ledger(app: Any, client: Any, referee: str) -> None:
     assert tuple(sums.values()) == ledger.totals == (-34, -11, -20, 25)  # examples/README.md, hoyle-referee
     assert sum(int(r["pool_change"]) for r in rows if r["pool_change"]) == ledger.pool == 40
     assert sum(sums.values()) + ledger.pool == 0
+
+
+def test_the_render_child_gets_no_secrets(app: Any, monkeypatch: Any) -> None:
+    import subprocess
+
+    import scorer.pdf
+
+    seen: dict[str, Any] = {}
+
+    def fake(args: list[str], **kwargs: Any) -> subprocess.CompletedProcess[bytes]:
+        seen.update(kwargs, args=args)
+        return subprocess.CompletedProcess(args, 0, b"%PDF-1.7 fake", b"")
+
+    monkeypatch.setenv("SECRET_KEY", "s3cret")
+    monkeypatch.setenv("DATABASE_URL", "postgresql://u:pw@db/nap")
+    monkeypatch.setattr(scorer.pdf.subprocess, "run", fake)
+    with app.app_context():
+        assert scorer.pdf.render_html_pdf("<p>x</p>", time_limit=7) == b"%PDF-1.7 fake"
+    assert seen["args"][1:3] == ["-m", "scorer.pdf_render"] and seen["input"] == b"<p>x</p>"
+    assert "SECRET_KEY" not in seen["env"] and "DATABASE_URL" not in seen["env"]
+    assert 0 < seen["timeout"] <= 7
