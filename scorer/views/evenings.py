@@ -472,14 +472,14 @@ def record_play(key: str, number: int) -> Any:
                 flash(gettext("The record of play is saved; the hand is ruled from it."))
                 return redirect(url_for(".hand", key=key, number=number))
     reading = None
-    if tricks:
+    while tricks:  # drop cards from the end until what is left can be read (a hand-made form may hold junk)
         try:
             reading = read(tricks)
+            break
         except RulesError as exc:
             error = error or error_text(exc)
             tricks[-1].pop()
             tricks = [t for t in tricks if t]
-            reading = read(tricks) if tricks else None
     form.record.data = "|".join(" ".join(t) for t in tricks)
     played = {c.upper() for t in tricks for c in t}
     to_play = reading.next_to_play if reading is not None else (None if error and tricks else r.declarer)
