@@ -13,6 +13,7 @@ import re
 from collections.abc import Hashable
 from dataclasses import dataclass
 from datetime import date
+from typing import Any
 
 import sqlalchemy as sa
 from flask_babel import gettext as _
@@ -83,18 +84,19 @@ def evenings_of(group: Group) -> list[Evening]:
 
 @dataclass(frozen=True)
 class EveningLine:
-    """One evening on the group page: ``winners`` are names (none before the first
-    hand); ``problem`` is set when a stored hand no longer settles (the evening is
+    """One evening on the group page: ``variant`` is the variant's name (a
+    translatable text), ``winners`` are names (none before the first hand);
+    ``problem`` is the error when a stored hand no longer settles (the evening is
     then left out of the season and says so)."""
 
     key: str
     name: str
     played_on: date
-    variant: str
+    variant: Any
     hands: int
     winners: tuple[str, ...]
     money: bool
-    problem: str = ""
+    problem: HandError | None = None
 
 
 @dataclass(frozen=True)
@@ -127,7 +129,7 @@ def season_of(group: Group) -> Season:
         try:
             ledger = services.ledger_of(evening)
         except HandError as error:
-            lines.append(EveningLine(winners=(), problem=str(error), **base))
+            lines.append(EveningLine(winners=(), problem=error, **base))
             continue
         winners = tuple(ledger.setup.players[s] for s in ledger.winners) if ledger.rows else ()
         lines.append(EveningLine(winners=winners, **base))

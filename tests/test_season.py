@@ -403,3 +403,23 @@ def test_groups_on_both_databases(any_db_app: Any) -> None:
         assert group is not None and group.aliases == []
         totals = {p.name: p.total for p in group_service.season_of(group).books[0].players}
         assert totals == {"Bob": 8, "ann": -1, "Cat": -1, "Robert": -6}
+
+
+def test_an_evening_that_no_longer_settles_is_left_out_not_a_500(client: Any, app: Any) -> None:
+    group = _new_group(client)
+    good = start_evening(client, players=("Ann", "Bob", "Cat"))
+    assert post_hand(client, good, 1, 0, {1: "four"}, 4).status_code == 302  # Bob +8
+    bad = start_evening(client, players=("Ann", "Bob", "Cat"), name="Broken night")
+    assert post_hand(client, bad, 1, 0, {1: "nap"}, 5).status_code == 302  # Bob +10, then broken below
+    for key in (good, bad):
+        assert client.post(f"/g/{group}/add", data={"link": key}).status_code == 302
+    with app.app_context():  # a stored hand the rules now refuse: a bid of Nap with 9 tricks
+        db.session.execute(sa.text("UPDATE hand_version SET tricks = 9 WHERE hand_id = (SELECT h.id FROM hand h "
+                                   "JOIN evening e ON e.id = h.evening_id WHERE e.key = :k)"), {"k": bad})
+        db.session.commit()
+    page = client.get(f"/g/{group}")
+    assert page.status_code == 200
+    html = page.get_data(as_text=True)
+    assert "Left out of the season: Hand 1:" in html and "Broken night" in html
+    assert _books(html) == [{"Bob": "+8", "Ann": "−4", "Cat": "−4"}]  # the good evening only
+    assert client.get(f"/g/{group}/season.pdf").status_code == 200

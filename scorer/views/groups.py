@@ -54,13 +54,14 @@ def season_for(group: Group) -> tuple[Any, groups.Season]:
 
 def book_title(book: Book) -> str:
     """``British Nap, basic (Pagat) · points`` or ``… · £0.10 a unit``."""
+    from .. import i18n
     from ..rules import VARIANTS
 
     variant = VARIANTS.get(book.key.variant)
-    name = variant.name if variant else book.key.variant
+    name = i18n.tr(variant.name) if variant else book.key.variant
     if book.stake is None:
         return _("%(variant)s · points", variant=name)
-    return _("%(variant)s · %(stake)s a unit", variant=name, stake=book.stake.format(book.stake.minor))
+    return _("%(variant)s · %(stake)s a unit", variant=name, stake=i18n.money(book.stake, book.stake.minor))
 
 
 @bp.app_context_processor
