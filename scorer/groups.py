@@ -201,7 +201,7 @@ def merge(group: Group, alias_name: str, canonical_name: str) -> GroupAlias:
     if alias not in known or canonical not in known:
         raise GroupError(_("Choose two names from the lists: both must have played in this group."))
     aliases = aliases_of(group)
-    shown = {"alias": known[alias], "canonical": known[canonical]}
+    shown = {"alias": " ".join(alias_name.split()), "canonical": " ".join(canonical_name.split())}  # as chosen
     if resolve(alias, aliases) == resolve(canonical, aliases):
         raise GroupError(_("%(alias)s and %(canonical)s already count as one player.", **shown))
     if alias in aliases:
