@@ -1,0 +1,195 @@
+"""Languages: the catalogs are complete and consistent, pages and rulings come out in
+the phone's language (from the browser's Accept-Language or from the language menu's
+cookie), numbers and money are formatted for the language, and the menu never
+redirects off-site."""
+
+from __future__ import annotations
+
+import re
+from io import BytesIO
+from pathlib import Path
+
+import pytest
+from babel.messages.mofile import write_mo
+from babel.messages.pofile import read_po
+
+from scorer.rules import Reason, Stake, Text, ntext
+from webhelpers import post_hand, start_evening
+
+ROOT = Path(__file__).resolve().parent.parent
+TRANSLATIONS = ROOT / "scorer" / "translations"
+LOCALES = ("ru", "nb", "pt_BR")
+
+#: "%(name)s" / "%(num)d" (gettext in templates and the web app) and "{name}" (the engine's templates)
+PERCENT = re.compile(r"%\((\w+)\)[sd]")
+BRACES = re.compile(r"(?<!\{)\{(\w*)\}(?!\})")
+
+
+def catalog(locale: str):  # type: ignore[no-untyped-def]
+    with open(TRANSLATIONS / locale / "LC_MESSAGES" / "messages.po", "rb") as fh:
+        return read_po(fh, locale=locale)
+
+
+def placeholders(text: str) -> tuple[set[str], set[str]]:
+    return set(PERCENT.findall(text)), set(BRACES.findall(text))
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_every_catalog_entry_is_translated(locale: str) -> None:
+    untranslated = []
+    for message in catalog(locale):
+        if not message.id:
+            continue
+        strings = message.string if isinstance(message.string, tuple) else (message.string,)
+        if "fuzzy" in message.flags or not all(s.strip() for s in strings):
+            untranslated.append(message.id)
+    assert not untranslated, f"{len(untranslated)} untranslated in {locale}: {untranslated[:10]}"
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_placeholders_in_translations_match_the_english(locale: str) -> None:
+    wrong = []
+    for message in catalog(locale):
+        if not message.id:
+            continue
+        ids = message.id if isinstance(message.id, tuple) else (message.id,)
+        strings = message.string if isinstance(message.string, tuple) else (message.string,)
+        expected_percent, expected_braces = set(), set()
+        for msgid in ids:
+            p, b = placeholders(msgid)
+            expected_percent |= p
+            expected_braces |= b
+        for s in strings:
+            percent, braces = placeholders(s)
+            # a plural's count (%(num)s) may be left out of a form, as in "one trick" / "une levée"
+            if not (percent <= expected_percent and expected_percent - percent <= {"num"}) or braces != expected_braces:
+                wrong.append((message.id, s))
+            # a literal % in a template must be written %%; a stray % breaks the page
+            if re.search(r"%(?!\(\w+\)[sd]|%)", s) and "%" not in "".join(ids).replace("%(", ""):
+                wrong.append((message.id, s))
+    assert not wrong, wrong[:5]
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_the_compiled_catalogs_are_up_to_date(locale: str) -> None:
+    compiled = BytesIO()
+    write_mo(compiled, catalog(locale))
+    mo = TRANSLATIONS / locale / "LC_MESSAGES" / "messages.mo"
+    assert mo.read_bytes() == compiled.getvalue(), f"run scripts/translations to compile {mo}"
+
+
+def test_the_engine_text_is_english_and_keeps_its_template() -> None:
+    won = ntext("{n} trick", "{n} tricks", 3)
+    text = Text("{who} won {won}", who="Ann", won=won)
+    assert text == "Ann won 3 tricks" and text.message == "{who} won {won}" and text.params["won"].plural
+
+
+def _evening(client, **fields):  # type: ignore[no-untyped-def]
+    key = start_evening(client, players=("Аня", "Bob", "Cat", "Dan"), **fields)
+    assert post_hand(client, key, 1, 0, {1: "four"}, tricks=3).status_code == 302  # Bob's Four, defeated
+    return key
+
+
+@pytest.mark.parametrize(("header", "expected"), [
+    ("ru-RU,ru;q=0.9,en;q=0.5", ("Сдачи", "Расчёт", "lang=\"ru\"")),
+    ("nb-NO,nb;q=0.9", ("Giv", "lang=\"nb\"")),
+    ("no", ("lang=\"nb\"",)),
+    ("pt-BR,pt;q=0.9", ("Mãos", "Acerto de contas", "lang=\"pt-BR\"")),
+    ("pt-PT", ("lang=\"pt-BR\"",)),
+    ("de-DE,de;q=0.9", ("Hands", "lang=\"en\"")),
+])
+def test_the_browser_language_is_the_default(client, header: str, expected: tuple[str, ...]) -> None:  # type: ignore[no-untyped-def]
+    key = _evening(client)
+    page = client.get(f"/e/{key}", headers={"Accept-Language": header}).get_data(as_text=True)
+    for text in expected:
+        assert text in page
+
+
+@pytest.mark.parametrize("locale", ["en", *LOCALES])
+def test_every_page_renders_in_every_language(client, locale: str) -> None:  # type: ignore[no-untyped-def]
+    client.get(f"/lang/{locale}?next=/")
+    key = _evening(client, scoring="money", stake="0.10", currency="NOK")
+    for path in ("/", "/new", "/new/pagat", "/new/hoyle", "/new/russian36", "/new/napoleao", "/import",
+                 f"/e/{key}", f"/e/{key}/hand", f"/e/{key}/hand/1", f"/e/{key}/hand/1/edit",
+                 f"/e/{key}/hand/1/play", f"/e/{key}/rules", f"/e/{key}/finish", "/nothing-here"):
+        response = client.get(path)
+        assert response.status_code in (200, 404), path
+        html = response.get_data(as_text=True)
+        assert f'<html lang="{locale.replace("_", "-")}">' in html, path
+
+
+def test_the_cookie_beats_the_browser_and_money_follows_the_language(client) -> None:  # type: ignore[no-untyped-def]
+    key = _evening(client, scoring="money", stake="1234.5", currency="NOK")
+    response = client.get(f"/lang/nb?next=/e/{key}")
+    assert response.status_code == 303 and response.headers["Location"] == f"/e/{key}"
+    assert "lang=nb" in response.headers["Set-Cookie"] and "Max-Age=31536000" in response.headers["Set-Cookie"]
+    page = client.get(f"/e/{key}", headers={"Accept-Language": "ru"}).get_data(as_text=True)
+    assert 'lang="nb"' in page and "Oppgjør" in page
+    # Bob lost a Four: 4 units to each of three opponents, 12 × 1234.50 NOK, Norwegian style
+    assert "−14\u00a0814,00\u00a0kr" in page and "4\u00a0938,00\u00a0kr" in page and "−12" in page
+    client.get(f"/lang/en?next=/e/{key}")
+    page = client.get(f"/e/{key}").get_data(as_text=True)
+    assert "−NOK 14814.00" in page and "Settle-up" in page  # English exactly as before
+
+
+def test_a_ruling_shows_in_russian(client) -> None:  # type: ignore[no-untyped-def]
+    key = _evening(client)
+    page = client.get(f"/e/{key}/hand/1", headers={"Accept-Language": "ru"}).get_data(as_text=True)
+    # names stay as typed; the contract, the count and the sentence are Russian
+    assert "Bob — высшая заявка «Четыре»; играет один против игроков: Аня, Cat, Dan." in page
+    assert "Bob: 3 взятки из нужных 4 — заявка «Четыре» провалена." in page
+    assert "Bob платит каждому из 3 противников по 4: Bob −12." in page
+    english = client.get(f"/e/{key}/hand/1").get_data(as_text=True)
+    assert "Bob won 3 tricks, needing 4: Four is defeated." in english
+
+
+def test_a_refused_auction_is_explained_in_the_phone_language(client) -> None:  # type: ignore[no-untyped-def]
+    key = start_evening(client)
+    client.get(f"/lang/pt_BR?next=/e/{key}")
+    response = post_hand(client, key, 1, 0, {1: "nap", 2: "four"}, tricks=5)  # Four after a Nap
+    assert response.status_code == 422
+    assert "Cat: declaração Quatro, abaixo da anterior Nap" in response.get_data(as_text=True)
+
+
+def test_the_variants_own_words_stay_in_every_language(client) -> None:  # type: ignore[no-untyped-def]
+    for locale in LOCALES:
+        client.get(f"/lang/{locale}?next=/")
+        key = start_evening(client, variant="russian36", players=("A", "B", "C"), opt_stake_per_trick="10",
+                            opt_ante="5", opt_treasure_at_end="share")
+        rules = client.get(f"/e/{key}/rules").get_data(as_text=True)
+        assert "«Здесь»" in rules and "«Клад Наполеона»" in rules, locale
+        key = start_evening(client, variant="napoleao", players=("A", "B", "C"), opt_end="target",
+                            opt_target_score="30", opt_hands="20")
+        assert "«Passo»" in client.get(f"/e/{key}/rules").get_data(as_text=True), locale
+
+
+@pytest.mark.parametrize("target", ["//evil.example/", "https://evil.example/", "/\\evil.example", "javascript:alert(1)",
+                                    "http:/evil.example", "", "%2F%2Fevil.example"])
+def test_the_language_switch_refuses_an_off_site_next(client, target: str) -> None:  # type: ignore[no-untyped-def]
+    response = client.get("/lang/ru", query_string={"next": target})
+    assert response.status_code == 303
+    assert response.headers["Location"] == "/"  # back to the start page, never off-site
+
+
+def test_a_same_site_next_keeps_its_query(client) -> None:  # type: ignore[no-untyped-def]
+    response = client.get("/lang/nb", query_string={"next": "/new?group=abc"})
+    assert response.headers["Location"] == "/new?group=abc"
+
+
+def test_an_unknown_language_sets_nothing(client) -> None:  # type: ignore[no-untyped-def]
+    response = client.get("/lang/xx?next=/new")
+    assert response.status_code == 303 and "Set-Cookie" not in response.headers
+
+
+def test_the_reason_text_helper_translates_params(app) -> None:  # type: ignore[no-untyped-def]
+    from scorer.i18n import money, reason_text
+    from scorer.rules import BIDS
+
+    reason = Reason("P-12", "{contract} is worth {per} per opponent.", {"contract": BIDS["nap"].name, "per": 1500})
+    with app.test_request_context(headers={"Accept-Language": "ru"}):
+        assert reason_text(reason) == "Заявка «Нап» стоит 1\u00a0500 с каждого противника."
+        assert money(Stake(150, "RUB"), -150) == "−1,50\u00a0₽"
+        assert money(Stake(150, "kr."), 150) == "1,50\u00a0kr."
+    with app.test_request_context():
+        assert reason_text(reason) == reason.text == "Nap is worth 1500 per opponent."
+        assert money(Stake(150, "RUB"), -150) == "−RUB 1.50"
