@@ -193,3 +193,11 @@ def test_the_reason_text_helper_translates_params(app) -> None:  # type: ignore[
     with app.test_request_context():
         assert reason_text(reason) == reason.text == "Nap is worth 1500 per opponent."
         assert money(Stake(150, "RUB"), -150) == "−RUB 1.50"
+
+
+def test_the_claim_summary_names_the_kinds_of_claim(client) -> None:  # type: ignore[no-untyped-def]
+    key = start_evening(client)
+    assert "A claim: revoke</summary>" in client.get(f"/e/{key}/hand").get_data(as_text=True)
+    key = start_evening(client, variant="hoyle")
+    page = client.get(f"/e/{key}/hand", headers={"Accept-Language": "ru"}).get_data(as_text=True)
+    assert "Претензия: ренонс, неверное число карт, ход не в очередь</summary>" in page

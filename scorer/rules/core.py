@@ -68,7 +68,8 @@ def listing(items: Any) -> Text:
     """``"One, Two, Three"`` as a :class:`Text` whose items are translated one by one."""
     items = list(items)
     template = ", ".join("{i%d}" % k for k in range(len(items)))
-    return Text(template, **{f"i{k}": item for k, item in enumerate(items)})
+    params = {"i%d" % k: item for k, item in enumerate(items)}
+    return Text(template, **params)
 
 
 class RulesError(ValueError):
