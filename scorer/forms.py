@@ -490,7 +490,7 @@ def quick_form_for(players: tuple[str, ...], ladder: tuple[Any, ...], **kwargs: 
 
     form = QuickForm(**kwargs)
     form.declarer.choices = choices(enumerate(players))
-    form.contract.choices = choices((bid.id, bid.name) for bid in ladder)
+    form.contract.choices = choices((bid.id, tr(bid.name)) for bid in ladder)
     return form
 
 
