@@ -18,8 +18,18 @@ from typing import Any
 
 import jsonschema
 
-from .ledger import HandError
-from .rules import Claim, EveningSetup, HandFacts, Override, RulesError, Stake, TableState, clean_text, get_variant
+from .rules import (
+    Claim,
+    EveningSetup,
+    HandFacts,
+    Override,
+    RulesError,
+    Stake,
+    TableState,
+    Text,
+    clean_text,
+    get_variant,
+)
 from .rules.cards import parse_card
 
 FORMAT = "nap-evening"
@@ -31,11 +41,13 @@ class EveningFileError(ValueError):
     """An evening file that cannot be read: bad JSON, wrong shape or illegal facts.
 
     ``where`` says which part of the file (``"hands[3].auction"``); ``rule`` the
-    rule id when the rules refused it.
+    rule id when the rules refused it; ``message`` the message alone (a
+    :class:`~scorer.rules.Text` where the web app can translate it).
     """
 
     def __init__(self, message: str, where: str = "", rule: str | None = None) -> None:
         super().__init__(f"{where}: {message}" if where else message)
+        self.message = message
         self.where = where
         self.rule = rule
 
@@ -66,18 +78,18 @@ def parse_stake(amount: str) -> int:
     decimal with at most two places and at most 1,000,000."""
     text = amount.strip() if isinstance(amount, str) else ""
     if not re.fullmatch(r"[0-9]{1,7}(\.[0-9]+)?", text):
-        raise ValueError("The stake must be a number such as 0.10.")
+        raise ValueError(Text("The stake must be a number such as 0.10."))
     try:
         value = Decimal(text)
     except InvalidOperation:
-        raise ValueError("The stake must be a number such as 0.10.") from None
+        raise ValueError(Text("The stake must be a number such as 0.10.")) from None
     if not value.is_finite() or value <= 0:
-        raise ValueError("The stake must be more than zero.")
+        raise ValueError(Text("The stake must be more than zero."))
     minor = value * 100
     if minor != minor.to_integral_value():
-        raise ValueError("The stake can have at most two decimal places.")
+        raise ValueError(Text("The stake can have at most two decimal places."))
     if minor > MAX_STAKE_MINOR:
-        raise ValueError("The stake can be at most 1000000.")
+        raise ValueError(Text("The stake can be at most 1000000."))
     return int(minor)
 
 
@@ -91,7 +103,7 @@ def loads(text: str | bytes) -> EveningFile:
     try:
         data = json.loads(text)
     except (ValueError, RecursionError) as error:  # bad JSON, bad UTF-8, absurd nesting or numbers
-        raise EveningFileError(f"This is not a JSON file ({_short(str(error))}).") from None
+        raise EveningFileError(Text("This is not a JSON file ({detail}).", detail=_short(str(error)))) from None
     return load(data)
 
 
@@ -111,7 +123,7 @@ def load(data: Any) -> EveningFile:
     try:
         errors = sorted(validator.iter_errors(data), key=lambda e: [str(p) for p in e.absolute_path])
     except RecursionError:
-        raise EveningFileError("This file is nested far too deeply to be an evening.") from None
+        raise EveningFileError(Text("This file is nested far too deeply to be an evening.")) from None
     if errors:
         err = jsonschema.exceptions.best_match(errors)
         where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in err.absolute_path).lstrip(".")
@@ -120,7 +132,8 @@ def load(data: Any) -> EveningFile:
         try:
             date.fromisoformat(data["date"])
         except ValueError:
-            raise EveningFileError(f"{data['date']!r} is not a date (YYYY-MM-DD).", "date") from None
+            raise EveningFileError(Text("{value} is not a date (YYYY-MM-DD).", value=repr(data["date"])),
+                                   "date") from None
     players = tuple(clean_text(p) for p in data["players"])
     seats = {p.casefold(): i for i, p in enumerate(players)}
 
@@ -128,14 +141,14 @@ def load(data: Any) -> EveningFile:
         try:
             return seats[clean_text(name).casefold()]
         except KeyError:
-            raise EveningFileError(f"{name!r} is not one of the players.", where) from None
+            raise EveningFileError(Text("{name} is not one of the players.", name=repr(name)), where) from None
 
     stake = None
     if data.get("stake") is not None:
         try:
             minor = parse_stake(data["stake"]["amount"])
         except ValueError as error:
-            raise EveningFileError(str(error), "stake.amount") from None
+            raise EveningFileError(error.args[0], "stake.amount") from None
         stake = Stake(minor, clean_text(data["stake"].get("currency", "")))
     first = seat_of(data["first_dealer"], "first_dealer") if "first_dealer" in data else 0
     draw: list[str] = []
@@ -144,12 +157,12 @@ def load(data: Any) -> EveningFile:
         if "draw" in data:
             cards = {seat_of(name, "draw"): card for name, card in data["draw"].items()}
             if sorted(cards) != list(range(len(players))):
-                raise EveningFileError("Give the card every player drew.", "draw")
+                raise EveningFileError(Text("Give the card every player drew."), "draw")
             draw = [str(parse_card(cards[s])) for s in range(len(players))]
             drawn_first = variant.dealer_by_draw(draw)[0]
             if "first_dealer" in data and drawn_first != first:
-                raise EveningFileError(f"The draw makes {players[drawn_first]} the first dealer, not "
-                                       f"{players[first]}.", "first_dealer")
+                raise EveningFileError(Text("The draw makes {drawn} the first dealer, not {first}.",
+                                            drawn=players[drawn_first], first=players[first]), "first_dealer")
             first = drawn_first
         setup = variant.check_setup(EveningSetup(data["variant"], players, first, data.get("options", {}), stake))
     except RulesError as error:
@@ -164,13 +177,15 @@ def load(data: Any) -> EveningFile:
     for i, hand in enumerate(data["hands"]):
         if target_score is not None and max(totals) >= target_score:
             raise EveningFileError(
-                f"A player reached the target of {target_score} before hand {i + 1}; no more hands can follow.",
+                Text("A player reached the target of {target} before hand {number}; no more hands can follow.",
+                     target=target_score, number=i + 1),
                 f"hands[{i}]",
                 variant.rule_end,
             )
         if target is not None and counted >= target:
             raise EveningFileError(
-                f"The agreed {target} hands were played before hand {i + 1}; no more hands can follow.",
+                Text("The agreed {target} hands were played before hand {number}; no more hands can follow.",
+                     target=target, number=i + 1),
                 f"hands[{i}]",
                 variant.rule_end,
             )
@@ -196,7 +211,8 @@ def load(data: Any) -> EveningFile:
         try:
             ruling = variant.settle(facts, setup, state)
         except RulesError as error:
-            raise EveningFileError(HandError(i + 1, error).message, f"hands[{i}]", error.rule) from None
+            raise EveningFileError(Text("Hand {number}: {message}", number=i + 1, message=error.message),
+                                   f"hands[{i}]", error.rule) from None
         hands.append(facts)
         dealer = ruling.next_dealer
         counted += ruling.counts

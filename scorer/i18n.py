@@ -26,6 +26,7 @@ from flask import Blueprint, Flask, Response, has_request_context, redirect, req
 from flask_babel import Babel, get_locale, get_translations
 from flask_babel import format_date as _format_date
 
+from .evening_file import EveningFileError
 from .rules import Reason, RulesError, Stake, Text
 
 #: Locale code → the language's own name (shown in the language menu).
@@ -122,6 +123,10 @@ def error_text(error: BaseException) -> str:
         else:
             message = tr(error.message)
         return f"{message} ({error.rule})" if error.rule else str(message)
+    if isinstance(error, EveningFileError):  # "hands[2]: Hand 3: … (P-7)"
+        message = tr(error.message)
+        text = f"{error.where}: {message}" if error.where else str(message)
+        return f"{text} ({error.rule})" if error.rule else text
     return str(error)
 
 

@@ -201,3 +201,15 @@ def test_the_claim_summary_names_the_kinds_of_claim(client) -> None:  # type: ig
     key = start_evening(client, variant="hoyle")
     page = client.get(f"/e/{key}/hand", headers={"Accept-Language": "ru"}).get_data(as_text=True)
     assert "Претензия: ренонс, неверное число карт, ход не в очередь</summary>" in page
+
+
+def test_an_evening_file_refused_by_the_rules_is_explained_in_the_phone_language(client) -> None:  # type: ignore[no-untyped-def]
+    body = ('{"format": "nap-evening", "version": 1, "variant": "pagat", "players": ["Ann", "Bob", "Cat"], '
+            '"hands": [{"auction": ["four", "three", "pass"], "tricks": 4}]}')
+    english = client.post("/import", data={"file": (BytesIO(body.encode()), "e.json")},
+                          content_type="multipart/form-data").get_data(as_text=True)
+    russian = client.post("/import", data={"file": (BytesIO(body.encode()), "e.json")},
+                          content_type="multipart/form-data",
+                          headers={"Accept-Language": "ru"}).get_data(as_text=True)
+    assert "hands[0]: Hand 1: Cat bid Three, lower than the earlier Four" in english
+    assert "hands[0]: Сдача 1: Cat: заявка «Три» — ниже прежней «Четыре»" in russian

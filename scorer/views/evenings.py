@@ -690,8 +690,7 @@ def import_evening() -> Any:
         try:
             evening = services.import_evening(loads(data), device=access.device_name())
         except EveningFileError as error:
-            rule = f" ({error.rule})" if error.rule else ""
-            form.file.errors = [f"{error}{rule}"]
+            form.file.errors = [error_text(error)]  # "where: message (rule)", in the phone's language
         else:
             flash(gettext("Imported “%(name)s”.", name=evening.name))
             access.grant_scorer(evening.key)
