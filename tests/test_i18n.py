@@ -213,3 +213,14 @@ def test_an_evening_file_refused_by_the_rules_is_explained_in_the_phone_language
                           headers={"Accept-Language": "ru"}).get_data(as_text=True)
     assert "hands[0]: Hand 1: Cat bid Three, lower than the earlier Four" in english
     assert "hands[0]: Сдача 1: Cat: заявка «Три» — ниже прежней «Четыре»" in russian
+
+
+def test_the_source_sentence_is_rendered_unless_the_phone_reads_the_source_language(client) -> None:  # type: ignore[no-untyped-def]
+    key = start_evening(client, variant="hoyle")
+    data = {"number": "1", "dealer": "0", "call_1": "three", "tricks": "2", "save": "1", "claim_kind": "revoke",
+            "claim_accused": "1", "claim_upheld": "yes"}
+    assert client.post(f"/e/{key}/hand", data=data).status_code == 302
+    russian = client.get(f"/e/{key}/hand/1", headers={"Accept-Language": "ru"}).get_data(as_text=True)
+    norwegian = client.get(f"/e/{key}/hand/1", headers={"Accept-Language": "nb"}).get_data(as_text=True)
+    assert "Ренонсирующий заявитель обязан" in russian and "<small>Претензия на ренонс" not in russian
+    assert "Ренонсирующий заявитель обязан" in norwegian and "<small>En renonsinnsigelse stanser spillet" in norwegian
