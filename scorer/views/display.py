@@ -39,9 +39,15 @@ def result_label(row: LedgerRow) -> str:
 
 
 def citation(rule_id: str) -> str:
-    """``P-12 · 002_….txt · «Poeng og avslutning»``, or the id alone if unknown."""
+    """``P-12 · 002_….txt · «Poeng og avslutning»``, or the id alone if unknown. The
+    section heading is the source's own; "(source silent)" is said in the phone's language."""
     rule = RULES.get(rule_id)
-    return rule.citation if rule else rule_id
+    if rule is None:
+        return rule_id
+    if rule.section == "(source silent)":
+        silent = _("(source silent)")
+        return f"{rule.id} · {rule.source} · «{silent}»"
+    return rule.citation
 
 
 def signed(n: int) -> str:
