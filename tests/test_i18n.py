@@ -136,7 +136,7 @@ def test_a_ruling_shows_in_russian(client) -> None:  # type: ignore[no-untyped-d
     key = _evening(client)
     page = client.get(f"/e/{key}/hand/1", headers={"Accept-Language": "ru"}).get_data(as_text=True)
     # names stay as typed; the contract, the count and the sentence are Russian
-    assert "Bob — высшая заявка «Четыре»; играет один против игроков: Аня, Cat, Dan." in page
+    assert "Bob — высшая заявка «Четыре»; играет в одиночку против игроков: Аня, Cat, Dan." in page
     assert "Bob: 3 взятки из нужных 4 — заявка «Четыре» провалена." in page
     assert "Bob платит каждому из 3 противников по 4: Bob −12." in page
     english = client.get(f"/e/{key}/hand/1").get_data(as_text=True)
