@@ -29,7 +29,7 @@ from .evening_file import parse_stake
 from .rules import BIDS, PASS, Claim, EveningSetup, RulesError, Variant, clean_text
 from .rules.cards import parse_card
 from .rules.variants.base import TRICKS_PER_HAND
-from .i18n import error_text, tr
+from .i18n import default_currency, error_text, tr
 
 MAX_PLAYERS = 6
 
@@ -80,7 +80,7 @@ class EveningFormBase(FlaskForm):
     stake = StringField(_l("Value of one unit"), [Length(max=12, message=_l("At most 12 characters."))],
                         filters=[_strip])
     currency = StringField(
-        _l("Currency"), [Optional(), Length(max=8, message=_l("At most 8 characters."))], default="£",
+        _l("Currency"), [Optional(), Length(max=8, message=_l("At most 8 characters."))], default=default_currency,
         filters=[_strip]
     )
     players = FieldList(

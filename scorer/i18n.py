@@ -163,6 +163,15 @@ def iso_currency(label: str) -> str | None:
     return None
 
 
+#: The currency a new evening's form suggests in each language (English: £, as before).
+CURRENCIES = {"ru": "RUB", "nb": "NOK", "pt_BR": "BRL"}
+
+
+def default_currency() -> str:
+    """The currency the set-up form suggests for the phone's language."""
+    return CURRENCIES.get(locale_code(), "£")
+
+
 def money(stake: Stake, minor_units: int) -> str:
     """An amount of the stake's currency for the language (``−1 234,50 ₽``); English as
     :meth:`Stake.format` (``−£1.20``); a currency label that is no ISO code is kept as typed."""

@@ -224,3 +224,9 @@ def test_the_source_sentence_is_rendered_unless_the_phone_reads_the_source_langu
     norwegian = client.get(f"/e/{key}/hand/1", headers={"Accept-Language": "nb"}).get_data(as_text=True)
     assert "Ренонсирующий заявитель обязан" in russian and "<small>Претензия на ренонс" not in russian
     assert "Ренонсирующий заявитель обязан" in norwegian and "<small>En renonsinnsigelse stanser spillet" in norwegian
+
+
+def test_the_set_up_form_suggests_the_language_currency(client) -> None:  # type: ignore[no-untyped-def]
+    assert 'name="currency" size="4" type="text" value="£"' in client.get("/new/pagat").get_data(as_text=True)
+    page = client.get("/new/pagat", headers={"Accept-Language": "nb"}).get_data(as_text=True)
+    assert 'value="NOK"' in page
