@@ -28,6 +28,7 @@ from flask_babel import format_date as _format_date
 
 from .evening_file import EveningFileError
 from .rules import Reason, RulesError, Stake, Text
+from .rules.core import Amount
 
 #: Locale code → the language's own name (shown in the language menu).
 LANGUAGES: dict[str, str] = {
@@ -105,6 +106,16 @@ def tr(value: Any) -> Any:
         return template.format(**{k: tr(v) for k, v in value.params.items()})
     if isinstance(value, int) and not isinstance(value, bool):
         return number(value)
+    return value
+
+
+def finalize(value: Any) -> Any:
+    """Jinja's ``finalize``: engine text and amounts printed by ``{{ … }}`` are translated
+    and formatted for the language; anything else is printed as it is."""
+    if isinstance(value, Amount):
+        return money(value.stake, value.minor)
+    if isinstance(value, Text):
+        return tr(value)
     return value
 
 
@@ -239,6 +250,11 @@ def init_app(app: Flask) -> None:
         }
 
     app.jinja_env.filters["tr"] = tr
+    # Whatever engine text a template prints — a variant's or option's name, a bid, a
+    # ruling's reason (``reason.text``), an amount (``stake.format(…)``) — comes out in
+    # the phone's language, in every template (the PDF and the season pages too).
+    # English is printed exactly as before.
+    app.jinja_env.finalize = finalize
 
     @app.after_request
     def vary_by_language(response: Response) -> Response:

@@ -230,3 +230,19 @@ def test_the_set_up_form_suggests_the_language_currency(client) -> None:  # type
     assert 'name="currency" size="4" type="text" value="£"' in client.get("/new/pagat").get_data(as_text=True)
     page = client.get("/new/pagat", headers={"Accept-Language": "nb"}).get_data(as_text=True)
     assert 'value="NOK"' in page
+
+
+def test_any_template_prints_engine_text_and_amounts_in_the_phone_language(app) -> None:  # type: ignore[no-untyped-def]
+    from flask import render_template_string
+
+    from scorer.rules import BIDS, VARIANTS
+
+    reason = Reason("R-16", "{contract} is worth {per} per opponent.", {"contract": BIDS["napoleon"].name, "per": 50})
+    page = "{{ variant.name }} | {{ reason.text }} | {{ stake.format(-123450) }} | {{ name }}"
+    values = {"variant": VARIANTS["russian36"], "reason": reason, "stake": Stake(100, "RUB"), "name": "Olga"}
+    with app.test_request_context(headers={"Accept-Language": "ru"}):
+        assert render_template_string(page, **values) == (
+            "Наполеон, 36 карт, с кладом | Заявка «Наполеон» стоит 50 с каждого противника. | −1\u00a0234,50\u00a0₽ | Olga")
+    with app.test_request_context():
+        assert render_template_string(page, **values) == (
+            "Napoleon, 36 cards, with treasure | Napoleon is worth 50 per opponent. | −RUB 1234.50 | Olga")

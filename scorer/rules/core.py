@@ -162,12 +162,28 @@ class Stake:
     minor: int
     currency: str = ""
 
-    def format(self, minor_units: int) -> str:
-        """Format an amount in minor units as ``"−£1.20"`` (two decimal places, a real minus sign)."""
+    def format(self, minor_units: int) -> Amount:
+        """Format an amount in minor units as ``"−£1.20"`` (two decimal places, a real minus sign).
+
+        The result is an :class:`Amount`: the English text, which also keeps the stake and
+        the amount so that the web layer can format it for the phone's language."""
         sign = "−" if minor_units < 0 else ""
         whole, cents = divmod(abs(minor_units), 100)
         label = f"{self.currency} " if self.currency[-1:].isalpha() else self.currency  # "RUB 1.00", "£1.00"
-        return f"{sign}{label}{whole}.{cents:02d}"
+        return Amount(f"{sign}{label}{whole}.{cents:02d}", self, minor_units)
+
+
+class Amount(str):
+    """An amount of money as English text (``"−£1.20"``) that remembers its ``stake`` and
+    ``minor`` units, so that a page can show it in the phone's language instead."""
+
+    stake: Stake
+    minor: int
+
+    def __new__(cls, text: str, stake: Stake, minor: int) -> Amount:
+        self = super().__new__(cls, text)
+        self.stake, self.minor = stake, minor
+        return self
 
 
 @dataclass(frozen=True)
@@ -288,8 +304,9 @@ class Reason:
     params: Mapping[str, Any] = field(default_factory=dict)
 
     @property
-    def text(self) -> str:
-        return self.message.format(**self.params)
+    def text(self) -> Text:
+        """The English sentence (a :class:`Text`, so a page that prints it shows it translated)."""
+        return Text(self.message, **self.params)
 
 
 @dataclass(frozen=True)
