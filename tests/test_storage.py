@@ -142,3 +142,26 @@ def test_upgrading_keeps_an_evening_saved_before_the_change(any_db_app: Any) -> 
         ledger = services.ledger_of(evening)
         assert ledger.totals == (-4, 8, -4)  # dealer A: B bids Four and makes it
         assert evening.hands[0].current.peeks == [] and evening.hands[0].current.widow is False
+        # the upgrade gave the old evening its own scorers' link and PIN
+        assert len(evening.edit_key) >= 22 and evening.edit_key != evening.key
+        assert evening.pin.isdigit() and len(evening.pin) == 6
+
+
+def test_the_sharing_migration_goes_down_and_up_with_data(any_db_app: Any) -> None:
+    """0008 can be undone on a database holding hands, history and tokens, and redone."""
+    from flask_migrate import downgrade, upgrade
+
+    with any_db_app.app_context():
+        evening = services.create_evening(variant="pagat", players=["A", "B", "C"], first_dealer=0, options={},
+                                          stake=None)
+        services.record_hand(evening, 1, HandFacts(0, ("three", "pass", "pass"), 3), token="t-1", device="x")
+        services.undo_last_hand(evening, 1, 1)
+        key = evening.key
+        db.session.remove()
+        downgrade(revision="0007_groups")
+        assert db.session.scalar(sa.text("SELECT count(*) FROM hand")) == 1
+        db.session.remove()  # end the reading transaction before the DDL
+        upgrade()
+        db.session.remove()
+        again = services.get_evening(key)
+        assert again is not None and again.hands == [] and len(again.edit_key) >= 22

@@ -68,12 +68,9 @@ def downgrade():
     op.drop_table('change')
     op.drop_index('ix_submission_evening_id', table_name='submission')
     op.drop_table('submission')
-    with op.batch_alter_table('hand', schema=None) as batch_op:
-        batch_op.drop_column('undone_at')
-        batch_op.drop_column('undone_number')
+    # plain DROP COLUMN (SQLite 3.35+): a batch rebuild would copy tables that others refer to
+    op.drop_column('hand', 'undone_at')
+    op.drop_column('hand', 'undone_number')
     op.drop_index('uq_evening_edit_key', table_name='evening')
-    with op.batch_alter_table('evening', schema=None) as batch_op:
-        batch_op.drop_column('pin_window_start')
-        batch_op.drop_column('pin_failures')
-        batch_op.drop_column('pin')
-        batch_op.drop_column('edit_key')
+    for column in ('pin_window_start', 'pin_failures', 'pin', 'edit_key'):
+        op.drop_column('evening', column)
