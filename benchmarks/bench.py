@@ -136,10 +136,11 @@ def main() -> None:
         trivial = timed(get("/healthz"), args.repeat)
         sheet = timed(get(f"/e/{key}"), args.repeat)
 
-        from scorer.views.evenings import pdf_cache, sheet_cache
+        from scorer.views.evenings import page_cache, pdf_cache, sheet_cache
 
         def cold_sheet() -> object:
             sheet_cache.clear()
+            page_cache.clear()
             return get(f"/e/{key}")()
 
         sheet_cold = timed(cold_sheet, args.repeat)

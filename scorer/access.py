@@ -56,7 +56,10 @@ def grant_scorer(key: str) -> None:
 
 def remember(key: str) -> None:
     """Remember that this browser has seen table ``key`` (the home page lists it)."""
-    keys = [k for k in session.get(_SEEN, []) if k != key]
+    seen = session.get(_SEEN, [])
+    if seen and seen[-1] == key:
+        return  # already the latest: leave the session (and its cookie) unchanged
+    keys = [k for k in seen if k != key]
     session[_SEEN] = [*keys, key][-_KEEP:]
 
 

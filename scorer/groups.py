@@ -49,14 +49,22 @@ def create_group(name: str) -> Group:
     return group
 
 
-def group_of_evening(evening_key: str) -> tuple[str, str] | None:
-    """``(group key, group name)`` of the evening's group, or ``None`` (one small query)."""
+def group_of_evening(evening_key: str, *, with_revision: bool = False) -> Any:
+    """``(group key, group name)`` of the evening's group, or ``None`` (one small query).
+
+    With ``with_revision``: ``(evening revision, (group key, group name) or None)``, or
+    ``None`` if there is no such evening — still one query (the scoresheet's).
+    """
     if not isinstance(evening_key, str) or len(evening_key) > 32:
         return None
     row = db.session.execute(
-        sa.select(Group.key, Group.name).join(Evening, Evening.group_id == Group.id).where(Evening.key == evening_key)
+        sa.select(Evening.revision, Group.key, Group.name).outerjoin(Group, Evening.group_id == Group.id)
+        .where(Evening.key == evening_key)
     ).first()
-    return None if row is None else (row[0], row[1])
+    if row is None:
+        return None
+    group = None if row[1] is None else (row[1], row[2])
+    return (row[0], group) if with_revision else group
 
 
 def state(group: Group) -> Hashable:

@@ -18,6 +18,7 @@ from flask import (
     redirect,
     render_template,
     request,
+    session,
     url_for,
 )
 from flask_babel import get_locale
@@ -140,15 +141,19 @@ sheet_cache: RevisionCache[tuple[str, bool, Markup]] = RevisionCache(64)
 #: Rendered PDFs by (evening key, revision): WeasyPrint needs seconds for a long
 #: evening, so a second download of an unchanged evening is served from here.
 pdf_cache: RevisionCache[bytes] = RevisionCache(8)
+#: Whole scoresheet pages by (evening key, revision, language, role, group).
+page_cache: RevisionCache[str] = RevisionCache(128)
 #: The running-totals chart (SVG bytes) by (evening key, revision).
 chart_cache: RevisionCache[bytes] = RevisionCache(64)
 
 
-def _by_revision(cache: RevisionCache[Any], key: str, build: Any, *variant: Any) -> Any:
+def _by_revision(cache: RevisionCache[Any], key: str, build: Any, *variant: Any, revision: int | None = None) -> Any:
     """What ``build(evening, ledger)`` gives for the evening's current revision, from
     ``cache`` when it is there (one small query), else built and kept. ``variant``
-    (e.g. language and paper size) is part of the cache key. 404 if no evening."""
-    revision = services.evening_revision(key)
+    (e.g. language and paper size) is part of the cache key; ``revision`` if the caller
+    has read it already. 404 if no evening."""
+    if revision is None:
+        revision = services.evening_revision(key)
     if revision is None:
         abort(404)
     value = cache.get((key, revision, *variant))
@@ -176,11 +181,27 @@ def _render_sheet(evening: Evening, ledger: Ledger) -> tuple[str, bool, Markup]:
 @bp.get("/e/<key>")
 def scoresheet(key: str) -> str:
     # the fragment differs by language and by role (scorers get the buttons that change things)
+    # one small query for the revision and the group: an unchanged evening is served from the cache
+    head = group_of_evening(key, with_revision=True)
+    if head is None:
+        abort(404)
+    revision, group = head
     scorer = access.is_scorer(key)
-    title, finished, fragment = _by_revision(sheet_cache, key, _render_sheet, str(get_locale()), scorer)
+    locale = str(get_locale())
     access.remember(key)
-    return render_template("scoresheet.html", key=key, title=title, finished=finished, sheet=fragment,
-                           action=ActionForm(), scorer=scorer, revision=services.evening_revision(key), group=group_of_evening(key))
+    # the whole page is the same for every phone with this language and role, unless it
+    # has a message waiting (flash) or a form that carries its own CSRF token (Reopen)
+    page_key = (key, revision, locale, scorer, group)
+    plain = "_flashes" not in session
+    page = page_cache.get(page_key) if plain else None
+    if page is not None:
+        return page
+    title, finished, fragment = _by_revision(sheet_cache, key, _render_sheet, locale, scorer, revision=revision)
+    page = render_template("scoresheet.html", key=key, title=title, finished=finished, sheet=fragment,
+                           action=ActionForm() if scorer else None, scorer=scorer, revision=revision, group=group)
+    if plain and not (scorer and finished):
+        page_cache.put(page_key, page)
+    return page
 
 
 def _hand_page(evening: Evening, ledger: Ledger, form: Any, *, number: int, editing: bool, status: int = 200) -> Any:
