@@ -146,7 +146,9 @@ def season_of(group: Group) -> Season:
     spellings = spellings_in([e.ledger.setup.players for e in settled])
     books = tuple(season_books(settled, aliases))
     for book in books:  # the lists of names show each player as the season tables do
-        spellings.update({p.key: p.name for p in book.players if p.key in spellings})
+        # (only a spelling of the key itself: a book where the player appears only under a
+        # merged spelling, "Bobby" for "bob", must not rename "bob" in the lists)
+        spellings.update({p.key: p.name for p in book.players if p.key in spellings and name_key(p.name) == p.key})
     return Season(tuple(lines), books, spellings, aliases)
 
 

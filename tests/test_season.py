@@ -423,3 +423,19 @@ def test_an_evening_that_no_longer_settles_is_left_out_not_a_500(client: Any, ap
     assert "Left out of the season: Hand 1:" in html and "Broken night" in html
     assert _books(html) == [{"Bob": "+8", "Ann": "−4", "Cat": "−4"}]  # the good evening only
     assert client.get(f"/g/{group}/season.pdf").status_code == 200
+
+
+def test_a_merge_keeps_both_spellings_in_the_lists_when_a_book_knows_only_the_alias(client: Any) -> None:
+    """Regression: a book where the player sat only as "Bobby" showed "Bobby" for "bob"
+    everywhere after the merge ("Bobby counts as Bobby", "bob" gone from the lists)."""
+    group = _new_group(client)
+    e1 = start_evening(client, players=("Ann", "Bob", "Cat"))
+    assert post_hand(client, e1, 1, 0, {1: "three"}, 3).status_code == 302  # Bob +6
+    e2 = start_evening(client, "hoyle", players=("Ann", "Bobby", "Cat"))
+    assert post_hand(client, e2, 1, 0, {1: "three"}, 3).status_code == 302  # Bobby +6 (hoyle book)
+    for key in (e1, e2):
+        assert client.post(f"/g/{group}/add", data={"link": key}).status_code == 302
+    assert client.post(f"/g/{group}/merge", data={"alias": "Bobby", "canonical": "Bob"}).status_code == 302
+    page = client.get(f"/g/{group}").get_data(as_text=True)
+    assert "Bobby counts as Bob" in page and "Bobby counts as Bobby" not in page
+    assert '<option value="Bob">' in page or 'value="Bob"' in page
