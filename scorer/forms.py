@@ -6,6 +6,7 @@ checks legality; its errors are put back on the form by the views.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from flask_wtf import FlaskForm
@@ -460,6 +461,11 @@ class ActionForm(FlaskForm):
     """A form with only a CSRF token, for buttons such as Finish and Reopen."""
 
 
+def is_number(text: str) -> bool:
+    """ASCII digits only (``str.isdigit`` also accepts "²" and "٢", which ``int`` refuses or misreads)."""
+    return bool(re.fullmatch(r"[0-9]{1,9}", text))
+
+
 class QuickFormBase(FlaskForm):
     """The common hand in a few taps: who declared what, then the declarer's tricks
     (one button per count, which also saves); everyone else passed. Anything else
@@ -479,7 +485,7 @@ class QuickFormBase(FlaskForm):
         from flask import request
 
         raw = str(request.form.get("tricks", ""))[:2]
-        return int(raw) if raw.isdigit() and int(raw) <= TRICKS_PER_HAND else None
+        return int(raw) if is_number(raw) and int(raw) <= TRICKS_PER_HAND else None
 
 
 def quick_form_for(players: tuple[str, ...], ladder: tuple[Any, ...], **kwargs: Any) -> QuickFormBase:

@@ -8,8 +8,10 @@ that the views map back onto their forms.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Sequence
 from datetime import date
+from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.exc import IntegrityError
@@ -74,6 +76,39 @@ def _bump(evening: Evening) -> None:
     """Add ``revision + 1`` to the pending transaction (an UPDATE, so concurrent
     writers to one evening queue on its row instead of losing a bump)."""
     db.session.execute(sa.update(Evening).where(Evening.id == evening.id).values(revision=Evening.revision + 1))
+
+
+def _lock(evening: Evening) -> Evening:
+    """Begin a write to ``evening``: take its row lock, then read it again.
+
+    On PostgreSQL ``SELECT … FOR UPDATE`` waits until any other phone's write to this
+    evening has committed and holds the row until this transaction ends (on SQLite,
+    ``BEGIN IMMEDIATE`` already holds the database). Every check that follows — the
+    next hand's number, the last hand, the current version, the revision, the options
+    — then runs on what is committed now, not on what the request read before.
+    Returns the evening, re-read with its players, hands and versions.
+    """
+    key = evening.key
+    db.session.expire_all()
+    db.session.execute(sa.select(Evening.id).where(Evening.id == evening.id).with_for_update())
+    fresh = get_evening(key)
+    assert fresh is not None  # evenings are never deleted
+    return fresh
+
+
+def _rollback_on_error(function: Any) -> Any:
+    """Roll the transaction back (releasing the lock) when a write refuses, so nothing
+    is half-written and the request can go on reading."""
+
+    @functools.wraps(function)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return function(*args, **kwargs)
+        except BaseException:
+            db.session.rollback()
+            raise
+
+    return wrapper
 
 
 def setup_of(evening: Evening) -> EveningSetup:
@@ -184,6 +219,7 @@ def _log(evening: Evening, kind: str, number: int | None, before: HandFacts | No
     ))
 
 
+@_rollback_on_error
 def record_hand(evening: Evening, number: int, facts: HandFacts, *, device: str = "",
                 token: str | None = None) -> Hand:
     """Save hand ``number`` (which must be the next one) with ``facts``.
@@ -196,6 +232,7 @@ def record_hand(evening: Evening, number: int, facts: HandFacts, *, device: str 
     with the hand, in the same transaction. ``device`` names the phone in the history.
     """
     facts = normalise(facts)
+    evening = _lock(evening)
     used = _token_used(token)
     if used is not None:
         raise _already_saved(used)
@@ -217,7 +254,7 @@ def record_hand(evening: Evening, number: int, facts: HandFacts, *, device: str 
     hand = Hand(evening_id=evening.id, number=number)
     hand.versions.append(_version(1, facts))
     try:
-        _bump(evening)  # first: on PostgreSQL this locks the evening's row, so writers queue
+        _bump(evening)
         db.session.add(hand)
         _log(evening, "new", number, None, facts, device)
         if token:
@@ -233,6 +270,7 @@ def record_hand(evening: Evening, number: int, facts: HandFacts, *, device: str 
     return hand
 
 
+@_rollback_on_error
 def correct_hand(evening: Evening, number: int, base_version: int, facts: HandFacts, *, device: str = "",
                  kind: str = "correct", token: str | None = None) -> HandVersion:
     """Save corrected facts for hand ``number`` as a new version; the old one is kept.
@@ -244,6 +282,7 @@ def correct_hand(evening: Evening, number: int, base_version: int, facts: HandFa
     ``kind`` names the change in the history ("correct", "override", "restore", "play").
     """
     facts = normalise(facts)
+    evening = _lock(evening)
     used = _token_used(token)
     if used is not None:
         raise _already_saved(used)
@@ -259,6 +298,7 @@ def correct_hand(evening: Evening, number: int, base_version: int, facts: HandFa
             number,
         )
     if facts_of(hand.current) == facts:
+        db.session.rollback()  # nothing to save: release the lock
         return hand.current
     # rule on the whole evening with the correction: a hand's ruling can depend on the
     # hands before it (the pool), so it is checked in place, not alone
@@ -287,6 +327,7 @@ def correct_hand(evening: Evening, number: int, base_version: int, facts: HandFa
     return version
 
 
+@_rollback_on_error
 def undo_last_hand(evening: Evening, number: int, base_version: int, *, device: str = "") -> Hand:
     """Take the last hand out of play; nothing is deleted (its versions are kept, the
     history keeps its facts) and its place is free for the next hand.
@@ -295,6 +336,7 @@ def undo_last_hand(evening: Evening, number: int, base_version: int, *, device: 
     phone has since added a hand or corrected this one, :class:`HandConflict` is
     raised and nothing changes. Raises :class:`EveningFinished` for a closed evening.
     """
+    evening = _lock(evening)
     if evening.finished_at is not None:
         raise EveningFinished(_("This evening is finished: reopen it to undo a hand."))
     if not evening.hands:
@@ -320,6 +362,7 @@ def undo_last_hand(evening: Evening, number: int, base_version: int, *, device: 
     return hand
 
 
+@_rollback_on_error
 def change_settings(evening: Evening, base_revision: int, *, name: str, place: str, options: dict,
                     device: str = "") -> None:
     """Change the table's name, place and options; every hand is ruled again under the
@@ -330,6 +373,7 @@ def change_settings(evening: Evening, base_revision: int, *, name: str, place: s
     :class:`~scorer.rules.RulesError` when a hand already played would be refused or
     would fall after the end the new options set (P-14 and the variants' end rules).
     """
+    evening = _lock(evening)
     if evening.revision != base_revision:
         raise HandConflict(_("The table changed on another phone while you were editing; here it is now."), 0)
     old = setup_of(evening)
@@ -346,6 +390,7 @@ def change_settings(evening: Evening, base_revision: int, *, name: str, place: s
     before = {"name": evening.name, "place": evening.place, "options": dict(evening.options or {})}
     after = {"name": name.strip() or evening.name, "place": place.strip(), "options": dict(new.options)}
     if before == after:
+        db.session.rollback()  # nothing changed: release the lock
         return
     evening.name, evening.place, evening.options = after["name"], after["place"], after["options"]
     _bump(evening)
@@ -362,6 +407,10 @@ def history(evening: Evening, limit: int = 500) -> list[Change]:
 
 def set_finished(evening: Evening, finished: bool, *, device: str = "") -> None:
     """Close the evening (no more hands) or reopen it; the history keeps which phone did."""
+    evening = _lock(evening)
+    if (evening.finished_at is not None) == finished:
+        db.session.rollback()  # already so (a double tap): nothing to record
+        return
     evening.finished_at = utcnow() if finished else None
     _bump(evening)
     _log(evening, "finish" if finished else "reopen", None, None, None, device)

@@ -18,7 +18,7 @@ from flask import Blueprint, Response, abort, flash, jsonify, redirect, render_t
 from flask_babel import gettext as _
 
 from .. import access, services
-from ..forms import ActionForm, DeviceForm, PinForm, quick_form_for, settings_form_for
+from ..forms import ActionForm, DeviceForm, PinForm, is_number, quick_form_for, settings_form_for
 from ..rules import PASS, HandFacts, IllegalSetup, RulesError, get_variant
 from .display import signed
 
@@ -159,7 +159,7 @@ def settings(key: str) -> Any:
     if form.validate_on_submit():
         base = form.revision.data or ""
         try:
-            services.change_settings(evening, int(base) if base.isdigit() else -1, name=form.name.data or "",
+            services.change_settings(evening, int(base) if is_number(base) else -1, name=form.name.data or "",
                                      place=form.place.data or "", options=form.options(),
                                      device=access.device_name())
         except services.HandConflict as error:
@@ -281,7 +281,7 @@ def quick(key: str) -> Any:
     errors: list[str] = []
     if form.validate_on_submit():
         posted = form.number.data or ""
-        if not posted.isdigit():
+        if not is_number(posted):
             errors.append(_("This form is missing its hand number; reload the page."))
         else:
             try:
@@ -332,7 +332,7 @@ def _quick_facts(form: Any, ledger: Any, dealer: int, errors: list[str]) -> Hand
     declarer_raw = form.declarer.data or ""
     contract = form.contract.data or ""
     tricks = form.posted_tricks()
-    if not declarer_raw.isdigit() or not 0 <= int(declarer_raw) < setup.n:
+    if not is_number(declarer_raw) or not 0 <= int(declarer_raw) < setup.n:
         errors.append(_("Tap the player who won the auction."))
     if contract not in {bid.id for bid in variant.ladder(setup.options)}:
         errors.append(_("Tap the contract."))
