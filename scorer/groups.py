@@ -55,7 +55,7 @@ def group_of_evening(evening_key: str, *, with_revision: bool = False) -> Any:
     With ``with_revision``: ``(evening revision, (group key, group name) or None)``, or
     ``None`` if there is no such evening — still one query (the scoresheet's).
     """
-    if not isinstance(evening_key, str) or len(evening_key) > 32:
+    if not services.valid_key(evening_key):
         return None
     row = db.session.execute(
         sa.select(Evening.revision, Group.key, Group.name).outerjoin(Group, Evening.group_id == Group.id)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import re
 from collections.abc import Sequence
 from datetime import date
 from typing import Any
@@ -49,26 +50,42 @@ class HandConflict(ScorerError):
         self.number = number
 
 
-def get_evening(key: str) -> Evening | None:
-    """The evening with URL key ``key``, players and hands loaded, or ``None``."""
-    if not isinstance(key, str) or len(key) > 32:
+#: An evening's URL key (or scorers' key): 22 URL-safe base64 characters as made; at most 32.
+KEY = re.compile(r"[A-Za-z0-9_-]{1,32}")
+
+
+def valid_key(key: object) -> bool:
+    """Whether ``key`` could be an evening's or group's key (anything else is never looked up:
+    PostgreSQL refuses a NUL in a text comparison)."""
+    return isinstance(key, str) and KEY.fullmatch(key) is not None
+
+
+def get_evening(key: str, *, fresh: bool = False) -> Evening | None:
+    """The evening with URL key ``key``, players and hands loaded, or ``None``.
+
+    ``fresh``: overwrite what the session already holds with what the database holds
+    now (after taking the row lock, see :func:`_lock`).
+    """
+    if not valid_key(key):
         return None
-    return db.session.scalar(
-        sa.select(Evening)
-        .where(Evening.key == key)
-        .options(selectinload(Evening.players), selectinload(Evening.hands).selectinload(Hand.versions))
-    )
+    query = (sa.select(Evening).where(Evening.key == key)
+             .options(selectinload(Evening.players), selectinload(Evening.hands).selectinload(Hand.versions)))
+    if fresh:
+        query = query.execution_options(populate_existing=True)
+    return db.session.scalar(query)
 
 
 def evening_revision(key: str) -> int | None:
     """The evening's current revision (one cheap query), or ``None`` if there is no such evening."""
-    if not isinstance(key, str) or len(key) > 32:
+    if not valid_key(key):
         return None
     return db.session.scalar(sa.select(Evening.revision).where(Evening.key == key))
 
 
 def evening_name(key: str) -> str:
     """The evening's name (one cheap query); empty if there is no such evening."""
+    if not valid_key(key):
+        return ""
     return db.session.scalar(sa.select(Evening.name).where(Evening.key == key)) or ""
 
 
@@ -89,9 +106,8 @@ def _lock(evening: Evening) -> Evening:
     Returns the evening, re-read with its players, hands and versions.
     """
     key = evening.key
-    db.session.expire_all()
     db.session.execute(sa.select(Evening.id).where(Evening.id == evening.id).with_for_update())
-    fresh = get_evening(key)
+    fresh = get_evening(key, fresh=True)
     assert fresh is not None  # evenings are never deleted
     return fresh
 
@@ -478,7 +494,7 @@ def export_evening(evening: Evening) -> EveningFile:
 
 def evenings_by_keys(keys: Sequence[str]) -> list[Evening]:
     """The evenings with these URL keys, in the order of ``keys`` (unknown keys skipped)."""
-    wanted = [k for k in keys if isinstance(k, str) and len(k) <= 32][:100]
+    wanted = [k for k in keys if valid_key(k)][:100]
     if not wanted:
         return []
     found = {e.key: e for e in db.session.scalars(

@@ -164,3 +164,77 @@ def test_a_viewer_changes_nothing(server: Any) -> None:
     assert viewer.request("POST", f"/e/{key}/quick", fields) == 302  # sent to "become a scorer"
     with app.app_context():
         assert db.session.scalar(sa.select(sa.func.count()).select_from(Hand)) == 0
+
+
+def _live_numbers(app: Any, key: str) -> list[int]:
+    with app.app_context():
+        evening = services.get_evening(key)
+        assert evening is not None
+        return [h.number for h in evening.hands]
+
+
+def test_undo_and_settings_racing_new_hands_leave_no_gap_and_no_hand_past_the_end(server: Any) -> None:
+    """An undo and a new hand at the same moment, and a settings change that shortens the
+    evening at the same moment as a new hand: whatever order they land in, the hands
+    stay numbered 1..n and none lies past the agreed end (P-14)."""
+    app, port = server
+    with app.app_context():
+        evening = services.create_evening(variant="pagat", players=["Ann", "Bob", "Cat"], first_dealer=0,
+                                          options={"hands_per_dealer": 50}, stake=None)
+        key, edit_key = evening.key, evening.edit_key
+    a, b = Phone(port, "a"), Phone(port, "b")
+    for phone in (a, b):
+        assert phone.request("GET", f"/e/{key}/scorer/{edit_key}") == 302
+
+    def quick(phone: Phone, number: int) -> int:
+        return phone.request("POST", f"/e/{key}/quick", {"number": str(number), "declarer": str(number % 3),
+                                                          "contract": "three", "tricks": "3"})
+
+    assert quick(a, 1) == 302
+    for _round in range(8):
+        last = len(_live_numbers(app, key))
+        statuses: list[int] = []
+
+        def undo_or_add(i: int, barrier: threading.Barrier, last: int = last) -> None:
+            barrier.wait(timeout=30)
+            if i == 0:
+                statuses.append(a.request("POST", f"/e/{key}/undo", {"number": str(last), "version": "1"}))
+            else:
+                statuses.append(quick(b, last + 1))
+
+        _race(2, undo_or_add)
+        assert statuses == [302, 302]
+        numbers = _live_numbers(app, key)
+        assert numbers == list(range(1, len(numbers) + 1)), numbers
+        if not numbers:
+            assert quick(a, 1) == 302
+    # shorten the evening to 1 hand per dealer (3 hands) while a phone saves the next hand
+    while len(_live_numbers(app, key)) < 2:
+        assert quick(a, len(_live_numbers(app, key)) + 1) == 302
+    while len(_live_numbers(app, key)) > 2:
+        n = len(_live_numbers(app, key))
+        assert a.request("POST", f"/e/{key}/undo", {"number": str(n), "version": "1"}) == 302
+    with app.app_context():
+        revision = services.evening_revision(key)
+    results: list[int] = []
+
+    def shorten_or_add(i: int, barrier: threading.Barrier) -> None:
+        barrier.wait(timeout=30)
+        if i == 0:
+            results.append(a.request("POST", f"/e/{key}/settings", {
+                "name": "Race", "revision": str(revision), "opt_hands_per_dealer": "1"}))
+        else:
+            results.append(quick(b, 3))
+            results.append(quick(b, 4))
+
+    _race(2, shorten_or_add)
+    assert 500 not in results
+    with app.app_context():
+        stored = services.get_evening(key)
+        assert stored is not None
+        ledger = services.ledger_of(stored)
+        if stored.options["hands_per_dealer"] == 1:
+            assert len(ledger.rows) <= 3  # the agreed end holds
+        else:
+            assert len(ledger.rows) == 4  # the settings change was refused: hand 4 was already there
+        assert [h.number for h in stored.hands] == list(range(1, len(ledger.rows) + 1))

@@ -358,3 +358,10 @@ def test_an_override_sent_twice_is_saved_once(app: Any) -> None:
         assert [v.version for v in evening.hands[0].versions] == [1, 2]
         assert services.ledger_of(evening).totals == (-2, 6, -2, -2)
     assert "already saved" in client.get(f"/e/{key}/hand/1").get_data(as_text=True)
+
+
+@pytest.mark.parametrize("path", ["/e/%00", "/e/%00/hand", "/e/%00/quick", "/e/%00/join", "/e/%00/chart.svg",
+                                  "/e/%00/evening.pdf", "/e/%00/evening.json", "/e/%00/revision", "/g/%00",
+                                  "/e/a%20b", "/e/" + "x" * 40])
+def test_keys_that_cannot_be_keys_are_404_on_both_databases(any_db_app: Any, path: str) -> None:
+    assert any_db_app.test_client().get(path).status_code == 404
