@@ -12,6 +12,7 @@ import sqlite3
 from datetime import UTC, date, datetime
 from typing import Any
 
+from flask import has_request_context, request
 from flask_sqlalchemy import SQLAlchemy
 from sqlalchemy import JSON, DateTime, ForeignKey, String, UniqueConstraint, and_, event
 from sqlalchemy import Index as sa_Index
@@ -46,7 +47,10 @@ def _sqlite_begin(connection: Any) -> None:
     transaction that reads and then writes never fails with "database is locked"
     when another phone writes at the same moment; it waits its turn instead."""
     if connection.dialect.name == "sqlite":
-        connection.exec_driver_sql("BEGIN IMMEDIATE")
+        # a page view only reads: a deferred BEGIN, so reading never waits for a writer
+        # (WAL) and a long read (a PDF) never holds the write lock
+        reading = has_request_context() and request.method in ("GET", "HEAD")
+        connection.exec_driver_sql("BEGIN" if reading else "BEGIN IMMEDIATE")
 
 
 def utcnow() -> datetime:

@@ -26,7 +26,7 @@ from markupsafe import Markup
 
 from .chart import ledger_chart_svg, line_style
 from .ledger import Ledger, settle_up, statistics
-from .models import Evening
+from .models import Evening, db
 from .pdf_render import STATIC_BASE, StaticOnlyFetcher  # noqa: F401 - re-exported: the fetcher the child uses
 from .rules import RULES
 from .views.display import auction_of
@@ -76,6 +76,10 @@ def _slot(workers: int) -> threading.BoundedSemaphore:
         return _slots.setdefault(workers, threading.BoundedSemaphore(workers))
 
 
+#: Seconds a PDF request waits for a free render slot before it is told to try again.
+SLOT_WAIT = 5.0
+
+
 def render_html_pdf(html: str, time_limit: float | None = None) -> bytes:
     """Render ``html`` (whose relative links point into ``static/``) to PDF bytes in a
     child process (``python -m scorer.pdf_render``), killed after ``time_limit``
@@ -97,8 +101,13 @@ def render_html_pdf(html: str, time_limit: float | None = None) -> bytes:
                                    DEFAULT_TIME_LIMIT)
         limit = DEFAULT_TIME_LIMIT
     started = time.monotonic()
+    # the document is built: end the request's database transaction now, so a long
+    # render holds no database lock (SQLite) and no snapshot (PostgreSQL)
+    db.session.rollback()
     slot = _slot(int(config.get("PDF_WORKERS", DEFAULT_WORKERS)))
-    if not slot.acquire(timeout=limit):
+    # wait a few seconds at most for a free render slot: a queue of PDFs must not tie
+    # up every server thread (the scoresheets of every table need them)
+    if not slot.acquire(timeout=min(limit, SLOT_WAIT)):
         raise PdfBusy(limit)
     try:
         left = limit - (time.monotonic() - started)  # the wait for a slot counts towards the limit
