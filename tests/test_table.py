@@ -365,3 +365,19 @@ def test_an_override_sent_twice_is_saved_once(app: Any) -> None:
                                   "/e/a%20b", "/e/" + "x" * 40])
 def test_keys_that_cannot_be_keys_are_404_on_both_databases(any_db_app: Any, path: str) -> None:
     assert any_db_app.test_client().get(path).status_code == 404
+
+
+def test_the_csv_keeps_every_name_column_from_being_read_as_a_formula(app: Any) -> None:
+    import csv
+    import io
+
+    client = app.test_client()
+    key = start_evening(client, players=('=HYPERLINK("http://e.vil","x")', "+cmd", "@sum", "-1"))
+    assert _quick(client, key, 1, 1, "three", 3).status_code == 302  # dealer "=HYPERLINK…", declarer "+cmd"
+    rows = list(csv.DictReader(io.StringIO(client.get(f"/e/{key}/ledger.csv").get_data(as_text=True))))
+    assert len(rows) == 4
+    for row in rows:
+        for column in ("dealer", "declarer", "player"):
+            assert row[column][:1] not in ("=", "+", "-", "@"), (column, row[column])
+    assert rows[0]["dealer"] == "'=HYPERLINK(\"http://e.vil\",\"x\")" and rows[0]["declarer"] == "'+cmd"
+    assert [int(r["units"]) for r in rows] == [-3, 9, -3, -3]  # "+cmd" made Three: 3 from each of 3 (P-9)

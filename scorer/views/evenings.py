@@ -84,7 +84,9 @@ def healthz() -> Response:
 @bp.get("/")
 def index() -> str:
     # only the tables this phone has opened: a table's link is its key, never listed to strangers
-    return render_template("index.html", evenings=services.evenings_by_keys(access.seen_keys()),
+    from ..commands import demo_link
+
+    return render_template("index.html", evenings=services.evenings_by_keys(access.seen_keys()), demo=demo_link(),
                            variant_names={v.id: v.name for v in VARIANTS.values()})
 
 
@@ -649,7 +651,7 @@ def export_csv(key: str) -> Response:
     writer = csv.writer(out)
     writer.writerow(["hand", "dealer", "declarer", "contract", "tricks", "result", "player", "units", "money_minor",
                      "running_total", "pool_change", "disputed", "rules"])
-    names = ledger.setup.players
+    names = tuple(_csv_text(n) for n in ledger.setup.players)  # every column with a name
     stake = ledger.setup.stake
     for row in ledger.rows:
         r = row.ruling
@@ -657,7 +659,7 @@ def export_csv(key: str) -> Response:
             writer.writerow([
                 row.number, names[r.dealer], "" if r.declarer is None else names[r.declarer],
                 r.contract.name if r.contract else "", "" if r.tricks is None else r.tricks, r.result.value,
-                _csv_text(names[seat]), units, "" if stake is None else units * stake.minor, row.totals[seat],
+                names[seat], units, "" if stake is None else units * stake.minor, row.totals[seat],
                 r.pool if seat == 0 else "", "yes" if row.facts.claims or r.overruled else "",
                 " ".join(r.rule_ids),
             ])
