@@ -85,35 +85,40 @@ def try_pin(evening: Evening, pin: str) -> bool:
     Returns ``False`` for a wrong PIN (counted against both budgets). Raises
     :class:`PinRefused` without checking when this session has used its
     :data:`SESSION_TRIES` or the table its :data:`TABLE_TRIES` in the window.
-    The table's counter is updated in its own short transaction.
+    The table's counter is updated in its own short transactions, atomically.
     """
     recent = _session_fails(evening.key)
     if len(recent) >= SESSION_TRIES:
         wait = int(WINDOW.total_seconds() - (time.time() - min(recent))) // 60 + 1
         raise PinRefused(_("Too many wrong PINs from this phone. Try again in %(minutes)s min, or ask a "
                            "scorer for the scorers' link.", minutes=wait))
+    # reserve one try from the table's budget in a single UPDATE, so a burst of guesses
+    # from many sessions at once cannot overdraw it (each UPDATE waits for the row)
     now = utcnow()
-    start = evening.pin_window_start
-    if start is not None and start.tzinfo is None:  # SQLite returns naive datetimes
-        start = start.replace(tzinfo=now.tzinfo)
-    in_window = start is not None and now - start < WINDOW
-    if in_window and evening.pin_failures >= TABLE_TRIES:
+    expired = sa.or_(Evening.pin_window_start.is_(None), Evening.pin_window_start < now - WINDOW)
+    reserved = db.session.execute(
+        sa.update(Evening)
+        .where(Evening.id == evening.id, sa.or_(expired, Evening.pin_failures < TABLE_TRIES))
+        .values(pin_failures=sa.case((expired, 1), else_=Evening.pin_failures + 1),
+                pin_window_start=sa.case((expired, now), else_=Evening.pin_window_start))
+        .execution_options(synchronize_session=False)
+    )
+    db.session.commit()
+    if reserved.rowcount != 1:  # type: ignore[attr-defined]
         raise PinRefused(_("Too many wrong PINs at this table. PIN entry is paused for a few minutes; "
                            "a scorer can share the scorers' link instead."))
     candidate = re.sub(r"\s+", "", str(pin))[:12]
     if hmac.compare_digest(evening.pin.encode(), candidate.encode()):
+        # a right PIN is not a failure: give the try back
+        db.session.execute(sa.update(Evening).where(Evening.id == evening.id, Evening.pin_failures > 0)
+                           .values(pin_failures=Evening.pin_failures - 1)
+                           .execution_options(synchronize_session=False))
+        db.session.commit()
         grant_scorer(evening.key)
         return True
     fails: dict[str, list[float]] = dict(session.get(_FAILS, {}))
     fails[evening.key] = [*recent, time.time()]
     session[_FAILS] = {k: v for k, v in fails.items() if v}
-    if in_window:
-        db.session.execute(sa.update(Evening).where(Evening.id == evening.id)
-                           .values(pin_failures=Evening.pin_failures + 1))
-    else:
-        db.session.execute(sa.update(Evening).where(Evening.id == evening.id)
-                           .values(pin_failures=1, pin_window_start=now))
-    db.session.commit()
     return False
 
 

@@ -238,3 +238,34 @@ def test_undo_and_settings_racing_new_hands_leave_no_gap_and_no_hand_past_the_en
         else:
             assert len(ledger.rows) == 4  # the settings change was refused: hand 4 was already there
         assert [h.number for h in stored.hands] == list(range(1, len(ledger.rows) + 1))
+
+
+def test_a_burst_of_wrong_pins_from_many_phones_never_overdraws_the_tables_budget(server: Any) -> None:
+    from scorer import access
+
+    app, port = server
+    with app.app_context():
+        evening = services.create_evening(variant="pagat", players=["Ann", "Bob", "Cat"], first_dealer=0,
+                                          options={}, stake=None)
+        key, pin = evening.key, evening.pin
+    wrong = "000000" if pin != "000000" else "111111"
+    statuses: list[int] = []
+    lock = threading.Lock()
+
+    def guess(i: int, barrier: threading.Barrier) -> None:
+        barrier.wait(timeout=30)
+        for _ in range(2):  # each phone a fresh session: only the table's budget stops them
+            status = Phone(port, f"guesser-{i}").request("POST", f"/e/{key}/join", {"pin": wrong})
+            with lock:
+                statuses.append(status)
+
+    _race(PHONES, guess)
+    _race(PHONES, guess)
+    _race(PHONES, guess)
+    assert len(statuses) == 36 and set(statuses) == {422}
+    with app.app_context():
+        stored = services.get_evening(key)
+        assert stored is not None and stored.pin_failures == access.TABLE_TRIES  # exactly 30 were checked
+    # and the 31st phone, with the right PIN, is told to wait
+    late = Phone(port, "late")
+    assert late.request("POST", f"/e/{key}/join", {"pin": pin}) == 422
