@@ -439,3 +439,22 @@ def test_a_merge_keeps_both_spellings_in_the_lists_when_a_book_knows_only_the_al
     page = client.get(f"/g/{group}").get_data(as_text=True)
     assert "Bobby counts as Bob" in page and "Bobby counts as Bobby" not in page
     assert '<option value="Bob">' in page or 'value="Bob"' in page
+
+
+def test_only_a_scorer_of_an_evening_can_put_it_in_or_take_it_out_of_a_group(app: Any) -> None:
+    owner, viewer = app.test_client(), app.test_client()
+    key = start_evening(owner, players=("Ann", "Bob", "Cat"))
+    club = _new_group(owner)
+    assert owner.post(f"/g/{club}/add", data={"link": key}).status_code == 302
+    # a viewer (no PIN, no scorers' link) neither sees the group's link nor moves the evening
+    assert viewer.get(f"/e/{key}").status_code == 200
+    assert club not in viewer.get(f"/e/{key}").get_data(as_text=True)
+    assert club in owner.get(f"/e/{key}").get_data(as_text=True)
+    assert viewer.post(f"/g/{club}/remove", data={"item": key}).status_code == 302
+    evil = _new_group(viewer, "Pay your debts at evil.example")
+    refused = viewer.post(f"/g/{evil}/add", data={"link": key})
+    assert refused.status_code == 422 and "Only a scorer" in refused.get_data(as_text=True)
+    with app.app_context():
+        evening = services.get_evening(key)
+        group_id = db.session.scalar(sa.select(Group.id).where(Group.key == club))
+        assert evening is not None and evening.group_id == group_id

@@ -14,7 +14,7 @@ from flask_babel import get_locale
 from flask_babel import gettext as _
 from markupsafe import Markup
 
-from .. import groups
+from .. import access, groups, services
 from ..cache import RevisionCache
 from ..chart import running_totals_svg
 from ..group_forms import AddEveningForm, GroupForm, ItemForm, MergeForm
@@ -109,7 +109,12 @@ def add_evening(key: str) -> Any:
     group = load_group(key)
     form = AddEveningForm()
     if form.validate_on_submit():
+        evening_key = groups.evening_key_from(form.link.data or "")
         try:
+            if evening_key and services.evening_revision(evening_key) is not None and \
+                    not access.is_scorer(evening_key):
+                raise groups.GroupError(_("Only a scorer of that evening can put it in a group: open it on this "
+                                          "phone with its scorers' link or PIN first."))
             evening = groups.add_evening(group, form.link.data or "")
         except groups.GroupError as error:
             form.link.errors = [str(error)]
@@ -124,8 +129,11 @@ def remove_evening(key: str) -> Any:
     group = load_group(key)
     form = ItemForm()
     if form.validate_on_submit():
+        item = str(form.item.data or "")[:40]
         try:
-            evening = groups.remove_evening(group, str(form.item.data or "")[:40])
+            if services.evening_revision(item) is not None and not access.is_scorer(item):
+                raise groups.GroupError(_("Only a scorer of that evening can take it out of the group."))
+            evening = groups.remove_evening(group, item)
         except groups.GroupError as error:
             flash(str(error))
         else:
