@@ -134,7 +134,7 @@ def load(data: Any) -> EveningFile:
         except ValueError:
             raise EveningFileError(Text("{value} is not a date (YYYY-MM-DD).", value=repr(data["date"])),
                                    "date") from None
-    players = tuple(clean_text(p) for p in data["players"])
+    players = tuple(_cleaned(p, 40, f"players[{i}]") for i, p in enumerate(data["players"]))
     seats = {p.casefold(): i for i, p in enumerate(players)}
 
     def seat_of(name: str, where: str) -> int:
@@ -149,7 +149,7 @@ def load(data: Any) -> EveningFile:
             minor = parse_stake(data["stake"]["amount"])
         except ValueError as error:
             raise EveningFileError(error.args[0], "stake.amount") from None
-        stake = Stake(minor, clean_text(data["stake"].get("currency", "")))
+        stake = Stake(minor, _cleaned(data["stake"].get("currency", ""), 8, "stake.currency"))
     first = seat_of(data["first_dealer"], "first_dealer") if "first_dealer" in data else 0
     draw: list[str] = []
     try:
@@ -221,9 +221,9 @@ def load(data: Any) -> EveningFile:
     return EveningFile(
         setup=setup,
         hands=hands,
-        name=clean_text(data.get("name", "")),
+        name=_cleaned(data.get("name", ""), 80, "name"),
         date=data.get("date"),
-        place=clean_text(data.get("place", "")) or None,
+        place=_cleaned(data.get("place", ""), 80, "place") or None,
         draw=draw,
         finished=data.get("finished", False),
     )
@@ -269,6 +269,15 @@ def dump(evening: EveningFile) -> dict[str, Any]:
     return out
 
 
+def _cleaned(text: str, limit: int, where: str) -> str:
+    """``clean_text(text)``, which must still fit in ``limit`` characters: NFKC can
+    lengthen text ("\ufdfa" is 18 letters), so the schema's limit is checked again."""
+    cleaned = clean_text(text)
+    if len(cleaned) > limit:
+        raise EveningFileError(Text("at most {limit} characters (once written out in full).", limit=limit), where)
+    return cleaned
+
+
 def dump_hand(players: tuple[str, ...], facts: HandFacts) -> dict[str, Any]:
     """One hand's facts as JSON-ready data, as in the evening file's ``hands`` list
     (seats written as player names)."""
@@ -303,7 +312,8 @@ def _load_override(data: Any, players: tuple[str, ...], seat_of: Any, where: str
     units = [0] * len(players)
     for name, value in data["entries"].items():
         units[seat_of(name, where)] = value
-    return Override(units=tuple(units), reason=clean_text(data["reason"]), pool=data.get("pool", 0))
+    return Override(units=tuple(units), reason=_cleaned(data["reason"], 500, f"{where}.reason"),
+                    pool=data.get("pool", 0))
 
 
 def _dump_claim(players: tuple[str, ...], claim: Claim) -> dict[str, Any]:

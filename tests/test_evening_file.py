@@ -185,3 +185,27 @@ def test_no_hand_after_the_target_score() -> None:
     with pytest.raises(EveningFileError) as err:
         load(data)
     assert err.value.rule == "B-14" and "hands[1]" in str(err.value)
+
+
+def test_text_that_normalising_lengthens_past_its_limit_is_refused() -> None:
+    """U+FDFA is one character that NFKC writes out as 18: a 40-character name of it
+    would be 720 characters (PostgreSQL refused it with a 500)."""
+    import json
+
+    from scorer.evening_file import EveningFileError, loads
+
+    base = {"format": "nap-evening", "version": 1, "variant": "pagat", "options": {}, "stake": None,
+            "players": ["Ann", "Bob", "Cat"], "hands": []}
+    for field, value, where in ((["players", 0], "\ufdfa" * 40, "players[0]"), (["name"], "\ufdfa" * 80, "name"),
+                                (["place"], "\ufdfa" * 5, "place")):
+        data = json.loads(json.dumps(base))
+        if field[0] == "players":
+            data["players"][0] = value
+        else:
+            data[field[0]] = value
+        try:
+            loads(json.dumps(data))
+        except EveningFileError as error:
+            assert error.where == where and "at most" in str(error)
+        else:
+            raise AssertionError(f"{where} was accepted")
