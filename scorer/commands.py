@@ -2,22 +2,44 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import click
 import sqlalchemy as sa
+from flask import current_app
+from flask.cli import with_appcontext
 
+from . import services
 from .app import ROOT
 from .evening_file import loads
 from .models import Evening, db
 from .services import import_evening
 
 DEMO = ROOT / "examples" / "pagat-thursday.json"
+#: In ``instance/``: the demo evening's key and scorers' key, written by ``flask demo``.
+DEMO_FILE = "demo_evening"
 
 
 @click.command("demo")
+@with_appcontext
 def demo_command() -> None:
     """Load the demo evening unless an evening already exists."""
     if db.session.scalar(sa.select(sa.func.count()).select_from(Evening)):
         click.echo("The database already holds evenings; no demo loaded.")
         return
-    evening = import_evening(loads(DEMO.read_bytes()))
+    evening = import_evening(loads(DEMO.read_bytes()), device="demo")
+    # the home page offers the demo to every phone, as a scorer (it is only a demo)
+    (Path(current_app.instance_path) / DEMO_FILE).write_text(f"{evening.key} {evening.edit_key}\n")
     click.echo(f"Loaded the demo evening “{evening.name}” at /e/{evening.key}")
+
+
+def demo_link() -> str | None:
+    """The demo evening's scorers' link path, if ``flask demo`` loaded one that still exists."""
+    path = Path(current_app.instance_path) / DEMO_FILE
+    try:
+        key, edit_key = path.read_text().split()[:2]
+    except (OSError, ValueError):
+        return None
+    if services.evening_revision(key) is None:
+        return None
+    return f"/e/{key}/scorer/{edit_key}"

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -53,3 +55,18 @@ def test_console_entry_point_runs_without_flask() -> None:
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
     assert result.returncode == 0, result.stderr
     assert "Winner: Ann" in result.stdout
+
+
+def test_the_demo_evening_is_offered_on_the_home_page(app: Any) -> None:
+    runner = app.test_cli_runner()
+    result = runner.invoke(args=["demo"])
+    assert "Loaded the demo evening" in result.output
+    client = app.test_client()
+    home = client.get("/").get_data(as_text=True)
+    link = re.search(r'href="(/e/[^/"]+/scorer/[^"]+)"', home)
+    assert link is not None and "Open the demo evening" in home
+    # the link makes this phone a scorer of the demo (it is only a demo)
+    assert client.get(link.group(1)).status_code == 302
+    key = link.group(1).split("/")[2]
+    assert "Record hand" in client.get(f"/e/{key}").get_data(as_text=True)
+    assert "Loaded" not in runner.invoke(args=["demo"]).output  # only once
