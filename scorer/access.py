@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hmac
 import re
+import secrets
 import time
 from datetime import datetime, timedelta
 
@@ -35,6 +36,7 @@ _SCORER = "scorer_of"
 _SEEN = "seen"
 _FAILS = "pin_fails"
 _DEVICE = "device"
+_DEVICE_TAG = "device_tag"
 _KEEP = 60  # evenings remembered per session (the cookie stays small)
 
 
@@ -128,7 +130,12 @@ def device_name() -> str:
     name = session.get(_DEVICE)
     if isinstance(name, str) and name:
         return name
-    return guess_device(request.headers.get("User-Agent", ""))
+    # two phones of one make would look alike in the history: add a short tag that this
+    # browser keeps ("iPhone 4f2")
+    tag = session.get(_DEVICE_TAG)
+    if not isinstance(tag, str) or not re.fullmatch(r"[0-9a-f]{3}", tag):
+        tag = session[_DEVICE_TAG] = secrets.token_hex(2)[:3]
+    return f"{guess_device(request.headers.get('User-Agent', ''))} {tag}"
 
 
 def set_device_name(name: str) -> None:

@@ -197,7 +197,38 @@ def big(key: str) -> str:
 def history(key: str) -> str:
     """Every change to the table, newest first: when, which phone, before and after."""
     evening = _evening(key)
-    return render_template("history.html", evening=evening, changes=services.history(evening))
+    setup = services.setup_of(evening)
+    variant = get_variant(evening.variant)
+    return render_template("history.html", evening=evening, changes=services.history(evening),
+                           said=lambda hand: named_auction(variant, setup, hand),
+                           option_changes=lambda change: option_changes(variant, change))
+
+
+def named_auction(variant: Any, setup: Any, hand: dict[str, Any]) -> list[tuple[str, str]]:
+    """``(player, call)`` for each call of a hand as the history stores it (the evening
+    file's form: the dealer by name, the calls in speaking order); ``[]`` if unreadable."""
+    calls = tuple(hand.get("auction") or ())
+    try:
+        dealer = setup.players.index(hand["dealer"])
+        if variant.sequence_auction:
+            seats = [variant.next_speaker(setup, dealer, calls[:i])[0] for i in range(len(calls))]
+        else:
+            seats = variant.speaking_order(setup, dealer)
+        return [(setup.players[seat], call) for seat, call in zip(seats, calls, strict=False) if seat is not None]
+    except (KeyError, ValueError, IndexError, TypeError, RulesError):
+        return []
+
+
+def option_changes(variant: Any, change: Any) -> list[tuple[str, str, str]]:
+    """``(option label, before, after)`` in words for each option a settings change
+    changed (labels and values in English; the template translates them)."""
+    before, after = (change.before or {}).get("options", {}), (change.after or {}).get("options", {})
+    out = []
+    for spec in variant.option_specs:
+        if spec.key in after and before.get(spec.key) != after[spec.key]:
+            old = spec.describe(before[spec.key]) if spec.key in before else "—"
+            out.append((spec.label, old, spec.describe(after[spec.key])))
+    return out
 
 
 @bp.get("/e/<key>/undo")
