@@ -24,6 +24,7 @@ from flask_babel import format_date, get_locale
 from flask_babel import gettext as _
 from markupsafe import Markup
 
+from .i18n import tr
 from .chart import ledger_chart_svg, line_style
 from .ledger import Ledger, settle_up, statistics
 from .models import Evening, db
@@ -211,7 +212,7 @@ def evening_pdf_html(evening: Evening, ledger: Ledger, paper: str = "a4") -> str
         chart=Markup(ledger_chart_svg(ledger, width=760, height=360, legend=False).decode()) if ledger.rows else None,
         line_styles=[line_style(seat) for seat in range(setup.n)],
         pool_name=pool_name,
-        party=lambda p: names[p] if isinstance(p, int) else (pool_name or _("pool")).lower(),
+        party=lambda p: names[p] if isinstance(p, int) else (tr(pool_name) if pool_name else _("pool")).lower(),
         cited=sorted({rid for row in ledger.rows for rid in row.ruling.rule_ids if rid in RULES}, key=_rule_order),
         rules_appendix=_rules_appendix(evening, ledger),
     )
