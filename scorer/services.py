@@ -293,7 +293,8 @@ def correct_hand(evening: Evening, number: int, base_version: int, facts: HandFa
 
     ``base_version`` is the version the user was looking at: if another phone saved
     a newer one since, :class:`HandConflict` is raised and nothing is saved.
-    Raises :class:`EveningFinished`, :class:`LookupError` (no such hand) and
+    Raises :class:`EveningFinished`, :class:`HandConflict` (also when the hand is no
+    longer in play: undone on another phone) and
     :class:`~scorer.rules.RulesError`; :class:`AlreadySaved` when ``token`` was used.
     ``kind`` names the change in the history ("correct", "override", "restore", "play").
     """
@@ -306,7 +307,8 @@ def correct_hand(evening: Evening, number: int, base_version: int, facts: HandFa
         raise EveningFinished(_("This evening is finished: reopen it to correct a hand."))
     hand = next((h for h in evening.hands if h.number == number), None)
     if hand is None:
-        raise LookupError(_("There is no hand %(number)s in this evening.", number=number))
+        raise HandConflict(_("Hand %(number)s is no longer in play (it was undone on another phone); nothing was "
+                             "saved.", number=number), number)
     if hand.current.version != base_version:
         raise HandConflict(
             _("Hand %(number)s was corrected on another phone while you were editing; here is the saved version.",

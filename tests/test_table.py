@@ -399,3 +399,27 @@ def test_two_phones_of_one_make_have_different_names_in_the_history(app: Any) ->
         devices = db.session.scalars(sa.select(Change.device).where(Change.kind == "new").order_by(Change.id)).all()
     assert len(devices) == 2 and all(re.fullmatch(r"iPhone [0-9a-f]{3}", d) for d in devices)
     assert devices[0] != devices[1] or pytest.skip("the two random tags matched (1 in 4096)")
+
+
+def test_a_correction_of_a_hand_undone_meanwhile_is_refused_clearly(app: Any) -> None:
+    client = app.test_client()
+    key = start_evening(client)
+    assert _quick(client, key, 1, 1, "three", 3).status_code == 302
+    assert _quick(client, key, 2, 2, "three", 3).status_code == 302
+    assert client.post(f"/e/{key}/undo", data={"number": "2", "version": "1"}).status_code == 302
+    # a phone still showing hand 2's edit form saves it
+    response = client.post(f"/e/{key}/hand/2/edit", data={"number": "2", "version": "1", "dealer": "1",
+                                                            "call_3": "four", "tricks": "4", "save": "1"})
+    assert response.status_code == 302
+    page = client.get(response.headers["Location"], follow_redirects=True).get_data(as_text=True)
+    assert "There is no hand 2 now" in page
+    assert _hand_count(app, key) == 1
+    # and when the undo lands between the page's check and the save (a race), the save refuses it too
+    from scorer.rules import HandFacts
+
+    with app.test_request_context(f"/e/{key}/hand/2/edit", method="POST"):
+        evening = services.get_evening(key)
+        assert evening is not None
+        with pytest.raises(services.HandConflict, match="no longer in play"):
+            services.correct_hand(evening, 2, 1, HandFacts(1, ("pass", "pass", "four", "pass"), 4))
+    assert _hand_count(app, key) == 1

@@ -177,9 +177,14 @@ def test_bad_new_evening_input(client: Any, app: Any, fields: dict[str, str], me
 
 def test_unknown_things_are_404(client: Any) -> None:
     key = start_evening(client)
-    for url in ("/e/does-not-exist", "/e/" + "x" * 500, "/new/whist", f"/e/{key}/hand/99", f"/e/{key}/hand/0",
-                f"/e/{key}/hand/99/edit", "/e/nope/evening.pdf", "/e/nope/evening.json"):
+    for url in ("/e/does-not-exist", "/e/" + "x" * 500, "/new/whist", f"/e/{key}/hand/0",
+                "/e/nope/evening.pdf", "/e/nope/evening.json"):
         assert client.get(url).status_code == 404, url
+    # a hand past the last one (undone on another phone, an old link): back to the scoresheet, saying so
+    for url in (f"/e/{key}/hand/99", f"/e/{key}/hand/99/edit"):
+        response = client.get(url)
+        assert response.status_code == 302 and response.headers["Location"].endswith(f"/e/{key}"), url
+    assert "There is no hand 99 now" in client.get(f"/e/{key}").get_data(as_text=True)
     assert client.post("/e/nope/hand", data={}).status_code == 404
     assert client.delete("/healthz").status_code == 405
 

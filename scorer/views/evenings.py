@@ -361,13 +361,19 @@ def new_hand(key: str) -> Any:
 
 
 def _row(ledger: Ledger, number: int) -> Any:
+    """Hand ``number`` of the ledger. A number past the last hand (a hand undone on
+    another phone, an old link) goes back to the scoresheet saying so; 0 is a 404."""
+    if number > len(ledger.rows) >= 0 and number >= 1:
+        flash(gettext("There is no hand %(number)s now (it may have been undone on another phone); nothing was "
+                      "changed.", number=number))
+        abort(redirect(url_for(".scoresheet", key=(request.view_args or {}).get("key", ""))))
     if not 1 <= number <= len(ledger.rows):
         abort(404)
     return ledger.rows[number - 1]
 
 
 @bp.get("/e/<key>/hand/<int:number>")
-def hand(key: str, number: int) -> str:
+def hand(key: str, number: int) -> Any:
     evening, ledger = load_evening(key)
     row = _row(ledger, number)
     record = evening.hands[number - 1]
