@@ -338,26 +338,34 @@ def new_hand(key: str) -> Any:
         if posted is None or not 1 <= posted <= 100_000:
             form.form_errors.append(gettext("This form is missing its hand number; reload the page."))
         else:
-            try:
-                services.record_hand(evening, posted, _facts_from(form, ledger), device=access.device_name(),
-                                     token=form.token.data or None)
-            except services.AlreadySaved as error:
-                flash(str(error))
-                return redirect(url_for(".scoresheet", key=key))
-            except services.HandConflict as error:
-                flash(str(error))
-                if error.number < 1:
-                    return redirect(url_for(".scoresheet", key=key))
-                return redirect(url_for(".hand", key=key, number=error.number))
-            except services.EveningFinished as error:
-                flash(str(error))
-                return redirect(url_for(".scoresheet", key=key))
-            except RulesError as error:
-                _rules_error(form, error)
-            else:
-                flash(gettext("Hand %(number)s saved.", number=posted))
-                return redirect(url_for(".scoresheet", key=key) + f"#hand-{posted}")
+            saved = save_new_hand(evening, posted, _facts_from(form, ledger), form.token.data, form)
+            if saved is not None:
+                return saved
     return _hand_page(evening, ledger, form, number=number, editing=False, status=422)
+
+
+def save_new_hand(evening: Evening, number: int, facts: HandFacts, token: str | None, form: Any = None) -> Any:
+    """Record hand ``number`` (full form or quick entry) and answer as a phone expects:
+    saved → the scoresheet at the hand; saved already (a double tap, another phone) or
+    the evening finished → a redirect that says so. ``None`` when the rules refuse the
+    hand: the refusal is added to ``form.form_errors`` (the caller shows the form again)."""
+    key = evening.key
+    try:
+        services.record_hand(evening, number, facts, device=access.device_name(), token=token or None)
+    except (services.AlreadySaved, services.EveningFinished) as error:
+        flash(str(error))
+        return redirect(url_for("evenings.scoresheet", key=key))
+    except services.HandConflict as error:
+        flash(str(error))
+        if error.number < 1:
+            return redirect(url_for("evenings.scoresheet", key=key))
+        return redirect(url_for("evenings.hand", key=key, number=error.number))
+    except RulesError as error:
+        if form is not None:
+            _rules_error(form, error)
+        return None
+    flash(gettext("Hand %(number)s saved.", number=number))
+    return redirect(url_for("evenings.scoresheet", key=key) + f"#hand-{number}")
 
 
 def _row(ledger: Ledger, number: int) -> Any:

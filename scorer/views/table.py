@@ -321,25 +321,11 @@ def quick(key: str) -> Any:
                 facts = None
                 errors.append(str(error))
             if facts is not None:
-                try:
-                    services.record_hand(evening, int(posted), facts, device=access.device_name(),
-                                         token=form.token.data or None)
-                except services.AlreadySaved as error:
-                    flash(str(error))
-                    return redirect(url_for("evenings.scoresheet", key=key))
-                except services.HandConflict as error:
-                    flash(str(error))
-                    if error.number < 1:
-                        return redirect(url_for("evenings.scoresheet", key=key))
-                    return redirect(url_for("evenings.hand", key=key, number=error.number))
-                except services.EveningFinished as error:
-                    flash(str(error))
-                    return redirect(url_for("evenings.scoresheet", key=key))
-                except RulesError as error:
-                    errors.append(str(error))
-                else:
-                    flash(_("Hand %(n)s saved.", n=int(posted)))
-                    return redirect(url_for("evenings.scoresheet", key=key) + f"#hand-{posted}")
+                from .evenings import save_new_hand
+
+                saved = save_new_hand(evening, int(posted), facts, form.token.data, form)
+                if saved is not None:
+                    return saved
     else:
         errors.append(_("Nothing was saved: reload the page and try again."))
     form.form_errors.extend(errors)
