@@ -58,6 +58,9 @@ def configure(app: Flask, test_config: dict[str, Any] | None) -> None:
         WTF_CSRF_TIME_LIMIT=None,  # a CSRF token must not expire in the middle of an evening
         SESSION_COOKIE_SAMESITE="Lax",
         SESSION_COOKIE_HTTPONLY=True,
+        # off by default: phones at a table reach the app over plain HTTP on the home
+        # network; NAP_SECURE_COOKIES=1 when it is served over HTTPS only
+        SESSION_COOKIE_SECURE=os.environ.get("NAP_SECURE_COOKIES") == "1",
     )
     if test_config is None:
         app.config["SECRET_KEY"] = os.environ.get("SECRET_KEY") or _instance_secret(app)
