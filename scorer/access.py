@@ -17,7 +17,7 @@ import hmac
 import re
 import secrets
 import time
-from datetime import datetime, timedelta
+from datetime import timedelta
 
 import sqlalchemy as sa
 from flask import request, session
@@ -157,9 +157,3 @@ def guess_device(user_agent: str) -> str:
             return name
     return "a browser" if ua else "unknown device"
 
-
-def since(moment: datetime | None) -> datetime | None:
-    """``moment`` as an aware UTC datetime (SQLite gives naive ones back)."""
-    if moment is not None and moment.tzinfo is None:
-        return moment.replace(tzinfo=utcnow().tzinfo)
-    return moment

@@ -49,12 +49,9 @@ def create_group(name: str) -> Group:
     return group
 
 
-def group_of_evening(evening_key: str, *, with_revision: bool = False) -> Any:
-    """``(group key, group name)`` of the evening's group, or ``None`` (one small query).
-
-    With ``with_revision``: ``(evening revision, (group key, group name) or None)``, or
-    ``None`` if there is no such evening — still one query (the scoresheet's).
-    """
+def evening_head(evening_key: str) -> tuple[int, tuple[str, str] | None] | None:
+    """``(evening revision, (group key, group name) or None)`` in one small query (the
+    scoresheet's), or ``None`` if there is no such evening."""
     if not services.valid_key(evening_key):
         return None
     row = db.session.execute(
@@ -63,8 +60,13 @@ def group_of_evening(evening_key: str, *, with_revision: bool = False) -> Any:
     ).first()
     if row is None:
         return None
-    group = None if row[1] is None else (row[1], row[2])
-    return (row[0], group) if with_revision else group
+    return row[0], None if row[1] is None else (row[1], row[2])
+
+
+def group_of_evening(evening_key: str) -> tuple[str, str] | None:
+    """``(group key, group name)`` of the evening's group, or ``None``."""
+    head = evening_head(evening_key)
+    return None if head is None else head[1]
 
 
 def state(group: Group) -> Hashable:

@@ -15,8 +15,8 @@ from datetime import date
 from typing import Any
 
 import sqlalchemy as sa
-from sqlalchemy.exc import IntegrityError
 from flask_babel import gettext as _
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import selectinload
 
 from .evening_file import EveningFile, dump_hand
@@ -502,12 +502,3 @@ def evenings_by_keys(keys: Sequence[str]) -> list[Evening]:
     found = {e.key: e for e in db.session.scalars(
         sa.select(Evening).where(Evening.key.in_(wanted)).options(selectinload(Evening.players)))}
     return [found[k] for k in wanted if k in found]
-
-
-def recent_evenings(limit: int = 50) -> list[Evening]:
-    """The newest evenings first, with players loaded."""
-    return list(
-        db.session.scalars(
-            sa.select(Evening).options(selectinload(Evening.players)).order_by(Evening.id.desc()).limit(limit)
-        )
-    )

@@ -21,16 +21,13 @@ from flask import (
     session,
     url_for,
 )
-from flask_babel import get_locale
-from flask_babel import gettext
+from flask_babel import get_locale, gettext
 from markupsafe import Markup
 
 from .. import access, services
 from ..cache import RevisionCache
 from ..chart import ledger_chart_svg
-from ..pdf import PdfError
 from ..evening_file import EveningFileError, dumps, loads, parse_stake
-from ..groups import group_of_evening
 from ..forms import (
     ActionForm,
     ImportForm,
@@ -40,9 +37,11 @@ from ..forms import (
     hand_form_for,
     override_form_for,
 )
+from ..groups import evening_head
 from ..i18n import error_text, tr
 from ..ledger import Ledger, settle_up, statistics
 from ..models import Evening
+from ..pdf import PdfError
 from ..rules import BIDS, HERE, PASS, RULES, VARIANTS, HandFacts, IllegalSetup, Override, RulesError, Stake
 from ..rules.cards import RANKS_36, RANKS_52, SUITS
 from ..rules.play import read_record
@@ -184,7 +183,7 @@ def _render_sheet(evening: Evening, ledger: Ledger) -> tuple[str, bool, Markup]:
 def scoresheet(key: str) -> str:
     # the fragment differs by language and by role (scorers get the buttons that change things)
     # one small query for the revision and the group: an unchanged evening is served from the cache
-    head = group_of_evening(key, with_revision=True)
+    head = evening_head(key)
     if head is None:
         abort(404)
     revision, group = head
