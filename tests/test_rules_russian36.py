@@ -183,3 +183,28 @@ def test_speakers_follow_the_auction_round_after_round() -> None:
     facts = HandFacts(1, ("one", "two", "pass", "pass", HERE, "three", "pass"), 2)
     # dealer East: E one, S two, W pass, N pass, E «Здесь», S three, E pass
     assert V.speakers(s, facts) == [1, 2, 3, 0, 1, 2, 1]
+
+
+def test_the_lone_bid_auction_follows_the_order_from_the_dealer() -> None:
+    """Quick entry's auction (R-4, R-5): from the dealer, each speaks once and a pass is
+    final; with seats A0 B1 C2 D3 and B dealing, the order is B, C, D, A."""
+    from scorer.rules import EveningSetup, get_variant
+
+    variant = get_variant("russian36")
+    setup = variant.check_setup(EveningSetup("russian36", ("A", "B", "C", "D"), 0, {}, None))
+    # D (seat 3) bids Three: B and C pass before him, A after: the auction ends with A's pass
+    assert variant.lone_bid_auction(setup, 1, 3, "three") == ("pass", "pass", "three", "pass")
+    # everyone passes: four passes from the dealer
+    assert variant.lone_bid_auction(setup, 1, None, None) == ("pass", "pass", "pass", "pass")
+    # the dealer bids Napoleon first
+    assert variant.lone_bid_auction(setup, 1, 1, "napoleon")[0] == "napoleon"
+
+
+def test_the_lone_bid_auction_of_the_other_variants_is_one_call_per_seat_from_eldest() -> None:
+    from scorer.rules import EveningSetup, get_variant
+
+    variant = get_variant("pagat")
+    setup = variant.check_setup(EveningSetup("pagat", ("A", "B", "C", "D"), 0, {}, None))
+    # A deals: B is eldest, then C, D, A; C bids Four
+    assert variant.lone_bid_auction(setup, 0, 2, "four") == ("pass", "four", "pass", "pass")
+    assert variant.lone_bid_auction(setup, 0, None, None) == ("pass",) * 4

@@ -19,7 +19,7 @@ from flask_babel import gettext as _
 
 from .. import access, services
 from ..forms import ActionForm, DeviceForm, PinForm, is_number, quick_form_for, settings_form_for
-from ..rules import PASS, HandFacts, IllegalSetup, RulesError, get_variant
+from ..rules import HandFacts, IllegalSetup, RulesError, get_variant
 from .display import signed
 
 bp = Blueprint("table", __name__)
@@ -270,27 +270,6 @@ def undo(key: str) -> Any:
     return redirect(url_for("evenings.scoresheet", key=key))
 
 
-def quick_auction(variant: Any, setup: Any, dealer: int, declarer: int, contract: str) -> tuple[str, ...]:
-    """The auction of the common hand: ``declarer`` bids ``contract``, everyone else passes.
-
-    For auctions in speaking order one call per seat; for russian36 (one call at a time
-    from the dealer, R-4/R-5) the calls in the order the variant asks for them.
-    Raises :class:`~scorer.rules.RulesError` if the variant refuses that auction.
-    """
-    if not variant.sequence_auction:
-        return tuple(contract if seat == declarer else PASS for seat in variant.speaking_order(setup, dealer))
-    calls: tuple[str, ...] = ()
-    for _step in range(4 * setup.n):
-        speaker, legal = variant.next_speaker(setup, dealer, calls)
-        if speaker is None:
-            return calls
-        call = contract if speaker == declarer and contract not in calls else PASS
-        if call not in legal:
-            raise RulesError(_("That bid is not possible here; use the full form."))
-        calls = (*calls, call)
-    raise RulesError(_("That bid is not possible here; use the full form."))
-
-
 @bp.route("/e/<key>/quick", methods=["GET", "POST"])
 def quick(key: str) -> Any:
     """Quick entry: declarer, contract (and trump where named), then one tap on the
@@ -315,11 +294,7 @@ def quick(key: str) -> Any:
         if not is_number(posted):
             errors.append(_("This form is missing its hand number; reload the page."))
         else:
-            try:
-                facts = _quick_facts(form, ledger, dealer, errors)
-            except RulesError as error:
-                facts = None
-                errors.append(str(error))
+            facts = _quick_facts(form, ledger, dealer, errors)
             if facts is not None:
                 from .evenings import save_new_hand
 
@@ -337,15 +312,7 @@ def _quick_facts(form: Any, ledger: Any, dealer: int, errors: list[str]) -> Hand
     if "misdeal" in request.form:
         return HandFacts(dealer=dealer, misdeal=True)
     if "all_pass" in request.form:
-        if variant.sequence_auction:
-            calls: tuple[str, ...] = ()
-            for _step in range(setup.n):
-                speaker, legal = variant.next_speaker(setup, dealer, calls)
-                if speaker is None or PASS not in legal:
-                    break
-                calls = (*calls, PASS)
-            return HandFacts(dealer=dealer, auction=calls)
-        return HandFacts(dealer=dealer, auction=tuple(PASS for _s in range(setup.n)))
+        return HandFacts(dealer=dealer, auction=variant.lone_bid_auction(setup, dealer, None, None))
     declarer_raw = form.declarer.data or ""
     contract = form.contract.data or ""
     tricks = form.posted_tricks()
@@ -359,7 +326,11 @@ def _quick_facts(form: Any, ledger: Any, dealer: int, errors: list[str]) -> Hand
         errors.append(_("Tap the number of tricks the declarer won."))
     if errors:
         return None
-    auction = quick_auction(variant, setup, dealer, int(declarer_raw), contract)
+    try:
+        auction = variant.lone_bid_auction(setup, dealer, int(declarer_raw), contract)
+    except RulesError:
+        errors.append(_("That bid is not possible here; use the full form."))
+        return None
     return HandFacts(dealer=dealer, auction=auction, tricks=tricks,
                      trump=(form.trump.data or None) if variant.names_trump else None)
 

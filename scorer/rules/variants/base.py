@@ -189,6 +189,13 @@ class Variant:
         """Seats in the order they speak: eldest hand (left of the dealer) first, dealer last."""
         return [(dealer + 1 + i) % setup.n for i in range(setup.n)]
 
+    def lone_bid_auction(self, setup: EveningSetup, dealer: int, declarer: int | None,
+                         contract: str | None) -> tuple[str, ...]:
+        """The auction of the common hand, as quick entry records it: ``declarer`` bids
+        ``contract`` and everyone else passes (``declarer`` ``None``: everyone passes).
+        One call per seat in speaking order; :meth:`check_auction` rules on it."""
+        return tuple(contract if seat == declarer else PASS for seat in self.speaking_order(setup, dealer))
+
     def speakers(self, setup: EveningSetup, facts: HandFacts) -> list[int]:
         """The seat that made each call of ``facts.auction``, in order."""
         order = self.speaking_order(setup, facts.dealer)

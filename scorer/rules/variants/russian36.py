@@ -109,6 +109,23 @@ class Russian36(Variant):
             options.insert(1, HERE)
         return speaker, options
 
+    def lone_bid_auction(self, setup: EveningSetup, dealer: int, declarer: int | None,
+                         contract: str | None) -> tuple[str, ...]:
+        """The common hand's auction in this variant's order, from the dealer one call
+        at a time (R-4, R-5): ``declarer`` bids ``contract`` at his first turn, the others
+        pass. Raises :class:`IllegalAuction` if that bid is not open to him then."""
+        calls: tuple[str, ...] = ()
+        while True:
+            speaker, legal = self.next_speaker(setup, dealer, calls)
+            if speaker is None or (declarer is None and PASS not in legal):
+                return calls
+            call = contract if speaker == declarer and contract not in calls else PASS
+            if call not in legal:
+                raise IllegalAuction(Text("{who} cannot bid {bid} at that point of the auction.",
+                                          who=setup.players[speaker], bid=BIDS[call].name if call in BIDS else call),
+                                     "R-5")
+            calls = (*calls, call)
+
     def speakers(self, setup: EveningSetup, facts: HandFacts) -> list[int]:
         """R-5: the dealer first, then clockwise, skipping players who have passed."""
         seats: list[int] = []
