@@ -9,9 +9,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from flask_babel import gettext, lazy_gettext
+from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
 from flask_wtf.file import FileField, FileRequired
-from flask_babel import lazy_gettext
 from wtforms import (
     BooleanField,
     FieldList,
@@ -23,14 +24,12 @@ from wtforms import (
     SubmitField,
 )
 from wtforms.validators import Length, NumberRange, Optional, ValidationError
-from flask_babel import gettext
-from flask_babel import lazy_gettext as _l
 
 from .evening_file import parse_stake
+from .i18n import default_currency, error_text, tr
 from .rules import BIDS, PASS, Claim, EveningSetup, RulesError, Variant, clean_text
 from .rules.cards import parse_card
 from .rules.variants.base import TRICKS_PER_HAND
-from .i18n import default_currency, error_text, tr
 
 MAX_PLAYERS = 6
 
@@ -66,7 +65,26 @@ class WholeNumberField(IntegerField):
             raise ValueError(gettext("That number is far too large."))
 
 
-class EveningFormBase(FlaskForm):
+class OptionFields:
+    """For forms with a variant's options as ``opt_<key>`` fields (see
+    :func:`_add_option_fields`); ``variant`` is set on the form class."""
+
+    variant: Variant
+
+    def options(self) -> dict[str, Any]:
+        """The variant options entered, as the engine stores them."""
+        out: dict[str, Any] = {}
+        for spec in self.variant.option_specs:
+            value = getattr(self, f"opt_{spec.key}").data
+            if value is None:
+                value = spec.default  # left empty: the variant's default
+            elif spec.kind == "choice":
+                value = next(c for c, _ in spec.choices if str(c) == value)
+            out[spec.key] = value
+        return out
+
+
+class EveningFormBase(OptionFields, FlaskForm):
     """Start an evening: name, scoring, players in seat order and the first dealer.
 
     Variant options are added as fields named ``opt_<key>`` by :func:`evening_form_for`.
@@ -166,18 +184,6 @@ class EveningFormBase(FlaskForm):
             return names, self.variant.dealer_by_draw(self.draw())[0]
         row = int(self.first_dealer.data)
         return names, sum(1 for n in rows[:row] if n)
-
-    def options(self) -> dict[str, Any]:
-        """The variant options entered, as the engine stores them."""
-        out: dict[str, Any] = {}
-        for spec in self.variant.option_specs:
-            value = getattr(self, f"opt_{spec.key}").data
-            if value is None:
-                value = spec.default  # left empty: the variant's default
-            elif spec.kind == "choice":
-                value = next(c for c, _ in spec.choices if str(c) == value)
-            out[spec.key] = value
-        return out
 
 
 def evening_form_for(variant: Variant, **kwargs: Any) -> EveningFormBase:
@@ -513,7 +519,7 @@ class DeviceForm(FlaskForm):
     next = HiddenField()
 
 
-class SettingsFormBase(FlaskForm):
+class SettingsFormBase(OptionFields, FlaskForm):
     """Change a table's name, place and options during the evening (the players, the
     variant and the stake stay as agreed). Options are ``opt_<key>`` fields added by
     :func:`settings_form_for`; ``revision`` is the table's revision the page showed."""
@@ -524,9 +530,6 @@ class SettingsFormBase(FlaskForm):
                         filters=[_strip])
     revision = HiddenField()
 
-    def options(self) -> dict[str, Any]:
-        return EveningFormBase.options(self)  # type: ignore[arg-type]
-
 
 def settings_form_for(variant: Variant, **kwargs: Any) -> SettingsFormBase:
     """A settings form with ``variant``'s options as fields."""
@@ -534,6 +537,6 @@ def settings_form_for(variant: Variant, **kwargs: Any) -> SettingsFormBase:
     class SettingsForm(SettingsFormBase):
         pass
 
-    SettingsForm.variant = variant  # type: ignore[attr-defined]
+    SettingsForm.variant = variant
     _add_option_fields(SettingsForm, variant)
     return SettingsForm(**kwargs)
