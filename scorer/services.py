@@ -364,18 +364,10 @@ def undo_last_hand(evening: Evening, number: int, base_version: int, *, device: 
         raise HandConflict(_("The last hand changed on another phone; nothing was undone. Here it is now."),
                            hand.number)
     before = facts_of(hand.current)
-    try:
-        _bump(evening)
-        updated = db.session.execute(
-            sa.update(Hand).where(Hand.id == hand.id, Hand.number == number)
-            .values(number=-hand.id, undone_number=number, undone_at=utcnow()))
-        if updated.rowcount != 1:  # type: ignore[attr-defined]
-            raise IntegrityError("undo", {}, Exception("hand moved"))
-        _log(evening, "undo", number, before, None, device)
-        db.session.commit()
-    except IntegrityError:
-        db.session.rollback()
-        raise HandConflict(_("The last hand changed on another phone; nothing was undone."), number) from None
+    _bump(evening)  # under the row lock taken above: the hand checked is still the last
+    hand.undone_number, hand.undone_at, hand.number = number, utcnow(), -hand.id
+    _log(evening, "undo", number, before, None, device)
+    db.session.commit()
     db.session.expire_all()
     return hand
 
