@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date
 from decimal import Decimal, InvalidOperation
 from functools import cache
@@ -18,11 +18,10 @@ from typing import Any
 
 import jsonschema
 
+from .codec import decode_hand, encode_hand
 from .rules import (
-    Claim,
     EveningSetup,
     HandFacts,
-    Override,
     RulesError,
     Stake,
     TableState,
@@ -189,25 +188,10 @@ def load(data: Any) -> EveningFile:
                 f"hands[{i}]",
                 variant.rule_end,
             )
-        if "dealer" in hand:
-            dealer = seat_of(hand["dealer"], f"hands[{i}].dealer")
-        facts = HandFacts(
-            dealer=dealer,
-            auction=tuple(hand.get("auction", ())),
-            tricks=hand.get("tricks"),
-            misdeal=hand.get("misdeal", False),
-            trump=hand.get("trump"),
-            purchase=hand.get("purchase", False),
-            widow=hand.get("widow", False),
-            peeks=tuple(seat_of(p, f"hands[{i}].peeks") for p in hand.get("peeks", ())),
-            claims=tuple(
-                Claim(**{**c, "accused": seat_of(c["accused"], f"hands[{i}].claims"),
-                         **({"by": seat_of(c["by"], f"hands[{i}].claims")} if "by" in c else {})})
-                for c in hand.get("claims", ())
-            ),
-            override=_load_override(hand.get("override"), players, seat_of, f"hands[{i}].override"),
-            record=tuple(tuple(trick) for trick in hand.get("record", ())),
-        )
+        facts = decode_hand(hand, setup.n, seat_of, dealer=dealer, where=f"hands[{i}]")
+        if facts.override is not None:
+            facts = replace(facts, override=replace(
+                facts.override, reason=_cleaned(facts.override.reason, 500, f"hands[{i}].override.reason")))
         try:
             ruling = variant.settle(facts, setup, state)
         except RulesError as error:
@@ -265,7 +249,7 @@ def dump(evening: EveningFile) -> dict[str, Any]:
     if evening.draw:
         out["draw"] = dict(zip(setup.players, evening.draw))
     out["finished"] = evening.finished
-    out["hands"] = [dump_hand(setup.players, facts) for facts in evening.hands]
+    out["hands"] = [encode_hand(facts, setup.players) for facts in evening.hands]
     return out
 
 
@@ -276,56 +260,6 @@ def _cleaned(text: str, limit: int, where: str) -> str:
     if len(cleaned) > limit:
         raise EveningFileError(Text("at most {limit} characters (once written out in full).", limit=limit), where)
     return cleaned
-
-
-def dump_hand(players: tuple[str, ...], facts: HandFacts) -> dict[str, Any]:
-    """One hand's facts as JSON-ready data, as in the evening file's ``hands`` list
-    (seats written as player names)."""
-    row: dict[str, Any] = {"dealer": players[facts.dealer]}
-    if facts.misdeal:
-        row["misdeal"] = True
-    else:
-        row["auction"] = list(facts.auction)
-        if facts.tricks is not None:
-            row["tricks"] = facts.tricks
-        if facts.trump is not None:
-            row["trump"] = facts.trump
-        if facts.purchase:
-            row["purchase"] = True
-        if facts.widow:
-            row["widow"] = True
-        if facts.peeks:
-            row["peeks"] = [players[s] for s in facts.peeks]
-        if facts.claims:
-            row["claims"] = [_dump_claim(players, c) for c in facts.claims]
-        if facts.record:
-            row["record"] = [list(trick) for trick in facts.record]
-    if facts.override is not None:
-        row["override"] = {"entries": dict(zip(players, facts.override.units)),
-                           "pool": facts.override.pool, "reason": facts.override.reason}
-    return row
-
-
-def _load_override(data: Any, players: tuple[str, ...], seat_of: Any, where: str) -> Override | None:
-    if data is None:
-        return None
-    units = [0] * len(players)
-    for name, value in data["entries"].items():
-        units[seat_of(name, where)] = value
-    return Override(units=tuple(units), reason=_cleaned(data["reason"], 500, f"{where}.reason"),
-                    pool=data.get("pool", 0))
-
-
-def _dump_claim(players: tuple[str, ...], claim: Claim) -> dict[str, Any]:
-    out: dict[str, Any] = {"kind": claim.kind, "accused": players[claim.accused], "upheld": claim.upheld}
-    if claim.by is not None:
-        out["by"] = players[claim.by]
-    for key in ("trick", "suit_led", "card", "evidence", "cards_held"):
-        if getattr(claim, key) is not None:
-            out[key] = getattr(claim, key)
-    if claim.before_speaking:
-        out["before_speaking"] = True
-    return out
 
 
 def dumps(evening: EveningFile) -> str:

@@ -16,7 +16,6 @@ from flask import has_request_context, request
 from flask_sqlalchemy import SQLAlchemy
 from sqlalchemy import JSON, DateTime, ForeignKey, String, UniqueConstraint, and_, event
 from sqlalchemy import Index as sa_Index
-from sqlalchemy import false as sa_false
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import DeclarativeBase, Mapped, foreign, mapped_column, relationship
 
@@ -157,10 +156,11 @@ class Hand(db.Model):  # type: ignore[name-defined,misc]
 
 
 class HandVersion(db.Model):  # type: ignore[name-defined,misc]
-    """The facts of a hand as recorded at one time. ``auction`` is the calls in
-    speaking order (eldest hand first); ``tricks`` the declarer's tricks or ``None``.
-    ``version`` starts at 1; (hand, version) is unique, which makes a correction from
-    a stale page fail instead of overwriting a newer one."""
+    """The facts of a hand as recorded at one time: ``facts`` is the hand in the evening
+    file's shape with seats as indices (:func:`scorer.codec.encode_hand` with no names),
+    read back with :func:`scorer.codec.decode_hand`. ``version`` starts at 1; (hand,
+    version) is unique, which makes a correction from a stale page fail instead of
+    overwriting a newer one."""
 
     __tablename__ = "hand_version"
     __table_args__ = (UniqueConstraint("hand_id", "version"),)
@@ -168,25 +168,8 @@ class HandVersion(db.Model):  # type: ignore[name-defined,misc]
     id: Mapped[int] = mapped_column(primary_key=True)
     hand_id: Mapped[int] = mapped_column(ForeignKey("hand.id"), index=True)
     version: Mapped[int]
-    dealer: Mapped[int]
-    misdeal: Mapped[bool] = mapped_column(default=False)
-    auction: Mapped[list[str]] = mapped_column(JSON, default=list)
-    tricks: Mapped[int | None] = mapped_column(default=None)
-    #: napoleao B-7: the suit the declarer named (S, H, D, C) or None
-    trump: Mapped[str | None] = mapped_column(String(1), default=None)
-    #: russian36 R-9: the declarer bought a card
-    purchase: Mapped[bool] = mapped_column(default=False, server_default=sa_false())
-    #: hoyle H-17/H-18/H-19: the declarer took the widow
-    widow: Mapped[bool] = mapped_column(default=False, server_default=sa_false())
-    #: hoyle H-18: seats that paid to peek
-    peeks: Mapped[list[int]] = mapped_column(JSON, default=list, server_default="[]")
-    #: the claims made about the hand (H-13 … H-15, B-16, R-18, P-16), as dicts of
-    #: :class:`~scorer.rules.Claim` fields (seats as integers)
-    claims: Mapped[list[dict[str, Any]]] = mapped_column(JSON, default=list, server_default="[]")
-    #: the table overruling the ruling: {"units": [...], "pool": int, "reason": str} or None
-    override: Mapped[dict[str, Any] | None] = mapped_column(JSON, default=None)
-    #: the full record of play: the cards of each trick in order from the leader
-    record: Mapped[list[list[str]]] = mapped_column(JSON, default=list, server_default="[]")
+    #: the hand's facts (see :mod:`scorer.codec`): dealer, auction, tricks, claims, …
+    facts: Mapped[dict[str, Any]] = mapped_column(JSON)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
     hand: Mapped[Hand] = relationship(back_populates="versions")

@@ -19,10 +19,11 @@ from flask_babel import gettext as _
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import selectinload
 
-from .evening_file import EveningFile, dump_hand
+from .codec import decode_hand, encode_hand
+from .evening_file import EveningFile
 from .ledger import HandError, Ledger, settle_evening
 from .models import Change, Evening, Hand, HandVersion, Player, Submission, db, utcnow
-from .rules import Claim, EveningSetup, HandFacts, Override, RulesError, Stake, get_variant
+from .rules import EveningSetup, HandFacts, RulesError, Stake, get_variant
 
 
 class ScorerError(Exception):
@@ -139,28 +140,20 @@ def setup_of(evening: Evening) -> EveningSetup:
     )
 
 
-def facts_of(version: HandVersion) -> HandFacts:
-    """The engine's view of one recorded version of a hand."""
-    return HandFacts(
-        dealer=version.dealer,
-        auction=tuple(version.auction or ()),
-        tricks=version.tricks,
-        misdeal=version.misdeal,
-        trump=version.trump,
-        purchase=bool(version.purchase),
-        widow=bool(version.widow),
-        peeks=tuple(version.peeks or ()),
-        claims=tuple(Claim(**c) for c in version.claims or ()),
-        override=None if not version.override else Override(
-            units=tuple(version.override["units"]), reason=version.override["reason"],
-            pool=version.override.get("pool", 0)),
-        record=tuple(tuple(trick) for trick in version.record or ()),
-    )
+def facts_of(version: HandVersion, n: int) -> HandFacts:
+    """The engine's view of one recorded version of a hand at a table of ``n`` players."""
+    return decode_hand(version.facts, n)
+
+
+def current_facts(evening: Evening) -> list[HandFacts]:
+    """The current facts of every hand in play, in order."""
+    n = len(evening.players)
+    return [facts_of(h.current, n) for h in evening.hands]
 
 
 def ledger_of(evening: Evening) -> Ledger:
     """Settle the evening from its current facts."""
-    return settle_evening(setup_of(evening), [facts_of(h.current) for h in evening.hands])
+    return settle_evening(setup_of(evening), current_facts(evening))
 
 
 def is_closed(evening: Evening, ledger: Ledger) -> bool:
@@ -230,8 +223,8 @@ def _log(evening: Evening, kind: str, number: int | None, before: HandFacts | No
     players = tuple(p.name for p in evening.players)
     db.session.add(Change(
         evening_id=evening.id, kind=kind, hand_number=number, device=(device or "")[:40],
-        before=None if before is None else dump_hand(players, before),
-        after=None if after is None else dump_hand(players, after),
+        before=None if before is None else encode_hand(before, players),
+        after=None if after is None else encode_hand(after, players),
     ))
 
 
@@ -264,7 +257,7 @@ def record_hand(evening: Evening, number: int, facts: HandFacts, *, device: str 
                              "saved.", number=number, expected=expected),
                            expected - 1)
     try:  # rule on the evening with the new hand in place: nothing is saved if it is refused
-        settle_evening(ledger.setup, [facts_of(h.current) for h in evening.hands] + [facts])
+        settle_evening(ledger.setup, current_facts(evening) + [facts])
     except HandError as error:
         raise error.error from None
     hand = Hand(evening_id=evening.id, number=number)
@@ -315,19 +308,19 @@ def correct_hand(evening: Evening, number: int, base_version: int, facts: HandFa
               number=number),
             number,
         )
-    if facts_of(hand.current) == facts:
+    if facts_of(hand.current, len(evening.players)) == facts:
         db.session.rollback()  # nothing to save: release the lock
         return hand.current
     # rule on the whole evening with the correction: a hand's ruling can depend on the
     # hands before it (the pool), so it is checked in place, not alone
-    hands = [facts if h.number == number else facts_of(h.current) for h in evening.hands]
+    hands = [facts if h.number == number else old for h, old in zip(evening.hands, current_facts(evening))]
     try:
         settle_evening(setup_of(evening), hands)
     except HandError as error:
         raise error.error from None
     version = _version(base_version + 1, facts)
     version.hand_id = hand.id
-    before = facts_of(hand.current)
+    before = facts_of(hand.current, len(evening.players))
     try:
         _bump(evening)
         db.session.add(version)
@@ -363,7 +356,7 @@ def undo_last_hand(evening: Evening, number: int, base_version: int, *, device: 
     if hand.number != number or hand.current.version != base_version:
         raise HandConflict(_("The last hand changed on another phone; nothing was undone. Here it is now."),
                            hand.number)
-    before = facts_of(hand.current)
+    before = facts_of(hand.current, len(evening.players))
     _bump(evening)  # under the row lock taken above: the hand checked is still the last
     hand.undone_number, hand.undone_at, hand.number = number, utcnow(), -hand.id
     _log(evening, "undo", number, before, None, device)
@@ -388,7 +381,7 @@ def change_settings(evening: Evening, base_revision: int, *, name: str, place: s
         raise HandConflict(_("The table changed on another phone while you were editing; here it is now."), 0)
     old = setup_of(evening)
     new = get_variant(evening.variant).check_setup(dataclasses.replace(old, options=dict(options)))
-    hands = [facts_of(h.current) for h in evening.hands]
+    hands = current_facts(evening)
     try:
         settle_evening(new, hands)
         if hands and settle_evening(new, hands[:-1]).end_reached:
@@ -428,21 +421,7 @@ def set_finished(evening: Evening, finished: bool, *, device: str = "") -> None:
 
 
 def _version(number: int, facts: HandFacts) -> HandVersion:
-    return HandVersion(
-        version=number,
-        dealer=facts.dealer,
-        misdeal=facts.misdeal,
-        auction=list(facts.auction),
-        tricks=facts.tricks,
-        trump=facts.trump,
-        purchase=facts.purchase,
-        widow=facts.widow,
-        peeks=list(facts.peeks),
-        claims=[dataclasses.asdict(c) for c in facts.claims],
-        override=None if facts.override is None else {
-            "units": list(facts.override.units), "pool": facts.override.pool, "reason": facts.override.reason},
-        record=[list(trick) for trick in facts.record],
-    )
+    return HandVersion(version=number, facts=encode_hand(facts))
 
 
 def import_evening(data: EveningFile, *, device: str = "") -> Evening:
@@ -477,7 +456,7 @@ def export_evening(evening: Evening) -> EveningFile:
     """The evening's current facts as an :class:`EveningFile` (for JSON export)."""
     return EveningFile(
         setup=setup_of(evening),
-        hands=[facts_of(h.current) for h in evening.hands],
+        hands=current_facts(evening),
         name=evening.name,
         date=evening.played_on.isoformat() if evening.played_on else None,
         place=evening.place or None,

@@ -16,7 +16,7 @@ from pypdf import PdfReader
 from scorer import groups as group_service
 from scorer import services
 from scorer.ledger import settle_evening
-from scorer.models import Evening, Group, GroupAlias, db
+from scorer.models import Evening, Group, GroupAlias, HandVersion, db
 from scorer.rules import BIDS, PASS, EveningSetup, HandFacts, Stake, get_variant
 from scorer.season import BookKey, SeasonEvening, name_key, resolve, season_books, seat_keys, shared_table
 from tests.conftest import make_app
@@ -414,8 +414,10 @@ def test_an_evening_that_no_longer_settles_is_left_out_not_a_500(client: Any, ap
     for key in (good, bad):
         assert client.post(f"/g/{group}/add", data={"link": key}).status_code == 302
     with app.app_context():  # a stored hand the rules now refuse: a bid of Nap with 9 tricks
-        db.session.execute(sa.text("UPDATE hand_version SET tricks = 9 WHERE hand_id = (SELECT h.id FROM hand h "
-                                   "JOIN evening e ON e.id = h.evening_id WHERE e.key = :k)"), {"k": bad})
+        hand_id = db.session.scalar(sa.text("SELECT h.id FROM hand h JOIN evening e ON e.id = h.evening_id "
+                                            "WHERE e.key = :k"), {"k": bad})
+        db.session.execute(sa.update(HandVersion).where(HandVersion.hand_id == hand_id).values(
+            facts={"dealer": 0, "auction": ["nap", "pass", "pass"], "tricks": 9}))
         db.session.commit()
     page = client.get(f"/g/{group}")
     assert page.status_code == 200

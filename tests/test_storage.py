@@ -3,6 +3,7 @@ conflicts, and the JSON round trip through the database."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -44,7 +45,7 @@ def test_record_correct_and_reload(any_db_app: Any) -> None:
         ledger = services.ledger_of(evening)
         assert ledger.totals == (4, -8, 4) and ledger.money_totals == (200, -400, 200)
         assert [v.version for v in evening.hands[0].versions] == [1, 2]
-        assert evening.hands[0].versions[0].tricks == 4  # the old facts are kept
+        assert evening.hands[0].versions[0].facts["tricks"] == 4  # the old facts are kept
         assert [p.name for p in evening.players] == ["Анна", "Bjørn", "João"]
 
 
@@ -66,7 +67,7 @@ def test_the_same_hand_number_is_saved_once(any_db_app: Any) -> None:
         # a second phone that loaded the evening before the first save tries hand 1 too:
         # the unique constraint refuses it inside the same transaction
         db.session.add(Hand(evening_id=evening.id, number=1, versions=[
-            HandVersion(version=1, dealer=0, auction=["pass", "pass", "pass"], tricks=None)]))
+            HandVersion(version=1, facts={"dealer": 0, "auction": ["pass", "pass", "pass"]})]))
         with pytest.raises(sa.exc.IntegrityError):
             db.session.commit()
         db.session.rollback()
@@ -141,7 +142,7 @@ def test_upgrading_keeps_an_evening_saved_before_the_change(any_db_app: Any) -> 
         assert evening is not None
         ledger = services.ledger_of(evening)
         assert ledger.totals == (-4, 8, -4)  # dealer A: B bids Four and makes it
-        assert evening.hands[0].current.peeks == [] and evening.hands[0].current.widow is False
+        assert evening.hands[0].current.facts == {"dealer": 0, "auction": ["four", "pass", "pass"], "tricks": 4}
         # the upgrade gave the old evening its own scorers' link and PIN
         assert len(evening.edit_key) >= 22 and evening.edit_key != evening.key
         assert evening.pin.isdigit() and len(evening.pin) == 6
@@ -202,3 +203,78 @@ def test_a_long_read_on_sqlite_never_holds_the_write_lock(app: Any) -> None:
     assert waited < 2
     with app.app_context():
         assert len(services.get_evening(key).hands) == 1  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("name", ["hoyle-referee", "pagat-thursday"])
+def test_the_facts_column_migration_goes_down_and_up_with_real_hands(any_db_app: Any, name: str) -> None:
+    """0009 moves every version's facts into one JSON column and back: an evening with
+    claims, a record of play and an override (hoyle-referee) exports the same file after
+    going down to the eleven columns of 0008 and up again, and settles the same."""
+    from flask_migrate import downgrade, upgrade
+
+    with any_db_app.app_context():
+        evening = services.import_evening(loads((EXAMPLES / f"{name}.json").read_bytes()))
+        key = evening.key
+        before = dumps(services.export_evening(services.get_evening(key)))  # type: ignore[arg-type]
+        totals = services.ledger_of(services.get_evening(key)).totals  # type: ignore[arg-type]
+        db.session.remove()
+        downgrade(revision="0008_sharing")
+        rows = db.session.execute(sa.text(
+            "SELECT v.dealer, v.override, v.claims, v.record FROM hand_version v JOIN hand h ON h.id = v.hand_id "
+            "ORDER BY h.number")).all()
+        assert len(rows) == len(loads(before).hands)
+        if name == "hoyle-referee":  # the old columns hold the old shapes again
+            overrides = [json.loads(r.override) if isinstance(r.override, str) else r.override for r in rows]
+            assert [o for o in overrides if o] and all(isinstance(o["units"], list) for o in overrides if o)
+            claims = [json.loads(r.claims) if isinstance(r.claims, str) else r.claims for r in rows]
+            assert any(c and "before_speaking" in c[0] for c in claims)
+        db.session.remove()
+        upgrade()
+        db.session.remove()
+        again = services.get_evening(key)
+        assert again is not None
+        assert dumps(services.export_evening(again)) == before
+        assert services.ledger_of(again).totals == totals
+
+
+def test_a_hand_saved_in_the_old_columns_reads_the_same_after_0009(any_db_app: Any) -> None:
+    """Rows written under 0008 (claims as full dicts, override as a units list) come out
+    of the upgrade in the codec's shape and give the facts they held."""
+    from flask_migrate import downgrade, upgrade
+
+    from scorer.rules import Claim, Override
+
+    with any_db_app.app_context():
+        evening = services.create_evening(variant="hoyle", players=["A", "B", "C", "D"], first_dealer=0,
+                                          options={}, stake=None)
+        key, evening_id = evening.key, evening.id
+        db.session.remove()
+        downgrade(revision="0008_sharing")
+        db.session.execute(sa.text("INSERT INTO hand (evening_id, number, created_at) VALUES (:e, 1, "
+                                   "'2026-01-01 20:05:00+00')"), {"e": evening_id})
+        hand_id = db.session.scalar(sa.text("SELECT id FROM hand"))
+        claim = {"kind": "revoke", "accused": 2, "upheld": True, "by": 1, "trick": 3, "suit_led": "H",
+                 "card": "2C", "evidence": "5H", "cards_held": None, "before_speaking": False}
+        db.session.execute(sa.text(
+            "INSERT INTO hand_version (hand_id, version, dealer, misdeal, auction, tricks, trump, purchase, widow, "
+            "peeks, claims, override, record, created_at) VALUES (:h, 1, 0, false, :auction, 2, NULL, false, false, "
+            "'[]', :claims, :override, '[]', '2026-01-01 20:05:00+00')"),
+            {"h": hand_id, "auction": '["pass", "three", "pass", "pass"]', "claims": json.dumps([claim]),
+             "override": json.dumps({"units": [1, 2, -3, 0], "pool": 0, "reason": "agreed"})})
+        db.session.commit()
+        db.session.remove()
+        upgrade()
+        db.session.remove()
+        stored = services.get_evening(key)
+        assert stored is not None
+        assert stored.hands[0].current.facts == {
+            "dealer": 0, "auction": ["pass", "three", "pass", "pass"], "tricks": 2,
+            "claims": [{"kind": "revoke", "accused": 2, "upheld": True, "by": 1, "trick": 3, "suit_led": "H",
+                        "card": "2C", "evidence": "5H"}],
+            "override": {"entries": {"0": 1, "1": 2, "2": -3, "3": 0}, "pool": 0, "reason": "agreed"},
+        }
+        assert services.current_facts(stored) == [HandFacts(
+            0, ("pass", "three", "pass", "pass"), 2,
+            claims=(Claim("revoke", 2, True, by=1, trick=3, suit_led="H", card="2C", evidence="5H"),),
+            override=Override((1, 2, -3, 0), "agreed"))]
+        assert services.ledger_of(stored).totals == (1, 2, -3, 0)  # the override stands

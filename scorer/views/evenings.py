@@ -386,7 +386,7 @@ def hand(key: str, number: int) -> Any:
     record = evening.hands[number - 1]
     versions = []
     for v in reversed(record.versions):
-        facts = services.facts_of(v)
+        facts = services.facts_of(v, ledger.setup.n)
         versions.append({"version": v, "facts": facts})
     current = record.current
     override_form = override_form_for(
@@ -540,7 +540,7 @@ def restore_version(key: str, number: int, version: int) -> Any:
         abort(404)
     if form.validate_on_submit():
         try:
-            services.correct_hand(evening, number, record.current.version, services.facts_of(old),
+            services.correct_hand(evening, number, record.current.version, services.facts_of(old, ledger.setup.n),
                                   device=access.device_name(), kind="restore")
         except (services.HandConflict, services.EveningFinished) as error:
             flash(str(error))
