@@ -24,6 +24,7 @@ from flask import request, session
 from flask_babel import gettext as _
 
 from .models import Evening, db, utcnow
+from .services import writing
 
 #: Wrong PINs one browser session may try per window before it must wait.
 SESSION_TRIES = 5
@@ -98,24 +99,24 @@ def try_pin(evening: Evening, pin: str) -> bool:
     # from many sessions at once cannot overdraw it (each UPDATE waits for the row)
     now = utcnow()
     expired = sa.or_(Evening.pin_window_start.is_(None), Evening.pin_window_start < now - WINDOW)
-    reserved = db.session.execute(
-        sa.update(Evening)
-        .where(Evening.id == evening.id, sa.or_(expired, Evening.pin_failures < TABLE_TRIES))
-        .values(pin_failures=sa.case((expired, 1), else_=Evening.pin_failures + 1),
-                pin_window_start=sa.case((expired, now), else_=Evening.pin_window_start))
-        .execution_options(synchronize_session=False)
-    )
-    db.session.commit()
+    with writing():
+        reserved = db.session.execute(
+            sa.update(Evening)
+            .where(Evening.id == evening.id, sa.or_(expired, Evening.pin_failures < TABLE_TRIES))
+            .values(pin_failures=sa.case((expired, 1), else_=Evening.pin_failures + 1),
+                    pin_window_start=sa.case((expired, now), else_=Evening.pin_window_start))
+            .execution_options(synchronize_session=False)
+        )
     if reserved.rowcount != 1:  # type: ignore[attr-defined]
         raise PinRefused(_("Too many wrong PINs at this table. PIN entry is paused for a few minutes; "
                            "a scorer can share the scorers' link instead."))
     candidate = re.sub(r"\s+", "", str(pin))[:12]
     if hmac.compare_digest(evening.pin.encode(), candidate.encode()):
         # a right PIN is not a failure: give the try back
-        db.session.execute(sa.update(Evening).where(Evening.id == evening.id, Evening.pin_failures > 0)
-                           .values(pin_failures=Evening.pin_failures - 1)
-                           .execution_options(synchronize_session=False))
-        db.session.commit()
+        with writing():
+            db.session.execute(sa.update(Evening).where(Evening.id == evening.id, Evening.pin_failures > 0)
+                               .values(pin_failures=Evening.pin_failures - 1)
+                               .execution_options(synchronize_session=False))
         grant_scorer(evening.key)
         return True
     fails: dict[str, list[float]] = dict(session.get(_FAILS, {}))

@@ -41,6 +41,7 @@ def get_group(key: str) -> Group | None:
     return db.session.scalar(sa.select(Group).where(Group.key == key).options(selectinload(Group.aliases)))
 
 
+@services.write
 def create_group(name: str) -> Group:
     """Save a new group called ``name`` (trimmed; 1 to 80 characters, checked by the form)."""
     group = Group(name=" ".join(name.split())[:80])
@@ -164,6 +165,7 @@ def evening_key_from(text: str) -> str | None:
     return text if _KEY.fullmatch(text) else None
 
 
+@services.write
 def add_evening(group: Group, text: str) -> Evening:
     """Put the evening whose link or key is ``text`` into ``group``.
 
@@ -186,6 +188,7 @@ def add_evening(group: Group, text: str) -> Evening:
     return evening
 
 
+@services.write
 def remove_evening(group: Group, evening_key: str) -> Evening:
     """Take an evening out of the group (the evening itself is unchanged and can be
     added again). Raises :class:`GroupError` if it is not in the group."""
@@ -197,6 +200,7 @@ def remove_evening(group: Group, evening_key: str) -> Evening:
     return evening
 
 
+@services.write
 def merge(group: Group, alias_name: str, canonical_name: str) -> GroupAlias:
     """Count the player spelt ``alias_name`` as ``canonical_name`` in this group's season.
 
@@ -235,6 +239,7 @@ def merge(group: Group, alias_name: str, canonical_name: str) -> GroupAlias:
     return row
 
 
+@services.write
 def unmerge(group: Group, alias_id: int) -> None:
     """Undo one merge (the spellings count apart again). Raises :class:`GroupError`
     if the group has no such merge."""

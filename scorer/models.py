@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import secrets
 import sqlite3
+from contextvars import ContextVar
 from datetime import UTC, date, datetime
 from typing import Any
 
-from flask import has_request_context, request
 from flask_sqlalchemy import SQLAlchemy
 from sqlalchemy import JSON, DateTime, ForeignKey, String, UniqueConstraint, and_, event
 from sqlalchemy import Index as sa_Index
@@ -40,16 +40,20 @@ def _sqlite_connect(dbapi_connection: Any, _record: Any) -> None:
         cursor.close()
 
 
+#: Set while a unit of work writes (:func:`scorer.services.writing`): SQLite then takes
+#: the write lock as the transaction begins. Never read from the HTTP request.
+WRITING: ContextVar[bool] = ContextVar("nap_writing", default=False)
+
+
 @event.listens_for(Engine, "begin")
 def _sqlite_begin(connection: Any) -> None:
-    """SQLite: take the write lock when a transaction starts (BEGIN IMMEDIATE), so a
-    transaction that reads and then writes never fails with "database is locked"
-    when another phone writes at the same moment; it waits its turn instead."""
+    """SQLite: a unit of work that writes takes the write lock when its transaction
+    starts (BEGIN IMMEDIATE), so a transaction that reads and then writes never fails
+    with "database is locked" when another phone writes at the same moment; it waits
+    its turn instead. Anything else reads in a deferred transaction: reading never
+    waits for a writer (WAL), and a long read (a PDF) never holds the write lock."""
     if connection.dialect.name == "sqlite":
-        # a page view only reads: a deferred BEGIN, so reading never waits for a writer
-        # (WAL) and a long read (a PDF) never holds the write lock
-        reading = has_request_context() and request.method in ("GET", "HEAD")
-        connection.exec_driver_sql("BEGIN" if reading else "BEGIN IMMEDIATE")
+        connection.exec_driver_sql("BEGIN IMMEDIATE" if WRITING.get() else "BEGIN")
 
 
 def utcnow() -> datetime:

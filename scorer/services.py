@@ -7,10 +7,11 @@ that the views map back onto their forms.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from datetime import date
 from typing import Any
 
@@ -22,7 +23,7 @@ from sqlalchemy.orm import selectinload
 from .codec import decode_hand, encode_hand
 from .evening_file import EveningFile
 from .ledger import HandError, Ledger, settle_evening
-from .models import Change, Evening, Hand, HandVersion, Player, Submission, db, utcnow
+from .models import WRITING, Change, Evening, Hand, HandVersion, Player, Submission, db, utcnow
 from .rules import EveningSetup, HandFacts, RulesError, Stake, get_variant
 
 
@@ -113,17 +114,48 @@ def _lock(evening: Evening) -> Evening:
     return fresh
 
 
-def _rollback_on_error(function: Any) -> Any:
-    """Roll the transaction back (releasing the lock) when a write refuses, so nothing
-    is half-written and the request can go on reading."""
+@contextlib.contextmanager
+def writing() -> Iterator[Any]:
+    """A unit of work that writes, inside a request or outside one (a worker, a replay).
+
+    Any read transaction open on the session is ended first, then the write begins on
+    what is committed now (on SQLite with the write lock, see
+    :data:`scorer.models.WRITING`). Commits when the block ends, rolls back (saving
+    nothing) if it raises. Nested use joins the outer unit. Yields the session.
+    """
+    if WRITING.get():
+        yield db.session
+        return
+    db.session.rollback()
+    token = WRITING.set(True)
+    try:
+        yield db.session
+        db.session.commit()
+    except BaseException:
+        db.session.rollback()
+        raise
+    finally:
+        WRITING.reset(token)
+
+
+@contextlib.contextmanager
+def reading() -> Iterator[Any]:
+    """A unit of work that only reads: the transaction is ended when the block ends, so
+    nothing (a long PDF render, a worker) keeps a snapshot or a lock. Yields the session."""
+    try:
+        yield db.session
+    finally:
+        db.session.rollback()
+
+
+def write(function: Any) -> Any:
+    """Run a service function as one :func:`writing` unit of work: it saves everything
+    or nothing, and a refusal rolls back (releasing the lock) so the caller can go on reading."""
 
     @functools.wraps(function)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        try:
+        with writing():
             return function(*args, **kwargs)
-        except BaseException:
-            db.session.rollback()
-            raise
 
     return wrapper
 
@@ -168,6 +200,7 @@ def normalise(facts: HandFacts) -> HandFacts:
     return facts
 
 
+@write
 def create_evening(
     *,
     variant: str,
@@ -228,7 +261,7 @@ def _log(evening: Evening, kind: str, number: int | None, before: HandFacts | No
     ))
 
 
-@_rollback_on_error
+@write
 def record_hand(evening: Evening, number: int, facts: HandFacts, *, device: str = "",
                 token: str | None = None) -> Hand:
     """Save hand ``number`` (which must be the next one) with ``facts``.
@@ -279,7 +312,7 @@ def record_hand(evening: Evening, number: int, facts: HandFacts, *, device: str 
     return hand
 
 
-@_rollback_on_error
+@write
 def correct_hand(evening: Evening, number: int, base_version: int, facts: HandFacts, *, device: str = "",
                  kind: str = "correct", token: str | None = None) -> HandVersion:
     """Save corrected facts for hand ``number`` as a new version; the old one is kept.
@@ -338,7 +371,7 @@ def correct_hand(evening: Evening, number: int, base_version: int, facts: HandFa
     return version
 
 
-@_rollback_on_error
+@write
 def undo_last_hand(evening: Evening, number: int, base_version: int, *, device: str = "") -> Hand:
     """Take the last hand out of play; nothing is deleted (its versions are kept, the
     history keeps its facts) and its place is free for the next hand.
@@ -365,7 +398,7 @@ def undo_last_hand(evening: Evening, number: int, base_version: int, *, device: 
     return hand
 
 
-@_rollback_on_error
+@write
 def change_settings(evening: Evening, base_revision: int, *, name: str, place: str, options: dict,
                     device: str = "") -> None:
     """Change the table's name, place and options; every hand is ruled again under the
@@ -408,6 +441,7 @@ def history(evening: Evening, limit: int = 500) -> list[Change]:
         sa.select(Change).where(Change.evening_id == evening.id).order_by(Change.id.desc()).limit(limit)))
 
 
+@write
 def set_finished(evening: Evening, finished: bool, *, device: str = "") -> None:
     """Close the evening (no more hands) or reopen it; the history keeps which phone did."""
     evening = _lock(evening)
@@ -424,6 +458,7 @@ def _version(number: int, facts: HandFacts) -> HandVersion:
     return HandVersion(version=number, facts=encode_hand(facts))
 
 
+@write
 def import_evening(data: EveningFile, *, device: str = "") -> Evening:
     """Save an evening read from a file (already checked by the engine), in one transaction."""
     setup = data.setup

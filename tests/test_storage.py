@@ -278,3 +278,38 @@ def test_a_hand_saved_in_the_old_columns_reads_the_same_after_0009(any_db_app: A
             claims=(Claim("revoke", 2, True, by=1, trick=3, suit_led="H", card="2C", evidence="5H"),),
             override=Override((1, 2, -3, 0), "agreed"))]
         assert services.ledger_of(stored).totals == (1, 2, -3, 0)  # the override stands
+
+
+def test_a_unit_of_work_outside_any_request_takes_the_write_lock_only_when_it_writes(app: Any) -> None:
+    """services.writing() / reading() choose the transaction, not the HTTP method: a
+    worker writing outside a request holds SQLite's write lock (another writer cannot
+    begin), and reading() leaves it free and ends its transaction."""
+    import sqlite3
+
+    path = app.config["SQLALCHEMY_DATABASE_URI"].removeprefix("sqlite:///")
+
+    def other_writer_can_begin() -> bool:
+        other = sqlite3.connect(path, timeout=0, isolation_level=None)
+        try:
+            other.execute("BEGIN IMMEDIATE")
+            other.execute("ROLLBACK")
+            return True
+        except sqlite3.OperationalError:
+            return False
+        finally:
+            other.close()
+
+    with app.app_context():
+        with services.reading():
+            assert db.session.scalar(sa.select(sa.func.count()).select_from(Evening)) == 0
+            assert other_writer_can_begin()
+        assert not db.session().in_transaction()
+        with services.writing():
+            db.session.scalar(sa.select(sa.func.count()).select_from(Evening))
+            assert not other_writer_can_begin()
+        assert other_writer_can_begin()
+        with pytest.raises(RuntimeError), services.writing():
+            db.session.add(Evening(variant="pagat", name="never saved"))
+            db.session.flush()
+            raise RuntimeError("refused")
+        assert _count(Evening) == 0  # the unit of work saved nothing
