@@ -16,19 +16,23 @@ from datetime import date
 from typing import Any
 
 import sqlalchemy as sa
-from flask_babel import gettext as _
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import selectinload
 
 from . import services
 from .ledger import HandError
 from .models import Evening, Group, GroupAlias, Hand, db
-from .rules import VARIANTS
+from .rules import VARIANTS, Text
 from .season import Book, SeasonEvening, name_key, resolve, season_books, shared_table, spellings_in
 
 
 class GroupError(Exception):
-    """A change the group refuses; ``str()`` is the message for users."""
+    """A change the group refuses; ``message`` is an English :class:`~scorer.rules.Text`
+    template with its parameters, shown in the phone's language by :func:`scorer.i18n.error_text`."""
+
+    def __init__(self, message: Text) -> None:
+        super().__init__(message)
+        self.message = message
 
 
 _KEY = re.compile(r"[A-Za-z0-9_-]{1,32}")
@@ -175,12 +179,12 @@ def add_evening(group: Group, text: str) -> Evening:
     key = evening_key_from(text)
     evening = services.get_evening(key) if key else None
     if evening is None:
-        raise GroupError(_("No evening has that link. Paste the address of the evening's scoresheet, "
+        raise GroupError(Text("No evening has that link. Paste the address of the evening's scoresheet, "
                            "or its key (the part after /e/)."))
     if evening.group_id == group.id:
-        raise GroupError(_("“%(name)s” is in this group already.", name=evening.name))
+        raise GroupError(Text("“{name}” is in this group already.", name=evening.name))
     if evening.group_id is not None:
-        raise GroupError(_("“%(name)s” belongs to another group. Remove it from that group's page first.",
+        raise GroupError(Text("“{name}” belongs to another group. Remove it from that group's page first.",
                            name=evening.name))
     db.session.execute(sa.update(Evening).where(Evening.id == evening.id, Evening.group_id.is_(None))
                        .values(group_id=group.id))
@@ -194,7 +198,7 @@ def remove_evening(group: Group, evening_key: str) -> Evening:
     added again). Raises :class:`GroupError` if it is not in the group."""
     evening = services.get_evening(evening_key) if isinstance(evening_key, str) else None
     if evening is None or evening.group_id != group.id:
-        raise GroupError(_("That evening is not in this group."))
+        raise GroupError(Text("That evening is not in this group."))
     db.session.execute(sa.update(Evening).where(Evening.id == evening.id).values(group_id=None))
     db.session.commit()
     return evening
@@ -215,18 +219,18 @@ def merge(group: Group, alias_name: str, canonical_name: str) -> GroupAlias:
     tables = [[p.name for p in e.players] for e in evenings]
     known = spellings_in(tables)
     if alias not in known or canonical not in known:
-        raise GroupError(_("Choose two names from the lists: both must have played in this group."))
+        raise GroupError(Text("Choose two names from the lists: both must have played in this group."))
     aliases = aliases_of(group)
     shown = {"alias": " ".join(alias_name.split()), "canonical": " ".join(canonical_name.split())}  # as chosen
     if resolve(alias, aliases) == resolve(canonical, aliases):
-        raise GroupError(_("%(alias)s and %(canonical)s already count as one player.", **shown))
+        raise GroupError(Text("{alias} and {canonical} already count as one player.", **shown))
     if alias in aliases:
-        raise GroupError(_("%(alias)s is already merged into %(other)s: un-merge that first.",
+        raise GroupError(Text("{alias} is already merged into {other}: un-merge that first.",
                            alias=known[alias], other=known.get(aliases[alias], aliases[alias])))
     index = shared_table(tables, aliases, alias, canonical)
     if index is not None:
         both = evenings[index]
-        raise GroupError(_("%(alias)s and %(canonical)s both played at “%(evening)s” (%(date)s): they are two "
+        raise GroupError(Text("{alias} and {canonical} both played at “{evening}” ({date}): they are two "
                            "players, so they cannot be merged.", evening=both.name,
                            date=both.played_on.isoformat(), **shown))
     row = GroupAlias(group_id=group.id, alias=alias, canonical=canonical)
@@ -235,7 +239,7 @@ def merge(group: Group, alias_name: str, canonical_name: str) -> GroupAlias:
         db.session.commit()
     except IntegrityError:
         db.session.rollback()
-        raise GroupError(_("%(alias)s is already merged into another name.", **shown)) from None
+        raise GroupError(Text("{alias} is already merged into another name.", **shown)) from None
     return row
 
 
@@ -245,6 +249,6 @@ def unmerge(group: Group, alias_id: int) -> None:
     if the group has no such merge."""
     row = next((a for a in group.aliases if a.id == alias_id), None)
     if row is None:
-        raise GroupError(_("That merge is not in this group (perhaps it was undone already)."))
+        raise GroupError(Text("That merge is not in this group (perhaps it was undone already)."))
     db.session.delete(row)
     db.session.commit()

@@ -138,6 +138,8 @@ def error_text(error: BaseException) -> str:
         message = tr(error.message)
         text = f"{error.where}: {message}" if error.where else str(message)
         return f"{text} ({error.rule})" if error.rule else text
+    if isinstance(getattr(error, "message", None), Text):  # a service's refusal (ScorerError, GroupError)
+        return str(tr(error.message))  # type: ignore[attr-defined]
     return str(error)
 
 

@@ -16,7 +16,6 @@ from datetime import date
 from typing import Any
 
 import sqlalchemy as sa
-from flask_babel import gettext as _
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import selectinload
 
@@ -24,11 +23,17 @@ from .codec import decode_hand, encode_hand
 from .evening_file import EveningFile
 from .ledger import HandError, Ledger, settle_evening
 from .models import WRITING, Change, Evening, Hand, HandVersion, Player, Submission, db, utcnow
-from .rules import EveningSetup, HandFacts, RulesError, Stake, get_variant
+from .rules import EveningSetup, HandFacts, RulesError, Stake, Text, get_variant
 
 
 class ScorerError(Exception):
-    """A request the current state of the evening refuses; ``str()`` is for users."""
+    """A request the current state of the evening refuses. ``message`` is an English
+    :class:`~scorer.rules.Text` template with its parameters (``str()`` gives it in
+    English); the web layer shows it in the phone's language (:func:`scorer.i18n.error_text`)."""
+
+    def __init__(self, message: Text) -> None:
+        super().__init__(message)
+        self.message = message
 
 
 class EveningFinished(ScorerError):
@@ -39,7 +44,7 @@ class AlreadySaved(ScorerError):
     """This very form was saved before (a double tap or a browser retry): nothing new
     is saved; ``number`` is the hand the first submission saved."""
 
-    def __init__(self, message: str, number: int | None) -> None:
+    def __init__(self, message: Text, number: int | None) -> None:
         super().__init__(message)
         self.number = number
 
@@ -47,7 +52,7 @@ class AlreadySaved(ScorerError):
 class HandConflict(ScorerError):
     """Another phone saved that hand (or a newer version of it) first."""
 
-    def __init__(self, message: str, number: int) -> None:
+    def __init__(self, message: Text, number: int) -> None:
         super().__init__(message)
         self.number = number
 
@@ -246,7 +251,7 @@ def _token_used(token: str | None) -> Submission | None:
 
 
 def _already_saved(submission: Submission) -> AlreadySaved:
-    return AlreadySaved(_("This form was already saved (it was sent twice); nothing was saved again."),
+    return AlreadySaved(Text("This form was already saved (it was sent twice); nothing was saved again."),
                         submission.hand_number)
 
 
@@ -280,13 +285,13 @@ def record_hand(evening: Evening, number: int, facts: HandFacts, *, device: str 
         raise _already_saved(used)
     ledger = ledger_of(evening)
     if is_closed(evening, ledger):
-        raise EveningFinished(_("This evening is finished: no more hands can be recorded."))
+        raise EveningFinished(Text("This evening is finished: no more hands can be recorded."))
     expected = len(evening.hands) + 1
     if number < expected:
-        raise HandConflict(_("Hand %(number)s has already been recorded (perhaps from another phone).",
+        raise HandConflict(Text("Hand {number} has already been recorded (perhaps from another phone).",
                              number=number), number)
     if number > expected:
-        raise HandConflict(_("This form was for hand %(number)s, but the next hand is %(expected)s; nothing was "
+        raise HandConflict(Text("This form was for hand {number}, but the next hand is {expected}; nothing was "
                              "saved.", number=number, expected=expected),
                            expected - 1)
     try:  # rule on the evening with the new hand in place: nothing is saved if it is refused
@@ -307,7 +312,7 @@ def record_hand(evening: Evening, number: int, facts: HandFacts, *, device: str 
         used = _token_used(token)
         if used is not None:
             raise _already_saved(used) from None
-        raise HandConflict(_("Hand %(number)s has already been recorded (perhaps from another phone).",
+        raise HandConflict(Text("Hand {number} has already been recorded (perhaps from another phone).",
                              number=number), number) from None
     return hand
 
@@ -330,14 +335,14 @@ def correct_hand(evening: Evening, number: int, base_version: int, facts: HandFa
     if used is not None:
         raise _already_saved(used)
     if evening.finished_at is not None:
-        raise EveningFinished(_("This evening is finished: reopen it to correct a hand."))
+        raise EveningFinished(Text("This evening is finished: reopen it to correct a hand."))
     hand = next((h for h in evening.hands if h.number == number), None)
     if hand is None:
-        raise HandConflict(_("Hand %(number)s is no longer in play (it was undone on another phone); nothing was "
+        raise HandConflict(Text("Hand {number} is no longer in play (it was undone on another phone); nothing was "
                              "saved.", number=number), number)
     if hand.current.version != base_version:
         raise HandConflict(
-            _("Hand %(number)s was corrected on another phone while you were editing; here is the saved version.",
+            Text("Hand {number} was corrected on another phone while you were editing; here is the saved version.",
               number=number),
             number,
         )
@@ -366,7 +371,7 @@ def correct_hand(evening: Evening, number: int, base_version: int, facts: HandFa
         used = _token_used(token)
         if used is not None:
             raise _already_saved(used) from None
-        raise HandConflict(_("Hand %(number)s was corrected on another phone first.", number=number),
+        raise HandConflict(Text("Hand {number} was corrected on another phone first.", number=number),
                            number) from None
     return version
 
@@ -382,12 +387,12 @@ def undo_last_hand(evening: Evening, number: int, base_version: int, *, device: 
     """
     evening = _lock(evening)
     if evening.finished_at is not None:
-        raise EveningFinished(_("This evening is finished: reopen it to undo a hand."))
+        raise EveningFinished(Text("This evening is finished: reopen it to undo a hand."))
     if not evening.hands:
-        raise HandConflict(_("There is no hand to undo."), 0)
+        raise HandConflict(Text("There is no hand to undo."), 0)
     hand = evening.hands[-1]
     if hand.number != number or hand.current.version != base_version:
-        raise HandConflict(_("The last hand changed on another phone; nothing was undone. Here it is now."),
+        raise HandConflict(Text("The last hand changed on another phone; nothing was undone. Here it is now."),
                            hand.number)
     before = facts_of(hand.current, len(evening.players))
     _bump(evening)  # under the row lock taken above: the hand checked is still the last
@@ -411,17 +416,17 @@ def change_settings(evening: Evening, base_revision: int, *, name: str, place: s
     """
     evening = _lock(evening)
     if evening.revision != base_revision:
-        raise HandConflict(_("The table changed on another phone while you were editing; here it is now."), 0)
+        raise HandConflict(Text("The table changed on another phone while you were editing; here it is now."), 0)
     old = setup_of(evening)
     new = get_variant(evening.variant).check_setup(dataclasses.replace(old, options=dict(options)))
     hands = current_facts(evening)
     try:
         settle_evening(new, hands)
         if hands and settle_evening(new, hands[:-1]).end_reached:
-            raise RulesError(_("With these options the evening would have ended before hand %(number)s; "
+            raise RulesError(Text("With these options the evening would have ended before hand {number}; "
                                "nothing was changed.", number=len(hands)))
     except HandError as error:
-        raise RulesError(_("With these options, %(error)s; nothing was changed.", error=error.message),
+        raise RulesError(Text("With these options, {error}; nothing was changed.", error=error.message),
                          error.rule) from None
     before = {"name": evening.name, "place": evening.place, "options": dict(evening.options or {})}
     after = {"name": name.strip() or evening.name, "place": place.strip(), "options": dict(new.options)}
