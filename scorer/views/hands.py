@@ -16,7 +16,8 @@ from ..forms import ActionForm, error_messages, hand_form_for, override_form_for
 from ..i18n import error_text, tr
 from ..ledger import Ledger
 from ..models import Evening
-from ..rules import HERE, PASS, RULES, HandFacts, Override, RulesError
+from ..rules import HERE, RULES, HandFacts, Override, RulesError
+from ..rules.auction import AuctionState
 from ..rules.sources import QUOTES, SOURCE_LANGUAGES
 from .common import auction_of, call_label, load_evening, row_of, rules_error, save_new_hand
 
@@ -34,34 +35,27 @@ def _hand_page(evening: Evening, ledger: Ledger, form: Any, *, number: int, edit
     order = variant.speaking_order(setup, dealer)
     context: dict[str, Any] = {"sequence": variant.sequence_auction}
     if variant.sequence_auction:
-        seq = form.call_sequence()
         try:
-            said = [(setup.players[variant.next_speaker(setup, dealer, seq[:i])[0]], call)  # type: ignore[attr-defined]
-                    for i, call in enumerate(seq)]
-            speaker, legal = variant.next_speaker(setup, dealer, seq)  # type: ignore[attr-defined]
-        except (RulesError, TypeError, IndexError):
-            said, speaker, legal = [], dealer, []
+            auction: AuctionState | None = AuctionState(variant, setup, dealer, form.call_sequence())
+        except (RulesError, TypeError, IndexError):  # a hand-made form: start the auction again
+            auction = None
             form.calls.data = ""
-        declarer_text = ""
-        if speaker is None:
-            try:
-                declarer, contract, _ = variant.check_auction(HandFacts(dealer, seq), setup)
-            except RulesError:
-                declarer, contract = None, None
-            declarer_text = (gettext("%(declarer)s plays %(contract)s.", declarer=setup.players[declarer],
+        names = setup.players
+        declarer_text = highest = ""
+        if auction is not None and auction.over:
+            declarer, contract = auction.outcome
+            declarer_text = (gettext("%(declarer)s plays %(contract)s.", declarer=names[declarer],
                                      contract=tr(contract.name)) if declarer is not None and contract
                              else gettext("Everyone passed."))
-        highest = ""
-        if speaker is not None and seq:
-            holder = None
-            for (who, call) in said:
-                if call not in (PASS,):
-                    holder = (who, call)
-            if holder:
-                highest = gettext("Highest so far: %(call)s (%(who)s)", call=call_label(holder[1]), who=holder[0]) \
-                    if holder[1] != HERE else gettext("Highest so far: held by %(who)s with «Здесь»", who=holder[0])
-        context.update(said=said, speaker=speaker, legal=legal, auction_over=speaker is None,
-                       declarer_text=declarer_text, eldest=dealer, highest=highest)
+        held = auction.highest if auction is not None and not auction.over else None
+        if held is not None:
+            seat, call = held
+            highest = (gettext("Highest so far: %(call)s (%(who)s)", call=call_label(call), who=names[seat])
+                       if call != HERE else gettext("Highest so far: held by %(who)s with «Здесь»", who=names[seat]))
+        context.update(said=[(names[seat], call) for seat, call in auction.said] if auction else [],
+                       speaker=auction.speaker if auction else dealer, legal=list(auction.legal) if auction else [],
+                       auction_over=auction is not None and auction.over, declarer_text=declarer_text, eldest=dealer,
+                       highest=highest)
     else:
         context.update(call_fields=[getattr(form, f"call_{s}") for s in order], auction_over=True, eldest=order[0])
     return (
@@ -105,20 +99,20 @@ def _auction_step(evening: Evening, ledger: Ledger, form: Any, *, number: int, e
     is saved. ``None`` when the request is not an auction step."""
     if not ledger.variant.sequence_auction or form.save.data or form.misdeal.data:
         return None
+    variant, setup, dealer = ledger.variant, ledger.setup, int(form.dealer.data)
     seq = form.call_sequence()
-    if "undo_call" in request.form:
-        seq = seq[:-1]
-    elif request.form.get("call"):
-        seq = seq + (str(request.form["call"])[:20],)
-    else:
-        return None
     try:
-        ledger.variant.next_speaker(ledger.setup, int(form.dealer.data), seq)  # type: ignore[attr-defined]
+        if "undo_call" in request.form:
+            auction = AuctionState(variant, setup, dealer, seq[:-1])  # only the calls that are left are checked
+        elif request.form.get("call"):
+            auction = AuctionState(variant, setup, dealer, seq).add(str(request.form["call"])[:20])
+        else:
+            return None
     except RulesError as error:
         form.form_errors.append(error_text(error))
         return _hand_page(evening, ledger, form, number=number, editing=editing, status=422)
-    form.calls.data = ",".join(seq)
-    form.calls_dealer.data = form.dealer.data if seq else ""
+    form.calls.data = ",".join(auction.calls)
+    form.calls_dealer.data = form.dealer.data if auction.calls else ""
     return _hand_page(evening, ledger, form, number=number, editing=editing)
 
 
