@@ -14,7 +14,7 @@ from ..forms import PlayForm
 from ..i18n import error_text
 from ..rules import RulesError
 from ..rules.cards import RANKS_36, RANKS_52, SUITS
-from ..rules.play import read_record
+from ..rules.play import PlayRules, PlayState
 from .common import load_evening, row_of
 
 bp = Blueprint("play", __name__)
@@ -41,31 +41,20 @@ def record_play(key: str, number: int) -> Any:
         form.record.data = "|".join(" ".join(t) for t in row.facts.record)
     elif not form.validate_on_submit():
         abort(400)
-    tricks = form.tricks()
-    error = None
     held = {c.accused: c.cards_held for c in row.facts.claims
             if c.upheld and c.kind == "wrong_cards" and c.cards_held is not None}
-
-    def read(cards: list[list[str]]) -> Any:
-        return read_record(cards, setup.n, r.declarer, r.contract.tricks, pack_size=variant.pack_size,
-                           named_trump=row.facts.trump if variant.names_trump else None,
-                           must_trump=variant.must_trump, misere=r.contract.id == "misere", held=held)
-
+    rules = PlayRules(setup.n, r.declarer, r.contract.tricks, pack_size=variant.pack_size,
+                      named_trump=row.facts.trump if variant.names_trump else None, must_trump=variant.must_trump,
+                      misere=r.contract.id == "misere", held=held)
+    state = PlayState(rules, form.tricks())
+    error = None
     if request.method == "POST":
-        if "undo" in request.form and tricks:
-            tricks[-1].pop()
-            tricks = [t for t in tricks if t]
+        if "undo" in request.form and state.tricks:
+            state = state.undo()
         elif "clear" in request.form:
-            tricks = []
+            state = state.clear()
         elif request.form.get("card"):
-            card = str(request.form["card"])[:4]
-            try:
-                complete = not tricks or len(read(tricks).winners) == len(tricks)
-            except RulesError:
-                complete = not tricks or len(tricks[-1]) >= setup.n
-            if complete:
-                tricks.append([])
-            tricks[-1].append(card)
+            state = state.add(str(request.form["card"])[:4])
         if "save" in request.form:
             try:
                 version = int(str(form.version.data)[:9])
@@ -73,8 +62,8 @@ def record_play(key: str, number: int) -> Any:
                 flash(gettext("This form is missing its version; reload the page."))
                 return redirect(url_for("hands.hand", key=key, number=number))
             # an empty record removes it: the tricks it gave stay as the hand's tricks
-            facts = dataclasses.replace(row.facts, record=tuple(tuple(t) for t in tricks),
-                                        tricks=None if tricks else row.ruling.tricks)
+            facts = dataclasses.replace(row.facts, record=state.tricks,
+                                        tricks=None if state.tricks else row.ruling.tricks)
             try:
                 services.correct_hand(evening, number, version, facts, device=access.device_name(), kind="play",
                                       token=form.token.data or None)
@@ -86,22 +75,13 @@ def record_play(key: str, number: int) -> Any:
             else:
                 flash(gettext("The record of play is saved; the hand is ruled from it."))
                 return redirect(url_for("hands.hand", key=key, number=number))
-    reading = None
-    while tricks:  # drop cards from the end until what is left can be read (a hand-made form may hold junk)
-        try:
-            reading = read(tricks)
-            break
-        except RulesError as exc:
-            error = error or error_text(exc)
-            tricks[-1].pop()
-            tricks = [t for t in tricks if t]
-    form.record.data = "|".join(" ".join(t) for t in tricks)
-    played = {c.upper() for t in tricks for c in t}
-    to_play = reading.next_to_play if reading is not None else (None if error and tricks else r.declarer)
+    state, refused = state.readable()  # a hand-made form may hold junk: show what can be read
+    error = error or (error_text(refused) if refused else None)
+    reading = state.reading
+    form.record.data = "|".join(" ".join(t) for t in state.tricks)
     ranks = RANKS_36 if variant.pack_size == 36 else RANKS_52
     return render_template(
-        "play.html", evening=evening, ledger=ledger, row=row, form=form, tricks=tricks, reading=reading,
-        error=error, to_play=to_play, played=played, ranks=ranks, suits=SUITS,
+        "play.html", evening=evening, ledger=ledger, row=row, form=form, tricks=state.tricks, reading=reading,
+        error=error, to_play=state.next_to_play, played=state.played, ranks=ranks, suits=SUITS,
         seats=reading.seats if reading else (), winners=reading.winners if reading else (),
     ), (422 if error else 200)
-
