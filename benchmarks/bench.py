@@ -136,7 +136,7 @@ def main() -> None:
         trivial = timed(get("/healthz"), args.repeat)
         sheet = timed(get(f"/e/{key}"), args.repeat)
 
-        from scorer.views.evenings import page_cache, pdf_cache, sheet_cache
+        from scorer.views.common import page_cache, pdf_cache, sheet_cache
 
         def cold_sheet() -> object:
             sheet_cache.clear()

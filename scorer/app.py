@@ -10,17 +10,13 @@ from typing import Any
 
 from flask import Flask, render_template
 from flask_babel import gettext as _
-from flask_migrate import Migrate
-from flask_wtf.csrf import CSRFError, CSRFProtect
+from flask_wtf.csrf import CSRFError
 from werkzeug.exceptions import HTTPException
 
+from .extensions import ROOT, csrf, db, migrate
 from .ledger import HandError
-from .models import db
 
-ROOT = Path(__file__).resolve().parent.parent
 mimetypes.add_type("application/manifest+json", ".webmanifest")
-migrate = Migrate(directory=str(ROOT / "migrations"))
-csrf = CSRFProtect()
 
 
 def create_app(test_config: dict[str, Any] | None = None) -> Flask:
@@ -87,15 +83,10 @@ def register_extensions(app: Flask) -> None:
 
 
 def register_blueprints(app: Flask) -> None:
-    from .views import evenings
+    from .views import common, groups, hands, play, sheet, start, table
 
-    app.register_blueprint(evenings.bp)
-    from .views import groups
-
-    app.register_blueprint(groups.bp)
-    from .views import table
-
-    app.register_blueprint(table.bp)
+    for module in (common, start, sheet, hands, play, table, groups):
+        app.register_blueprint(module.bp)
 
 
 def register_errorhandlers(app: Flask) -> None:

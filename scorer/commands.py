@@ -9,9 +9,8 @@ import sqlalchemy as sa
 from flask import current_app
 from flask.cli import with_appcontext
 
-from . import services
-from .app import ROOT
 from .evening_file import loads
+from .extensions import ROOT
 from .models import Evening, db
 from .services import import_evening
 
@@ -32,14 +31,3 @@ def demo_command() -> None:
     (Path(current_app.instance_path) / DEMO_FILE).write_text(f"{evening.key} {evening.edit_key}\n")
     click.echo(f"Loaded the demo evening “{evening.name}” at /e/{evening.key}")
 
-
-def demo_link() -> str | None:
-    """The demo evening's scorers' link path, if ``flask demo`` loaded one that still exists."""
-    path = Path(current_app.instance_path) / DEMO_FILE
-    try:
-        key, edit_key = path.read_text().split()[:2]
-    except (OSError, ValueError):
-        return None
-    if services.evening_revision(key) is None:
-        return None
-    return f"/e/{key}/scorer/{edit_key}"

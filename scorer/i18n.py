@@ -23,10 +23,11 @@ from urllib.parse import urlsplit
 
 from babel.numbers import format_currency, format_decimal, get_currency_name
 from flask import Blueprint, Flask, Response, has_request_context, redirect, request
-from flask_babel import Babel, get_locale, get_translations
+from flask_babel import get_locale, get_translations
 from flask_babel import format_date as _format_date
 
 from .evening_file import EveningFileError
+from .extensions import babel
 from .rules import Reason, RulesError, Stake, Text
 from .rules.core import Amount
 
@@ -43,7 +44,6 @@ COOKIE = "lang"
 COOKIE_AGE = 365 * 24 * 3600
 MINUS = "\u2212"
 
-babel = Babel()
 bp = Blueprint("i18n", __name__)
 
 

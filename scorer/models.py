@@ -13,18 +13,13 @@ from contextvars import ContextVar
 from datetime import UTC, date, datetime
 from typing import Any
 
-from flask_sqlalchemy import SQLAlchemy
 from sqlalchemy import JSON, DateTime, ForeignKey, String, UniqueConstraint, and_, event
 from sqlalchemy import Index as sa_Index
 from sqlalchemy.engine import Engine
-from sqlalchemy.orm import DeclarativeBase, Mapped, foreign, mapped_column, relationship
+from sqlalchemy.orm import Mapped, foreign, mapped_column, relationship
 
-
-class Base(DeclarativeBase):
-    pass
-
-
-db = SQLAlchemy(model_class=Base)
+from .extensions import Base as Base  # re-exported: ``from .models import db`` keeps working
+from .extensions import db as db
 
 
 @event.listens_for(Engine, "connect")

@@ -30,7 +30,7 @@ from .ledger import Ledger, settle_up, statistics
 from .models import Evening, db
 from .pdf_render import STATIC_BASE, StaticOnlyFetcher  # noqa: F401 - re-exported: the fetcher the child uses
 from .rules import RULES
-from .views.display import auction_of
+from .views.common import auction_of
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from .cards import Card, parse_card, trick_winner
-from .core import IllegalFacts, Text
+from .core import IllegalFacts, RulesError, Text
 
 
 @dataclass(frozen=True)
@@ -148,3 +148,93 @@ def read_record(record: Sequence[Sequence[str]], n: int, declarer: int, needed: 
                     break
     return PlayReading(trump, tuple(leaders), tuple(winners), won, decided_after, tuple(revokes), n_players=n,
                        seats=tuple(seats), next_to_play=next_to_play)
+
+
+@dataclass(frozen=True)
+class PlayRules:
+    """How a record of one hand is read: :func:`read_record`'s arguments but the record."""
+
+    n: int
+    declarer: int
+    needed: int
+    pack_size: int = 52
+    named_trump: str | None = None
+    must_trump: bool = False
+    misere: bool = False
+    held: Mapping[int, int] | None = None
+
+    def read(self, record: Sequence[Sequence[str]]) -> PlayReading:
+        return read_record(record, self.n, self.declarer, self.needed, pack_size=self.pack_size,
+                           named_trump=self.named_trump, must_trump=self.must_trump, misere=self.misere,
+                           held=self.held)
+
+
+@dataclass(frozen=True)
+class PlayState:
+    """A record of play being entered one card at a time: ``tricks`` (each the card
+    texts from the leader; no empty trick) read by ``rules``. Every change gives a new
+    state; nothing here checks the cards until they are read (:attr:`reading`)."""
+
+    rules: PlayRules
+    tricks: tuple[tuple[str, ...], ...] = ()
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "tricks", tuple(tuple(t) for t in self.tricks if t))
+
+    def add(self, card: str) -> PlayState:
+        """One more card: to the last trick, or to a new trick when the last is complete
+        (every player with a card left has played to it). A record that cannot be read
+        counts a trick complete when it holds a card from each player."""
+        tricks = self.tricks
+        if not tricks:
+            complete = True
+        else:
+            try:
+                complete = len(self.rules.read(tricks).winners) == len(tricks)
+            except RulesError:
+                complete = len(tricks[-1]) >= self.rules.n
+        if complete:
+            return PlayState(self.rules, (*tricks, (card,)))
+        return PlayState(self.rules, (*tricks[:-1], (*tricks[-1], card)))
+
+    def undo(self) -> PlayState:
+        """Without the last card (a trick left empty goes too)."""
+        if not self.tricks:
+            return self
+        return PlayState(self.rules, (*self.tricks[:-1], self.tricks[-1][:-1]))
+
+    def clear(self) -> PlayState:
+        return PlayState(self.rules)
+
+    def readable(self) -> tuple[PlayState, RulesError | None]:
+        """The longest start of this record that can be read — cards dropped from the
+        end until it can (a hand-made form may hold junk) — and the first refusal met
+        on the way, or ``None`` when the record was readable as it is."""
+        state, first = self, None
+        while state.tricks:
+            try:
+                state.rules.read(state.tricks)
+            except RulesError as error:
+                first = first or error
+                state = state.undo()
+            else:
+                break
+        return state, first
+
+    @property
+    def reading(self) -> PlayReading | None:
+        """What the record establishes (``None`` for an empty record). Raises
+        :class:`RulesError` when it cannot be read: see :meth:`readable`."""
+        return self.rules.read(self.tricks) if self.tricks else None
+
+    @property
+    def next_to_play(self) -> int | None:
+        """Who plays the next card: the declarer leads the first trick; ``None`` once
+        nobody has a card left."""
+        reading = self.reading
+        return self.rules.declarer if reading is None else reading.next_to_play
+
+    @property
+    def played(self) -> frozenset[str]:
+        """The cards played so far, as upper-case texts."""
+        return frozenset(c.upper() for t in self.tricks for c in t)

@@ -20,7 +20,7 @@ from ..chart import running_totals_svg
 from ..group_forms import AddEveningForm, GroupForm, ItemForm, MergeForm
 from ..models import Group
 from ..season import Book
-from .display import signed
+from .common import content_disposition, signed
 
 bp = Blueprint("groups", __name__)
 
@@ -50,23 +50,6 @@ def season_for(group: Group) -> tuple[Any, groups.Season]:
         season = groups.season_of(group)
         season_cache.put(state, season)
     return state, season
-
-
-def book_title(book: Book) -> str:
-    """``British Nap, basic (Pagat) · points`` or ``… · £0.10 a unit``."""
-    from .. import i18n
-    from ..rules import VARIANTS
-
-    variant = VARIANTS.get(book.key.variant)
-    name = i18n.tr(variant.name) if variant else book.key.variant
-    if book.stake is None:
-        return _("%(variant)s · points", variant=name)
-    return _("%(variant)s · %(stake)s a unit", variant=name, stake=i18n.money(book.stake, book.stake.minor))
-
-
-@bp.app_context_processor
-def helpers() -> dict[str, Any]:
-    return {"book_title": book_title}
 
 
 @bp.route("/groups/new", methods=["GET", "POST"])
@@ -222,7 +205,6 @@ def chart(key: str) -> Response:
 @bp.get("/g/<key>/season.pdf")
 def season_pdf(key: str) -> Response:
     from ..pdf import render_html_pdf
-    from .evenings import content_disposition
 
     group = load_group(key)
     state, season = season_for(group)

@@ -20,14 +20,14 @@ from flask_babel import gettext as _
 from .. import access, services
 from ..forms import ActionForm, DeviceForm, PinForm, is_number, quick_form_for, settings_form_for
 from ..rules import HandFacts, IllegalSetup, RulesError, get_variant
-from .display import signed
+from .common import call_label, save_new_hand, signed
 
 bp = Blueprint("table", __name__)
 
 #: Endpoints that change a table: scorers only.
 SCORER_ONLY = frozenset({
-    "evenings.new_hand", "evenings.edit_hand", "evenings.override_hand", "evenings.record_play",
-    "evenings.restore_version", "evenings.finish", "evenings.reopen", "evenings.confirm_finish",
+    "hands.new_hand", "hands.edit_hand", "hands.override_hand", "hands.restore_version", "play.record_play",
+    "sheet.finish", "sheet.reopen", "sheet.confirm_finish",
     "table.undo", "table.confirm_undo", "table.quick", "table.settings",
 })
 
@@ -44,11 +44,6 @@ def scorers_only() -> Any:
         return None
     flash(_("Only the table's scorers can change the score. Enter the table's PIN to become one."))
     return redirect(url_for("table.join", key=key))
-
-
-@bp.app_context_processor
-def roles() -> dict[str, Any]:
-    return {"is_scorer": access.is_scorer, "device_name": access.device_name}
 
 
 def _evening(key: str) -> Any:
@@ -72,7 +67,7 @@ def share(key: str) -> str:
     evening = _evening(key)
     access.remember(key)
     scorer = access.is_scorer(key)
-    view_url = url_for("evenings.scoresheet", key=key, _external=True)
+    view_url = url_for("sheet.scoresheet", key=key, _external=True)
     edit_url = url_for("table.scorer_link", key=key, edit_key=evening.edit_key, _external=True) if scorer else None
     form = DeviceForm(device=access.device_name(), next=request.full_path)
     return render_template("share.html", evening=evening, scorer=scorer, view_url=view_url, edit_url=edit_url,
@@ -88,7 +83,7 @@ def qr(key: str) -> Response:
             abort(404)
         url = url_for("table.scorer_link", key=key, edit_key=evening.edit_key, _external=True)
     else:
-        url = url_for("evenings.scoresheet", key=key, _external=True)
+        url = url_for("sheet.scoresheet", key=key, _external=True)
     out = io.BytesIO()
     segno.make(url, error="m").save(out, kind="svg", scale=6, border=2, dark="#000", light="#fff",
                                      xmldecl=False)
@@ -106,7 +101,7 @@ def scorer_link(key: str, edit_key: str) -> Any:
         abort(404)
     access.grant_scorer(key)
     flash(_("This phone can now enter and correct hands."))
-    return redirect(url_for("evenings.scoresheet", key=key))
+    return redirect(url_for("sheet.scoresheet", key=key))
 
 
 @bp.route("/e/<key>/join", methods=["GET", "POST"])
@@ -115,14 +110,14 @@ def join(key: str) -> Any:
     evening = _evening(key)
     access.remember(key)
     if access.is_scorer(key):
-        return redirect(url_for("evenings.scoresheet", key=key))
+        return redirect(url_for("sheet.scoresheet", key=key))
     form = PinForm()
     status = 200
     if form.validate_on_submit():
         try:
             if access.try_pin(evening, form.pin.data or ""):
                 flash(_("PIN accepted: this phone can now enter and correct hands."))
-                return redirect(url_for("evenings.scoresheet", key=key))
+                return redirect(url_for("sheet.scoresheet", key=key))
             form.pin.errors = [_("That is not this table's PIN.")]
         except access.PinRefused as error:
             form.pin.errors = [str(error)]
@@ -136,7 +131,7 @@ def join(key: str) -> Any:
 def device() -> Any:
     """Name this phone (shown in the history)."""
     form = DeviceForm()
-    back = _same_site(form.next.data, url_for("evenings.index"))
+    back = _same_site(form.next.data, url_for("start.index"))
     if form.validate_on_submit():
         access.set_device_name(form.device.data or "")
         flash(_("This phone is now called “%(name)s” in the history.", name=access.device_name()))
@@ -169,7 +164,7 @@ def settings(key: str) -> Any:
             form.form_errors.append(str(error))
         else:
             flash(_("The table's settings are saved; every hand is ruled under them."))
-            return redirect(url_for("evenings.scoresheet", key=key))
+            return redirect(url_for("sheet.scoresheet", key=key))
     return render_template("settings.html", evening=evening, variant=variant, form=form), 422
 
 
@@ -237,7 +232,7 @@ def confirm_undo(key: str) -> Any:
     evening = _evening(key)
     if not evening.hands:
         flash(_("There is no hand to undo."))
-        return redirect(url_for("evenings.scoresheet", key=key))
+        return redirect(url_for("sheet.scoresheet", key=key))
     last = evening.hands[-1]
     ledger = services.ledger_of(evening)
     return render_template("confirm_undo.html", evening=evening, ledger=ledger, row=ledger.rows[-1],
@@ -256,7 +251,7 @@ def undo(key: str) -> Any:
         number = version = -1
     if not form.validate_on_submit() or number < 1:
         flash(_("Nothing was undone: reload the page and try again."))
-        return redirect(url_for("evenings.scoresheet", key=key))
+        return redirect(url_for("sheet.scoresheet", key=key))
     try:
         services.undo_last_hand(evening, number, version, device=access.device_name())
     except services.HandConflict as error:
@@ -267,7 +262,7 @@ def undo(key: str) -> Any:
         flash(str(error))
     else:
         flash(_("Hand %(n)s is undone. It is kept in the history.", n=number))
-    return redirect(url_for("evenings.scoresheet", key=key))
+    return redirect(url_for("sheet.scoresheet", key=key))
 
 
 @bp.route("/e/<key>/quick", methods=["GET", "POST"])
@@ -280,7 +275,7 @@ def quick(key: str) -> Any:
     number = len(ledger.rows) + 1
     if services.is_closed(evening, ledger):
         flash(_("This evening is finished: no more hands can be recorded."))
-        return redirect(url_for("evenings.scoresheet", key=key))
+        return redirect(url_for("sheet.scoresheet", key=key))
     ladder = variant.ladder(setup.options)
     dealer = ledger.next_dealer
     if request.method == "GET":
@@ -296,8 +291,6 @@ def quick(key: str) -> Any:
         else:
             facts = _quick_facts(form, ledger, dealer, errors)
             if facts is not None:
-                from .evenings import save_new_hand
-
                 saved = save_new_hand(evening, int(posted), facts, form.token.data, form)
                 if saved is not None:
                     return saved
@@ -336,8 +329,6 @@ def _quick_facts(form: Any, ledger: Any, dealer: int, errors: list[str]) -> Hand
 
 
 def _quick_page(evening: Any, ledger: Any, form: Any, number: int, dealer: int, status: int = 200) -> Any:
-    from .evenings import call_label
-
     setup = ledger.setup
     return render_template(
         "quick.html", evening=evening, ledger=ledger, form=form, number=number, dealer=dealer,

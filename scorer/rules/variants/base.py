@@ -103,6 +103,11 @@ class Variant:
     #: The auction goes round until all but one have passed (``russian36``), so it is
     #: recorded as a sequence of calls rather than one call per player.
     sequence_auction: ClassVar[bool] = False
+    #: The declarer may buy a card from the stock (R-9): a hand records whether he did.
+    takes_purchase: ClassVar[bool] = False
+    #: A money stake is the value of one chip — the stake per trick and the ante are
+    #: counted in chips (``russian36``) — rather than of one unit.
+    stake_is_per_chip: ClassVar[bool] = False
 
     # ------------------------------------------------------------------ set-up
     def check_setup(self, setup: EveningSetup) -> EveningSetup:
@@ -385,8 +390,20 @@ class Variant:
     pack_size: ClassVar[int] = 52
     must_trump: ClassVar[bool] = False
     names_trump: ClassVar[bool] = False
+    #: The rule of the named trump (with ``names_trump``).
+    rule_trump: ClassVar[str | None] = None
     rule_play: ClassVar[str] = "H-9"
     rule_stop: ClassVar[str] = "H-10"
+
+    def widow_rule(self, options: Mapping[str, Any]) -> str | None:
+        """The rule of the widow this table plays (H-17 to H-19), or ``None`` when it
+        plays none: a hand then records whether the widow was taken."""
+        return None
+
+    def peek_rule(self, options: Mapping[str, Any]) -> str | None:
+        """The rule under which players pay to peek at the widow (H-18), or ``None``:
+        a hand then records who peeked."""
+        return None
 
     #: The rule for each kind of claim this variant rules on.
     claim_rules: ClassVar[Mapping[str, str]] = {}

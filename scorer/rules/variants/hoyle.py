@@ -59,6 +59,9 @@ SCHEDULE_LABELS = {
 }
 NAP_BIDS = ("nap", "garnet", "wellington", "blucher")  # H-16 adopted: they all count as Nap for the pool
 
+#: The widow options (H-17 to H-19) and their rules.
+WIDOW_RULES = {"widow": "H-17", "peep": "H-18", "garnet": "H-19"}
+
 
 class Hoyle(Variant):
     """Nap, Hoyle rules: bids One (option Two) to Nap, Wellington and Blücher, and the
@@ -368,6 +371,12 @@ class Hoyle(Variant):
             tally.pay(declarer, POOL, amount)
             tally.note("H-16", "{declarer} failed {contract} and doubles the pool: pays in {amount} (now {pool}).",
                        declarer=who, contract=contract.name, amount=amount, pool=tally.pool_now)
+
+    def widow_rule(self, options: Mapping[str, Any]) -> str | None:
+        return WIDOW_RULES.get(options.get("widow", "none"))
+
+    def peek_rule(self, options: Mapping[str, Any]) -> str | None:
+        return "H-18" if options.get("widow") == "peep" else None
 
     def pool_name(self, options: Mapping[str, Any]) -> str | None:
         return Text("Pool") if options["pool"] else None

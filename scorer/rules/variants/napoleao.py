@@ -63,6 +63,7 @@ class Napoleao(Variant):
     rule_play = "B-9"
     rule_stop = "B-10"
     names_trump = True
+    rule_trump = "B-7"
     claim_rules = {"revoke": "B-16"}
     revoke_source_silent = False
 

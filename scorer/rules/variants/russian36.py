@@ -56,6 +56,8 @@ class Russian36(Variant):
     revoke_source_silent = True
     pack_size = 36
     sequence_auction = True
+    takes_purchase = True
+    stake_is_per_chip = True  # the stake per trick and the ante are in chips
     deal_note = Text("Shuffle and deal five cards each; the rest of the pack is the stock.")
 
     def ladder(self, options: Mapping[str, Any]) -> tuple[Bid, ...]:

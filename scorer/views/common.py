@@ -1,0 +1,196 @@
+"""What every view shares, and nothing else: loading an evening, the revision caches,
+saving a new hand, the labels and helpers that pages and the PDF show (in the phone's
+language), and the template helpers every page may use.
+
+The view modules (:mod:`.start`, :mod:`.sheet`, :mod:`.hands`, :mod:`.play`,
+:mod:`.table`, :mod:`.groups`) import from here and never from each other.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from flask import Blueprint, abort, flash, redirect, request, url_for
+from flask_babel import gettext
+from flask_babel import gettext as _
+from markupsafe import Markup
+
+from .. import access, i18n, services
+from ..cache import RevisionCache
+from ..forms import error_messages
+from ..i18n import error_text, tr
+from ..ledger import Ledger, LedgerRow
+from ..models import Evening
+from ..rules import BIDS, HERE, PASS, RULES, VARIANTS, HandFacts, Result, RulesError
+from ..season import Book
+
+#: No routes: the template filters and context processors every page uses.
+bp = Blueprint("common", __name__)
+
+
+@bp.app_template_filter("call_label")
+def call_label_filter(call: str) -> str:
+    return call_label(call)
+
+
+@bp.app_context_processor
+def helpers() -> dict[str, Any]:
+    return {"signed": signed, "citation": citation, "result_label": result_label, "error_messages": error_messages,
+            "is_scorer": access.is_scorer, "device_name": access.device_name, "book_title": book_title}
+
+
+def content_disposition(kind: str, name: str, extension: str) -> str:
+    """``attachment; filename="thursday-at-the-crown.json"`` (ASCII, from the evening's name)."""
+    slug = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")[:60] or "nap-evening"
+    return f'{kind}; filename="{slug}.{extension}"'
+
+
+def load_evening(key: str) -> tuple[Evening, Ledger]:
+    evening = services.get_evening(key)
+    if evening is None:
+        abort(404)
+    return evening, services.ledger_of(evening)
+
+
+
+#: Rendered scoresheets by (evening key, revision): several phones reloading an
+#: unchanged evening cost one small query each, not a full settle and render.
+sheet_cache: RevisionCache[tuple[str, bool, Markup]] = RevisionCache(64)
+
+#: Rendered PDFs by (evening key, revision): WeasyPrint needs seconds for a long
+#: evening, so a second download of an unchanged evening is served from here.
+pdf_cache: RevisionCache[bytes] = RevisionCache(8)
+
+#: Whole scoresheet pages by (evening key, revision, language, role, group).
+page_cache: RevisionCache[str] = RevisionCache(128)
+
+#: The running-totals chart (SVG bytes) by (evening key, revision).
+chart_cache: RevisionCache[bytes] = RevisionCache(64)
+
+
+
+def by_revision(cache: RevisionCache[Any], key: str, build: Any, *variant: Any, revision: int | None = None) -> Any:
+    """What ``build(evening, ledger)`` gives for the evening's current revision, from
+    ``cache`` when it is there (one small query), else built and kept. ``variant``
+    (e.g. language and paper size) is part of the cache key; ``revision`` if the caller
+    has read it already. 404 if no evening."""
+    if revision is None:
+        revision = services.evening_revision(key)
+    if revision is None:
+        abort(404)
+    value = cache.get((key, revision, *variant))
+    if value is None:
+        evening, ledger = load_evening(key)
+        value = build(evening, ledger)
+        cache.put((key, evening.revision, *variant), value)
+    return value
+
+
+
+def call_label(call: str) -> str:
+    """A call as shown on a button: «Здесь» (R-6: the same word in every language), Pass, the bid's name."""
+    if call == HERE:
+        return "«Здесь»"
+    if call == PASS:
+        return gettext("Pass")
+    return tr(BIDS[call].name) if call in BIDS else call
+
+
+
+def rules_error(form: Any, error: RulesError) -> None:
+    form.form_errors.append(error_text(error))
+
+
+
+def save_new_hand(evening: Evening, number: int, facts: HandFacts, token: str | None, form: Any = None) -> Any:
+    """Record hand ``number`` (full form or quick entry) and answer as a phone expects:
+    saved → the scoresheet at the hand; saved already (a double tap, another phone) or
+    the evening finished → a redirect that says so. ``None`` when the rules refuse the
+    hand: the refusal is added to ``form.form_errors`` (the caller shows the form again)."""
+    key = evening.key
+    try:
+        services.record_hand(evening, number, facts, device=access.device_name(), token=token or None)
+    except (services.AlreadySaved, services.EveningFinished) as error:
+        flash(str(error))
+        return redirect(url_for("sheet.scoresheet", key=key))
+    except services.HandConflict as error:
+        flash(str(error))
+        if error.number < 1:
+            return redirect(url_for("sheet.scoresheet", key=key))
+        return redirect(url_for("hands.hand", key=key, number=error.number))
+    except RulesError as error:
+        if form is not None:
+            rules_error(form, error)
+        return None
+    flash(gettext("Hand %(number)s saved.", number=number))
+    return redirect(url_for("sheet.scoresheet", key=key) + f"#hand-{number}")
+
+
+
+def row_of(ledger: Ledger, number: int) -> Any:
+    """Hand ``number`` of the ledger. A number past the last hand (a hand undone on
+    another phone, an old link) goes back to the scoresheet saying so; 0 is a 404."""
+    if number > len(ledger.rows) >= 0 and number >= 1:
+        flash(gettext("There is no hand %(number)s now (it may have been undone on another phone); nothing was "
+                      "changed.", number=number))
+        abort(redirect(url_for("sheet.scoresheet", key=(request.view_args or {}).get("key", ""))))
+    if not 1 <= number <= len(ledger.rows):
+        abort(404)
+    return ledger.rows[number - 1]
+
+
+
+# --- What pages and the PDF show of a ledger row, in the phone's language ---------------
+@dataclass(frozen=True)
+class Call:
+    player: str
+    call: str
+
+    @property
+    def label(self) -> str:
+        if self.call == PASS:
+            return _("pass")
+        if self.call == HERE:
+            return "«Здесь»"  # R-6: the dealer's word, the same in every language
+        return i18n.tr(BIDS[self.call].name) if self.call in BIDS else self.call
+
+
+def auction_of(ledger: Ledger, row: LedgerRow) -> list[Call]:
+    """The calls of a hand with the player who made each, eldest hand first."""
+    setup = ledger.setup
+    seats = ledger.variant.speakers(setup, row.facts)
+    return [Call(setup.players[seat], call) for seat, call in zip(seats, row.facts.auction)]
+
+
+def result_label(row: LedgerRow) -> str:
+    r = row.ruling
+    return {Result.MADE: _("made"), Result.DEFEATED: _("defeated"), Result.ALL_PASSED: _("all passed"),
+            Result.MISDEAL: _("misdeal")}[r.result]
+
+
+def citation(rule_id: str) -> str:
+    """``P-12 · 002_….txt · «Poeng og avslutning»``, or the id alone if unknown. The
+    section heading is the source's own; "(source silent)" is said in the phone's language."""
+    rule = RULES.get(rule_id)
+    if rule is None:
+        return rule_id
+    if rule.section == "(source silent)":
+        silent = _("(source silent)")
+        return f"{rule.id} · {rule.source} · «{silent}»"
+    return rule.citation
+
+
+def signed(n: int) -> str:
+    """``+4``, ``−12`` (a real minus sign), ``0``; digits grouped for the language."""
+    return i18n.signed(n)
+
+
+def book_title(book: Book) -> str:
+    """``British Nap, basic (Pagat) · points`` or ``… · £0.10 a unit``."""
+    variant = VARIANTS.get(book.key.variant)
+    name = i18n.tr(variant.name) if variant else book.key.variant
+    if book.stake is None:
+        return _("%(variant)s · points", variant=name)
+    return _("%(variant)s · %(stake)s a unit", variant=name, stake=i18n.money(book.stake, book.stake.minor))

@@ -1,0 +1,295 @@
+"""A hand: the full form for a new hand or a correction (the russian36 auction tapped
+call by call), the hand's page with its ruling and versions, restoring an earlier
+version, and the table's override of a ruling."""
+
+from __future__ import annotations
+
+import dataclasses
+import secrets
+from typing import Any
+
+from flask import Blueprint, abort, flash, redirect, render_template, request, url_for
+from flask_babel import gettext
+
+from .. import access, services
+from ..forms import ActionForm, error_messages, hand_form_for, override_form_for
+from ..i18n import error_text, tr
+from ..ledger import Ledger
+from ..models import Evening
+from ..rules import HERE, RULES, HandFacts, Override, RulesError
+from ..rules.auction import AuctionState
+from ..rules.sources import QUOTES, SOURCE_LANGUAGES
+from .common import auction_of, call_label, load_evening, row_of, rules_error, save_new_hand
+
+bp = Blueprint("hands", __name__)
+
+
+def _hand_page(evening: Evening, ledger: Ledger, form: Any, *, number: int, editing: bool, status: int = 200) -> Any:
+    setup = ledger.setup
+    variant = ledger.variant
+    try:
+        dealer = int(form.dealer.data)
+    except (TypeError, ValueError):
+        dealer = ledger.next_dealer
+    dealer = dealer if 0 <= dealer < setup.n else ledger.next_dealer
+    order = variant.speaking_order(setup, dealer)
+    context: dict[str, Any] = {"sequence": variant.sequence_auction}
+    if variant.sequence_auction:
+        try:
+            auction: AuctionState | None = AuctionState(variant, setup, dealer, form.call_sequence())
+        except (RulesError, TypeError, IndexError):  # a hand-made form: start the auction again
+            auction = None
+            form.calls.data = ""
+        names = setup.players
+        declarer_text = highest = ""
+        if auction is not None and auction.over:
+            declarer, contract = auction.outcome
+            declarer_text = (gettext("%(declarer)s plays %(contract)s.", declarer=names[declarer],
+                                     contract=tr(contract.name)) if declarer is not None and contract
+                             else gettext("Everyone passed."))
+        held = auction.highest if auction is not None and not auction.over else None
+        if held is not None:
+            seat, call = held
+            highest = (gettext("Highest so far: %(call)s (%(who)s)", call=call_label(call), who=names[seat])
+                       if call != HERE else gettext("Highest so far: held by %(who)s with «Здесь»", who=names[seat]))
+        context.update(said=[(names[seat], call) for seat, call in auction.said] if auction else [],
+                       speaker=auction.speaker if auction else dealer, legal=list(auction.legal) if auction else [],
+                       auction_over=auction is not None and auction.over, declarer_text=declarer_text, eldest=dealer,
+                       highest=highest)
+    else:
+        context.update(call_fields=[getattr(form, f"call_{s}") for s in order], auction_over=True, eldest=order[0])
+    return (
+        render_template(
+            "hand_form.html", evening=evening, ledger=ledger, form=form, number=number, editing=editing,
+            dealer=dealer, order=order, call_label=call_label, options=setup.options, **context,
+        ),
+        status,
+    )
+
+
+
+def _facts_from(form: Any, ledger: Ledger, kept: HandFacts | None = None) -> HandFacts:
+    """The facts entered on the form. ``kept`` is the hand being corrected: what the
+    form does not show — further claims (the form edits the first), the record of
+    play and an override — is carried over unchanged."""
+    dealer = int(form.dealer.data)
+    override = kept.override if kept else None
+    if form.misdeal.data:
+        return HandFacts(dealer=dealer, misdeal=True, override=override)
+    claim = form.claim_value()
+    variant = ledger.variant
+    auction = form.call_sequence() if variant.sequence_auction else form.calls_in_speaking_order(dealer)
+    return HandFacts(
+        dealer=dealer,
+        auction=auction,
+        tricks=form.tricks_value(),
+        trump=form.trump.data or None,
+        purchase=bool(form.purchase.data),
+        widow=bool(form.widow.data),
+        peeks=form.peeks_value(),
+        claims=((claim,) if claim else ()) + (kept.claims[1:] if kept else ()),
+        override=override,
+        record=kept.record if kept else (),
+    )
+
+
+
+def _auction_step(evening: Evening, ledger: Ledger, form: Any, *, number: int, editing: bool) -> Any | None:
+    """russian36: one more call (or one call undone) in the auction being built; nothing
+    is saved. ``None`` when the request is not an auction step."""
+    if not ledger.variant.sequence_auction or form.save.data or form.misdeal.data:
+        return None
+    variant, setup, dealer = ledger.variant, ledger.setup, int(form.dealer.data)
+    seq = form.call_sequence()
+    try:
+        if "undo_call" in request.form:
+            auction = AuctionState(variant, setup, dealer, seq[:-1])  # only the calls that are left are checked
+        elif request.form.get("call"):
+            auction = AuctionState(variant, setup, dealer, seq).add(str(request.form["call"])[:20])
+        else:
+            return None
+    except RulesError as error:
+        form.form_errors.append(error_text(error))
+        return _hand_page(evening, ledger, form, number=number, editing=editing, status=422)
+    form.calls.data = ",".join(auction.calls)
+    form.calls_dealer.data = form.dealer.data if auction.calls else ""
+    return _hand_page(evening, ledger, form, number=number, editing=editing)
+
+
+
+@bp.route("/e/<key>/hand", methods=["GET", "POST"])
+def new_hand(key: str) -> Any:
+    evening, ledger = load_evening(key)
+    setup = ledger.setup
+    number = len(ledger.rows) + 1
+    ladder = ledger.variant.ladder(setup.options)
+    if services.is_closed(evening, ledger):
+        flash(gettext("This evening is finished: no more hands can be recorded."))
+        return redirect(url_for("sheet.scoresheet", key=key))
+    if request.method == "GET":
+        form = hand_form_for(setup, ladder, ledger.variant.claim_rules, number=str(number), dealer=str(ledger.next_dealer),
+                             token=secrets.token_urlsafe(16))
+        return _hand_page(evening, ledger, form, number=number, editing=False)
+    form = hand_form_for(setup, ladder, ledger.variant.claim_rules)
+    if form.validate_on_submit():
+        step = _auction_step(evening, ledger, form, number=number, editing=False)
+        if step is not None:
+            return step
+        posted = form.int_or_none(form.number)
+        if posted is None or not 1 <= posted <= 100_000:
+            form.form_errors.append(gettext("This form is missing its hand number; reload the page."))
+        else:
+            saved = save_new_hand(evening, posted, _facts_from(form, ledger), form.token.data, form)
+            if saved is not None:
+                return saved
+    return _hand_page(evening, ledger, form, number=number, editing=False, status=422)
+
+
+
+@bp.get("/e/<key>/hand/<int:number>")
+def hand(key: str, number: int) -> Any:
+    evening, ledger = load_evening(key)
+    row = row_of(ledger, number)
+    record = evening.hands[number - 1]
+    versions = []
+    for v in reversed(record.versions):
+        facts = services.facts_of(v, ledger.setup.n)
+        versions.append({"version": v, "facts": facts})
+    current = record.current
+    override_form = override_form_for(
+        ledger.setup.players, version=str(current.version), token=secrets.token_urlsafe(16), reason=row.facts.override.reason if row.facts.override
+        else "", pool=row.ruling.pool, **{f"units_{s}": u for s, u in enumerate(row.ruling.units)})
+    first_cite: dict[str, int] = {}
+    for i, reason in enumerate(row.ruling.reasons):
+        first_cite.setdefault(reason.rule, i)
+    return render_template(
+        "hand.html", evening=evening, ledger=ledger, row=row, auction=auction_of(ledger, row), record=record,
+        versions=versions, closed=evening.finished_at is not None, quotes=QUOTES, first_cite=first_cite,
+        source_lang=lambda rid: SOURCE_LANGUAGES.get(RULES[rid].source, "en") if rid in RULES else "en",
+        describe_claim=lambda claim: ledger.variant.describe_claim(ledger.setup, claim),
+        override_form=override_form, action=ActionForm(),
+    )
+
+
+
+@bp.post("/e/<key>/hand/<int:number>/override")
+def override_hand(key: str, number: int) -> Any:
+    """Overrule the ruling of a hand with the table's own figures and a reason, or
+    remove the override: either way a new version of the hand, so it can be undone."""
+    evening, ledger = load_evening(key)
+    row = row_of(ledger, number)
+    form = override_form_for(ledger.setup.players)
+    back = redirect(url_for(".hand", key=key, number=number))
+    if not form.validate_on_submit():
+        flash(gettext("Nothing was saved: %(errors)s", errors="; ".join(error_messages(form))))
+        return back
+    try:
+        base = int(form.version.data)
+    except (TypeError, ValueError):
+        flash(gettext("This form is missing its version; reload the page."))
+        return back
+    if form.remove.data:
+        if row.facts.override is None:
+            flash(gettext("There is no override to remove."))
+            return back
+        override = None
+    else:
+        override = Override(units=form.units(ledger.setup.n), pool=form.pool.data or 0, reason=form.reason.data or "")
+    facts = dataclasses.replace(row.facts, override=override)
+    try:
+        services.correct_hand(evening, number, base, facts, device=access.device_name(), kind="override",
+                              token=form.token.data or None)
+    except (services.HandConflict, services.EveningFinished, services.AlreadySaved) as error:
+        flash(str(error))
+    except RulesError as error:
+        flash(gettext("Nothing was saved: %(errors)s", errors=error_text(error)))
+    else:
+        flash(gettext("The table's figures replace the ruling; the ruling is kept beside them.") if override else
+              gettext("The override is removed: the ruling applies again."))
+    return back
+
+
+
+@bp.post("/e/<key>/hand/<int:number>/restore/<int:version>")
+def restore_version(key: str, number: int, version: int) -> Any:
+    """Make an earlier version of a hand the current one again, as a new version:
+    nothing is lost, and the restore itself can be undone the same way."""
+    evening, ledger = load_evening(key)
+    row_of(ledger, number)
+    record = evening.hands[number - 1]
+    old = next((v for v in record.versions if v.version == version), None)
+    form = ActionForm()
+    if old is None:
+        abort(404)
+    if form.validate_on_submit():
+        try:
+            services.correct_hand(evening, number, record.current.version, services.facts_of(old, ledger.setup.n),
+                                  device=access.device_name(), kind="restore")
+        except (services.HandConflict, services.EveningFinished) as error:
+            flash(str(error))
+        except RulesError as error:
+            flash(gettext("Nothing was saved: %(errors)s", errors=error_text(error)))
+        else:
+            flash(gettext("Version %(version)s of hand %(number)s is current again.", version=version, number=number))
+    return redirect(url_for(".hand", key=key, number=number))
+
+
+
+@bp.route("/e/<key>/hand/<int:number>/edit", methods=["GET", "POST"])
+def edit_hand(key: str, number: int) -> Any:
+    evening, ledger = load_evening(key)
+    row = row_of(ledger, number)
+    record = evening.hands[number - 1]
+    setup = ledger.setup
+    ladder = ledger.variant.ladder(setup.options)
+    if evening.finished_at is not None:
+        flash(gettext("This evening is finished: reopen it to correct a hand."))
+        return redirect(url_for(".hand", key=key, number=number))
+    if request.method == "GET":
+        facts = row.facts
+        order = ledger.variant.speaking_order(setup, facts.dealer)
+        calls: dict[str, Any] = {f"call_{seat}": call for seat, call in zip(order, facts.auction)}
+        calls.update({f"peek_{seat}": True for seat in facts.peeks})
+        first = facts.claims[0] if facts.claims else None
+        if first is not None:
+            calls.update(claim_kind=first.kind, claim_accused=str(first.accused),
+                         claim_by="" if first.by is None else str(first.by), claim_upheld="yes" if first.upheld else "no",
+                         claim_trick="" if first.trick is None else str(first.trick), claim_suit=first.suit_led or "",
+                         claim_card=first.card or "", claim_evidence=first.evidence or "",
+                         claim_cards_held=first.cards_held, claim_before=first.before_speaking)
+        form = hand_form_for(
+            setup, ladder, ledger.variant.claim_rules, number=str(number), version=str(record.current.version), dealer=str(facts.dealer),
+            tricks=None if facts.tricks is None else str(facts.tricks), calls=",".join(facts.auction),
+            calls_dealer=str(facts.dealer) if facts.auction else "",
+            trump=facts.trump or "", purchase=facts.purchase, widow=facts.widow, token=secrets.token_urlsafe(16),
+            **calls,
+        )
+        return _hand_page(evening, ledger, form, number=number, editing=True)
+    form = hand_form_for(setup, ladder, ledger.variant.claim_rules)
+    if form.validate_on_submit():
+        step = _auction_step(evening, ledger, form, number=number, editing=True)
+        if step is not None:
+            return step
+        base = form.int_or_none(form.version)
+        if base is None:
+            form.form_errors.append(gettext("This form is missing its version; reload the page."))
+        else:
+            try:
+                services.correct_hand(evening, number, base, _facts_from(form, ledger, row.facts),
+                                      device=access.device_name(), token=form.token.data or None)
+            except services.AlreadySaved as error:
+                flash(str(error))
+                return redirect(url_for(".hand", key=key, number=number))
+            except services.HandConflict as error:
+                flash(str(error))
+                return redirect(url_for(".hand", key=key, number=number))
+            except services.EveningFinished as error:
+                flash(str(error))
+                return redirect(url_for(".hand", key=key, number=number))
+            except RulesError as error:
+                rules_error(form, error)
+            else:
+                flash(gettext("Hand %(number)s corrected; every later total follows.", number=number))
+                return redirect(url_for(".hand", key=key, number=number))
+    return _hand_page(evening, ledger, form, number=number, editing=True, status=422)
+

@@ -1,0 +1,87 @@
+"""The record of play: the cards of each trick, one tap a card."""
+
+from __future__ import annotations
+
+import dataclasses
+import secrets
+from typing import Any
+
+from flask import Blueprint, abort, flash, redirect, render_template, request, url_for
+from flask_babel import gettext
+
+from .. import access, services
+from ..forms import PlayForm
+from ..i18n import error_text
+from ..rules import RulesError
+from ..rules.cards import RANKS_36, RANKS_52, SUITS
+from ..rules.play import PlayRules, PlayState
+from .common import load_evening, row_of
+
+bp = Blueprint("play", __name__)
+
+
+@bp.route("/e/<key>/hand/<int:number>/play", methods=["GET", "POST"])
+def record_play(key: str, number: int) -> Any:
+    """Record the cards played to each trick, one tap a card (no JavaScript): each tap
+    re-renders the page; Save stores the record as a new version of the hand."""
+    evening, ledger = load_evening(key)
+    row = row_of(ledger, number)
+    record = evening.hands[number - 1]
+    setup, variant, r = ledger.setup, ledger.variant, row.ruling
+    if r.declarer is None or r.contract is None:
+        flash(gettext("Nobody bid in this hand, so there is no play to record."))
+        return redirect(url_for("hands.hand", key=key, number=number))
+    if evening.finished_at is not None:
+        flash(gettext("This evening is finished: reopen it to record the play."))
+        return redirect(url_for("hands.hand", key=key, number=number))
+    form = PlayForm()
+    if request.method == "GET":
+        form.version.data = str(record.current.version)
+        form.token.data = secrets.token_urlsafe(16)
+        form.record.data = "|".join(" ".join(t) for t in row.facts.record)
+    elif not form.validate_on_submit():
+        abort(400)
+    held = {c.accused: c.cards_held for c in row.facts.claims
+            if c.upheld and c.kind == "wrong_cards" and c.cards_held is not None}
+    rules = PlayRules(setup.n, r.declarer, r.contract.tricks, pack_size=variant.pack_size,
+                      named_trump=row.facts.trump if variant.names_trump else None, must_trump=variant.must_trump,
+                      misere=r.contract.id == "misere", held=held)
+    state = PlayState(rules, form.tricks())
+    error = None
+    if request.method == "POST":
+        if "undo" in request.form and state.tricks:
+            state = state.undo()
+        elif "clear" in request.form:
+            state = state.clear()
+        elif request.form.get("card"):
+            state = state.add(str(request.form["card"])[:4])
+        if "save" in request.form:
+            try:
+                version = int(str(form.version.data)[:9])
+            except (TypeError, ValueError):
+                flash(gettext("This form is missing its version; reload the page."))
+                return redirect(url_for("hands.hand", key=key, number=number))
+            # an empty record removes it: the tricks it gave stay as the hand's tricks
+            facts = dataclasses.replace(row.facts, record=state.tricks,
+                                        tricks=None if state.tricks else row.ruling.tricks)
+            try:
+                services.correct_hand(evening, number, version, facts, device=access.device_name(), kind="play",
+                                      token=form.token.data or None)
+            except (services.HandConflict, services.EveningFinished, services.AlreadySaved) as exc:
+                flash(str(exc))
+                return redirect(url_for("hands.hand", key=key, number=number))
+            except RulesError as exc:
+                error = error_text(exc)
+            else:
+                flash(gettext("The record of play is saved; the hand is ruled from it."))
+                return redirect(url_for("hands.hand", key=key, number=number))
+    state, refused = state.readable()  # a hand-made form may hold junk: show what can be read
+    error = error or (error_text(refused) if refused else None)
+    reading = state.reading
+    form.record.data = "|".join(" ".join(t) for t in state.tricks)
+    ranks = RANKS_36 if variant.pack_size == 36 else RANKS_52
+    return render_template(
+        "play.html", evening=evening, ledger=ledger, row=row, form=form, tricks=state.tricks, reading=reading,
+        error=error, to_play=state.next_to_play, played=state.played, ranks=ranks, suits=SUITS,
+        seats=reading.seats if reading else (), winners=reading.winners if reading else (),
+    ), (422 if error else 200)

@@ -1,0 +1,187 @@
+"""The scoresheet and what is made from it: the chart, the rules page, the JSON, CSV
+and PDF exports; finishing an evening and opening it again."""
+
+from __future__ import annotations
+
+import csv
+import io
+from typing import Any
+
+from flask import Blueprint, Response, abort, flash, redirect, render_template, request, session, url_for
+from flask_babel import get_locale, gettext
+from markupsafe import Markup
+
+from .. import access, services
+from ..chart import ledger_chart_svg
+from ..evening_file import dumps
+from ..forms import ActionForm
+from ..groups import evening_head
+from ..ledger import Ledger, settle_up, statistics
+from ..models import Evening
+from ..pdf import PdfError
+from .common import by_revision, chart_cache, content_disposition, load_evening, page_cache, pdf_cache, sheet_cache
+
+bp = Blueprint("sheet", __name__)
+
+
+def _render_sheet(evening: Evening, ledger: Ledger) -> tuple[str, bool, Markup]:
+    names = ledger.setup.players
+    fragment = Markup(
+        render_template(
+            "_sheet.html", evening=evening, ledger=ledger, closed=services.is_closed(evening, ledger),
+            settle=None if ledger.variant.points_only else settle_up(ledger),
+            stats=statistics(ledger),
+            party=lambda p: names[p] if isinstance(p, int) else (ledger.variant.pool_name(ledger.setup.options)
+                                                                 or "pool"),
+        )
+    )
+    return evening.name, evening.finished_at is not None, fragment
+
+
+
+@bp.get("/e/<key>")
+def scoresheet(key: str) -> str:
+    # the fragment differs by language and by role (scorers get the buttons that change things)
+    # one small query for the revision and the group: an unchanged evening is served from the cache
+    head = evening_head(key)
+    if head is None:
+        abort(404)
+    revision, group = head
+    scorer = access.is_scorer(key)
+    locale = str(get_locale())
+    access.remember(key)
+    # the whole page is the same for every phone with this language and role, unless it
+    # has a message waiting (flash) or a form that carries its own CSRF token (Reopen)
+    page_key = (key, revision, locale, scorer, group)
+    plain = "_flashes" not in session
+    page = page_cache.get(page_key) if plain else None
+    if page is not None:
+        return page
+    title, finished, fragment = by_revision(sheet_cache, key, _render_sheet, locale, scorer, revision=revision)
+    page = render_template("scoresheet.html", key=key, title=title, finished=finished, sheet=fragment,
+                           action=ActionForm() if scorer else None, scorer=scorer, revision=revision, group=group)
+    if plain and not (scorer and finished):
+        page_cache.put(page_key, page)
+    return page
+
+
+
+def _set_finished(key: str, finished: bool) -> Any:
+    """Close the evening (no more hands) or open it again."""
+    evening = services.get_evening(key)
+    if evening is None:
+        abort(404)
+    if ActionForm().validate_on_submit():
+        services.set_finished(evening, finished, device=access.device_name())
+        flash(gettext("The evening is finished. Download the PDF to keep it.") if finished
+              else gettext("The evening is open again."))
+    return redirect(url_for(".scoresheet", key=key))
+
+
+
+bp.add_url_rule("/e/<key>/finish", "finish", _set_finished, methods=["POST"], defaults={"finished": True})
+
+
+
+@bp.get("/e/<key>/finish")
+def confirm_finish(key: str) -> str:
+    """Ask before closing the evening: a stray tap at 11 pm must not end it."""
+    evening = services.get_evening(key)
+    if evening is None:
+        abort(404)
+    return render_template("confirm_finish.html", evening=evening, action=ActionForm())
+
+
+
+bp.add_url_rule("/e/<key>/reopen", "reopen", _set_finished, methods=["POST"], defaults={"finished": False})
+
+
+
+@bp.get("/e/<key>/rules")
+def rules(key: str) -> str:
+    """The variant's rules in plain words with this table's options filled in."""
+    evening, ledger = load_evening(key)
+    return render_template(f"rules/{ledger.variant.id}.html", evening=evening, ledger=ledger,
+                           setup=ledger.setup, o=ledger.setup.options, stake=ledger.setup.stake,
+                           variant=ledger.variant)
+
+
+
+@bp.get("/e/<key>/evening.json")
+def export_json(key: str) -> Response:
+    evening = services.get_evening(key)  # facts only: works even if a stored hand no longer settles
+    if evening is None:
+        abort(404)
+    body = dumps(services.export_evening(evening))
+    response = Response(body, mimetype="application/json")
+    response.headers["Content-Disposition"] = content_disposition("attachment", evening.name, "json")
+    return response
+
+
+
+@bp.get("/e/<key>/ledger.csv")
+def export_csv(key: str) -> Response:
+    """The ledger for spreadsheets: one row per hand and player (units, money in the
+    currency's smallest unit, running total), with the hand's result and rule ids."""
+    evening, ledger = load_evening(key)
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow(["hand", "dealer", "declarer", "contract", "tricks", "result", "player", "units", "money_minor",
+                     "running_total", "pool_change", "disputed", "rules"])
+    names = tuple(_csv_text(n) for n in ledger.setup.players)  # every column with a name
+    stake = ledger.setup.stake
+    for row in ledger.rows:
+        r = row.ruling
+        for seat, units in enumerate(r.units):
+            writer.writerow([
+                row.number, names[r.dealer], "" if r.declarer is None else names[r.declarer],
+                r.contract.name if r.contract else "", "" if r.tricks is None else r.tricks, r.result.value,
+                names[seat], units, "" if stake is None else units * stake.minor, row.totals[seat],
+                r.pool if seat == 0 else "", "yes" if row.facts.claims or r.overruled else "",
+                " ".join(r.rule_ids),
+            ])
+    response = Response(out.getvalue(), mimetype="text/csv")
+    response.headers["Content-Disposition"] = content_disposition("attachment", evening.name, "csv")
+    return response
+
+
+
+def _csv_text(value: str) -> str:
+    """Keep a spreadsheet from reading a name such as ``=HYPERLINK(…)`` as a formula."""
+    return "'" + value if value[:1] in ("=", "+", "-", "@", "\t", "\r") else value
+
+
+
+@bp.get("/e/<key>/evening.pdf")
+def export_pdf(key: str) -> Any:
+    """The evening's PDF in the phone's language, on A4 or ``?paper=letter`` (anything
+    else: A4). A render past ``PDF_TIME_LIMIT`` seconds is stopped: 503 with a clear page."""
+    from ..pdf import paper_of, pdf_builder
+
+    paper = paper_of(request.args.get("paper"))
+    pdf = by_revision(pdf_cache, key, pdf_builder(paper), str(get_locale()), paper)  # PdfError: pdf_error()
+    response = Response(pdf, mimetype="application/pdf")
+    response.headers["Content-Disposition"] = content_disposition("inline", services.evening_name(key), "pdf")
+    return response
+
+
+
+@bp.app_errorhandler(PdfError)
+def pdf_error(error: PdfError) -> Any:
+    """Any PDF (the evening's, a season's) that took too long or failed: 503 with a clear
+    page in the phone's language, never a 500 or a hung worker."""
+    return render_template("error.html", code=503, message=str(error)), 503, {"Retry-After": "60"}
+
+
+
+@bp.get("/e/<key>/chart.svg")
+def chart(key: str) -> Response:
+    """The running-totals chart as SVG (pygal, no script), shown on the scoresheet in an
+    ``<img>``. Its own CSP lets pygal's ``<style>`` apply and nothing else load."""
+    # drawn small, so that its words stay legible on a phone (the PDF draws its own, larger)
+    svg = by_revision(chart_cache, key, lambda evening, ledger: ledger_chart_svg(ledger, width=440, height=320))
+    response = Response(svg, mimetype="image/svg+xml")
+    response.headers["Content-Security-Policy"] = "default-src 'none'; style-src 'unsafe-inline'"
+    response.add_etag()
+    return response.make_conditional(request)
+

@@ -1,0 +1,113 @@
+"""Starting: the home page, a new evening (choose the rules, then the table), import
+of an evening file, and the health check."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from flask import Blueprint, Response, abort, current_app, flash, redirect, render_template, request, url_for
+from flask_babel import gettext
+
+from .. import access, services
+from ..commands import DEMO_FILE
+from ..evening_file import EveningFileError, loads, parse_stake
+from ..forms import ImportForm, evening_form_for
+from ..i18n import error_text
+from ..rules import VARIANTS, IllegalSetup, Stake
+
+bp = Blueprint("start", __name__)
+
+
+@bp.get("/healthz")
+def healthz() -> Response:
+    """A trivial route: the baseline of the benchmark."""
+    return Response("ok", mimetype="text/plain")
+
+
+
+@bp.get("/")
+def index() -> str:
+    # only the tables this phone has opened: a table's link is its key, never listed to strangers
+    return render_template("index.html", evenings=services.evenings_by_keys(access.seen_keys()), demo=demo_link(),
+                           variant_names={v.id: v.name for v in VARIANTS.values()})
+
+
+
+def demo_link() -> str | None:
+    """The demo evening's scorers' link path, if ``flask demo`` loaded one that still exists."""
+    path = Path(current_app.instance_path) / DEMO_FILE
+    try:
+        key, edit_key = path.read_text().split()[:2]
+    except (OSError, ValueError):
+        return None
+    if services.evening_revision(key) is None:
+        return None
+    return f"/e/{key}/scorer/{edit_key}"
+
+
+def _group_arg() -> Any:
+    """The group a new evening starts in (``?group=<key>``, from the group's page), or
+    ``None``; an unknown group key is a 404, never an evening quietly left out of it."""
+    key = request.args.get("group")
+    if not key:
+        return None
+    from ..groups import get_group
+
+    group = get_group(key)
+    if group is None:
+        abort(404)
+    return group
+
+
+
+@bp.get("/new")
+def choose_variant() -> str:
+    return render_template("choose_variant.html", variants=VARIANTS.values(), group=_group_arg())
+
+
+
+@bp.route("/new/<variant_id>", methods=["GET", "POST"])
+def new_evening(variant_id: str) -> Any:
+    variant = VARIANTS.get(variant_id)
+    if variant is None:
+        abort(404)
+    group = _group_arg()  # the form posts back to this URL, ?group=… included
+    form = evening_form_for(variant)
+    if form.validate_on_submit():
+        names, first = form.seated()
+        stake = None
+        if form.scoring.data == "money":
+            stake = Stake(parse_stake(form.stake.data), (form.currency.data or "").strip())
+        try:
+            evening = services.create_evening(
+                variant=variant.id, players=names, first_dealer=first, options=form.options(), stake=stake,
+                name=form.name.data or "", draw=form.draw(), device=access.device_name(),
+                group_id=group.id if group else None,
+            )
+        except IllegalSetup as error:
+            form.form_errors.append(error_text(error))
+        else:
+            flash(gettext("The evening has started. Good luck!"))
+            access.grant_scorer(evening.key)  # the table's creator is its first scorer
+            return redirect(url_for("sheet.scoresheet", key=evening.key))
+    status = 422 if form.is_submitted() else 200
+    return render_template("new_evening.html", form=form, variant=variant, group=group), status
+
+
+
+@bp.route("/import", methods=["GET", "POST"])
+def import_evening() -> Any:
+    form = ImportForm()
+    if form.validate_on_submit():
+        data = form.file.data.read(current_app.config["MAX_CONTENT_LENGTH"] + 1)
+        try:
+            evening = services.import_evening(loads(data), device=access.device_name())
+        except EveningFileError as error:
+            form.file.errors = [error_text(error)]  # "where: message (rule)", in the phone's language
+        else:
+            flash(gettext("Imported “%(name)s”.", name=evening.name))
+            access.grant_scorer(evening.key)
+            return redirect(url_for("sheet.scoresheet", key=evening.key))
+    return render_template("import.html", form=form), (422 if form.is_submitted() else 200)
+
