@@ -246,3 +246,16 @@ def test_any_template_prints_engine_text_and_amounts_in_the_phone_language(app) 
     with app.test_request_context():
         assert render_template_string(page, **values) == (
             "Napoleon, 36 cards, with treasure | Napoleon is worth 50 per opponent. | −RUB 1234.50 | Olga")
+
+
+def test_a_services_refusal_is_shown_in_the_phones_language(client) -> None:  # type: ignore[no-untyped-def]
+    """Services raise Text templates with parameters; the view translates them (here a
+    correction from a stale page, refused on a Russian phone)."""
+    key = start_evening(client)
+    post_hand(client, key, 1, 0, {1: "three"}, 3)
+    fresh = {"number": "1", "version": "1", "dealer": "0", "call_1": "three", "tricks": "2", "save": "1"}
+    assert client.post(f"/e/{key}/hand/1/edit", data=fresh).status_code == 302  # now version 2
+    stale = client.post(f"/e/{key}/hand/1/edit", data={**fresh, "tricks": "1"}, follow_redirects=True,
+                        headers={"Accept-Language": "ru"})
+    html = stale.get_data(as_text=True)
+    assert "Сдачу 1 исправили на другом телефоне, пока вы её правили; вот сохранённая версия." in html

@@ -113,10 +113,10 @@ def save_new_hand(evening: Evening, number: int, facts: HandFacts, token: str | 
     try:
         services.record_hand(evening, number, facts, device=access.device_name(), token=token or None)
     except (services.AlreadySaved, services.EveningFinished) as error:
-        flash(str(error))
+        flash(error_text(error))
         return redirect(url_for("sheet.scoresheet", key=key))
     except services.HandConflict as error:
-        flash(str(error))
+        flash(error_text(error))
         if error.number < 1:
             return redirect(url_for("sheet.scoresheet", key=key))
         return redirect(url_for("hands.hand", key=key, number=error.number))

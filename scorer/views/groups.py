@@ -18,6 +18,7 @@ from .. import access, groups, services
 from ..cache import RevisionCache
 from ..chart import running_totals_svg
 from ..group_forms import AddEveningForm, GroupForm, ItemForm, MergeForm
+from ..i18n import error_text
 from ..models import Group
 from ..season import Book
 from .common import content_disposition, signed
@@ -100,7 +101,7 @@ def add_evening(key: str) -> Any:
                                           "phone with its scorers' link or PIN first."))
             evening = groups.add_evening(group, form.link.data or "")
         except groups.GroupError as error:
-            form.link.errors = [str(error)]
+            form.link.errors = [error_text(error)]
         else:
             flash(_("“%(name)s” is now in the group.", name=evening.name))
             return redirect(url_for(".group", key=key))
@@ -118,7 +119,7 @@ def remove_evening(key: str) -> Any:
                 raise groups.GroupError(_("Only a scorer of that evening can take it out of the group."))
             evening = groups.remove_evening(group, item)
         except groups.GroupError as error:
-            flash(str(error))
+            flash(error_text(error))
         else:
             flash(_("“%(name)s” is no longer in the group; the evening itself is unchanged.", name=evening.name))
     return redirect(url_for(".group", key=key))
@@ -132,7 +133,7 @@ def merge(key: str) -> Any:
         try:
             groups.merge(group, str(form.alias.data or "")[:200], str(form.canonical.data or "")[:200])
         except groups.GroupError as error:
-            form.form_errors.append(str(error))
+            form.form_errors.append(error_text(error))
         else:
             flash(_("%(alias)s now counts as %(canonical)s in this group's season. No evening was changed.",
                     alias=form.alias.data, canonical=form.canonical.data))
@@ -152,7 +153,7 @@ def unmerge(key: str) -> Any:
         try:
             groups.unmerge(group, merge_id)
         except groups.GroupError as error:
-            flash(str(error))
+            flash(error_text(error))
         else:
             flash(_("The two spellings count as two players again."))
     return redirect(url_for(".group", key=key) + "#merge")

@@ -200,7 +200,7 @@ def override_hand(key: str, number: int) -> Any:
         services.correct_hand(evening, number, base, facts, device=access.device_name(), kind="override",
                               token=form.token.data or None)
     except (services.HandConflict, services.EveningFinished, services.AlreadySaved) as error:
-        flash(str(error))
+        flash(error_text(error))
     except RulesError as error:
         flash(gettext("Nothing was saved: %(errors)s", errors=error_text(error)))
     else:
@@ -226,7 +226,7 @@ def restore_version(key: str, number: int, version: int) -> Any:
             services.correct_hand(evening, number, record.current.version, services.facts_of(old, ledger.setup.n),
                                   device=access.device_name(), kind="restore")
         except (services.HandConflict, services.EveningFinished) as error:
-            flash(str(error))
+            flash(error_text(error))
         except RulesError as error:
             flash(gettext("Nothing was saved: %(errors)s", errors=error_text(error)))
         else:
@@ -278,13 +278,13 @@ def edit_hand(key: str, number: int) -> Any:
                 services.correct_hand(evening, number, base, _facts_from(form, ledger, row.facts),
                                       device=access.device_name(), token=form.token.data or None)
             except services.AlreadySaved as error:
-                flash(str(error))
+                flash(error_text(error))
                 return redirect(url_for(".hand", key=key, number=number))
             except services.HandConflict as error:
-                flash(str(error))
+                flash(error_text(error))
                 return redirect(url_for(".hand", key=key, number=number))
             except services.EveningFinished as error:
-                flash(str(error))
+                flash(error_text(error))
                 return redirect(url_for(".hand", key=key, number=number))
             except RulesError as error:
                 rules_error(form, error)

@@ -68,7 +68,7 @@ def record_play(key: str, number: int) -> Any:
                 services.correct_hand(evening, number, version, facts, device=access.device_name(), kind="play",
                                       token=form.token.data or None)
             except (services.HandConflict, services.EveningFinished, services.AlreadySaved) as exc:
-                flash(str(exc))
+                flash(error_text(exc))
                 return redirect(url_for("hands.hand", key=key, number=number))
             except RulesError as exc:
                 error = error_text(exc)

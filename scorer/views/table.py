@@ -19,6 +19,7 @@ from flask_babel import gettext as _
 
 from .. import access, services
 from ..forms import ActionForm, DeviceForm, PinForm, is_number, quick_form_for, settings_form_for
+from ..i18n import error_text
 from ..rules import HandFacts, IllegalSetup, RulesError, get_variant
 from .common import call_label, save_new_hand, signed
 
@@ -158,10 +159,10 @@ def settings(key: str) -> Any:
                                      place=form.place.data or "", options=form.options(),
                                      device=access.device_name())
         except services.HandConflict as error:
-            flash(str(error))
+            flash(error_text(error))
             return redirect(url_for("table.settings", key=key))
         except (IllegalSetup, RulesError) as error:
-            form.form_errors.append(str(error))
+            form.form_errors.append(error_text(error))
         else:
             flash(_("The table's settings are saved; every hand is ruled under them."))
             return redirect(url_for("sheet.scoresheet", key=key))
@@ -255,11 +256,11 @@ def undo(key: str) -> Any:
     try:
         services.undo_last_hand(evening, number, version, device=access.device_name())
     except services.HandConflict as error:
-        flash(str(error))
+        flash(error_text(error))
         if error.number >= 1:
             return redirect(url_for("table.confirm_undo", key=key))
     except services.EveningFinished as error:
-        flash(str(error))
+        flash(error_text(error))
     else:
         flash(_("Hand %(n)s is undone. It is kept in the history.", n=number))
     return redirect(url_for("sheet.scoresheet", key=key))
