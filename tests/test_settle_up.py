@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from scorer.evening_file import loads
@@ -77,3 +78,15 @@ def test_statistics_count_claims() -> None:
     # Nora: upheld wrong cards (hand 3); the revoke claim against her in hand 7 was upheld by the table
     # but the record disproves it, so it does not count against her
     assert nora.claims_upheld_against == 1
+
+
+def test_zero_sum_groups_give_the_fewest_payments() -> None:
+    # six players, balances −9 +7 −2 +5 +6 −7 (sum 0). Grouped: {B +7, F −7} and
+    # {A −9, C −2, D +5, E +6} each sum to zero (no smaller zero-sum split exists), so
+    # 1 + 3 = 4 payments: F→B 7; then A (−9) pays E (+6) 6, A (−3) pays D (+5) 3, C pays D 2.
+    # One greedy group would need 5: A→B 7, F→E 6, A→D 2, C→D 2, F→D 1.
+    ledger = settle_evening(setup("pagat", tuple("ABCDEF")), [])
+    ledger = replace(ledger, totals=(-9, 7, -2, 5, 6, -7))
+    result = settle_up(ledger)
+    assert result.balances == (-9, 7, -2, 5, 6, -7) and result.pool_left == 0
+    assert result.payments == (Payment(5, 1, 7), Payment(0, 4, 6), Payment(0, 3, 3), Payment(2, 3, 2))
