@@ -19,6 +19,7 @@ from flask_babel import gettext as _
 
 from .. import access, services
 from ..forms import ActionForm, DeviceForm, PinForm, is_number, quick_form_for, settings_form_for
+from ..i18n import error_text
 from ..rules import HandFacts, IllegalSetup, RulesError, get_variant
 from .display import signed
 
@@ -166,7 +167,7 @@ def settings(key: str) -> Any:
             flash(str(error))
             return redirect(url_for("table.settings", key=key))
         except (IllegalSetup, RulesError) as error:
-            form.form_errors.append(str(error))
+            form.form_errors.append(error_text(error))
         else:
             flash(_("The table's settings are saved; every hand is ruled under them."))
             return redirect(url_for("evenings.scoresheet", key=key))
