@@ -14,6 +14,7 @@ from flask_migrate import Migrate
 from flask_wtf.csrf import CSRFError, CSRFProtect
 from werkzeug.exceptions import HTTPException
 
+from . import logs
 from .ledger import HandError
 from .models import db
 
@@ -39,6 +40,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     Path(app.instance_path).mkdir(parents=True, exist_ok=True)
     configure(app, test_config)
     register_extensions(app)
+    logs.init_app(app)
     register_blueprints(app)
     register_errorhandlers(app)
     register_headers(app)
