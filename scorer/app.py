@@ -13,6 +13,7 @@ from flask_babel import gettext as _
 from flask_wtf.csrf import CSRFError
 from werkzeug.exceptions import HTTPException
 
+from . import logs
 from .extensions import ROOT, csrf, db, migrate
 from .ledger import HandError
 
@@ -35,6 +36,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     Path(app.instance_path).mkdir(parents=True, exist_ok=True)
     configure(app, test_config)
     register_extensions(app)
+    logs.init_app(app)
     register_blueprints(app)
     register_errorhandlers(app)
     register_headers(app)

@@ -32,7 +32,3 @@ class RevisionCache(Generic[V]):
             self._data.move_to_end(key)
             while len(self._data) > self.size:
                 self._data.popitem(last=False)
-
-    def clear(self) -> None:
-        with self._lock:
-            self._data.clear()

@@ -480,7 +480,6 @@ class QuickFormBase(FlaskForm):
 
     number = HiddenField()
     token = HiddenField()
-    dealer = HiddenField()
     declarer = RadioField(lazy_gettext("Declarer"), validate_choice=False)
     contract = RadioField(lazy_gettext("Contract"), validate_choice=False)
     trump = RadioField(lazy_gettext("Trump suit"), validate_choice=False, validators=[_trump],

@@ -68,12 +68,6 @@ def evening_head(evening_key: str) -> tuple[int, tuple[str, str] | None] | None:
     return row[0], None if row[1] is None else (row[1], row[2])
 
 
-def group_of_evening(evening_key: str) -> tuple[str, str] | None:
-    """``(group key, group name)`` of the evening's group, or ``None``."""
-    head = evening_head(evening_key)
-    return None if head is None else head[1]
-
-
 def state(group: Group) -> Hashable:
     """Everything the season depends on, cheaply (two small queries): each evening's
     id, revision, name and date, and the merges. Equal states give equal seasons."""

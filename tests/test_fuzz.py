@@ -83,7 +83,7 @@ def _whole(app: Any, key: str) -> tuple[int, int]:
 
 #: Every other form, with the fields it reads (plus one nobody reads).
 FORMS = [
-    ("/e/{key}/quick", ["number", "token", "dealer", "declarer", "contract", "trump", "tricks", "misdeal",
+    ("/e/{key}/quick", ["number", "token", "declarer", "contract", "trump", "tricks", "misdeal",
                         "all_pass"]),
     ("/e/{key}/join", ["pin"]),
     ("/device", ["device", "next"]),

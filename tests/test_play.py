@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from scorer.rules import Claim, HandFacts, IllegalFacts, get_variant
-from scorer.rules.cards import RANKS_52, pack
+from scorer.rules.cards import RANKS_52, SUITS, Card
 from tests.helpers import setup
 
 FOUR = ("North", "East", "South", "West")
@@ -100,7 +100,7 @@ def test_bad_records_are_refused() -> None:
 def legal_plays(draw: st.DrawFn) -> tuple[int, list[list[str]], list[list[str]]]:
     """Deal five cards to each of n players and play all five tricks legally."""
     n = draw(st.integers(2, 6))
-    cards = draw(st.permutations(pack()))
+    cards = draw(st.permutations([Card(r, s) for s in SUITS for r in RANKS_52]))
     hands = [list(cards[i * 5:(i + 1) * 5]) for i in range(n)]
     declarer = draw(st.integers(0, n - 1))
     leader = declarer

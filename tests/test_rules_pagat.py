@@ -7,16 +7,8 @@ import pytest
 
 from scorer.ledger import settle_evening
 from scorer.rules import HandFacts, IllegalAuction, IllegalFacts, IllegalSetup, Result
-from scorer.rules.cards import (
-    HAND_SIZE,
-    Card,
-    cards_left_after_deal,
-    may_play,
-    pack,
-    parse_card,
-    trick_winner,
-    trump_of,
-)
+from scorer.rules.cards import Card, parse_card, trick_winner
+from scorer.rules.play import FoundRevoke, read_record
 from tests.helpers import FOUR, rule_on, setup
 
 P = "pagat"
@@ -32,16 +24,8 @@ def test_p1_three_to_six_players() -> None:
 
 
 def test_p2_pack_of_52_ace_high() -> None:
-    cards = pack()
-    assert len(cards) == 52 and len(set(cards)) == 52
     assert parse_card("AS").strength > parse_card("KS").strength > parse_card("2S").strength
     assert parse_card("10H").strength == 8  # 2,3,…,9 are 0…7
-
-
-def test_p3_five_cards_each_the_rest_unused() -> None:
-    assert HAND_SIZE == 5
-    assert cards_left_after_deal(4) == 32  # 52 − 4×5
-    assert cards_left_after_deal(6) == 22
 
 
 def test_p4_deal_passes_left_and_shuffle_reminder() -> None:
@@ -103,16 +87,18 @@ def test_p8_everyone_passes_not_played() -> None:
 
 
 def test_p9_first_lead_fixes_trump() -> None:
-    assert trump_of(parse_card("7H")) == "H"
+    # North declares and leads 7H: hearts are trump, so South's 5H beats the ace of spades
+    reading = read_record([["7H", "2H", "3H"], ["KS", "AS", "5H"]], 3, 0, 1)
+    assert reading.trump == "H" and reading.winners == (0, 2) and reading.tricks == 1
 
 
 def test_p10_follow_suit_no_duty_to_trump() -> None:
-    hand = [parse_card(c) for c in ("3H", "AS", "2D")]
-    # the source's example: spades trump, K♥ led: with ♥3 you must play it, not A♠
-    assert may_play(hand, parse_card("3H"), "H")
-    assert not may_play(hand, parse_card("AS"), "H")
-    void = [parse_card(c) for c in ("2S", "9D")]
-    assert may_play(void, parse_card("2S"), "H") and may_play(void, parse_card("9D"), "H")
+    # trick 1: K♥ led, East plays A♠ but shows ♥3 in trick 2: a revoke. Trick 3: ♣ led,
+    # South (void in clubs) discards ♦6 and trumps only in trick 4: no duty to trump, no revoke
+    record = [["KH", "AS", "4H"], ["2D", "3H", "5D"], ["9C", "6D", "10C"], ["2S", "4S", "8H"]]
+    reading = read_record(record, 3, 0, 3)
+    assert reading.winners == (0, 1, 0, 2)
+    assert reading.revokes == (FoundRevoke(1, 1, "H", "AS", "3H"),)
 
 
 def test_p11_highest_trump_else_highest_of_suit_led() -> None:

@@ -17,7 +17,8 @@ from scorer.rules import (
     TableState,
     get_variant,
 )
-from scorer.rules.cards import cards_left_after_deal, may_play, pack, parse_card, trick_winner, trump_of
+from scorer.rules.cards import parse_card, trick_winner
+from scorer.rules.play import FoundRevoke, read_record
 from tests.helpers import FOUR, setup
 
 R = "russian36"
@@ -33,8 +34,8 @@ def test_r1_two_to_six_players_36_cards() -> None:
     with pytest.raises(IllegalSetup) as err:
         setup(R, tuple("ABCDEFG"))
     assert err.value.rule == "R-1"
-    cards = pack(36)
-    assert len(cards) == 36 and min(c.strength for c in cards) == parse_card("6S").strength
+    with pytest.raises(IllegalFacts, match="5S is not in the 36-card pack"):
+        read_record([["6S", "5S"]], 2, 0, 1, pack_size=36)
 
 
 def test_r2_ante_every_deal_into_the_treasure() -> None:
@@ -52,7 +53,6 @@ def test_r3_stake_per_trick() -> None:
 
 
 def test_r4_five_each_stock_and_deal_passes_left() -> None:
-    assert cards_left_after_deal(4, 36) == 16  # the stock to buy from
     s = setup(R, ante=0)
     ledger = settle_evening(s, [HandFacts(3, ("pass", "one", "pass", "pass"), 1)])
     assert ledger.next_dealer == 0
@@ -114,13 +114,13 @@ def test_r9_purchase_is_recorded_without_payment() -> None:
 
 
 def test_r10_r11_trump_from_first_lead_and_must_trump() -> None:
-    assert trump_of(parse_card("9C")) == "C"
-    hand = [parse_card(c) for c in ("6C", "AD")]
-    # hearts led, clubs trump, void in hearts: must trump — the ace of diamonds is a revoke here
-    assert may_play(hand, parse_card("6C"), "H", trump="C")
-    assert not may_play(hand, parse_card("AD"), "H", trump="C")
-    assert may_play(hand, parse_card("AD"), "H")  # no duty to trump without R-11 (P-10)
-    assert may_play([parse_card("AD"), parse_card("7S")], parse_card("AD"), "H", trump="C")  # no trump: any card
+    # North leads A♥ (hearts trump, R-10); in trick 2 East, void in spades, discards ♦6 though
+    # holding ♥8, which he trumps with in trick 3: a failure to trump, not so under P-10
+    record = [["AH", "7H"], ["KS", "6D"], ["QS", "8H"]]
+    reading = read_record(record, 2, 0, 2, pack_size=36, must_trump=V.must_trump)
+    assert reading.trump == "H" and reading.winners == (0, 0, 1)
+    assert reading.revokes == (FoundRevoke(1, 2, "S", "6D", "8H", failed_to_trump=True),)
+    assert read_record(record, 2, 0, 2, pack_size=36).revokes == ()
     assert trick_winner([parse_card("AH"), parse_card("6C")], "C") == 1
 
 

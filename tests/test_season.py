@@ -388,7 +388,8 @@ def test_groups_on_both_databases(any_db_app: Any) -> None:
                                          options={}, stake=None)
         services.record_hand(second, 1, HandFacts(0, ("three", PASS, PASS), 2))  # Robert −6, ann +3, Cat +3
         group_service.add_evening(group, f"https://nap.example/e/{second.key}")
-        assert group_service.group_of_evening(second.key) == (group.key, "Thursday Nap club")
+        head = group_service.evening_head(second.key)
+        assert head is not None and head[1] == (group.key, "Thursday Nap club")
         group_service.merge(group, "Robert", "Bob")
         db.session.expire_all()
         group = group_service.get_group(group.key)
@@ -460,3 +461,12 @@ def test_only_a_scorer_of_an_evening_can_put_it_in_or_take_it_out_of_a_group(app
         evening = services.get_evening(key)
         group_id = db.session.scalar(sa.select(Group.id).where(Group.key == club))
         assert evening is not None and evening.group_id == group_id
+
+
+def test_an_evening_with_no_hands_has_no_winner() -> None:
+    s = EveningSetup("pagat", ("Ann", "Bob", "Cat"), 0, {})
+    played = settle_evening(s, [HandFacts(0, ("four", PASS, PASS), 4)])  # Bob +8, Ann −4, Cat −4
+    empty = settle_evening(s, [])  # everyone at 0: equal totals, but nobody won
+    [book] = season_books([SeasonEvening("k1", "One", date(2024, 1, 1), played),
+                           SeasonEvening("k2", "Two", date(2024, 1, 8), empty)])
+    assert {p.name: (p.played, p.won) for p in book.players} == {"Bob": (2, 1), "Ann": (2, 0), "Cat": (2, 0)}

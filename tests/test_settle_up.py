@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from scorer.evening_file import loads
@@ -77,3 +78,40 @@ def test_statistics_count_claims() -> None:
     # Nora: upheld wrong cards (hand 3); the revoke claim against her in hand 7 was upheld by the table
     # but the record disproves it, so it does not count against her
     assert nora.claims_upheld_against == 1
+
+
+def test_zero_sum_groups_give_the_fewest_payments() -> None:
+    # six players, balances −9 +7 −2 +5 +6 −7 (sum 0). Grouped: {B +7, F −7} and
+    # {A −9, C −2, D +5, E +6} each sum to zero (no smaller zero-sum split exists), so
+    # 1 + 3 = 4 payments: F→B 7; then A (−9) pays E (+6) 6, A (−3) pays D (+5) 3, C pays D 2.
+    # One greedy group would need 5: A→B 7, F→E 6, A→D 2, C→D 2, F→D 1.
+    ledger = settle_evening(setup("pagat", tuple("ABCDEF")), [])
+    ledger = replace(ledger, totals=(-9, 7, -2, 5, 6, -7))
+    result = settle_up(ledger)
+    assert result.balances == (-9, 7, -2, 5, 6, -7) and result.pool_left == 0
+    assert result.payments == (Payment(5, 1, 7), Payment(0, 4, 6), Payment(0, 3, 3), Payment(2, 3, 2))
+
+
+def test_equal_creditors_are_paid_lower_seat_first() -> None:
+    # −10 +5 +5: no zero-sum subgroup; A pays B then C (the lower seat first on a tie)
+    ledger = replace(settle_evening(setup("pagat", ("A", "B", "C")), []), totals=(-10, 5, 5))
+    assert settle_up(ledger).payments == (Payment(0, 1, 5), Payment(0, 2, 5))
+
+
+def test_statistics_gain_and_loss_are_never_past_zero_and_shares_round_half_up() -> None:
+    from scorer.ledger import PlayerStats, statistics
+
+    s = setup("pagat")
+    ledger = settle_evening(s, [HandFacts(0, ("three", "pass", "pass", "pass"), 3)])  # East +9, others −3
+    north, east, _, _ = statistics(ledger)
+    assert (north.biggest_gain, north.biggest_loss) == (0, -3)  # never gained: 0, not −3
+    assert (east.biggest_gain, east.biggest_loss) == (9, 0)
+    assert PlayerStats(0, 3, 2, 0, 0, 0, 0, 0).made_share == 67  # 2 of 3 = 66.7 %
+    assert PlayerStats(0, 8, 1, 0, 0, 0, 0, 0).made_share == 13  # 1 of 8 = 12.5 %, half up
+
+
+def test_the_ledger_carries_the_last_hands_shuffle_reminder() -> None:
+    s = setup("pagat")
+    # P-4: a Four made is gathered, not shuffled; a Nap made is shuffled
+    assert settle_evening(s, [HandFacts(0, ("four", "pass", "pass", "pass"), 4)]).shuffle is False
+    assert settle_evening(s, [HandFacts(0, ("nap", "pass", "pass", "pass"), 5)]).shuffle is True

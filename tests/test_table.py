@@ -343,6 +343,20 @@ def test_settings_that_would_end_the_evening_before_its_last_hand_are_refused(ap
     assert viewer.status_code == 302 and _evening(app, key).options["hands_per_dealer"] == 2
 
 
+def test_a_refused_setting_is_explained_in_the_phones_language(app: Any) -> None:
+    client = app.test_client()
+    key = start_evening(client, "hoyle")
+    # Peep Nap without the pool: the engine refuses the set-up (H-18)
+    refused = client.post(f"/e/{key}/settings", headers={"Accept-Language": "ru"}, data={
+        "name": "x", "revision": "0", "opt_lowest_bid": "1", "opt_wellington_blucher": "y", "opt_all_pass": "redeal",
+        "opt_widow": "peep"})
+    page = refused.get_data(as_text=True)
+    assert refused.status_code == 422
+    assert "Пип-Нап играют с банком: включите банк. (H-18)" in page
+    assert "Peep Nap is played with a pool" not in page
+    assert _evening(app, key).options["widow"] != "peep"
+
+
 def test_an_override_sent_twice_is_saved_once(app: Any) -> None:
     client = app.test_client()
     key = start_evening(client)

@@ -1,8 +1,8 @@
-"""Cards, the deal and the play of a trick (P-2, P-3, P-9–P-11; H-2–H-5, H-9).
+"""Cards, the first dealer by draw and the winner of a trick (P-2, P-11; H-2, H-3, H-9; B-2).
 
 Scores in ``pagat`` and ``hoyle`` depend only on the declarer's trick count, so the
-settlement never needs these; they are the base of the full record of play and of
-the first dealer by draw. A card is written rank then suit: ``"AS"``, ``"10H"``,
+settlement never needs these; they are the base of the full record of play
+(:mod:`scorer.rules.play`) and of the first dealer by draw. A card is written rank then suit: ``"AS"``, ``"10H"``,
 ``"QD"``, ``"2C"``.
 """
 
@@ -18,11 +18,6 @@ SUITS = ("S", "H", "D", "C")
 RANKS_52 = ("A", "K", "Q", "J", "10", "9", "8", "7", "6", "5", "4", "3", "2")
 #: R-1: the 36-card pack, six to ace.
 RANKS_36 = RANKS_52[:9]
-#: P-3 / H-5: five cards each, in two rounds of three then two.
-DEAL_ROUNDS = (3, 2)
-HAND_SIZE = sum(DEAL_ROUNDS)
-#: H-4: after the cut, each packet keeps at least this many cards.
-MIN_CUT_PACKET = 4
 
 
 @dataclass(frozen=True, order=False)
@@ -53,22 +48,6 @@ def parse_card(text: str) -> Card:
     return Card(rank, suit)
 
 
-def pack(size: int = 52) -> list[Card]:
-    """The 52-card pack, no jokers (P-2, H-2, B-1), or the 36-card pack, six to ace (R-1)."""
-    ranks = {52: RANKS_52, 36: RANKS_36}[size]
-    return [Card(r, s) for s in SUITS for r in ranks]
-
-
-def cards_left_after_deal(players: int, size: int = 52) -> int:
-    """Cards left after five each: set aside (P-3) or the stock to buy from (R-4, R-9)."""
-    return size - HAND_SIZE * players
-
-
-def cut_is_valid(pack_size: int, cut_at: int) -> bool:
-    """H-4: cutting after ``cut_at`` cards leaves at least four in each packet."""
-    return MIN_CUT_PACKET <= cut_at <= pack_size - MIN_CUT_PACKET
-
-
 def first_dealer_by_draw(drawn: Sequence[Card], ace_low: bool = True) -> int:
     """H-3: the seat that drew the lowest card deals; the ace counts low for the draw.
     B-2: the lowest card deals too, with the ace high as in play (``ace_low=False``).
@@ -83,26 +62,6 @@ def first_dealer_by_draw(drawn: Sequence[Card], ace_low: bool = True) -> int:
         return -1 if ace_low and card.rank == "A" else card.strength
 
     return min(range(len(drawn)), key=lambda seat: low(drawn[seat]))
-
-
-def trump_of(first_lead: Card) -> str:
-    """P-9 / H-9: the suit of the declarer's first lead is trump for the hand."""
-    return first_lead.suit
-
-
-def may_play(hand: Sequence[Card], card: Card, led_suit: str | None, trump: str | None = None) -> bool:
-    """P-10 / H-9 / B-8: follow suit if able; a player who cannot may play any card
-    (trump or discard; no duty to trump). R-11: with ``trump`` given, a player who
-    cannot follow must trump if able. ``led_suit`` ``None`` means leading."""
-    if card not in hand:
-        return False
-    if led_suit is None or card.suit == led_suit:
-        return True
-    if any(c.suit == led_suit for c in hand):
-        return False
-    if trump is not None and card.suit != trump:
-        return all(c.suit != trump for c in hand)
-    return True
 
 
 def trick_winner(plays: Sequence[Card], trump: str) -> int:

@@ -280,8 +280,7 @@ def quick(key: str) -> Any:
     ladder = variant.ladder(setup.options)
     dealer = ledger.next_dealer
     if request.method == "GET":
-        form = quick_form_for(setup.players, ladder, number=str(number), dealer=str(dealer),
-                              token=secrets.token_urlsafe(16))
+        form = quick_form_for(setup.players, ladder, number=str(number), token=secrets.token_urlsafe(16))
         return _quick_page(evening, ledger, form, number, dealer)
     form = quick_form_for(setup.players, ladder)
     errors: list[str] = []

@@ -16,10 +16,6 @@ from ..options import OptionSpec
 from ..sources import NAPOLEAO_SOURCE
 from .base import Tally, Variant, outcome
 
-#: B-3: five cards each, one at a time.
-DEAL_ROUNDS = (1, 1, 1, 1, 1)
-
-
 class Napoleao(Variant):
     """Napoleão: declarations One to Four and nap (B-4, B-5); points (B-11 to B-13)."""
 

@@ -1,0 +1,98 @@
+"""Logging, configured in one place: one logger, ``scorer``, and a request id per request.
+
+Every request gets an id: the incoming ``X-Request-Id`` when it is short and safe
+(letters, digits, ``.``, ``_``, ``-``; at most 64), else a new random one; it is sent
+back in the response's ``X-Request-Id`` header. Each log record carries the id
+(``request_id``) and the table's key (``table``, the ``key`` view argument, ``-``
+when there is none). Logged: every write (a request other than GET, HEAD, OPTIONS)
+with its endpoint and status, at INFO, or WARNING when it is refused (4xx); and every
+server error with its traceback, at ERROR.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import secrets
+from typing import Any
+
+from flask import Flask, Response, g, got_request_exception, has_request_context, request
+
+log = logging.getLogger("scorer")
+
+FORMAT = "%(asctime)s %(levelname)s [req %(request_id)s] [table %(table)s] %(message)s"
+_SAFE_ID = re.compile(r"[A-Za-z0-9._-]{1,64}")
+_READS = frozenset({"GET", "HEAD", "OPTIONS"})
+
+
+def request_id() -> str:
+    """This request's id (``-`` outside a request)."""
+    if not has_request_context():
+        return "-"
+    rid = g.get("request_id")
+    if rid is None:
+        incoming = request.headers.get("X-Request-Id", "")
+        rid = g.request_id = incoming if _SAFE_ID.fullmatch(incoming) else secrets.token_hex(16)
+    return rid
+
+
+def table_key() -> str:
+    """The table's key of this request (the ``key`` view argument), or ``-``."""
+    if not has_request_context():
+        return "-"
+    key = (request.view_args or {}).get("key")
+    return key if isinstance(key, str) and key else "-"
+
+
+class _RequestContext(logging.Filter):
+    """Puts ``request_id`` and ``table`` on every record of the ``scorer`` logger."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if not hasattr(record, "request_id"):
+            record.request_id = request_id()
+        if not hasattr(record, "table"):
+            record.table = table_key()
+        return True
+
+
+def _configure() -> None:
+    if not any(isinstance(f, _RequestContext) for f in log.filters):
+        log.addFilter(_RequestContext())
+    if not any(getattr(h, "_scorer", False) for h in log.handlers):
+        handler = logging.StreamHandler()
+        handler.setFormatter(logging.Formatter(FORMAT))
+        handler._scorer = True  # type: ignore[attr-defined]
+        log.addHandler(handler)
+    if log.level == logging.NOTSET:
+        log.setLevel(logging.INFO)
+
+
+def init_app(app: Flask) -> None:
+    """Give each request an id, send it back, and log writes, refusals and server errors."""
+    _configure()
+
+    @app.before_request
+    def assign_request_id() -> None:
+        request_id()
+
+    @app.after_request
+    def log_write(response: Response) -> Response:
+        response.headers["X-Request-Id"] = request_id()
+        status = response.status_code
+        if status >= 500:
+            if not g.get("error_logged"):
+                log.error("server error %s %s → %s", request.method, request.endpoint, status)
+        elif request.method not in _READS:
+            level = logging.WARNING if status >= 400 else logging.INFO
+            what = "refused" if status >= 400 else "write"
+            log.log(level, "%s %s %s → %s", what, request.method, request.endpoint, status)
+        return response
+
+    def log_exception(sender: Any, exception: BaseException, **extra: Any) -> None:
+        if has_request_context():
+            g.error_logged = True
+        log.error("server error %s %s: %s", request.method if has_request_context() else "-",
+                  request.endpoint if has_request_context() else "-", type(exception).__name__,
+                  exc_info=(type(exception), exception, exception.__traceback__))
+
+    got_request_exception.connect(log_exception, app, weak=False)

@@ -1,0 +1,64 @@
+"""Logging: one line per write with the table's key and the request id; tracebacks for 500s."""
+
+from __future__ import annotations
+
+import logging
+import re
+from typing import Any
+
+import pytest
+
+from scorer.logs import FORMAT
+from tests.webhelpers import start_evening
+
+HOYLE = {"opt_lowest_bid": "1", "opt_wellington_blucher": "y", "opt_all_pass": "redeal"}
+
+
+def _records(caplog: pytest.LogCaptureFixture, rid: str) -> list[logging.LogRecord]:
+    return [r for r in caplog.records if r.name == "scorer" and getattr(r, "request_id", None) == rid]
+
+
+def test_a_write_and_a_refused_write_log_one_line_each_with_key_and_request_id(
+        app: Any, caplog: pytest.LogCaptureFixture) -> None:
+    client = app.test_client()
+    key = start_evening(client, "hoyle")
+    caplog.set_level(logging.INFO, logger="scorer")
+    ok = client.post(f"/e/{key}/settings", data={"name": "Crown", "revision": "0", **HOYLE},
+                     headers={"X-Request-Id": "write-1"})
+    assert ok.status_code == 302 and ok.headers["X-Request-Id"] == "write-1"
+    refused = client.post(f"/e/{key}/settings", data={"name": "x", "revision": "1", "opt_widow": "peep", **HOYLE},
+                          headers={"X-Request-Id": "refused-1"})
+    assert refused.status_code == 422 and refused.headers["X-Request-Id"] == "refused-1"
+    [write] = _records(caplog, "write-1")
+    assert (write.levelname, write.table, write.getMessage()) == ("INFO", key, "write POST table.settings → 302")
+    [refusal] = _records(caplog, "refused-1")
+    assert (refusal.levelname, refusal.table, refusal.getMessage()) == (
+        "WARNING", key, "refused POST table.settings → 422")
+    # the configured format shows both
+    line = logging.Formatter(FORMAT.replace("%(asctime)s ", "")).format(write)
+    assert line == f"INFO [req write-1] [table {key}] write POST table.settings → 302"
+    client.get(f"/e/{key}", headers={"X-Request-Id": "read-1"})
+    assert _records(caplog, "read-1") == []  # reads are not logged
+
+
+def test_an_unsafe_request_id_is_replaced(client: Any) -> None:
+    response = client.get("/", headers={"X-Request-Id": "bad id<script>"})
+    assert re.fullmatch(r"[0-9a-f]{32}", response.headers["X-Request-Id"])
+    long = client.get("/", headers={"X-Request-Id": "a" * 65})
+    assert long.headers["X-Request-Id"] != "a" * 65
+
+
+def test_a_server_error_logs_its_traceback_with_the_request_id(app: Any, caplog: pytest.LogCaptureFixture) -> None:
+    def boom(key: str) -> str:
+        raise RuntimeError("boom for the test")
+
+    app.add_url_rule("/e/<key>/boom", "boom", boom, methods=["POST"])
+    app.config["PROPAGATE_EXCEPTIONS"] = False  # answer with the 500 page, as in production
+    caplog.set_level(logging.INFO, logger="scorer")
+    response = app.test_client().post("/e/abc123/boom", headers={"X-Request-Id": "err-1"})
+    assert response.status_code == 500 and response.headers["X-Request-Id"] == "err-1"
+    [error] = _records(caplog, "err-1")
+    assert (error.levelname, error.table) == ("ERROR", "abc123")
+    assert error.exc_info is not None and error.exc_info[0] is RuntimeError
+    text = logging.Formatter("%(message)s").format(error)
+    assert "Traceback (most recent call last)" in text and "RuntimeError: boom for the test" in text
