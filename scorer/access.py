@@ -18,6 +18,7 @@ import re
 import secrets
 import time
 from datetime import timedelta
+from typing import Any
 
 import sqlalchemy as sa
 from flask import request, session
@@ -39,6 +40,42 @@ _FAILS = "pin_fails"
 _DEVICE = "device"
 _DEVICE_TAG = "device_tag"
 _KEEP = 60  # evenings remembered per session (the cookie stays small)
+
+
+#: What a route lets a phone do, declared on every route with :func:`permission` and
+#: checked before the view runs (:func:`scorer.views.common.check_permission`):
+#:
+#: - ``public``: nothing keyed (the start page, import, a new group, the language menu);
+#: - ``view``: anyone holding the table's (or group's) link reads;
+#: - ``score``: the table's scorers record, correct, undo and overrule hands;
+#: - ``manage``: the table's scorers change the table itself (settings, finish, reopen);
+#:   for a group, whoever holds its link (its key is its credential).
+#:
+#: A later ``dispute`` (any phone raising a claim) fits between ``view`` and ``score``.
+LEVELS = ("public", "view", "score", "manage")
+#: What the route's ``key`` names: an evening (a table) or a group.
+SUBJECTS = ("evening", "group")
+
+
+def permission(level: str, of: str = "evening") -> Any:
+    """Declare what a route needs: ``@permission("score")`` under ``@bp.post(…)``.
+
+    ``level`` is one of :data:`LEVELS`; ``of`` what the URL's ``key`` is (:data:`SUBJECTS`).
+    Raises ``ValueError`` at import time for an unknown level or subject. A route with
+    no declaration is refused (and a test fails on it)."""
+    if level not in LEVELS or of not in SUBJECTS:
+        raise ValueError(f"unknown permission {level!r} of {of!r}")
+
+    def declare(view: Any) -> Any:
+        view.permission = (level, of)
+        return view
+
+    return declare
+
+
+def permission_of(view: Any) -> tuple[str, str] | None:
+    """``(level, subject)`` declared on a view function, or ``None`` if undeclared."""
+    return getattr(view, "permission", None)
 
 
 class PinRefused(Exception):

@@ -26,6 +26,7 @@ from flask import Blueprint, Flask, Response, has_request_context, redirect, req
 from flask_babel import get_locale, get_translations
 from flask_babel import format_date as _format_date
 
+from .access import permission
 from .evening_file import EveningFileError
 from .extensions import babel
 from .rules import Reason, RulesError, Stake, Text
@@ -221,6 +222,7 @@ def safe_next(target: str | None) -> str:
 
 
 @bp.get("/lang/<code>")
+@permission("public")
 def choose_language(code: str) -> Response:
     """Set this phone's language for a year and go back to the page it came from."""
     response = redirect(safe_next(request.args.get("next")), code=303)

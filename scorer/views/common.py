@@ -12,12 +12,12 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from flask import Blueprint, abort, flash, redirect, request, url_for
+from flask import Blueprint, abort, current_app, flash, redirect, request, url_for
 from flask_babel import gettext
 from flask_babel import gettext as _
 from markupsafe import Markup
 
-from .. import access, i18n, services
+from .. import access, groups, i18n, services
 from ..cache import RevisionCache
 from ..forms import error_messages
 from ..i18n import error_text, tr
@@ -39,6 +39,33 @@ def call_label_filter(call: str) -> str:
 def helpers() -> dict[str, Any]:
     return {"signed": signed, "citation": citation, "result_label": result_label, "error_messages": error_messages,
             "is_scorer": access.is_scorer, "device_name": access.device_name, "book_title": book_title}
+
+
+@bp.before_app_request
+def check_permission() -> Any:
+    """Run the check each route declares (:func:`scorer.access.permission`) before the
+    view: an unknown table or group is a 404; a viewer asking for a scorer's route is
+    sent to the PIN page (nothing runs, nothing changes); an undeclared route is refused."""
+    if request.endpoint is None or request.endpoint == "static":
+        return None  # a 404 or 405 of the router, or a static file
+    declared = access.permission_of(current_app.view_functions.get(request.endpoint))
+    if declared is None:
+        current_app.logger.error("route %s declares no permission; refused", request.endpoint)
+        abort(403)
+    level, subject = declared
+    if level in ("public", "view"):
+        return None  # a view that reads answers 404 itself for an unknown key (no extra query here)
+    key = (request.view_args or {}).get("key", "")
+    if subject == "group":
+        if groups.get_group(key) is None:
+            abort(404)
+        return None  # a group's link is its key: holding it is enough to manage it
+    if services.evening_revision(key) is None:
+        abort(404)
+    if access.is_scorer(key):
+        return None
+    flash(_("Only the table's scorers can change the score. Enter the table's PIN to become one."))
+    return redirect(url_for("table.join", key=key))
 
 
 def content_disposition(kind: str, name: str, extension: str) -> str:

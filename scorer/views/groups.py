@@ -15,6 +15,7 @@ from flask_babel import gettext as _
 from markupsafe import Markup
 
 from .. import access, groups, services
+from ..access import permission
 from ..cache import RevisionCache
 from ..chart import running_totals_svg
 from ..group_forms import AddEveningForm, GroupForm, ItemForm, MergeForm
@@ -54,6 +55,7 @@ def season_for(group: Group) -> tuple[Any, groups.Season]:
 
 
 @bp.route("/groups/new", methods=["GET", "POST"])
+@permission("public")
 def new_group() -> Any:
     form = GroupForm()
     if form.validate_on_submit():
@@ -84,11 +86,13 @@ def _page(group: Group, *, status: int = 200, add_form: AddEveningForm | None = 
 
 
 @bp.get("/g/<key>")
+@permission("view", of="group")
 def group(key: str) -> Any:
     return _page(load_group(key))
 
 
 @bp.post("/g/<key>/add")
+@permission("manage", of="group")
 def add_evening(key: str) -> Any:
     group = load_group(key)
     form = AddEveningForm()
@@ -109,6 +113,7 @@ def add_evening(key: str) -> Any:
 
 
 @bp.post("/g/<key>/remove")
+@permission("manage", of="group")
 def remove_evening(key: str) -> Any:
     group = load_group(key)
     form = ItemForm()
@@ -126,6 +131,7 @@ def remove_evening(key: str) -> Any:
 
 
 @bp.post("/g/<key>/merge")
+@permission("manage", of="group")
 def merge(key: str) -> Any:
     group = load_group(key)
     form = MergeForm()
@@ -142,6 +148,7 @@ def merge(key: str) -> Any:
 
 
 @bp.post("/g/<key>/unmerge")
+@permission("manage", of="group")
 def unmerge(key: str) -> Any:
     group = load_group(key)
     form = ItemForm()
@@ -190,6 +197,7 @@ def chart_svg(book: Book, *, width: int = 800, height: int = 400, short_dates: b
 
 
 @bp.get("/g/<key>/chart.svg")
+@permission("view", of="group")
 def chart(key: str) -> Response:
     state, season = season_for(load_group(key))
     index = _book_index(season)
@@ -204,6 +212,7 @@ def chart(key: str) -> Response:
 
 
 @bp.get("/g/<key>/season.pdf")
+@permission("view", of="group")
 def season_pdf(key: str) -> Response:
     from ..pdf import render_html_pdf
 

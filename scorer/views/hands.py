@@ -12,6 +12,7 @@ from flask import Blueprint, abort, flash, redirect, render_template, request, u
 from flask_babel import gettext
 
 from .. import access, services
+from ..access import permission
 from ..forms import ActionForm, error_messages, hand_form_for, override_form_for
 from ..i18n import error_text, tr
 from ..ledger import Ledger
@@ -118,6 +119,7 @@ def _auction_step(evening: Evening, ledger: Ledger, form: Any, *, number: int, e
 
 
 @bp.route("/e/<key>/hand", methods=["GET", "POST"])
+@permission("score")
 def new_hand(key: str) -> Any:
     evening, ledger = load_evening(key)
     setup = ledger.setup
@@ -147,6 +149,7 @@ def new_hand(key: str) -> Any:
 
 
 @bp.get("/e/<key>/hand/<int:number>")
+@permission("view")
 def hand(key: str, number: int) -> Any:
     evening, ledger = load_evening(key)
     row = row_of(ledger, number)
@@ -173,6 +176,7 @@ def hand(key: str, number: int) -> Any:
 
 
 @bp.post("/e/<key>/hand/<int:number>/override")
+@permission("score")
 def override_hand(key: str, number: int) -> Any:
     """Overrule the ruling of a hand with the table's own figures and a reason, or
     remove the override: either way a new version of the hand, so it can be undone."""
@@ -211,6 +215,7 @@ def override_hand(key: str, number: int) -> Any:
 
 
 @bp.post("/e/<key>/hand/<int:number>/restore/<int:version>")
+@permission("score")
 def restore_version(key: str, number: int, version: int) -> Any:
     """Make an earlier version of a hand the current one again, as a new version:
     nothing is lost, and the restore itself can be undone the same way."""
@@ -236,6 +241,7 @@ def restore_version(key: str, number: int, version: int) -> Any:
 
 
 @bp.route("/e/<key>/hand/<int:number>/edit", methods=["GET", "POST"])
+@permission("score")
 def edit_hand(key: str, number: int) -> Any:
     evening, ledger = load_evening(key)
     row = row_of(ledger, number)

@@ -10,6 +10,7 @@ from flask import Blueprint, abort, flash, redirect, render_template, request, u
 from flask_babel import gettext
 
 from .. import access, services
+from ..access import permission
 from ..forms import PlayForm
 from ..i18n import error_text
 from ..rules import RulesError
@@ -21,6 +22,7 @@ bp = Blueprint("play", __name__)
 
 
 @bp.route("/e/<key>/hand/<int:number>/play", methods=["GET", "POST"])
+@permission("score")
 def record_play(key: str, number: int) -> Any:
     """Record the cards played to each trick, one tap a card (no JavaScript): each tap
     re-renders the page; Save stores the record as a new version of the hand."""

@@ -12,6 +12,7 @@ from flask_babel import get_locale, gettext
 from markupsafe import Markup
 
 from .. import access, services
+from ..access import permission
 from ..chart import ledger_chart_svg
 from ..evening_file import dumps
 from ..forms import ActionForm
@@ -40,6 +41,7 @@ def _render_sheet(evening: Evening, ledger: Ledger) -> tuple[str, bool, Markup]:
 
 
 @bp.get("/e/<key>")
+@permission("view")
 def scoresheet(key: str) -> str:
     # the fragment differs by language and by role (scorers get the buttons that change things)
     # one small query for the revision and the group: an unchanged evening is served from the cache
@@ -66,6 +68,7 @@ def scoresheet(key: str) -> str:
 
 
 
+@permission("manage")
 def _set_finished(key: str, finished: bool) -> Any:
     """Close the evening (no more hands) or open it again."""
     evening = services.get_evening(key)
@@ -84,6 +87,7 @@ bp.add_url_rule("/e/<key>/finish", "finish", _set_finished, methods=["POST"], de
 
 
 @bp.get("/e/<key>/finish")
+@permission("manage")
 def confirm_finish(key: str) -> str:
     """Ask before closing the evening: a stray tap at 11 pm must not end it."""
     evening = services.get_evening(key)
@@ -98,6 +102,7 @@ bp.add_url_rule("/e/<key>/reopen", "reopen", _set_finished, methods=["POST"], de
 
 
 @bp.get("/e/<key>/rules")
+@permission("view")
 def rules(key: str) -> str:
     """The variant's rules in plain words with this table's options filled in."""
     evening, ledger = load_evening(key)
@@ -108,6 +113,7 @@ def rules(key: str) -> str:
 
 
 @bp.get("/e/<key>/evening.json")
+@permission("view")
 def export_json(key: str) -> Response:
     evening = services.get_evening(key)  # facts only: works even if a stored hand no longer settles
     if evening is None:
@@ -120,6 +126,7 @@ def export_json(key: str) -> Response:
 
 
 @bp.get("/e/<key>/ledger.csv")
+@permission("view")
 def export_csv(key: str) -> Response:
     """The ledger for spreadsheets: one row per hand and player (units, money in the
     currency's smallest unit, running total), with the hand's result and rule ids."""
@@ -153,6 +160,7 @@ def _csv_text(value: str) -> str:
 
 
 @bp.get("/e/<key>/evening.pdf")
+@permission("view")
 def export_pdf(key: str) -> Any:
     """The evening's PDF in the phone's language, on A4 or ``?paper=letter`` (anything
     else: A4). A render past ``PDF_TIME_LIMIT`` seconds is stopped: 503 with a clear page."""
@@ -175,6 +183,7 @@ def pdf_error(error: PdfError) -> Any:
 
 
 @bp.get("/e/<key>/chart.svg")
+@permission("view")
 def chart(key: str) -> Response:
     """The running-totals chart as SVG (pygal, no script), shown on the scoresheet in an
     ``<img>``. Its own CSP lets pygal's ``<style>`` apply and nothing else load."""

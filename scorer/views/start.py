@@ -10,6 +10,7 @@ from flask import Blueprint, Response, abort, current_app, flash, redirect, rend
 from flask_babel import gettext
 
 from .. import access, services
+from ..access import permission
 from ..commands import DEMO_FILE
 from ..evening_file import EveningFileError, loads, parse_stake
 from ..forms import ImportForm, evening_form_for
@@ -20,6 +21,7 @@ bp = Blueprint("start", __name__)
 
 
 @bp.get("/healthz")
+@permission("public")
 def healthz() -> Response:
     """A trivial route: the baseline of the benchmark."""
     return Response("ok", mimetype="text/plain")
@@ -27,6 +29,7 @@ def healthz() -> Response:
 
 
 @bp.get("/")
+@permission("public")
 def index() -> str:
     # only the tables this phone has opened: a table's link is its key, never listed to strangers
     return render_template("index.html", evenings=services.evenings_by_keys(access.seen_keys()), demo=demo_link(),
@@ -62,12 +65,14 @@ def _group_arg() -> Any:
 
 
 @bp.get("/new")
+@permission("public")
 def choose_variant() -> str:
     return render_template("choose_variant.html", variants=VARIANTS.values(), group=_group_arg())
 
 
 
 @bp.route("/new/<variant_id>", methods=["GET", "POST"])
+@permission("public")
 def new_evening(variant_id: str) -> Any:
     variant = VARIANTS.get(variant_id)
     if variant is None:
@@ -97,6 +102,7 @@ def new_evening(variant_id: str) -> Any:
 
 
 @bp.route("/import", methods=["GET", "POST"])
+@permission("public")
 def import_evening() -> Any:
     form = ImportForm()
     if form.validate_on_submit():

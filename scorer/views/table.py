@@ -18,34 +18,13 @@ from flask import Blueprint, Response, abort, flash, jsonify, redirect, render_t
 from flask_babel import gettext as _
 
 from .. import access, services
+from ..access import permission
 from ..forms import ActionForm, DeviceForm, PinForm, is_number, quick_form_for, settings_form_for
 from ..i18n import error_text
 from ..rules import HandFacts, IllegalSetup, RulesError, get_variant
 from .common import call_label, save_new_hand, signed
 
 bp = Blueprint("table", __name__)
-
-#: Endpoints that change a table: scorers only.
-SCORER_ONLY = frozenset({
-    "hands.new_hand", "hands.edit_hand", "hands.override_hand", "hands.restore_version", "play.record_play",
-    "sheet.finish", "sheet.reopen", "sheet.confirm_finish",
-    "table.undo", "table.confirm_undo", "table.quick", "table.settings",
-})
-
-
-@bp.before_app_request
-def scorers_only() -> Any:
-    """Refuse a write route to a viewer: back to the scoresheet with a way to join."""
-    if request.endpoint not in SCORER_ONLY:
-        return None
-    key = (request.view_args or {}).get("key", "")
-    if services.evening_revision(key) is None:
-        abort(404)
-    if access.is_scorer(key):
-        return None
-    flash(_("Only the table's scorers can change the score. Enter the table's PIN to become one."))
-    return redirect(url_for("table.join", key=key))
-
 
 def _evening(key: str) -> Any:
     evening = services.get_evening(key)
@@ -63,6 +42,7 @@ def _same_site(target: str | None, fallback: str) -> str:
 
 
 @bp.get("/e/<key>/share")
+@permission("view")
 def share(key: str) -> str:
     """Links and QR codes to join the table; scorers also see the PIN and the scorers' link."""
     evening = _evening(key)
@@ -76,6 +56,7 @@ def share(key: str) -> str:
 
 
 @bp.get("/e/<key>/qr.svg")
+@permission("view")
 def qr(key: str) -> Response:
     """The QR code of the table's link (``?for=edit``: the scorers' link, scorers only), as SVG."""
     evening = _evening(key)
@@ -95,6 +76,7 @@ def qr(key: str) -> Response:
 
 
 @bp.get("/e/<key>/scorer/<edit_key>")
+@permission("view")
 def scorer_link(key: str, edit_key: str) -> Any:
     """The scorers' link: this phone becomes a scorer at the table."""
     evening = _evening(key)
@@ -106,6 +88,7 @@ def scorer_link(key: str, edit_key: str) -> Any:
 
 
 @bp.route("/e/<key>/join", methods=["GET", "POST"])
+@permission("view")
 def join(key: str) -> Any:
     """Become a scorer with the table's PIN."""
     evening = _evening(key)
@@ -129,6 +112,7 @@ def join(key: str) -> Any:
 
 
 @bp.post("/device")
+@permission("public")
 def device() -> Any:
     """Name this phone (shown in the history)."""
     form = DeviceForm()
@@ -142,6 +126,7 @@ def device() -> Any:
 
 
 @bp.route("/e/<key>/settings", methods=["GET", "POST"])
+@permission("manage")
 def settings(key: str) -> Any:
     """Change the table's name, place and options; kept in the history."""
     evening = _evening(key)
@@ -170,6 +155,7 @@ def settings(key: str) -> Any:
 
 
 @bp.get("/e/<key>/revision")
+@permission("view")
 def revision(key: str) -> Response:
     """The table's revision (one small query): phones poll it to see new hands."""
     rev = services.evening_revision(key)
@@ -181,6 +167,7 @@ def revision(key: str) -> Response:
 
 
 @bp.get("/e/<key>/big")
+@permission("view")
 def big(key: str) -> str:
     """Large-print totals, readable from across the table; follows the score live."""
     evening = _evening(key)
@@ -190,6 +177,7 @@ def big(key: str) -> str:
 
 
 @bp.get("/e/<key>/history")
+@permission("view")
 def history(key: str) -> str:
     """Every change to the table, newest first: when, which phone, before and after."""
     evening = _evening(key)
@@ -228,6 +216,7 @@ def option_changes(variant: Any, change: Any) -> list[tuple[str, str, str]]:
 
 
 @bp.get("/e/<key>/undo")
+@permission("score")
 def confirm_undo(key: str) -> Any:
     """Ask before taking the last hand out of play."""
     evening = _evening(key)
@@ -241,6 +230,7 @@ def confirm_undo(key: str) -> Any:
 
 
 @bp.post("/e/<key>/undo")
+@permission("score")
 def undo(key: str) -> Any:
     """Undo the last hand (kept in the history; nothing is deleted)."""
     evening = _evening(key)
@@ -267,6 +257,7 @@ def undo(key: str) -> Any:
 
 
 @bp.route("/e/<key>/quick", methods=["GET", "POST"])
+@permission("score")
 def quick(key: str) -> Any:
     """Quick entry: declarer, contract (and trump where named), then one tap on the
     declarer's tricks saves the hand. Misdeal and all-pass are one tap each."""

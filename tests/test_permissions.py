@@ -1,0 +1,73 @@
+"""Every route declares what it lets a phone do (scorer.access.permission), and one
+check before the view enforces it: a test fails on any route without a declaration."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from scorer.access import LEVELS, permission_of
+from webhelpers import counts, post_hand, start_evening
+
+
+def _rules(app: Any) -> list[Any]:
+    return [r for r in app.url_map.iter_rules() if r.endpoint != "static"]
+
+
+def test_every_route_declares_a_permission(app: Any) -> None:
+    undeclared = [r.rule for r in _rules(app) if permission_of(app.view_functions[r.endpoint]) is None]
+    assert undeclared == []
+    assert {permission_of(app.view_functions[r.endpoint])[0] for r in _rules(app)} <= set(LEVELS)  # type: ignore[index]
+
+
+def test_the_declared_levels_are_the_ones_agreed(app: Any) -> None:
+    """Writes to a table are for its scorers; table-wide changes are 'manage'; reading is 'view'."""
+    level = {r.endpoint: permission_of(app.view_functions[r.endpoint])[0] for r in _rules(app)}  # type: ignore[index]
+    assert {e for e, lv in level.items() if lv == "score"} == {
+        "hands.new_hand", "hands.edit_hand", "hands.override_hand", "hands.restore_version", "play.record_play",
+        "table.undo", "table.confirm_undo", "table.quick"}
+    assert {e for e, lv in level.items() if lv == "manage" and not e.startswith("groups.")} == {
+        "sheet.finish", "sheet.reopen", "sheet.confirm_finish", "table.settings"}
+    assert level["sheet.scoresheet"] == level["table.revision"] == level["sheet.export_pdf"] == "view"
+
+
+def test_a_route_without_a_declaration_is_refused(app: Any) -> None:
+    app.add_url_rule("/e/<key>/undeclared", "undeclared", lambda key: "ran", methods=["GET", "POST"])
+    client = app.test_client()
+    assert client.get("/e/abc/undeclared").status_code == 403
+    assert client.post("/e/abc/undeclared").status_code == 403
+
+
+@pytest.mark.parametrize("method", ["GET", "POST"])
+def test_a_viewer_is_refused_every_scorer_route_and_nothing_changes(app: Any, client: Any, method: str) -> None:
+    key = start_evening(client)
+    post_hand(client, key, 1, 0, {1: "three"}, 3)
+    before = counts(app), _revision(app, key)
+    viewer = app.test_client()
+    tried = 0
+    for rule in _rules(app):
+        declared = permission_of(app.view_functions[rule.endpoint])
+        if declared is None or declared[0] not in ("score", "manage") or declared[1] != "evening":
+            continue
+        if method not in rule.methods:
+            continue
+        url = rule.build({"key": key, "number": 1, "version": 1}, append_unknown=False)[1]
+        answer = viewer.open(url, method=method, data={"number": "1", "version": "1", "dealer": "0",
+                                                        "call_1": "four", "tricks": "4", "save": "1"})
+        assert answer.status_code == 302 and answer.headers["Location"].endswith(f"/e/{key}/join"), url
+        tried += 1
+    assert tried >= (5 if method == "GET" else 9)
+    assert (counts(app), _revision(app, key)) == before  # no hand, version, setting or finish changed
+
+
+def _revision(app: Any, key: str) -> int | None:
+    from scorer import services
+
+    with app.app_context():
+        return services.evening_revision(key)
+
+
+def test_an_unknown_table_is_a_404_for_a_scorer_route(client: Any) -> None:
+    assert client.post("/e/nosuchtable/undo").status_code == 404
+    assert client.get("/e/nosuchtable/quick").status_code == 404
