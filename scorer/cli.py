@@ -122,7 +122,8 @@ def text_report(evening: EveningFile, ledger: Ledger) -> str:
         lines.append(f"{'Pool':<{pad}} {ledger.pool:>{width}}")
     if ledger.rows:
         lines.append("")
-        lines.append("Winner" + ("s" if len(ledger.winners) > 1 else "") + ": " + ", ".join(names[s] for s in ledger.winners))
+        label = "Winners" if len(ledger.winners) > 1 else "Winner"
+        lines.append(f"{label}: " + ", ".join(names[s] for s in ledger.winners))
     if ledger.rows and not ledger.variant.points_only:
         result = settle_up(ledger)
         lines.append("")

@@ -19,12 +19,12 @@ from typing import Any
 import jsonschema
 
 from .codec import decode_hand, encode_hand
+from .ledger import Fold, HandError, Ledger
 from .rules import (
     EveningSetup,
     HandFacts,
     RulesError,
     Stake,
-    TableState,
     Text,
     clean_text,
     get_variant,
@@ -118,21 +118,7 @@ def load(data: Any) -> EveningFile:
     ``dealer`` gets the dealer the rules give (the deal passes left; after a
     misdeal the same dealer deals again). Raises :class:`EveningFileError`.
     """
-    validator = jsonschema.Draft202012Validator(schema())
-    try:
-        errors = sorted(validator.iter_errors(data), key=lambda e: [str(p) for p in e.absolute_path])
-    except RecursionError:
-        raise EveningFileError(Text("This file is nested far too deeply to be an evening.")) from None
-    if errors:
-        err = jsonschema.exceptions.best_match(errors)
-        where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in err.absolute_path).lstrip(".")
-        raise EveningFileError(_schema_message(err), where or "file")
-    if "date" in data:
-        try:
-            date.fromisoformat(data["date"])
-        except ValueError:
-            raise EveningFileError(Text("{value} is not a date (YYYY-MM-DD).", value=repr(data["date"])),
-                                   "date") from None
+    _check_shape(data)
     players = tuple(_cleaned(p, 40, f"players[{i}]") for i, p in enumerate(data["players"]))
     seats = {p.casefold(): i for i, p in enumerate(players)}
 
@@ -166,42 +152,19 @@ def load(data: Any) -> EveningFile:
         setup = variant.check_setup(EveningSetup(data["variant"], players, first, data.get("options", {}), stake))
     except RulesError as error:
         raise EveningFileError(error.message, "setup", error.rule) from None
-    hands: list[HandFacts] = []
-    dealer = setup.first_dealer
-    target = variant.hands_to_play(setup)
-    target_score = variant.target_score(setup.options)
-    totals = [0] * setup.n
-    counted = 0
-    state = TableState()
+    fold = Fold(setup)
     for i, hand in enumerate(data["hands"]):
-        if target_score is not None and max(totals) >= target_score:
-            raise EveningFileError(
-                Text("A player reached the target of {target} before hand {number}; no more hands can follow.",
-                     target=target_score, number=i + 1),
-                f"hands[{i}]",
-                variant.rule_end,
-            )
-        if target is not None and counted >= target:
-            raise EveningFileError(
-                Text("The agreed {target} hands were played before hand {number}; no more hands can follow.",
-                     target=target, number=i + 1),
-                f"hands[{i}]",
-                variant.rule_end,
-            )
-        facts = decode_hand(hand, setup.n, seat_of, dealer=dealer, where=f"hands[{i}]")
+        _check_not_over(fold.ledger(), i)
+        facts = decode_hand(hand, setup.n, seat_of, dealer=fold.next_dealer, where=f"hands[{i}]")
         if facts.override is not None:
             facts = replace(facts, override=replace(
                 facts.override, reason=_cleaned(facts.override.reason, 500, f"hands[{i}].override.reason")))
         try:
-            ruling = variant.settle(facts, setup, state)
-        except RulesError as error:
-            raise EveningFileError(Text("Hand {number}: {message}", number=i + 1, message=error.message),
+            fold.add(facts)
+        except HandError as error:
+            raise EveningFileError(Text("Hand {number}: {message}", number=i + 1, message=error.error.message),
                                    f"hands[{i}]", error.rule) from None
-        hands.append(facts)
-        dealer = ruling.next_dealer
-        counted += ruling.counts
-        state = ruling.state_after
-        totals = [t + u for t, u in zip(totals, ruling.units)]
+    hands = [row.facts for row in fold.rows]
     return EveningFile(
         setup=setup,
         hands=hands,
@@ -211,6 +174,41 @@ def load(data: Any) -> EveningFile:
         draw=draw,
         finished=data.get("finished", False),
     )
+
+
+def _check_shape(data: Any) -> None:
+    """Check ``data`` against the schema (and its date); raise :class:`EveningFileError`
+    naming the first place that is wrong."""
+    validator = jsonschema.Draft202012Validator(schema())
+    try:
+        errors = sorted(validator.iter_errors(data), key=lambda e: [str(p) for p in e.absolute_path])
+    except RecursionError:
+        raise EveningFileError(Text("This file is nested far too deeply to be an evening.")) from None
+    if errors:
+        err = jsonschema.exceptions.best_match(errors)
+        where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in err.absolute_path).lstrip(".")
+        raise EveningFileError(_schema_message(err), where or "file")
+    if "date" in data:
+        try:
+            date.fromisoformat(data["date"])
+        except ValueError:
+            raise EveningFileError(Text("{value} is not a date (YYYY-MM-DD).", value=repr(data["date"])),
+                                   "date") from None
+
+
+def _check_not_over(ledger: Ledger, i: int) -> None:
+    """Raise :class:`EveningFileError` if the evening was over before hand ``i + 1``
+    (P-14, B-14: the agreed hands were played, or a player reached the target)."""
+    variant, setup = ledger.variant, ledger.setup
+    target_score = variant.target_score(setup.options)
+    if target_score is not None and max(ledger.totals) >= target_score:
+        raise EveningFileError(
+            Text("A player reached the target of {target} before hand {number}; no more hands can follow.",
+                 target=target_score, number=i + 1), f"hands[{i}]", variant.rule_end)
+    if ledger.hands_remaining == 0:
+        raise EveningFileError(
+            Text("The agreed {target} hands were played before hand {number}; no more hands can follow.",
+                 target=ledger.hands_to_play, number=i + 1), f"hands[{i}]", variant.rule_end)
 
 
 def _schema_message(err: jsonschema.ValidationError) -> str:

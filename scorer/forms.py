@@ -7,6 +7,7 @@ checks legality; its errors are put back on the form by the views.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from flask_babel import gettext, lazy_gettext
@@ -25,9 +26,10 @@ from wtforms import (
 )
 from wtforms.validators import Length, NumberRange, Optional, ValidationError
 
+from .codec import encode_hand
 from .evening_file import parse_stake
 from .i18n import default_currency, error_text, tr
-from .rules import BIDS, PASS, Claim, EveningSetup, RulesError, Variant, clean_text
+from .rules import BIDS, PASS, Claim, EveningSetup, HandFacts, RulesError, Variant, clean_text
 from .rules.cards import parse_card
 from .rules.variants.base import TRICKS_PER_HAND
 
@@ -358,6 +360,49 @@ class HandFormBase(FlaskForm):
 
     def tricks_value(self) -> int | None:
         return None if self.tricks.data in (None, "") else int(self.tricks.data)
+
+    def hand_data(self, sequence_auction: bool) -> dict[str, Any]:
+        """What the form holds, in the codec's shape with seats as indices
+        (:func:`scorer.codec.encode_hand`); the view reads it with
+        :func:`scorer.codec.decode_hand`. ``sequence_auction``: the calls come one by
+        one from the dealer (russian36), else one per player from eldest hand."""
+        dealer = int(self.dealer.data)
+        if self.misdeal.data:
+            return {"dealer": dealer, "misdeal": True}
+        claim = self.claim_value()
+        auction = self.call_sequence() if sequence_auction else self.calls_in_speaking_order(dealer)
+        facts = HandFacts(dealer, auction, self.tricks_value(), trump=self.trump.data or None,
+                          purchase=bool(self.purchase.data), widow=bool(self.widow.data), peeks=self.peeks_value(),
+                          claims=(claim,) if claim else ())
+        return encode_hand(facts)
+
+    @staticmethod
+    def initial(data: Mapping[str, Any], speaking_order: Sequence[int]) -> dict[str, Any]:
+        """The form's field values for a hand in the codec's shape (seats as indices):
+        the inverse of :meth:`hand_data`, for the form that corrects a hand. The form
+        edits the first claim; ``speaking_order`` places the calls of a one-round auction."""
+        auction = list(data.get("auction", ()))
+        values: dict[str, Any] = {
+            "dealer": str(data["dealer"]), "calls": ",".join(auction),
+            "calls_dealer": str(data["dealer"]) if auction else "",
+            "tricks": None if data.get("tricks") is None else str(data["tricks"]),
+            "trump": data.get("trump") or "", "purchase": bool(data.get("purchase")),
+            "widow": bool(data.get("widow")),
+        }
+        values.update({f"call_{seat}": call for seat, call in zip(speaking_order, auction)})
+        values.update({f"peek_{seat}": True for seat in data.get("peeks", ())})
+        claims = data.get("claims") or ()
+        if claims:
+            first = claims[0]
+            values.update(
+                claim_kind=first["kind"], claim_accused=str(first["accused"]),
+                claim_by=str(first["by"]) if first.get("by") is not None else "",
+                claim_upheld="yes" if first["upheld"] else "no",
+                claim_trick=str(first["trick"]) if first.get("trick") is not None else "",
+                claim_suit=first.get("suit_led") or "", claim_card=first.get("card") or "",
+                claim_evidence=first.get("evidence") or "", claim_cards_held=first.get("cards_held"),
+                claim_before=bool(first.get("before_speaking")))
+        return values
 
     def int_or_none(self, field: HiddenField) -> int | None:
         try:

@@ -23,8 +23,8 @@ from urllib.parse import urlsplit
 
 from babel.numbers import format_currency, format_decimal, get_currency_name
 from flask import Blueprint, Flask, Response, has_request_context, redirect, request
-from flask_babel import get_locale, get_translations
 from flask_babel import format_date as _format_date
+from flask_babel import get_locale, get_translations
 
 from .access import permission
 from .evening_file import EveningFileError

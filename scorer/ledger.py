@@ -83,45 +83,74 @@ class Ledger:
         return tuple(t * self.setup.stake.minor for t in self.totals)
 
 
+class Fold:
+    """An evening folded hand by hand: the one fold every reader of an evening uses
+    (:func:`settle_evening`, the evening file's reader, the services' checks).
+
+    ``Fold(setup)`` starts the evening (the set-up is checked first:
+    :class:`~scorer.rules.IllegalSetup`); :meth:`add` rules on the next hand with the
+    state the hands before it left (the pool, the treasure, the dealer) and adds it;
+    :meth:`ledger` is the evening so far. Units are the variant's (chips or points).
+    """
+
+    def __init__(self, setup: EveningSetup) -> None:
+        self.variant = get_variant(setup.variant)
+        self.setup = self.variant.check_setup(setup)
+        self.totals = [0] * self.setup.n
+        self.pool = 0
+        self.counted = 0
+        self.rows: list[LedgerRow] = []
+        self.next_dealer = self.setup.first_dealer
+        self.shuffle = True  # P-4: the cards are shuffled at the start of play
+        self.state = TableState()
+
+    def add(self, facts: HandFacts) -> LedgerRow:
+        """Rule on ``facts`` as the next hand and fold it in; returns its row.
+
+        Raises :class:`HandError` (with the hand's number) if the rules refuse it; the
+        fold is then unchanged. Does not check the agreed end (see :meth:`ledger`).
+        """
+        number = len(self.rows) + 1
+        try:
+            ruling = self.variant.settle(facts, self.setup, self.state)
+        except RulesError as error:
+            raise HandError(number, error) from error
+        self.state = ruling.state_after
+        for seat, units in enumerate(ruling.units):
+            self.totals[seat] += units
+        self.pool += ruling.pool
+        self.counted += ruling.counts
+        self.next_dealer = ruling.next_dealer
+        self.shuffle = ruling.shuffle
+        row = LedgerRow(number, facts, ruling, tuple(self.totals), self.pool)
+        self.rows.append(row)
+        return row
+
+    def ledger(self) -> Ledger:
+        """The evening as folded so far."""
+        return Ledger(
+            setup=self.setup,
+            variant=self.variant,
+            rows=tuple(self.rows),
+            totals=tuple(self.totals),
+            pool=self.pool,
+            next_dealer=self.next_dealer,
+            shuffle=self.shuffle,
+            hands_counted=self.counted,
+            hands_to_play=self.variant.hands_to_play(self.setup),
+        )
+
+
 def settle_evening(setup: EveningSetup, hands: Sequence[HandFacts]) -> Ledger:
     """Settle every hand of an evening in order and fold the rulings into totals.
 
     Raises :class:`~scorer.rules.IllegalSetup` for a bad set-up and
     :class:`HandError` (with the hand's number) for the first hand the rules refuse.
     """
-    variant = get_variant(setup.variant)
-    setup = variant.check_setup(setup)
-    totals = [0] * setup.n
-    pool = 0
-    counted = 0
-    rows: list[LedgerRow] = []
-    next_dealer = setup.first_dealer
-    shuffle = True  # P-4: the cards are shuffled at the start of play
-    state = TableState()
-    for number, facts in enumerate(hands, start=1):
-        try:
-            ruling = variant.settle(facts, setup, state)
-        except RulesError as error:
-            raise HandError(number, error) from error
-        state = ruling.state_after
-        for seat, units in enumerate(ruling.units):
-            totals[seat] += units
-        pool += ruling.pool
-        counted += ruling.counts
-        next_dealer = ruling.next_dealer
-        shuffle = ruling.shuffle
-        rows.append(LedgerRow(number, facts, ruling, tuple(totals), pool))
-    return Ledger(
-        setup=setup,
-        variant=variant,
-        rows=tuple(rows),
-        totals=tuple(totals),
-        pool=pool,
-        next_dealer=next_dealer,
-        shuffle=shuffle,
-        hands_counted=counted,
-        hands_to_play=variant.hands_to_play(setup),
-    )
+    fold = Fold(setup)
+    for facts in hands:
+        fold.add(facts)
+    return fold.ledger()
 
 
 @dataclass(frozen=True)

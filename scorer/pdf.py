@@ -24,8 +24,8 @@ from flask_babel import format_date, get_locale
 from flask_babel import gettext as _
 from markupsafe import Markup
 
-from .i18n import tr
 from .chart import ledger_chart_svg, line_style
+from .i18n import tr
 from .ledger import Ledger, settle_up, statistics
 from .models import Evening, db
 from .pdf_render import STATIC_BASE, StaticOnlyFetcher  # noqa: F401 - re-exported: the fetcher the child uses
@@ -128,7 +128,8 @@ def render_html_pdf(html: str, time_limit: float | None = None) -> bytes:
     finally:
         slot.release()
     if done.returncode != 0 or not done.stdout.startswith(b"%PDF"):
-        current_app.logger.error("PDF render failed (%s): %s", done.returncode, done.stderr.decode(errors="replace")[-2000:])
+        current_app.logger.error("PDF render failed (%s): %s", done.returncode,
+                                 done.stderr.decode(errors="replace")[-2000:])
         raise PdfError(_("The PDF could not be made. The evening is safe: export it as CSV or JSON."))
     return done.stdout
 

@@ -48,10 +48,11 @@ def test_bad_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_console_entry_point_runs_without_flask() -> None:
+    path = str(EXAMPLES / "pagat-thursday.json")
     code = (
-        "import sys, runpy; sys.argv=['nap','settle',%r]; "
+        f"import sys, runpy; sys.argv=['nap','settle',{path!r}]; "
         "sys.modules['flask']=None; runpy.run_module('scorer', run_name='__main__')"
-    ) % str(EXAMPLES / "pagat-thursday.json")
+    )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
     assert result.returncode == 0, result.stderr
     assert "Winner: Ann" in result.stdout

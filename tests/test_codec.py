@@ -83,3 +83,23 @@ def test_every_example_hand_round_trips_both_ways(path: Path) -> None:
         assert encode_hand(facts, evening.setup.players) == written
         assert decode_hand(written, n, lambda name, where: seats[name]) == facts
         assert decode_hand(encode_hand(facts), n) == facts
+
+
+def test_the_hand_form_reads_and_writes_the_codecs_shape(app) -> None:  # type: ignore[no-untyped-def]
+    """The form that corrects a hand is filled from the codec's dict and gives the same
+    dict back (the first claim is the one it edits)."""
+    from scorer.forms import HandFormBase, hand_form_for
+    from scorer.rules import EveningSetup, get_variant
+
+    variant = get_variant("hoyle")
+    setup = variant.check_setup(EveningSetup("hoyle", NAMES, 0, {"widow": "widow"}, None))
+    one_claim = HandFacts(dealer=3, auction=("pass", "three", "pass", "pass"), tricks=2, widow=True,
+                          claims=(Claim("revoke", 2, True, by=1, trick=3, suit_led="H", card="2C", evidence="5H"),))
+    data = encode_hand(one_claim)
+    order = variant.speaking_order(setup, 3)
+    assert list(order) == [0, 1, 2, 3]  # eldest hand is on the dealer's left
+    with app.test_request_context(method="POST"):
+        form = hand_form_for(setup, variant.ladder(setup.options), variant.claim_rules,
+                             **HandFormBase.initial(data, order))
+        assert form.call_1.data == "three" and form.claim_accused.data == "2"
+        assert form.hand_data(sequence_auction=False) == data

@@ -195,7 +195,8 @@ def test_undo_and_settings_racing_new_hands_leave_no_gap_and_no_hand_past_the_en
         last = len(_live_numbers(app, key))
         statuses: list[int] = []
 
-        def undo_or_add(i: int, barrier: threading.Barrier, last: int = last) -> None:
+        def undo_or_add(i: int, barrier: threading.Barrier, last: int = last,
+                        statuses: list[int] = statuses) -> None:
             barrier.wait(timeout=30)
             if i == 0:
                 statuses.append(a.request("POST", f"/e/{key}/undo", {"number": str(last), "version": "1"}))

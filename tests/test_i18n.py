@@ -163,8 +163,8 @@ def test_the_variants_own_words_stay_in_every_language(client) -> None:  # type:
         assert "«Passo»" in client.get(f"/e/{key}/rules").get_data(as_text=True), locale
 
 
-@pytest.mark.parametrize("target", ["//evil.example/", "https://evil.example/", "/\\evil.example", "javascript:alert(1)",
-                                    "http:/evil.example", "", "%2F%2Fevil.example"])
+@pytest.mark.parametrize("target", ["//evil.example/", "https://evil.example/", "/\\evil.example",
+                                    "javascript:alert(1)", "http:/evil.example", "", "%2F%2Fevil.example"])
 def test_the_language_switch_refuses_an_off_site_next(client, target: str) -> None:  # type: ignore[no-untyped-def]
     response = client.get("/lang/ru", query_string={"next": target})
     assert response.status_code == 303
@@ -242,7 +242,8 @@ def test_any_template_prints_engine_text_and_amounts_in_the_phone_language(app) 
     values = {"variant": VARIANTS["russian36"], "reason": reason, "stake": Stake(100, "RUB"), "name": "Olga"}
     with app.test_request_context(headers={"Accept-Language": "ru"}):
         assert render_template_string(page, **values) == (
-            "Наполеон, 36 карт, с кладом | Заявка «Наполеон» стоит 50 с каждого противника. | −1\u00a0234,50\u00a0₽ | Olga")
+            "Наполеон, 36 карт, с кладом | Заявка «Наполеон» стоит 50 с каждого противника. | "
+            "−1\u00a0234,50\u00a0₽ | Olga")
     with app.test_request_context():
         assert render_template_string(page, **values) == (
             "Napoleon, 36 cards, with treasure | Napoleon is worth 50 per opponent. | −RUB 1234.50 | Olga")

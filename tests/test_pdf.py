@@ -92,7 +92,8 @@ def test_pdf_of_a_treasure_evening_has_the_settle_up(app: Any, client: Any) -> N
     # balances Ivan +245, Olga −285, Pyotr +105, Sveta −65: settled in at most three payments
     assert "Auction: Olga One, Pyotr Two, Sveta pass, Ivan pass, Olga «Здесь», Pyotr Three, Olga pass." in text
     # no two or three of them sum to zero, so three payments: the biggest debtor pays the biggest creditor
-    for line in ("Olga pays Ivan 245 (RUB 245.00)", "Sveta pays Pyotr 65 (RUB 65.00)", "Olga pays Pyotr 40 (RUB 40.00)"):
+    for line in ("Olga pays Ivan 245 (RUB 245.00)", "Sveta pays Pyotr 65 (RUB 65.00)",
+                 "Olga pays Pyotr 40 (RUB 40.00)"):
         assert line in text, line
 
 

@@ -228,7 +228,8 @@ def test_quick_entry_rules_like_the_full_form(app: Any, variant: str, quick: dic
     if full is not None:  # the same hand through the full form gives the same ruling
         other = app.test_client()
         key2 = start_evening(other, variant=variant)
-        assert other.post(f"/e/{key2}/hand", data={"number": "1", "dealer": "0", "save": "1", **full}).status_code == 302
+        posted = {"number": "1", "dealer": "0", "save": "1", **full}
+        assert other.post(f"/e/{key2}/hand", data=posted).status_code == 302
         with app.app_context():
             evening2 = services.get_evening(key2)
             assert evening2 is not None

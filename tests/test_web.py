@@ -277,7 +277,8 @@ def test_a_stored_hand_the_rules_refuse_gives_a_clear_page_not_a_500(client: Any
     key = start_evening(client)
     post_hand(client, key, 1, 0, {2: "four"}, 4)
     with app.app_context():  # damage the stored facts behind the app's back
-        db.session.execute(sa.update(HandVersion).values(facts={"dealer": 0, "auction": ["two", "pass", "pass", "pass"]}))
+        broken = {"dealer": 0, "auction": ["two", "pass", "pass", "pass"]}
+        db.session.execute(sa.update(HandVersion).values(facts=broken))
         db.session.execute(sa.text("UPDATE evening SET revision = revision + 1"))
         db.session.commit()
     response = client.get(f"/e/{key}")

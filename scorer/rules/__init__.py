@@ -9,6 +9,7 @@ from .core import (
     BIDS,
     CLAIM_KINDS,
     HERE,
+    N_,
     PASS,
     POOL,
     Bid,
@@ -28,14 +29,14 @@ from .core import (
     Text,
     clean_text,
     listing,
-    N_,
     ntext,
 )
 from .sources import RULES, Rule, rule
 from .variants import VARIANTS, Variant, get_variant
 
 __all__ = [
-    "BIDS", "CLAIM_KINDS", "Claim", "HERE", "PASS", "POOL", "TableState", "Bid", "EveningSetup", "HandFacts", "IllegalAuction", "IllegalFacts",
-    "IllegalSetup", "Override", "Reason", "Result", "Ruling", "RulesError", "Stake", "Text", "N_", "ntext", "listing", "clean_text", "RULES", "Rule", "rule",
+    "BIDS", "CLAIM_KINDS", "Claim", "HERE", "PASS", "POOL", "TableState", "Bid", "EveningSetup", "HandFacts",
+    "IllegalAuction", "IllegalFacts", "IllegalSetup", "Override", "Reason", "Result", "Ruling", "RulesError", "Stake",
+    "Text", "N_", "ntext", "listing", "clean_text", "RULES", "Rule", "rule",
     "VARIANTS", "Variant", "get_variant",
 ]

@@ -67,8 +67,8 @@ def ntext(singular: str, plural: str, n: int, /, **params: Any) -> Text:
 def listing(items: Any) -> Text:
     """``"One, Two, Three"`` as a :class:`Text` whose items are translated one by one."""
     items = list(items)
-    template = ", ".join("{i%d}" % k for k in range(len(items)))
-    params = {"i%d" % k: item for k, item in enumerate(items)}
+    template = ", ".join(f"{{i{k}}}" for k in range(len(items)))
+    params = {f"i{k}": item for k, item in enumerate(items)}
     return Text(template, **params)
 
 
@@ -316,7 +316,8 @@ class Ruling:
     ``units`` holds each seat's change in units (chips or points), in seat order;
     ``pool`` the pool's change (positive when chips go into it). In every money
     hand ``sum(units) + pool == 0`` (points variants such as ``napoleao`` award
-    points and need not). ``state_after`` is what the next hand starts from. ``next_dealer`` is the seat that deals next;
+    points and need not). ``state_after`` is what the next hand starts from.
+    ``next_dealer`` is the seat that deals next;
     ``shuffle`` says the next dealer must shuffle (P-4). ``counts`` says whether
     the hand counts towards an agreed end point (P-14).
     """

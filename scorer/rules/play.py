@@ -60,6 +60,55 @@ class PlayReading:
         return True
 
 
+def _parse_record(record: Sequence[Sequence[str]], pack_size: int) -> list[list[Card]]:
+    """The record's card texts as cards. Raises :class:`IllegalFacts` for a card that
+    is not a card, not in the pack (R-1: 36 cards) or played twice."""
+    seen: set[Card] = set()
+    parsed: list[list[Card]] = []
+    for trick in record:
+        cards = [parse_card(c) for c in trick]
+        for card in cards:
+            if pack_size == 36 and card.strength < parse_card("6S").strength:
+                raise IllegalFacts(Text("{card} is not in the 36-card pack (R-1).", card=str(card)))
+            if card in seen:
+                raise IllegalFacts(Text("{card} was played twice.", card=str(card)))
+            seen.add(card)
+        parsed.append(cards)
+    return parsed
+
+
+def _decided(won: int, remaining: int, needed: int, misere: bool) -> bool:
+    """Whether the result is certain once the declarer has won ``won`` tricks with
+    ``remaining`` still to play (H-10, R-12, B-10): a misère is lost with the first
+    trick won; a contract is made at ``needed`` or lost when it cannot be reached."""
+    if misere:
+        return won > 0 or remaining == 0
+    return won >= needed or won + remaining < needed
+
+
+def _found_revokes(played_by: Mapping[int, list[tuple[int, Card, str]]], leaders: Sequence[int], trump: str,
+                   must_trump: bool) -> list[FoundRevoke]:
+    """The first revoke each player's later cards prove: a card of the suit led shown
+    after a discard (H-9, P-10), or with ``must_trump`` a trump shown after a discard
+    when a trump was due (R-11)."""
+    revokes: list[FoundRevoke] = []
+    for seat, plays in played_by.items():
+        for k, (t, card, led) in enumerate(plays):
+            if card.suit == led or leaders[t - 1] == seat:
+                continue
+            later = [c for (_, c, _) in plays[k + 1:]]
+            shown = next((c for c in later if c.suit == led), None)
+            if shown is not None:
+                revokes.append(FoundRevoke(seat, t, led, str(card), str(shown)))
+                break
+            if must_trump and card.suit != trump:
+                trumped = next((c for c in later if c.suit == trump), None)
+                if trumped is not None:
+                    revokes.append(FoundRevoke(seat, t, led, str(card), str(trumped), failed_to_trump=True))
+                    break
+    return revokes
+
+
 def read_record(record: Sequence[Sequence[str]], n: int, declarer: int, needed: int, *, pack_size: int = 52,
                 named_trump: str | None = None, must_trump: bool = False, misere: bool = False,
                 held: Mapping[int, int] | None = None) -> PlayReading:
@@ -77,17 +126,7 @@ def read_record(record: Sequence[Sequence[str]], n: int, declarer: int, needed: 
     held = {s: (held or {}).get(s, 5) for s in range(n)}
     if len(record) > 5:
         raise IllegalFacts(Text("A hand has five tricks."))
-    seen: set[Card] = set()
-    parsed: list[list[Card]] = []
-    for trick in record:
-        cards = [parse_card(c) for c in trick]
-        for card in cards:
-            if pack_size == 36 and card.strength < parse_card("6S").strength:
-                raise IllegalFacts(Text("{card} is not in the 36-card pack (R-1).", card=str(card)))
-            if card in seen:
-                raise IllegalFacts(Text("{card} was played twice.", card=str(card)))
-            seen.add(card)
-        parsed.append(cards)
+    parsed = _parse_record(record, pack_size)
     if not parsed:
         raise IllegalFacts(Text("The record has no trick."))
     trump = named_trump or parsed[0][0].suit
@@ -119,33 +158,14 @@ def read_record(record: Sequence[Sequence[str]], n: int, declarer: int, needed: 
         winner = order[trick_winner(cards, trump)]
         winners.append(winner)
         won += winner == declarer
-        remaining = 5 - t
-        if decided_after is None:
-            if misere:
-                if won > 0 or remaining == 0:
-                    decided_after = t
-            elif won >= needed or won + remaining < needed:
-                decided_after = t
+        if decided_after is None and _decided(won, 5 - t, needed, misere):
+            decided_after = t
         leader = winner
     else:
         if len(parsed) < 5:
             later = [(leader + i) % n for i in range(n) if left[(leader + i) % n] > 0]
             next_to_play = later[0] if later else None
-    revokes: list[FoundRevoke] = []
-    for seat, plays in played_by.items():
-        for k, (t, card, led) in enumerate(plays):
-            if card.suit == led or leaders[t - 1] == seat:
-                continue
-            later = [c for (_, c, _) in plays[k + 1:]]
-            shown = next((c for c in later if c.suit == led), None)
-            if shown is not None:
-                revokes.append(FoundRevoke(seat, t, led, str(card), str(shown)))
-                break
-            if must_trump and card.suit != trump:
-                trumped = next((c for c in later if c.suit == trump), None)
-                if trumped is not None:
-                    revokes.append(FoundRevoke(seat, t, led, str(card), str(trumped), failed_to_trump=True))
-                    break
+    revokes = _found_revokes(played_by, leaders, trump, must_trump)
     return PlayReading(trump, tuple(leaders), tuple(winners), won, decided_after, tuple(revokes), n_players=n,
                        seats=tuple(seats), next_to_play=next_to_play)
 

@@ -13,7 +13,8 @@ from flask_babel import gettext
 
 from .. import access, services
 from ..access import permission
-from ..forms import ActionForm, error_messages, hand_form_for, override_form_for
+from ..codec import decode_hand, encode_hand
+from ..forms import ActionForm, HandFormBase, error_messages, hand_form_for, override_form_for
 from ..i18n import error_text, tr
 from ..ledger import Ledger
 from ..models import Evening
@@ -70,29 +71,16 @@ def _hand_page(evening: Evening, ledger: Ledger, form: Any, *, number: int, edit
 
 
 def _facts_from(form: Any, ledger: Ledger, kept: HandFacts | None = None) -> HandFacts:
-    """The facts entered on the form. ``kept`` is the hand being corrected: what the
-    form does not show — further claims (the form edits the first), the record of
-    play and an override — is carried over unchanged."""
-    dealer = int(form.dealer.data)
-    override = kept.override if kept else None
-    if form.misdeal.data:
-        return HandFacts(dealer=dealer, misdeal=True, override=override)
-    claim = form.claim_value()
-    variant = ledger.variant
-    auction = form.call_sequence() if variant.sequence_auction else form.calls_in_speaking_order(dealer)
-    return HandFacts(
-        dealer=dealer,
-        auction=auction,
-        tricks=form.tricks_value(),
-        trump=form.trump.data or None,
-        purchase=bool(form.purchase.data),
-        widow=bool(form.widow.data),
-        peeks=form.peeks_value(),
-        claims=((claim,) if claim else ()) + (kept.claims[1:] if kept else ()),
-        override=override,
-        record=kept.record if kept else (),
-    )
-
+    """The facts entered on the form (read through the codec). ``kept`` is the hand
+    being corrected: what the form does not show — further claims (the form edits the
+    first), the record of play and an override — is carried over unchanged."""
+    facts = decode_hand(form.hand_data(ledger.variant.sequence_auction), ledger.setup.n)
+    if kept is None:
+        return facts
+    if facts.misdeal:
+        return dataclasses.replace(facts, override=kept.override)
+    return dataclasses.replace(facts, claims=facts.claims + kept.claims[1:], override=kept.override,
+                               record=kept.record)
 
 
 def _auction_step(evening: Evening, ledger: Ledger, form: Any, *, number: int, editing: bool) -> Any | None:
@@ -129,8 +117,8 @@ def new_hand(key: str) -> Any:
         flash(gettext("This evening is finished: no more hands can be recorded."))
         return redirect(url_for("sheet.scoresheet", key=key))
     if request.method == "GET":
-        form = hand_form_for(setup, ladder, ledger.variant.claim_rules, number=str(number), dealer=str(ledger.next_dealer),
-                             token=secrets.token_urlsafe(16))
+        form = hand_form_for(setup, ladder, ledger.variant.claim_rules, number=str(number),
+                             dealer=str(ledger.next_dealer), token=secrets.token_urlsafe(16))
         return _hand_page(evening, ledger, form, number=number, editing=False)
     form = hand_form_for(setup, ladder, ledger.variant.claim_rules)
     if form.validate_on_submit():
@@ -160,8 +148,9 @@ def hand(key: str, number: int) -> Any:
         versions.append({"version": v, "facts": facts})
     current = record.current
     override_form = override_form_for(
-        ledger.setup.players, version=str(current.version), token=secrets.token_urlsafe(16), reason=row.facts.override.reason if row.facts.override
-        else "", pool=row.ruling.pool, **{f"units_{s}": u for s, u in enumerate(row.ruling.units)})
+        ledger.setup.players, version=str(current.version), token=secrets.token_urlsafe(16),
+        reason=row.facts.override.reason if row.facts.override else "", pool=row.ruling.pool,
+        **{f"units_{s}": u for s, u in enumerate(row.ruling.units)})
     first_cite: dict[str, int] = {}
     for i, reason in enumerate(row.ruling.reasons):
         first_cite.setdefault(reason.rule, i)
@@ -254,22 +243,9 @@ def edit_hand(key: str, number: int) -> Any:
     if request.method == "GET":
         facts = row.facts
         order = ledger.variant.speaking_order(setup, facts.dealer)
-        calls: dict[str, Any] = {f"call_{seat}": call for seat, call in zip(order, facts.auction)}
-        calls.update({f"peek_{seat}": True for seat in facts.peeks})
-        first = facts.claims[0] if facts.claims else None
-        if first is not None:
-            calls.update(claim_kind=first.kind, claim_accused=str(first.accused),
-                         claim_by="" if first.by is None else str(first.by), claim_upheld="yes" if first.upheld else "no",
-                         claim_trick="" if first.trick is None else str(first.trick), claim_suit=first.suit_led or "",
-                         claim_card=first.card or "", claim_evidence=first.evidence or "",
-                         claim_cards_held=first.cards_held, claim_before=first.before_speaking)
-        form = hand_form_for(
-            setup, ladder, ledger.variant.claim_rules, number=str(number), version=str(record.current.version), dealer=str(facts.dealer),
-            tricks=None if facts.tricks is None else str(facts.tricks), calls=",".join(facts.auction),
-            calls_dealer=str(facts.dealer) if facts.auction else "",
-            trump=facts.trump or "", purchase=facts.purchase, widow=facts.widow, token=secrets.token_urlsafe(16),
-            **calls,
-        )
+        form = hand_form_for(setup, ladder, ledger.variant.claim_rules, number=str(number),
+                             version=str(record.current.version), token=secrets.token_urlsafe(16),
+                             **HandFormBase.initial(encode_hand(facts), order))
         return _hand_page(evening, ledger, form, number=number, editing=True)
     form = hand_form_for(setup, ladder, ledger.variant.claim_rules)
     if form.validate_on_submit():

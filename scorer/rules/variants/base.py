@@ -15,6 +15,7 @@ from typing import Any, ClassVar
 from ..cards import RANKS_36, SUITS, Card, first_dealer_by_draw, parse_card
 from ..core import (
     BIDS,
+    N_,
     PASS,
     POOL,
     Bid,
@@ -31,7 +32,6 @@ from ..core import (
     Text,
     clean_text,
     listing,
-    N_,
     ntext,
 )
 from ..options import OptionSpec, resolve_options
@@ -66,6 +66,13 @@ SUIT_NAMES = {"S": Text("spade"), "H": Text("heart"), "D": Text("diamond"), "C":
 SUIT_PLURALS = {"S": Text("spades"), "H": Text("hearts"), "D": Text("diamonds"), "C": Text("clubs")}
 #: The kinds of claim in words, as in "no rule for a “wrong cards” claim".
 CLAIM_NAMES = {"revoke": Text("revoke"), "wrong_cards": Text("wrong cards"), "out_of_turn": Text("out of turn")}
+
+
+def check_tricks(tricks: Any) -> None:
+    """Raise :class:`IllegalFacts` unless ``tricks`` is a whole number from 0 to 5."""
+    if isinstance(tricks, bool) or not isinstance(tricks, int) or not 0 <= tricks <= TRICKS_PER_HAND:
+        raise IllegalFacts(Text("The declarer wins 0 to {most} tricks, not {tricks}.", most=TRICKS_PER_HAND,
+                                tricks=repr(tricks)))
 
 
 class Variant:
@@ -162,7 +169,8 @@ class Variant:
         if ace_low:
             return seat, Reason(rule, "{card} is the lowest card drawn (the ace counts low): its player deals first.",
                                 {"card": str(cards[seat])})
-        return seat, Reason(rule, "{card} is the lowest card drawn: its player deals first.", {"card": str(cards[seat])})
+        return seat, Reason(rule, "{card} is the lowest card drawn: its player deals first.",
+                            {"card": str(cards[seat])})
 
     def describe_options(self, options: Mapping[str, Any]) -> list[tuple[OptionSpec, str]]:
         """Each option with its value in words, for the scoresheet, rules page and PDF."""
@@ -302,6 +310,43 @@ class Variant:
         return dataclasses.replace(ruling, units=units, pool=override.pool, reasons=ruling.reasons + (reason,),
                                    state_after=after, overruled=(ruling.units, ruling.pool))
 
+    def misdeal_ruling(self, facts: HandFacts, setup: EveningSetup, state: TableState) -> Ruling:
+        """A misdeal: nobody pays, the same dealer deals again and the hand does not count."""
+        return Ruling(
+            result=Result.MISDEAL,
+            dealer=facts.dealer,
+            declarer=None,
+            contract=None,
+            tricks=None,
+            units=(0,) * setup.n,
+            reasons=(self.misdeal_reason(setup, facts.dealer),),
+            next_dealer=facts.dealer,
+            shuffle=True,
+            counts=False,
+            state_after=state,
+        )
+
+    def note_rejected_claims(self, facts: HandFacts, setup: EveningSetup, tally: Tally) -> None:
+        """Say, citing its rule, that each claim the table rejected changes nothing."""
+        for claim in facts.claims:
+            if not claim.upheld:
+                tally.note(self.claim_rules[claim.kind], "Rejected: the claim that {what}. It changes nothing.",
+                           what=self.describe_claim(setup, claim))
+
+    def all_passed_ruling(self, facts: HandFacts, setup: EveningSetup, tally: Tally) -> Ruling:
+        """Nobody bid: the variant's all-pass rule (:meth:`all_passed`). Raises
+        :class:`IllegalFacts` if a purchase, the widow or tricks were entered anyway."""
+        if facts.purchase or facts.widow:
+            raise IllegalFacts(Text("Nobody bid, so nobody bought a card or took the widow."))
+        if facts.tricks is not None:
+            raise IllegalFacts(Text(
+                "Nobody bid, but tricks were entered: tap the declarer's bid, or choose “none: nobody bid” "
+                "for the tricks."
+            ))
+        self.all_passed(facts, setup, tally)
+        return tally.ruling(Result.ALL_PASSED, facts, None, None, None, self.shuffle_after(None, False),
+                            self.all_pass_counts(setup.options))
+
     def rule(self, facts: HandFacts, setup: EveningSetup, state: TableState | None = None) -> Ruling:
         """Rule on one hand: facts in, ruling out.
 
@@ -317,19 +362,7 @@ class Variant:
         if isinstance(facts.dealer, bool) or not isinstance(facts.dealer, int) or not 0 <= facts.dealer < n:
             raise IllegalFacts(Text("The dealer must be one of the players."))
         if facts.misdeal:
-            return Ruling(
-                result=Result.MISDEAL,
-                dealer=facts.dealer,
-                declarer=None,
-                contract=None,
-                tricks=None,
-                units=(0,) * n,
-                reasons=(self.misdeal_reason(setup, facts.dealer),),
-                next_dealer=facts.dealer,
-                shuffle=True,
-                counts=False,
-                state_after=state,
-            )
+            return self.misdeal_ruling(facts, setup, state)
         self.check_facts(facts, setup)
         self.check_claims(facts, setup)
         early = next((c for c in facts.claims if c.upheld and c.kind == "wrong_cards" and c.before_speaking), None)
@@ -343,42 +376,26 @@ class Variant:
             if declarer is None or contract is None:
                 raise IllegalFacts(Text("Nobody bid, so no play can be recorded."))
             facts = self.read_play(facts, setup, tally, declarer, contract)
-        for claim in facts.claims:
-            if not claim.upheld:
-                tally.note(self.claim_rules[claim.kind], "Rejected: the claim that {what}. It changes nothing.",
-                           what=self.describe_claim(setup, claim))
+        self.note_rejected_claims(facts, setup, tally)
         upheld = [c for c in facts.claims if c.upheld]
         if upheld and (declarer is None or contract is None):
             raise IllegalFacts(Text("Nobody played this hand, so no claim about its play can be upheld."))
         revoke = next((c for c in upheld if c.kind == "revoke"), None)
         if revoke is not None and declarer is not None and contract is not None:
             tricks = facts.tricks
-            if tricks is not None and (isinstance(tricks, bool) or not isinstance(tricks, int)
-                                       or not 0 <= tricks <= TRICKS_PER_HAND):
-                raise IllegalFacts(Text("The declarer wins 0 to {most} tricks, not {tricks}.", most=TRICKS_PER_HAND,
-                                        tricks=repr(tricks)))
+            if tricks is not None:
+                check_tricks(tricks)
             made = self.settle_revoke(facts, setup, tally, declarer, contract, revoke)
             return tally.ruling(Result.MADE if made else Result.DEFEATED, facts, declarer, contract, tricks,
                                 self.shuffle_after(contract, made), True)
         if declarer is None or contract is None:
-            if facts.purchase or facts.widow:
-                raise IllegalFacts(Text("Nobody bid, so nobody bought a card or took the widow."))
-            if facts.tricks is not None:
-                raise IllegalFacts(Text(
-                    "Nobody bid, but tricks were entered: tap the declarer's bid, or choose “none: nobody bid” "
-                    "for the tricks."
-                ))
-            self.all_passed(facts, setup, tally)
-            return tally.ruling(Result.ALL_PASSED, facts, None, None, None, self.shuffle_after(None, False),
-                                self.all_pass_counts(setup.options))
+            return self.all_passed_ruling(facts, setup, tally)
         self.check_contract_facts(facts, setup, declarer, contract)
         tricks = facts.tricks
         if tricks is None:
             raise IllegalFacts(Text("Enter how many tricks {declarer} (the declarer) won.",
                                     declarer=setup.players[declarer]))
-        if isinstance(tricks, bool) or not isinstance(tricks, int) or not 0 <= tricks <= TRICKS_PER_HAND:
-            raise IllegalFacts(Text("The declarer wins 0 to {most} tricks, not {tricks}.", most=TRICKS_PER_HAND,
-                                    tricks=repr(tricks)))
+        check_tricks(tricks)
         made = self.is_made(contract, tricks)
         self.pay_contract(facts, setup, tally, declarer, contract, tricks, made)
         self.after_play(facts, setup, tally, declarer, contract, made)

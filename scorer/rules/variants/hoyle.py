@@ -13,6 +13,7 @@ from typing import Any
 
 from ..core import (
     BIDS,
+    N_,
     POOL,
     Bid,
     Claim,
@@ -23,7 +24,6 @@ from ..core import (
     IllegalSetup,
     Reason,
     Text,
-    N_,
 )
 from ..options import OptionSpec
 from ..sources import HOYLE_SOURCE

@@ -16,6 +16,7 @@ from ..options import OptionSpec
 from ..sources import NAPOLEAO_SOURCE
 from .base import Tally, Variant, outcome
 
+
 class Napoleao(Variant):
     """Napoleão: declarations One to Four and nap (B-4, B-5); points (B-11 to B-13)."""
 

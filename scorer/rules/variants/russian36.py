@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..core import BIDS, HERE, PASS, POOL, Bid, EveningSetup, HandFacts, IllegalAuction, N_, Reason, Text
+from ..core import BIDS, HERE, N_, PASS, POOL, Bid, EveningSetup, HandFacts, IllegalAuction, Reason, Text
 from ..options import OptionSpec
 from ..sources import RUSSIAN36_SOURCE
 from .base import Tally, Variant, outcome
