@@ -56,10 +56,11 @@ class _RequestContext(logging.Filter):
 
 
 def _configure() -> None:
-    if not any(isinstance(f, _RequestContext) for f in log.filters):
-        log.addFilter(_RequestContext())
+    # the filter sits on the handler, not the logger: records of child loggers (Flask's
+    # ``scorer.app``) reach this handler too and need the request id and table
     if not any(getattr(h, "_scorer", False) for h in log.handlers):
         handler = logging.StreamHandler()
+        handler.addFilter(_RequestContext())
         handler.setFormatter(logging.Formatter(FORMAT))
         handler._scorer = True  # type: ignore[attr-defined]
         log.addHandler(handler)

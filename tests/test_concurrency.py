@@ -34,10 +34,18 @@ def server(any_db_app: Any):  # type: ignore[no-untyped-def]
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     srv = create_server(any_db_app, host="127.0.0.1", port=port, threads=PHONES)
-    thread = threading.Thread(target=srv.run, daemon=True)
+
+    def run() -> None:
+        try:
+            srv.run()
+        except OSError:  # the listening socket closed under waitress's loop at teardown (EBADF)
+            pass
+
+    thread = threading.Thread(target=run, daemon=True)
     thread.start()
     yield any_db_app, port
     srv.close()
+    thread.join(timeout=5)
 
 
 class Phone:

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from scorer.access import permission
 from scorer.logs import FORMAT
 from tests.webhelpers import start_evening
 
@@ -52,7 +53,7 @@ def test_a_server_error_logs_its_traceback_with_the_request_id(app: Any, caplog:
     def boom(key: str) -> str:
         raise RuntimeError("boom for the test")
 
-    app.add_url_rule("/e/<key>/boom", "boom", boom, methods=["POST"])
+    app.add_url_rule("/e/<key>/boom", "boom", permission("public")(boom), methods=["POST"])
     app.config["PROPAGATE_EXCEPTIONS"] = False  # answer with the 500 page, as in production
     caplog.set_level(logging.INFO, logger="scorer")
     response = app.test_client().post("/e/abc123/boom", headers={"X-Request-Id": "err-1"})
