@@ -250,6 +250,13 @@ def _token_used(token: str | None) -> Submission | None:
     return db.session.scalar(sa.select(Submission).where(Submission.token == token[:64]))
 
 
+def used_token(token: str | None) -> AlreadySaved | None:
+    """The refusal a write with ``token`` meets because that token saved something
+    before (a retry), or ``None``: lets a caller answer a retry before its own checks."""
+    used = _token_used(token)
+    return None if used is None else _already_saved(used)
+
+
 def _already_saved(submission: Submission) -> AlreadySaved:
     return AlreadySaved(Text("This form was already saved (it was sent twice); nothing was saved again."),
                         submission.hand_number)

@@ -73,6 +73,12 @@ def _on_conflict(error: services.ScorerError) -> Any:
     return jsonify(error={"code": "conflict", "message": error_text(error)}, state=state_of(evening)), 409
 
 
+@bp.errorhandler(services.AlreadySaved)
+def _on_retry(error: services.AlreadySaved) -> Any:
+    """The same command again (its token was used): nothing new; what the first one saved."""
+    return _saved((request.view_args or {}).get("key", ""), error.number or 0, 200)
+
+
 @bp.before_request
 def _json_only() -> Any:
     if request.method == "POST" and request.mimetype != "application/json":
@@ -179,11 +185,8 @@ def _hand_in_play(evening: Evening, hand_id: int, version: int | None = None) ->
 
 
 def _correct(evening: Evening, hand: Hand, base: int, facts: HandFacts, token: str, kind: str) -> Any:
-    try:
-        services.correct_hand(evening, hand.number, base, facts, device=access.device_name(), kind=kind,
-                              token=token, hand_id=hand.id)
-    except services.AlreadySaved as error:  # a retry: what the first one saved
-        return _saved(evening.key, error.number or hand.number, 200)
+    services.correct_hand(evening, hand.number, base, facts, device=access.device_name(), kind=kind,
+                          token=token, hand_id=hand.id)
     return _saved(evening.key, hand.number, 201)
 
 
@@ -193,6 +196,9 @@ def _correction(key: str, hand_id: int) -> tuple[dict[str, Any], Evening, Ledger
     body = _body()
     base, token = _int(body, "version", 1), _token(body)
     evening = _evening(key)
+    retry = services.used_token(token)
+    if retry is not None:  # answered before the version check: the first one made it stale
+        raise retry
     hand = _hand_in_play(evening, hand_id, base)
     return body, evening, services.ledger_of(evening), hand, base, token
 
@@ -224,10 +230,7 @@ def new_hand(key: str) -> Any:
     evening = _evening(key)
     ledger = services.ledger_of(evening)
     facts = _facts(body.get("facts"), ledger, ledger.next_dealer)
-    try:
-        services.record_hand(evening, number, facts, device=access.device_name(), token=token)
-    except services.AlreadySaved as error:
-        return _saved(key, error.number or number, 200)
+    services.record_hand(evening, number, facts, device=access.device_name(), token=token)
     return _saved(key, number, 201)
 
 
