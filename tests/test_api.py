@@ -368,3 +368,17 @@ def test_a_garbage_command_is_422_and_changes_nothing(app: Any, client: Any, com
     assert answer.status_code == 422, answer.get_data(as_text=True)
     assert answer.get_json()["error"]["code"] == "refused"
     assert _snapshot(app, client, key) == before
+
+
+def test_another_tables_hand_id_is_a_404_and_changes_neither_table(app: Any) -> None:
+    alice, bob = app.test_client(), app.test_client()
+    a, b = start_evening(alice), start_evening(bob)
+    hand_a = _record(alice, a, 1, THREE, "a1")
+    _record(bob, b, 1, THREE, "b1")
+    before = _snapshot(app, alice, a), _snapshot(app, bob, b)
+    for url, body in ((f"/api/e/{b}/hands/{hand_a['id']}/versions", {"version": 1, "facts": THREE, "token": "x1"}),
+                      (f"/api/e/{b}/hands/{hand_a['id']}/override", {"version": 1, "override": None, "token": "x2"}),
+                      (f"/api/e/{b}/undo", {"hand_id": hand_a["id"], "version": 1})):
+        answer = _post(bob, url, body)
+        assert answer.status_code == 404 and answer.get_json()["error"]["code"] == "not_found", url
+    assert (_snapshot(app, alice, a), _snapshot(app, bob, b)) == before
