@@ -28,7 +28,7 @@ def record_play(key: str, number: int) -> Any:
     evening, ledger = load_evening(key)
     row = row_of(ledger, number)
     record = evening.hands[number - 1]
-    setup, variant, r = ledger.setup, ledger.variant, row.ruling
+    variant, r = ledger.variant, row.ruling
     if r.declarer is None or r.contract is None:
         flash(gettext("Nobody bid in this hand, so there is no play to record."))
         return redirect(url_for("hands.hand", key=key, number=number))
