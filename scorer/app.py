@@ -8,7 +8,7 @@ import secrets
 from pathlib import Path
 from typing import Any
 
-from flask import Flask, render_template
+from flask import Flask, jsonify, render_template, request
 from flask_babel import gettext as _
 from flask_wtf.csrf import CSRFError
 from werkzeug.exceptions import HTTPException
@@ -85,14 +85,25 @@ def register_extensions(app: Flask) -> None:
 
 
 def register_blueprints(app: Flask) -> None:
-    from .views import common, groups, hands, play, sheet, start, table
+    from .views import api, common, groups, hands, play, sheet, start, table
 
-    for module in (common, start, sheet, hands, play, table, groups):
+    for module in (common, start, sheet, hands, play, table, groups, api):
         app.register_blueprint(module.bp)
 
 
+def _json_error(code: int, message: str) -> Any:
+    """An error under ``/api/`` is answered in JSON (the JSON commands, ``docs/api.md``)."""
+    names = {400: "bad_request", 404: "not_found", 405: "method_not_allowed", 409: "conflict", 413: "too_large",
+             500: "server_error"}
+    return jsonify(error={"code": names.get(code, "error"), "message": message}), code
+
+
+def _is_api() -> bool:
+    return request.path.startswith("/api/")
+
+
 def register_errorhandlers(app: Flask) -> None:
-    def render_error(error: HTTPException) -> tuple[str, int]:
+    def render_error(error: HTTPException) -> Any:
         code = error.code or 500
         messages = {
             400: _("The request could not be understood."),
@@ -100,23 +111,29 @@ def register_errorhandlers(app: Flask) -> None:
             405: _("That action is not possible here."),
             413: _("That file is too large (at most 1 MB)."),
         }
+        if _is_api():
+            return _json_error(code, messages.get(code, error.description or ""))
         return render_template("error.html", code=code, message=messages.get(code, error.description)), code
 
     for code in (400, 404, 405, 413):
         app.register_error_handler(code, render_error)
 
     @app.errorhandler(500)
-    def server_error(error: Exception) -> tuple[str, int]:
+    def server_error(error: Exception) -> Any:
         message = _("Something went wrong on our side; nothing you entered was half-saved. Please try again.")
+        if _is_api():
+            return _json_error(500, message)
         return render_template("error.html", code=500, message=message), 500
 
     @app.errorhandler(HandError)
-    def hand_error(error: HandError) -> tuple[str, int]:
+    def hand_error(error: HandError) -> Any:
         # a stored hand the rules refuse (it should not happen: every save is ruled first)
         from .i18n import error_text
 
         message = _("This evening holds a hand the rules refuse — %(error)s. Export it as JSON to repair it.",
                     error=error_text(error))
+        if _is_api():
+            return _json_error(409, message)
         return render_template("error.html", code=409, message=message), 409
 
     @app.errorhandler(CSRFError)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date
 from decimal import Decimal, InvalidOperation
@@ -120,13 +121,7 @@ def load(data: Any) -> EveningFile:
     """
     _check_shape(data)
     players = tuple(_cleaned(p, 40, f"players[{i}]") for i, p in enumerate(data["players"]))
-    seats = {p.casefold(): i for i, p in enumerate(players)}
-
-    def seat_of(name: str, where: str) -> int:
-        try:
-            return seats[clean_text(name).casefold()]
-        except KeyError:
-            raise EveningFileError(Text("{name} is not one of the players.", name=repr(name)), where) from None
+    seat_of = seat_reader(players)
 
     stake = None
     if data.get("stake") is not None:
@@ -209,6 +204,36 @@ def _check_not_over(ledger: Ledger, i: int) -> None:
         raise EveningFileError(
             Text("The agreed {target} hands were played before hand {number}; no more hands can follow.",
                  target=ledger.hands_to_play, number=i + 1), f"hands[{i}]", variant.rule_end)
+
+
+def seat_reader(players: Sequence[str]) -> Callable[[Any, str], int]:
+    """The reader of a player reference by name (the evening file's and the JSON
+    commands' form, :data:`scorer.codec.SeatReader`): capitals, spaces and accents typed
+    two ways do not matter. Raises :class:`EveningFileError` for anyone not at the table."""
+    seats = {clean_text(p).casefold(): i for i, p in enumerate(players)}
+
+    def seat_of(name: Any, where: str) -> int:
+        try:
+            return seats[clean_text(name).casefold()]
+        except (KeyError, TypeError, AttributeError):
+            raise EveningFileError(Text("{name} is not one of the players.", name=_short(repr(name), 40)),
+                                   where) from None
+
+    return seat_of
+
+
+def check_hand(data: Any, where: str = "hand") -> None:
+    """Check one hand dict against the schema's ``hands`` item (types, names as strings,
+    limits); raises :class:`EveningFileError`, in the words :func:`load` uses."""
+    validator = jsonschema.Draft202012Validator(schema()["properties"]["hands"]["items"])
+    try:
+        errors = list(validator.iter_errors(data))
+    except RecursionError:
+        raise EveningFileError(Text("This file is nested far too deeply to be an evening."), where) from None
+    if errors:
+        err = jsonschema.exceptions.best_match(errors)
+        path = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in err.absolute_path)
+        raise EveningFileError(_schema_message(err), where + path)
 
 
 def _schema_message(err: jsonschema.ValidationError) -> str:

@@ -250,6 +250,13 @@ def _token_used(token: str | None) -> Submission | None:
     return db.session.scalar(sa.select(Submission).where(Submission.token == token[:64]))
 
 
+def used_token(token: str | None) -> AlreadySaved | None:
+    """The refusal a write with ``token`` meets because that token saved something
+    before (a retry), or ``None``: lets a caller answer a retry before its own checks."""
+    used = _token_used(token)
+    return None if used is None else _already_saved(used)
+
+
 def _already_saved(submission: Submission) -> AlreadySaved:
     return AlreadySaved(Text("This form was already saved (it was sent twice); nothing was saved again."),
                         submission.hand_number)
@@ -319,7 +326,7 @@ def record_hand(evening: Evening, number: int, facts: HandFacts, *, device: str 
 
 @write
 def correct_hand(evening: Evening, number: int, base_version: int, facts: HandFacts, *, device: str = "",
-                 kind: str = "correct", token: str | None = None) -> HandVersion:
+                 kind: str = "correct", token: str | None = None, hand_id: int | None = None) -> HandVersion:
     """Save corrected facts for hand ``number`` as a new version; the old one is kept.
 
     ``base_version`` is the version the user was looking at: if another phone saved
@@ -328,6 +335,8 @@ def correct_hand(evening: Evening, number: int, base_version: int, facts: HandFa
     longer in play: undone on another phone) and
     :class:`~scorer.rules.RulesError`; :class:`AlreadySaved` when ``token`` was used.
     ``kind`` names the change in the history ("correct", "override", "restore", "play").
+    ``hand_id``: the hand's row id the user saw (the JSON commands name it): if hand
+    ``number`` is now another row (undone, and a new hand took its number), :class:`HandConflict`.
     """
     facts = normalise(facts)
     evening = _lock(evening)
@@ -337,7 +346,7 @@ def correct_hand(evening: Evening, number: int, base_version: int, facts: HandFa
     if evening.finished_at is not None:
         raise EveningFinished(Text("This evening is finished: reopen it to correct a hand."))
     hand = next((h for h in evening.hands if h.number == number), None)
-    if hand is None:
+    if hand is None or (hand_id is not None and hand.id != hand_id):
         raise HandConflict(Text("Hand {number} is no longer in play (it was undone on another phone); nothing was "
                              "saved.", number=number), number)
     if hand.current.version != base_version:
@@ -377,13 +386,15 @@ def correct_hand(evening: Evening, number: int, base_version: int, facts: HandFa
 
 
 @write
-def undo_last_hand(evening: Evening, number: int, base_version: int, *, device: str = "") -> Hand:
+def undo_last_hand(evening: Evening, number: int, base_version: int, *, device: str = "",
+                   hand_id: int | None = None) -> Hand:
     """Take the last hand out of play; nothing is deleted (its versions are kept, the
     history keeps its facts) and its place is free for the next hand.
 
     ``number`` and ``base_version`` are what the user saw as the last hand: if another
     phone has since added a hand or corrected this one, :class:`HandConflict` is
-    raised and nothing changes. Raises :class:`EveningFinished` for a closed evening.
+    raised and nothing changes (also when ``hand_id`` is given and the last hand is
+    another row). Raises :class:`EveningFinished` for a closed evening.
     """
     evening = _lock(evening)
     if evening.finished_at is not None:
@@ -391,7 +402,7 @@ def undo_last_hand(evening: Evening, number: int, base_version: int, *, device: 
     if not evening.hands:
         raise HandConflict(Text("There is no hand to undo."), 0)
     hand = evening.hands[-1]
-    if hand.number != number or hand.current.version != base_version:
+    if hand.number != number or hand.current.version != base_version or (hand_id is not None and hand.id != hand_id):
         raise HandConflict(Text("The last hand changed on another phone; nothing was undone. Here it is now."),
                            hand.number)
     before = facts_of(hand.current, len(evening.players))
@@ -447,9 +458,14 @@ def history(evening: Evening, limit: int = 500) -> list[Change]:
 
 
 @write
-def set_finished(evening: Evening, finished: bool, *, device: str = "") -> None:
-    """Close the evening (no more hands) or reopen it; the history keeps which phone did."""
+def set_finished(evening: Evening, finished: bool, *, device: str = "", base_revision: int | None = None) -> None:
+    """Close the evening (no more hands) or reopen it; the history keeps which phone did.
+
+    ``base_revision`` (the JSON commands give it): :class:`HandConflict` if the table
+    changed since; ``None`` does not check (the HTML button, where a double tap is harmless)."""
     evening = _lock(evening)
+    if base_revision is not None and evening.revision != base_revision:
+        raise HandConflict(Text("The table changed on another phone while you were editing; here it is now."), 0)
     if (evening.finished_at is not None) == finished:
         db.session.rollback()  # already so (a double tap): nothing to record
         return

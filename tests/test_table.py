@@ -103,7 +103,8 @@ def _urls(app: Any, key: str, edit_key: str) -> list[tuple[str, str]]:
     for rule in app.url_map.iter_rules():
         if "key" not in rule.arguments or rule.endpoint.startswith("groups."):
             continue
-        values = {"key": key, "number": 1, "version": 1, "edit_key": edit_key}
+        values = {"key": key, "number": 1, "version": 1, "edit_key": edit_key,
+                  "hand_id": 1}  # table A's first hand
         url = rule.build({k: values[k] for k in rule.arguments if k in values}, append_unknown=False)[1]
         for method in sorted((rule.methods or set()) - {"HEAD", "OPTIONS"}):
             out.append((method, url))

@@ -8,11 +8,12 @@ The view modules (:mod:`.start`, :mod:`.sheet`, :mod:`.hands`, :mod:`.play`,
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass
 from typing import Any
 
-from flask import Blueprint, abort, current_app, flash, redirect, request, url_for
+from flask import Blueprint, abort, current_app, flash, jsonify, redirect, request, url_for
 from flask_babel import gettext
 from flask_babel import gettext as _
 from markupsafe import Markup
@@ -24,6 +25,7 @@ from ..i18n import error_text, tr
 from ..ledger import Ledger, LedgerRow
 from ..models import Evening
 from ..rules import BIDS, HERE, PASS, RULES, VARIANTS, HandFacts, Result, RulesError
+from ..rules.play import PlayRules
 from ..season import Book
 
 #: No routes: the template filters and context processors every page uses.
@@ -45,7 +47,8 @@ def helpers() -> dict[str, Any]:
 def check_permission() -> Any:
     """Run the check each route declares (:func:`scorer.access.permission`) before the
     view: an unknown table or group is a 404; a viewer asking for a scorer's route is
-    sent to the PIN page (nothing runs, nothing changes); an undeclared route is refused."""
+    sent to the PIN page (nothing runs, nothing changes), or answered ``403`` JSON under
+    ``/api/`` (a script has no PIN page to go to); an undeclared route is refused."""
     if request.endpoint is None or request.endpoint == "static":
         return None  # a 404 or 405 of the router, or a static file
     declared = access.permission_of(current_app.view_functions.get(request.endpoint))
@@ -64,6 +67,9 @@ def check_permission() -> Any:
         abort(404)
     if access.is_scorer(key):
         return None
+    if request.path.startswith("/api/"):
+        message = _("Only the table's scorers can change the score. Enter the table's PIN to become one.")
+        return jsonify(error={"code": "forbidden", "message": message}), 403
     flash(_("Only the table's scorers can change the score. Enter the table's PIN to become one."))
     return redirect(url_for("table.join", key=key))
 
@@ -153,6 +159,26 @@ def save_new_hand(evening: Evening, number: int, facts: HandFacts, token: str | 
         return None
     flash(gettext("Hand %(number)s saved.", number=number))
     return redirect(url_for("sheet.scoresheet", key=key) + f"#hand-{number}")
+
+
+
+def play_rules(ledger: Ledger, row: LedgerRow) -> PlayRules:
+    """How the record of play of hand ``row`` is read (its declarer, contract, the
+    variant's pack and trump rules, and the cards a player held after an upheld
+    wrong-cards claim). The hand must have a declarer."""
+    setup, variant, r = ledger.setup, ledger.variant, row.ruling
+    assert r.declarer is not None and r.contract is not None
+    held = {c.accused: c.cards_held for c in row.facts.claims
+            if c.upheld and c.kind == "wrong_cards" and c.cards_held is not None}
+    return PlayRules(setup.n, r.declarer, r.contract.tricks, pack_size=variant.pack_size,
+                     named_trump=row.facts.trump if variant.names_trump else None, must_trump=variant.must_trump,
+                     misere=r.contract.id == "misere", held=held)
+
+
+def with_record(row: LedgerRow, tricks: tuple[tuple[str, ...], ...]) -> HandFacts:
+    """Hand ``row``'s facts with ``tricks`` as its record of play: the tricks won then
+    come from the record; an empty record removes it, and the tricks it gave stay."""
+    return dataclasses.replace(row.facts, record=tricks, tricks=None if tricks else row.ruling.tricks)
 
 
 

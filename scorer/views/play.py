@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import secrets
 from typing import Any
 
@@ -15,8 +14,8 @@ from ..forms import PlayForm
 from ..i18n import error_text
 from ..rules import RulesError
 from ..rules.cards import RANKS_36, RANKS_52, SUITS
-from ..rules.play import PlayRules, PlayState
-from .common import load_evening, row_of
+from ..rules.play import PlayState
+from .common import load_evening, play_rules, row_of, with_record
 
 bp = Blueprint("play", __name__)
 
@@ -29,7 +28,7 @@ def record_play(key: str, number: int) -> Any:
     evening, ledger = load_evening(key)
     row = row_of(ledger, number)
     record = evening.hands[number - 1]
-    setup, variant, r = ledger.setup, ledger.variant, row.ruling
+    variant, r = ledger.variant, row.ruling
     if r.declarer is None or r.contract is None:
         flash(gettext("Nobody bid in this hand, so there is no play to record."))
         return redirect(url_for("hands.hand", key=key, number=number))
@@ -43,12 +42,7 @@ def record_play(key: str, number: int) -> Any:
         form.record.data = "|".join(" ".join(t) for t in row.facts.record)
     elif not form.validate_on_submit():
         abort(400)
-    held = {c.accused: c.cards_held for c in row.facts.claims
-            if c.upheld and c.kind == "wrong_cards" and c.cards_held is not None}
-    rules = PlayRules(setup.n, r.declarer, r.contract.tricks, pack_size=variant.pack_size,
-                      named_trump=row.facts.trump if variant.names_trump else None, must_trump=variant.must_trump,
-                      misere=r.contract.id == "misere", held=held)
-    state = PlayState(rules, form.tricks())
+    state = PlayState(play_rules(ledger, row), form.tricks())
     error = None
     if request.method == "POST":
         if "undo" in request.form and state.tricks:
@@ -63,9 +57,7 @@ def record_play(key: str, number: int) -> Any:
             except (TypeError, ValueError):
                 flash(gettext("This form is missing its version; reload the page."))
                 return redirect(url_for("hands.hand", key=key, number=number))
-            # an empty record removes it: the tricks it gave stay as the hand's tricks
-            facts = dataclasses.replace(row.facts, record=state.tricks,
-                                        tricks=None if state.tricks else row.ruling.tricks)
+            facts = with_record(row, state.tricks)
             try:
                 services.correct_hand(evening, number, version, facts, device=access.device_name(), kind="play",
                                       token=form.token.data or None)

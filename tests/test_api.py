@@ -1,0 +1,384 @@
+"""The JSON commands (scorer/views/api.py): every example of docs/api.md, run in order
+against a new evening, and the refusals: 409 conflicts, 422 with the rule, 415, 403,
+404, retries with the same token, and garbage bodies that change nothing."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+import pytest
+import sqlalchemy as sa
+from conftest import ROOT, make_app
+
+from scorer.models import Evening, db
+from webhelpers import counts, start_evening
+
+DOC = ROOT / "docs" / "api.md"
+THREE = {"dealer": "Ann", "auction": ["three", "pass", "pass", "pass"], "tricks": 3}
+
+
+# --------------------------------------------------------------------------- docs/api.md
+def _split(block: str) -> tuple[str, dict[str, str], str]:
+    head, _, body = block.partition("\n\n")
+    first, *headers = head.strip().splitlines()
+    return first, dict(h.split(": ", 1) for h in headers), body.strip()
+
+
+def documented_examples() -> list[tuple[tuple[str, dict[str, str], str], tuple[str, dict[str, str], str]]]:
+    """(request, answer) pairs: each ```http request block and the answer block after it."""
+    blocks = [_split(b) for b in re.findall(r"```http\n(.*?)```", DOC.read_text("utf-8"), re.S)]
+    pairs = []
+    for i in range(0, len(blocks), 2):
+        request, answer = blocks[i], blocks[i + 1]
+        assert re.match(r"(GET|POST) /api/", request[0]), request[0]
+        assert answer[0].startswith("HTTP/1.1 "), answer[0]
+        pairs.append((request, answer))
+    return pairs
+
+
+def matches(expected: Any, actual: Any, where: str = "") -> None:
+    """Every documented key is in the answer with the documented value; "…" is any text."""
+    if expected == "…":
+        assert isinstance(actual, str), where
+    elif isinstance(expected, dict):
+        assert isinstance(actual, dict), where
+        for k, v in expected.items():
+            assert k in actual, f"{where}.{k} missing from {actual}"
+            matches(v, actual[k], f"{where}.{k}")
+    elif isinstance(expected, list):
+        assert isinstance(actual, list) and len(actual) == len(expected), f"{where}: {actual}"
+        for i, (e, a) in enumerate(zip(expected, actual)):
+            matches(e, a, f"{where}[{i}]")
+    else:
+        assert actual == expected, f"{where}: {actual!r} != {expected!r}"
+
+
+def test_the_documented_examples_run_in_order(app: Any, client: Any) -> None:
+    pairs = documented_examples()
+    assert len(pairs) >= 20
+    key = start_evening(client)
+    ids: list[int] = []
+
+    def fill(text: str) -> str:
+        text = text.replace("<key>", key)
+        return re.sub(r"<hand:(\d+)>", lambda m: str(ids[int(m.group(1)) - 1]), text)
+
+    documented = set()
+    for (line, headers, body), (status_line, _, answer_body) in pairs:
+        method, path = line.split(" ", 1)
+        documented.add((method, re.sub(r"<hand:\d+>", "<int:hand_id>", path)))
+        answer = client.open(fill(path), method=method, data=fill(body).encode() if body else None,
+                             headers={k: v for k, v in headers.items() if k == "Content-Type"})
+        status = int(status_line.split()[1])
+        assert answer.status_code == status, (line, body, answer.get_data(as_text=True))
+        got = answer.get_json()
+        hand = got.get("hand") if isinstance(got, dict) else None
+        if hand and hand["id"] not in ids:
+            ids.append(hand["id"])
+        matches(json.loads(fill(answer_body)), got, line)
+    # every command is documented with an example
+    rules = {(m, r.rule) for r in app.url_map.iter_rules() if r.endpoint.startswith("api.")
+             for m in r.methods - {"HEAD", "OPTIONS"}}
+    assert rules <= documented, rules - documented
+
+
+# --------------------------------------------------------------------------- helpers
+def _post(client: Any, url: str, body: Any) -> Any:
+    return client.post(url, data=json.dumps(body), content_type="application/json")
+
+
+def _state(client: Any, key: str) -> dict[str, Any]:
+    answer = client.get(f"/api/e/{key}")
+    assert answer.status_code == 200
+    return answer.get_json()
+
+
+def _record(client: Any, key: str, number: int, facts: dict[str, Any], token: str) -> dict[str, Any]:
+    answer = _post(client, f"/api/e/{key}/hands", {"number": number, "facts": facts, "token": token})
+    assert answer.status_code == 201, answer.get_data(as_text=True)
+    return answer.get_json()["hand"]
+
+
+def _second_scorer(app: Any, key: str) -> Any:
+    """Another phone, made a scorer with the scorers' link."""
+    with app.app_context():
+        edit_key = db.session.scalar(sa.select(Evening.edit_key).where(Evening.key == key))
+    other = app.test_client()
+    assert other.get(f"/e/{key}/scorer/{edit_key}").status_code == 302
+    return other
+
+
+def _snapshot(app: Any, client: Any, key: str) -> Any:
+    return counts(app), _state(client, key)
+
+
+# --------------------------------------------------------------------------- conflicts
+def test_a_stale_version_is_a_conflict_with_the_state(app: Any, client: Any) -> None:
+    key = start_evening(client)
+    hand = _record(client, key, 1, THREE, "t1")
+    assert _post(client, f"/api/e/{key}/hands/{hand['id']}/versions",
+                 {"version": 1, "facts": {**THREE, "tricks": 2}, "token": "t2"}).status_code == 201
+    before = _snapshot(app, client, key)
+    answer = _post(client, f"/api/e/{key}/hands/{hand['id']}/override",
+                   {"version": 1, "override": None, "token": "t3"})
+    assert answer.status_code == 409
+    body = answer.get_json()
+    assert body["error"]["code"] == "conflict" and "corrected on another phone" in body["error"]["message"]
+    assert body["state"] == before[1]
+    assert _snapshot(app, client, key) == before
+
+
+def test_the_conflict_message_is_in_the_phones_language(app: Any, client: Any) -> None:
+    key = start_evening(client)
+    hand = _record(client, key, 1, THREE, "t1")
+    _post(client, f"/api/e/{key}/hands/{hand['id']}/versions", {"version": 1, "facts": THREE | {"tricks": 4},
+                                                               "token": "t2"})
+    answer = client.post(f"/api/e/{key}/hands/{hand['id']}/versions", headers={"Accept-Language": "ru"},
+                         data=json.dumps({"version": 1, "facts": THREE, "token": "t3"}),
+                         content_type="application/json")
+    assert answer.status_code == 409
+    assert re.search("[а-я]", answer.get_json()["error"]["message"])
+
+
+@pytest.mark.parametrize("command", ["versions", "restore", "override", "claims", "play", "undo"])
+def test_a_hand_undone_on_another_phone_is_a_conflict_though_a_new_hand_has_its_number(
+        any_db_app: Any, command: str) -> None:
+    app = any_db_app
+    phone = app.test_client()
+    key = start_evening(phone)
+    old = _record(phone, key, 1, THREE, "a1")
+    other = _second_scorer(app, key)
+    assert _post(other, f"/api/e/{key}/undo", {"hand_id": old["id"], "version": 1}).status_code == 200
+    new = _record(other, key, 1, THREE | {"tricks": 4}, "b1")
+    assert (new["number"], new["version"]) == (old["number"], old["version"]) and new["id"] != old["id"]
+    before = _snapshot(app, phone, key)
+    body: dict[str, Any] = {"version": 1, "token": "a2"}
+    url = f"/api/e/{key}/hands/{old['id']}/{command}"
+    body.update({"versions": {"facts": THREE}, "restore": {"restore": 1}, "override": {"override": None},
+                 "claims": {"claims": []}, "play": {"record": []}, "undo": {"hand_id": old["id"]}}[command])
+    if command == "undo":
+        url = f"/api/e/{key}/undo"
+    answer = _post(phone, url, body)
+    assert answer.status_code == 409, answer.get_data(as_text=True)
+    assert answer.get_json()["state"]["hands"] == [new]
+    assert _snapshot(app, phone, key) == before
+
+
+def test_the_service_checks_the_row_id_under_its_lock(app: Any, client: Any) -> None:
+    """A hand undone and replaced between the view's check and the service's lock is refused
+    by the service itself (hand_id), not changed in the new hand's place."""
+    from scorer import services
+    from scorer.codec import decode_hand
+
+    key = start_evening(client)
+    old = _record(client, key, 1, THREE, "a1")
+    three = decode_hand({"dealer": 0, "auction": ["three", "pass", "pass", "pass"], "tricks": 3}, 4)
+    with app.test_request_context():
+        services.undo_last_hand(services.get_evening(key), 1, 1, hand_id=old["id"])
+        services.record_hand(services.get_evening(key), 1, three)
+        with pytest.raises(services.HandConflict):
+            services.correct_hand(services.get_evening(key), 1, 1, three, hand_id=old["id"])
+        with pytest.raises(services.HandConflict):
+            services.undo_last_hand(services.get_evening(key), 1, 1, hand_id=old["id"])
+        evening = services.get_evening(key)
+        assert [(h.number, h.current.version) for h in evening.hands] == [(1, 1)]
+        assert evening.hands[0].id != old["id"]
+
+
+def test_a_stale_revision_is_a_conflict_for_settings_finish_and_reopen(app: Any, client: Any) -> None:
+    key = start_evening(client)
+    _record(client, key, 1, THREE, "t1")
+    before = _snapshot(app, client, key)
+    stale = before[1]["revision"] - 1
+    for url, body in ((f"/api/e/{key}/settings", {"revision": stale, "name": "X"}),
+                      (f"/api/e/{key}/finish", {"revision": stale}), (f"/api/e/{key}/reopen", {"revision": stale})):
+        answer = _post(client, url, body)
+        assert answer.status_code == 409 and answer.get_json()["state"]["revision"] == before[1]["revision"], url
+    assert _snapshot(app, client, key) == before
+
+
+# --------------------------------------------------------------------------- refusals
+def test_an_illegal_bid_is_refused_with_its_rule_and_nothing_is_saved(app: Any, client: Any) -> None:
+    key = start_evening(client)
+    before = _snapshot(app, client, key)
+    answer = _post(client, f"/api/e/{key}/hands", {"number": 1, "token": "t", "facts": {
+        "dealer": "Ann", "auction": ["wellington", "pass", "pass", "pass"], "tricks": 5}})
+    assert answer.status_code == 422
+    error = answer.get_json()["error"]
+    assert error["code"] == "refused" and error["rule"] == "P-7" and "Wellington" in error["message"]
+    assert _snapshot(app, client, key) == before
+
+
+def test_a_post_that_is_not_json_is_415(app: Any, client: Any) -> None:
+    key = start_evening(client)
+    before = _snapshot(app, client, key)
+    body = json.dumps({"number": 1, "facts": THREE, "token": "t"})
+    for kwargs in ({"data": {"number": "1"}}, {"data": body, "content_type": "text/plain"}, {"data": body}):
+        answer = client.post(f"/api/e/{key}/hands", **kwargs)
+        assert answer.status_code == 415 and answer.get_json()["error"]["code"] == "unsupported_media_type"
+    assert _snapshot(app, client, key) == before
+
+
+def test_the_api_needs_no_csrf_token_but_the_forms_still_do(tmp_path: Any) -> None:
+    app = make_app(f"sqlite:///{tmp_path / 'csrf.sqlite3'}", WTF_CSRF_ENABLED=True)
+    client = app.test_client()
+    page = client.get("/new/pagat").get_data(as_text=True)
+    token = re.search(r'name="csrf_token" type="hidden" value="([^"]+)"', page)
+    assert token is not None
+    key = start_evening(client, csrf_token=token.group(1))
+    form = client.post(f"/e/{key}/hand", data={"number": "1", "dealer": "0", "call_1": "three", "tricks": "3",
+                                               "save": "1"})
+    assert form.status_code == 400  # a form without its token
+    assert _post(client, f"/api/e/{key}/hands", {"number": 1, "facts": THREE, "token": "t"}).status_code == 201
+    with app.app_context():
+        db.session.remove()
+        db.engine.dispose()
+
+
+def test_a_viewer_is_refused_with_403_json_and_an_unknown_table_is_404_json(app: Any, client: Any) -> None:
+    key = start_evening(client)
+    hand = _record(client, key, 1, THREE, "t1")
+    viewer = app.test_client()
+    before = _snapshot(app, client, key)
+    assert viewer.get(f"/api/e/{key}").get_json() == before[1]  # a viewer reads
+    for url, body in ((f"/api/e/{key}/hands", {"number": 2, "facts": THREE, "token": "v1"}),
+                      (f"/api/e/{key}/hands/{hand['id']}/versions", {"version": 1, "facts": THREE, "token": "v2"}),
+                      (f"/api/e/{key}/undo", {"hand_id": hand["id"], "version": 1}),
+                      (f"/api/e/{key}/settings", {"revision": before[1]["revision"], "name": "Mine"}),
+                      (f"/api/e/{key}/finish", {"revision": before[1]["revision"]})):
+        answer = _post(viewer, url, body)
+        assert answer.status_code == 403 and answer.get_json()["error"]["code"] == "forbidden", url
+    assert _snapshot(app, client, key) == before
+    for answer in (client.get("/api/e/nosuchtable"), _post(client, "/api/e/nosuchtable/hands", {}),
+                   _post(client, "/api/e/nosuchtable/finish", {"revision": 0}),
+                   _post(client, f"/api/e/{key}/hands/999999/versions", {"version": 1, "facts": THREE,
+                                                                          "token": "x"})):
+        assert answer.status_code == 404 and answer.get_json()["error"]["code"] == "not_found"
+
+
+def test_a_retry_with_the_same_token_saves_once(app: Any, client: Any) -> None:
+    key = start_evening(client)
+    body = {"number": 1, "facts": THREE, "token": "same"}
+    first = _post(client, f"/api/e/{key}/hands", body)
+    assert first.status_code == 201
+    before = _snapshot(app, client, key)
+    again = _post(client, f"/api/e/{key}/hands", body)
+    assert again.status_code == 200 and again.get_json() == first.get_json()
+    hand = first.get_json()["hand"]
+    fix = {"version": 1, "facts": THREE | {"tricks": 4}, "token": "fix"}
+    corrected = _post(client, f"/api/e/{key}/hands/{hand['id']}/versions", fix)
+    assert corrected.status_code == 201
+    after = _snapshot(app, client, key)
+    retry = _post(client, f"/api/e/{key}/hands/{hand['id']}/versions", fix)  # version 1 is stale by now
+    assert retry.status_code == 200 and retry.get_json() == corrected.get_json()
+    assert _snapshot(app, client, key) == after and after[0][2] == before[0][2] + 1
+
+
+GARBAGE_HANDS = [
+    "not json", "[1, 2]", '"a string"', "null", "1e999999", "[" * 100_000 + "]" * 100_000,
+    {}, {"number": "1", "facts": THREE, "token": "g"}, {"number": True, "facts": THREE, "token": "g"},
+    {"number": 10**30, "facts": THREE, "token": "g"}, {"number": -1, "facts": THREE, "token": "g"},
+    {"number": 1.5, "facts": THREE, "token": "g"}, {"number": 1, "facts": THREE},
+    {"number": 1, "facts": THREE, "token": 7}, {"number": 1, "facts": THREE, "token": "x" * 65},
+    {"number": 1, "facts": [THREE], "token": "g"}, {"number": 1, "facts": "three", "token": "g"},
+    {"number": 1, "facts": THREE | {"dealer": "Zed"}, "token": "g"},
+    {"number": 1, "facts": THREE | {"dealer": 0}, "token": "g"},
+    {"number": 1, "facts": THREE | {"tricks": 10**30}, "token": "g"},
+    {"number": 1, "facts": THREE | {"tricks": "3"}, "token": "g"},
+    {"number": 1, "facts": THREE | {"auction": "three"}, "token": "g"},
+    {"number": 1, "facts": THREE | {"auction": ["three", 3, None, {}]}, "token": "g"},
+    {"number": 1, "facts": THREE | {"auction": ["three"] * 1000}, "token": "g"},
+    {"number": 1, "facts": THREE | {"peeks": ["Zed"]}, "token": "g"},
+    {"number": 1, "facts": THREE | {"surprise": 1}, "token": "g"},
+    {"number": 1, "facts": THREE | {"claims": [{"kind": "revoke", "accused": "Zed", "upheld": True}]},
+     "token": "g"},
+    {"number": 1, "facts": THREE | {"claims": [{"kind": "revoke", "accused": "Bob"}]}, "token": "g"},
+    {"number": 1, "facts": THREE | {"override": {"entries": {"Zed": 1}, "reason": "r"}}, "token": "g"},
+    {"number": 1, "facts": THREE | {"override": {"entries": {"Ann": 10**30}, "reason": "r"}}, "token": "g"},
+    {"number": 1, "facts": THREE | {"record": [["ZZ"]]}, "token": "g"},
+    {"number": 2, "facts": THREE, "token": "g"},  # (a conflict, not garbage: checked below)
+]
+
+
+@pytest.mark.parametrize("body", GARBAGE_HANDS, ids=range(len(GARBAGE_HANDS)))
+def test_a_garbage_new_hand_is_422_and_changes_nothing(app: Any, client: Any, body: Any) -> None:
+    key = start_evening(client)
+    before = _snapshot(app, client, key)
+    data = body if isinstance(body, str) else json.dumps(body)
+    answer = client.post(f"/api/e/{key}/hands", data=data, content_type="application/json")
+    expected = 409 if isinstance(body, dict) and body.get("number") == 2 else 422
+    assert answer.status_code == expected, answer.get_data(as_text=True)
+    assert answer.get_json()["error"]["code"] == ("conflict" if expected == 409 else "refused")
+    assert _snapshot(app, client, key) == before
+
+
+GARBAGE_CORRECTIONS = [
+    ("versions", {"version": "1", "facts": THREE, "token": "g"}),
+    ("versions", {"version": 1, "facts": None, "token": "g"}),
+    ("versions", {"version": 1, "facts": THREE | {"dealer": "Zed"}, "token": "g"}),
+    ("versions", {"version": 10**30, "facts": THREE, "token": "g"}),
+    ("restore", {"version": 1, "restore": 7, "token": "g"}),
+    ("restore", {"version": 1, "restore": "1", "token": "g"}),
+    ("override", {"version": 1, "token": "g"}),
+    ("override", {"version": 1, "override": None, "token": "g"}),  # there is none to remove
+    ("override", {"version": 1, "override": [], "token": "g"}),
+    ("override", {"version": 1, "override": {"entries": {"Zed": 3}, "reason": "r"}, "token": "g"}),
+    ("override", {"version": 1, "override": {"entries": {"Ann": "3"}, "reason": "r"}, "token": "g"}),
+    ("override", {"version": 1, "override": {"entries": {"Ann": 3}, "reason": ""}, "token": "g"}),
+    ("override", {"version": 1, "override": {"entries": {"Ann": 3}, "reason": "r" * 501}, "token": "g"}),
+    ("claims", {"version": 1, "claims": {"kind": "revoke"}, "token": "g"}),
+    ("claims", {"version": 1, "claims": [{"kind": "revoke", "accused": "Zed", "upheld": True}], "token": "g"}),
+    ("claims", {"version": 1, "claims": [{"kind": "nonsense", "accused": "Bob", "upheld": True}], "token": "g"}),
+    ("claims", {"version": 1, "claims": ["revoke"], "token": "g"}),
+    ("play", {"version": 1, "record": "AS 2S 3S 4S", "token": "g"}),
+    ("play", {"version": 1, "record": [["AS", "AS", "3S", "4S"]], "token": "g"}),
+    ("play", {"version": 1, "record": [["XX"]], "token": "g"}),
+    ("play", {"version": 1, "record": [[1, 2, 3, 4]], "token": "g"}),
+    ("play", {"version": 1, "record": [["AS", "2S", "3S", "4S"]] * 6, "token": "g"}),
+    ("undo", {"hand_id": "1", "version": 1}),
+    ("undo", {"version": 1}),
+    ("settings", {"revision": "latest"}),
+    ("settings", {"revision": None, "name": "x"}),
+    ("settings", {"name": 7}),
+    ("settings", {"name": "x" * 81}),
+    ("settings", {"options": ["hands_per_dealer", 3]}),
+    ("settings", {"options": {"hands_per_dealer": "many"}}),
+    ("settings", {"options": {"hands_per_dealer": 10**30}}),
+    ("settings", {"options": {"hands_per_dealer": 0}}),
+    ("settings", {"options": {"no_such_option": True}}),
+    ("finish", {"revision": "1"}),
+    ("finish", {}),
+    ("reopen", {"revision": -1}),
+]
+
+
+@pytest.mark.parametrize(("command", "body"), GARBAGE_CORRECTIONS, ids=range(len(GARBAGE_CORRECTIONS)))
+def test_a_garbage_command_is_422_and_changes_nothing(app: Any, client: Any, command: str, body: Any) -> None:
+    key = start_evening(client)
+    hand = _record(client, key, 1, THREE, "t1")
+    before = _snapshot(app, client, key)
+    body = dict(body)
+    if command == "settings" and "revision" not in body:  # a current revision: only the field is wrong
+        body["revision"] = before[1]["revision"]
+    url = (f"/api/e/{key}/{command}" if command in ("undo", "settings", "finish", "reopen")
+           else f"/api/e/{key}/hands/{hand['id']}/{command}")
+    answer = _post(client, url, body)
+    assert answer.status_code == 422, answer.get_data(as_text=True)
+    assert answer.get_json()["error"]["code"] == "refused"
+    assert _snapshot(app, client, key) == before
+
+
+def test_another_tables_hand_id_is_a_404_and_changes_neither_table(app: Any) -> None:
+    alice, bob = app.test_client(), app.test_client()
+    a, b = start_evening(alice), start_evening(bob)
+    hand_a = _record(alice, a, 1, THREE, "a1")
+    _record(bob, b, 1, THREE, "b1")
+    before = _snapshot(app, alice, a), _snapshot(app, bob, b)
+    for url, body in ((f"/api/e/{b}/hands/{hand_a['id']}/versions", {"version": 1, "facts": THREE, "token": "x1"}),
+                      (f"/api/e/{b}/hands/{hand_a['id']}/override", {"version": 1, "override": None, "token": "x2"}),
+                      (f"/api/e/{b}/undo", {"hand_id": hand_a["id"], "version": 1})):
+        answer = _post(bob, url, body)
+        assert answer.status_code == 404 and answer.get_json()["error"]["code"] == "not_found", url
+    assert (_snapshot(app, alice, a), _snapshot(app, bob, b)) == before
