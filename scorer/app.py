@@ -107,6 +107,7 @@ def register_errorhandlers(app: Flask) -> None:
         code = error.code or 500
         messages = {
             400: _("The request could not be understood."),
+            403: _("Only the table's scorers can change the score. Enter the table's PIN to become one."),
             404: _("There is nothing here. Check the link, or start a new evening."),
             405: _("That action is not possible here."),
             413: _("That file is too large (at most 1 MB)."),
@@ -115,7 +116,7 @@ def register_errorhandlers(app: Flask) -> None:
             return _json_error(code, messages.get(code, error.description or ""))
         return render_template("error.html", code=code, message=messages.get(code, error.description)), code
 
-    for code in (400, 404, 405, 413):
+    for code in (400, 403, 404, 405, 413):
         app.register_error_handler(code, render_error)
 
     @app.errorhandler(500)
