@@ -150,10 +150,7 @@ def load(data: Any) -> EveningFile:
     fold = Fold(setup)
     for i, hand in enumerate(data["hands"]):
         _check_not_over(fold.ledger(), i)
-        facts = decode_hand(hand, setup.n, seat_of, dealer=fold.next_dealer, where=f"hands[{i}]")
-        if facts.override is not None:
-            facts = replace(facts, override=replace(
-                facts.override, reason=_cleaned(facts.override.reason, 500, f"hands[{i}].override.reason")))
+        facts = read_hand(hand, players, dealer=fold.next_dealer, where=f"hands[{i}]", seat_of=seat_of)
         try:
             fold.add(facts)
         except HandError as error:
@@ -220,6 +217,20 @@ def seat_reader(players: Sequence[str]) -> Callable[[Any, str], int]:
                                    where) from None
 
     return seat_of
+
+
+def read_hand(data: Any, players: Sequence[str], *, dealer: int, where: str,
+              seat_of: Callable[[Any, str], int] | None = None) -> HandFacts:
+    """One hand of the file (or of a JSON command) as facts: players by name
+    (:func:`seat_reader`), ``dealer`` when the hand names none, and its free text (an
+    override's reason) cleaned like every text the app keeps (:func:`clean_text`: no
+    control characters or lone surrogates) and at most 500 characters. The shape must
+    have been checked (the schema). Raises :class:`EveningFileError`."""
+    facts = decode_hand(data, len(players), seat_of or seat_reader(players), dealer=dealer, where=where)
+    if facts.override is not None:
+        facts = replace(facts, override=replace(
+            facts.override, reason=_cleaned(facts.override.reason, 500, f"{where}.override.reason")))
+    return facts
 
 
 def check_hand(data: Any, where: str = "hand") -> None:

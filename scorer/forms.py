@@ -32,6 +32,7 @@ from .i18n import default_currency, error_text, tr
 from .rules import BIDS, PASS, Claim, EveningSetup, HandFacts, RulesError, Variant, clean_text
 from .rules.cards import parse_card
 from .rules.variants.base import TRICKS_PER_HAND
+from .services import TOKEN
 
 MAX_PLAYERS = 6
 
@@ -44,6 +45,13 @@ NAME_LENGTH = 40
 
 def _strip(value: Any) -> Any:
     return clean_text(value) if isinstance(value, str) else value
+
+
+def _token(form: FlaskForm, field: HiddenField) -> None:
+    """A form's one-time token is what the page was given (:data:`scorer.services.TOKEN`),
+    or empty; anything else (a NUL, a space, 65 characters) is refused, nothing saved."""
+    if field.data and not TOKEN.fullmatch(field.data):
+        raise ValidationError(gettext("This form is damaged; reload the page and try again."))
 
 
 class WholeNumberField(IntegerField):
@@ -253,7 +261,7 @@ class HandFormBase(FlaskForm):
     number = HiddenField()
     version = HiddenField()
     #: one-time token: a double tap or a retry of this very form saves nothing twice
-    token = HiddenField()
+    token = HiddenField(validators=[_token])
     dealer = RadioField(_l("Dealer"), validate_choice=False)
     tricks = RadioField(
         _l("Tricks won by the declarer"),
@@ -473,7 +481,7 @@ class OverrideFormBase(FlaskForm):
     """Overrule a ruling: each player's change (``units_<seat>``), the pool's, and why."""
 
     version = HiddenField()
-    token = HiddenField()  # one-time: a double tap saves once
+    token = HiddenField(validators=[_token])  # one-time: a double tap saves once
     pool = WholeNumberField(_l("Pool"), [Optional()], default=0)
     reason = StringField(_l("Why the table overrules the ruling"),
                          [Optional(), Length(max=500, message=_l("At most 500 characters."))], filters=[_strip])
@@ -501,7 +509,7 @@ class PlayForm(FlaskForm):
 
     record = HiddenField()
     version = HiddenField()
-    token = HiddenField()  # one-time: a double tap on Save saves once
+    token = HiddenField(validators=[_token])  # one-time: a double tap on Save saves once
 
     def tricks(self) -> list[list[str]]:
         data = (self.record.data or "")[:400]
@@ -524,7 +532,7 @@ class QuickFormBase(FlaskForm):
     ``declarer`` and ``contract`` choices are set by :func:`quick_form_for`."""
 
     number = HiddenField()
-    token = HiddenField()
+    token = HiddenField(validators=[_token])
     declarer = RadioField(lazy_gettext("Declarer"), validate_choice=False)
     contract = RadioField(lazy_gettext("Contract"), validate_choice=False)
     trump = RadioField(lazy_gettext("Trump suit"), validate_choice=False, validators=[_trump],

@@ -175,9 +175,11 @@ class HandVersion(db.Model):  # type: ignore[name-defined,misc]
 
 
 class Submission(db.Model):  # type: ignore[name-defined,misc]
-    """A form's one-time token, stored in the same transaction as what the form saved:
-    a double tap or a browser retry of the same form finds its token taken (unique)
-    and saves nothing twice. ``hand_number`` is where the first submission landed."""
+    """A form's (or JSON command's) one-time token, stored in the same transaction as
+    what it saved: a double tap or a retry of the same command finds its token taken
+    (unique) and saves nothing twice. ``command`` is what it did ("record", "correct",
+    "override", "restore", "play"; "" for tokens saved before 0010), ``hand_id`` the
+    row of the hand it saved or corrected, ``hand_number`` where that hand was then."""
 
     __tablename__ = "submission"
 
@@ -185,6 +187,8 @@ class Submission(db.Model):  # type: ignore[name-defined,misc]
     token: Mapped[str] = mapped_column(String(64), unique=True)
     evening_id: Mapped[int] = mapped_column(ForeignKey("evening.id"), index=True)
     hand_number: Mapped[int | None] = mapped_column(default=None)
+    command: Mapped[str] = mapped_column(String(20), default="", server_default="")
+    hand_id: Mapped[int | None] = mapped_column(default=None)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
 

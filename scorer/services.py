@@ -42,11 +42,13 @@ class EveningFinished(ScorerError):
 
 class AlreadySaved(ScorerError):
     """This very form was saved before (a double tap or a browser retry): nothing new
-    is saved; ``number`` is the hand the first submission saved."""
+    is saved; ``number`` is where the hand the first submission saved was then, and
+    ``hand_id`` its row (``None`` for tokens saved before migration 0010)."""
 
-    def __init__(self, message: Text, number: int | None) -> None:
+    def __init__(self, message: Text, number: int | None, hand_id: int | None = None) -> None:
         super().__init__(message)
         self.number = number
+        self.hand_id = hand_id
 
 
 class HandConflict(ScorerError):
@@ -244,22 +246,48 @@ def create_evening(
     return evening
 
 
-def _token_used(token: str | None) -> Submission | None:
+#: A one-time token: 1 to 64 printable ASCII characters (forms make 22 with
+#: ``secrets.token_urlsafe``; a JSON command's client makes its own).
+TOKEN = re.compile(r"[!-~]{1,64}")
+
+
+class TokenReused(ScorerError):
+    """A token already used by another command, at another table or for another hand:
+    it is not a retry, and nothing is saved."""
+
+
+def _token_used(token: str | None, evening: Evening, command: str,
+                hand_id: int | None = None) -> Submission | None:
+    """The submission that used ``token`` before, if the same command on this table (and
+    this hand) used it: a retry. Raises :class:`TokenReused` when another command used it,
+    and ``ValueError`` for a token that is not :data:`TOKEN` (forms and the API check first)."""
     if not token:
         return None
-    return db.session.scalar(sa.select(Submission).where(Submission.token == token[:64]))
+    if not TOKEN.fullmatch(token):
+        raise ValueError("a one-time token is 1 to 64 printable ASCII characters")
+    used = db.session.scalar(sa.select(Submission).where(Submission.token == token))
+    if used is None:
+        return None
+    same = (used.evening_id == evening.id and used.command in ("", command)
+            and (hand_id is None or used.hand_id in (None, hand_id)))
+    if not same:
+        raise TokenReused(Text("This one-time token was used for another change; send the command with a new "
+                               "token. Nothing was saved."))
+    return used
 
 
-def used_token(token: str | None) -> AlreadySaved | None:
-    """The refusal a write with ``token`` meets because that token saved something
-    before (a retry), or ``None``: lets a caller answer a retry before its own checks."""
-    used = _token_used(token)
+def used_token(token: str | None, evening: Evening, command: str, hand_id: int | None = None
+               ) -> AlreadySaved | None:
+    """The refusal a write with ``token`` meets because the same command used that token
+    before (a retry), or ``None``: lets a caller answer a retry before its own checks.
+    Raises :class:`TokenReused` as :func:`_token_used` does."""
+    used = _token_used(token, evening, command, hand_id)
     return None if used is None else _already_saved(used)
 
 
 def _already_saved(submission: Submission) -> AlreadySaved:
     return AlreadySaved(Text("This form was already saved (it was sent twice); nothing was saved again."),
-                        submission.hand_number)
+                        submission.hand_number, submission.hand_id)
 
 
 def _log(evening: Evening, kind: str, number: int | None, before: HandFacts | None, after: HandFacts | None,
@@ -287,7 +315,7 @@ def record_hand(evening: Evening, number: int, facts: HandFacts, *, device: str 
     """
     facts = normalise(facts)
     evening = _lock(evening)
-    used = _token_used(token)
+    used = _token_used(token, evening, "record")
     if used is not None:
         raise _already_saved(used)
     ledger = ledger_of(evening)
@@ -310,13 +338,15 @@ def record_hand(evening: Evening, number: int, facts: HandFacts, *, device: str 
     try:
         _bump(evening)
         db.session.add(hand)
+        db.session.flush()  # the hand's row id, for its token
         _log(evening, "new", number, None, facts, device)
         if token:
-            db.session.add(Submission(token=token[:64], evening_id=evening.id, hand_number=number))
+            db.session.add(Submission(token=token, evening_id=evening.id, hand_number=number, command="record",
+                                      hand_id=hand.id))
         db.session.commit()
     except IntegrityError:
         db.session.rollback()
-        used = _token_used(token)
+        used = _token_used(token, evening, "record")
         if used is not None:
             raise _already_saved(used) from None
         raise HandConflict(Text("Hand {number} has already been recorded (perhaps from another phone).",
@@ -340,7 +370,7 @@ def correct_hand(evening: Evening, number: int, base_version: int, facts: HandFa
     """
     facts = normalise(facts)
     evening = _lock(evening)
-    used = _token_used(token)
+    used = _token_used(token, evening, kind, hand_id)
     if used is not None:
         raise _already_saved(used)
     if evening.finished_at is not None:
@@ -373,11 +403,12 @@ def correct_hand(evening: Evening, number: int, base_version: int, facts: HandFa
         db.session.add(version)
         _log(evening, kind, number, before, facts, device)
         if token:
-            db.session.add(Submission(token=token[:64], evening_id=evening.id, hand_number=number))
+            db.session.add(Submission(token=token, evening_id=evening.id, hand_number=number, command=kind,
+                                      hand_id=hand.id))
         db.session.commit()
     except IntegrityError:
         db.session.rollback()
-        used = _token_used(token)
+        used = _token_used(token, evening, kind, hand.id)
         if used is not None:
             raise _already_saved(used) from None
         raise HandConflict(Text("Hand {number} was corrected on another phone first.", number=number),

@@ -382,3 +382,83 @@ def test_another_tables_hand_id_is_a_404_and_changes_neither_table(app: Any) -> 
         answer = _post(bob, url, body)
         assert answer.status_code == 404 and answer.get_json()["error"]["code"] == "not_found", url
     assert (_snapshot(app, alice, a), _snapshot(app, bob, b)) == before
+
+
+# --------------------------------------------------------------------------- found by attacking the API
+@pytest.mark.parametrize("token", ["\ud800", "a\u0000b", "with space", "é"])
+def test_a_token_that_is_not_printable_ascii_is_422_on_both_databases(any_db_app: Any, token: str) -> None:
+    """A lone surrogate or a NUL in a token gave 500 (UTF-8 encoding; PostgreSQL refuses NUL)."""
+    client = any_db_app.test_client()
+    key = start_evening(client)
+    before = counts(any_db_app)
+    answer = _post(client, f"/api/e/{key}/hands", {"number": 1, "facts": THREE, "token": token})
+    assert answer.status_code == 422 and answer.get_json()["error"]["code"] == "refused"
+    assert counts(any_db_app) == before
+
+
+def test_text_is_cleaned_like_every_text_the_app_keeps(any_db_app: Any) -> None:
+    """A lone surrogate in an override's reason was saved, then the history, the hand page
+    and the exports answered 500 for good; NULs in a name reached PostgreSQL. Every text
+    from a command goes through clean_text (control characters and surrogates removed)."""
+    client = any_db_app.test_client()
+    key = start_evening(client)
+    hand = _record(client, key, 1, THREE, "t1")
+    url = f"/api/e/{key}/hands/{hand['id']}/override"
+    entries = {"Ann": 3, "Bob": -1, "Cat": -1, "Dan": -1}
+    empty = _post(client, url, {"version": 1, "token": "o1", "override": {"entries": entries, "reason": "\udfff"}})
+    assert empty.status_code == 422  # nothing left of the reason: the engine asks for one
+    kept = _post(client, url, {"version": 1, "token": "o2",
+                               "override": {"entries": entries, "reason": "agreed\udfff\u0000 here"}})
+    assert kept.status_code == 201
+    assert kept.get_json()["hand"]["facts"]["override"]["reason"] == "agreed here"
+    for page in ("history", "hand/1", "evening.json", "ledger.csv"):
+        assert client.get(f"/e/{key}/{page}").status_code == 200, page
+    revision = _state(client, key)["revision"]
+    named = _post(client, f"/api/e/{key}/settings", {"revision": revision, "name": "Thu\u0000rsday\ud800",
+                                                     "place": "\udc00"})
+    assert named.status_code == 200 and named.get_json()["name"] == "Thursday"
+    assert client.get(f"/e/{key}").status_code == 200
+
+
+def test_a_token_is_the_same_commands_on_the_same_table_only(app: Any, client: Any) -> None:
+    """A token used at another table, or by another command, is not a retry: it was
+    answered 200 as if saved. Now 422, and nothing is saved."""
+    key = start_evening(client)
+    other = start_evening(client)
+    hand = _record(client, key, 1, THREE, "shared-token")
+    before = _snapshot(app, client, other)
+    elsewhere = _post(client, f"/api/e/{other}/hands", {"number": 1, "facts": THREE, "token": "shared-token"})
+    assert elsewhere.status_code == 422 and "new token" in elsewhere.get_json()["error"]["message"]
+    assert _snapshot(app, client, other) == before
+    fix = {"version": 1, "facts": THREE | {"tricks": 2}, "token": "shared-token"}
+    reused = _post(client, f"/api/e/{key}/hands/{hand['id']}/versions", fix)
+    assert reused.status_code == 422
+    assert _state(client, key)["hands"][0]["version"] == 1
+
+
+def test_a_retry_after_its_hand_was_undone_is_a_conflict_not_another_hands_answer(app: Any, client: Any) -> None:
+    key = start_evening(client)
+    body = {"number": 1, "facts": THREE, "token": "first-three"}
+    hand = _post(client, f"/api/e/{key}/hands", body).get_json()["hand"]
+    phone = _second_scorer(app, key)
+    assert _post(phone, f"/api/e/{key}/undo", {"hand_id": hand["id"], "version": 1}).status_code == 200
+    four = {"dealer": "Ann", "auction": ["four", "pass", "pass", "pass"], "tricks": 4}
+    _record(phone, key, 1, four, "their-four")
+    retry = _post(client, f"/api/e/{key}/hands", body)
+    assert retry.status_code == 409 and retry.get_json()["state"]["hands"][0]["facts"]["auction"][0] == "four"
+
+
+def test_a_correction_that_changes_nothing_is_200_with_the_same_version(app: Any, client: Any) -> None:
+    key = start_evening(client)
+    hand = _record(client, key, 1, THREE, "t")
+    same = _post(client, f"/api/e/{key}/hands/{hand['id']}/versions", {"version": 1, "facts": THREE, "token": "s"})
+    assert same.status_code == 200 and same.get_json()["hand"]["version"] == 1
+
+
+def test_a_damaged_form_token_is_refused_not_a_500_on_both_databases(any_db_app: Any) -> None:
+    client = any_db_app.test_client()
+    key = start_evening(client)
+    before = counts(any_db_app)
+    data = {"number": "1", "dealer": "0", "call_1": "three", "tricks": "3", "save": "1", "token": "a\u0000b"}
+    assert client.post(f"/e/{key}/hand", data=data).status_code == 422
+    assert counts(any_db_app) == before

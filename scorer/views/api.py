@@ -18,13 +18,13 @@ from flask_babel import gettext
 
 from .. import access, services
 from ..access import permission
-from ..codec import decode_hand, encode_hand
-from ..evening_file import EveningFileError, check_hand, seat_reader
+from ..codec import encode_hand
+from ..evening_file import EveningFileError, check_hand, read_hand
 from ..extensions import csrf
 from ..i18n import error_text
 from ..ledger import Ledger
 from ..models import Evening, Hand, db
-from ..rules import HandFacts, RulesError, Text
+from ..rules import HandFacts, RulesError, Text, clean_text
 from ..rules.play import PlayState
 from .common import play_rules, with_record
 
@@ -76,7 +76,25 @@ def _on_conflict(error: services.ScorerError) -> Any:
 @bp.errorhandler(services.AlreadySaved)
 def _on_retry(error: services.AlreadySaved) -> Any:
     """The same command again (its token was used): nothing new; what the first one saved."""
-    return _saved((request.view_args or {}).get("key", ""), error.number or 0, 200)
+    key = (request.view_args or {}).get("key", "")
+    hand_id = error.hand_id
+    if hand_id is None:  # a token saved before tokens kept their hand (0010): by number
+        number = error.number or 0
+        hand = next((h for h in _evening(key).hands if h.number == number), None)
+        if hand is None:
+            return _on_conflict(services.HandConflict(Text(
+                "Hand {number} is no longer in play (it was undone on another phone); nothing was saved.",
+                number=number), number))
+        hand_id = hand.id
+    try:
+        return _saved(key, hand_id, 200)
+    except services.HandConflict as gone:  # its hand was undone since: an error handler cannot raise it on
+        return _on_conflict(gone)
+
+
+@bp.errorhandler(services.TokenReused)
+def _on_token_reused(error: services.TokenReused) -> Any:
+    return _refused(error_text(error))
 
 
 @bp.before_request
@@ -106,7 +124,10 @@ def _int(body: dict[str, Any], name: str, low: int = 0) -> int:
 
 
 def _text(body: dict[str, Any], name: str, default: str, limit: int = 80) -> str:
+    """A text field, cleaned as every text the app keeps (:func:`scorer.rules.clean_text`:
+    no control characters, NULs or lone surrogates) and then at most ``limit`` long."""
     value = body.get(name, default)
+    value = clean_text(value) if isinstance(value, str) else value
     if not isinstance(value, str) or len(value) > limit:
         raise Refused(gettext("%(field)s must be a text of at most %(limit)s characters.", field=name, limit=limit))
     return value
@@ -115,7 +136,7 @@ def _text(body: dict[str, Any], name: str, default: str, limit: int = 80) -> str
 def _token(body: dict[str, Any]) -> str:
     """The client's idempotency token: the same token again saves nothing a second time."""
     token = body.get("token")
-    if not isinstance(token, str) or not 1 <= len(token) <= 64:
+    if not isinstance(token, str) or not services.TOKEN.fullmatch(token):
         raise Refused(gettext("token must be a text of 1 to 64 characters, new for each command."))
     return token
 
@@ -125,9 +146,8 @@ def _facts(data: Any, ledger: Ledger, dealer: int) -> HandFacts:
     if not isinstance(data, dict):
         raise Refused(gettext("facts must be a JSON object (a hand as in the evening file)."))
     check_hand(data, "facts")
-    players = ledger.setup.players
     try:
-        return decode_hand(data, len(players), seat_reader(players), dealer=dealer, where="facts")
+        return read_hand(data, ledger.setup.players, dealer=dealer, where="facts")
     except (TypeError, ValueError, KeyError) as error:  # the schema let something odd through
         raise Refused(str(error)[:160]) from None
 
@@ -157,12 +177,14 @@ def _evening(key: str, *, fresh: bool = False) -> Evening:
     return evening
 
 
-def _saved(key: str, number: int, status: int) -> Any:
-    """The answer to a hand command: the hand as saved now, the totals and the revision."""
+def _saved(key: str, hand_id: int, status: int) -> Any:
+    """The answer to a hand command: the hand (by row id) as saved now, the totals and
+    the revision. A conflict when that hand is no longer in play (a retry of a command
+    whose hand another phone undid meanwhile: its answer is not another hand's)."""
     evening = _evening(key, fresh=True)
     ledger = services.ledger_of(evening)
-    hand = next((h for h in evening.hands if h.number == number), None)
-    return jsonify(revision=evening.revision, hand=None if hand is None else hand_of(hand, ledger.setup.players),
+    hand = _hand_in_play(evening, hand_id)
+    return jsonify(revision=evening.revision, hand=hand_of(hand, ledger.setup.players),
                    totals=dict(zip(ledger.setup.players, ledger.totals))), status
 
 
@@ -185,18 +207,21 @@ def _hand_in_play(evening: Evening, hand_id: int, version: int | None = None) ->
 
 
 def _correct(evening: Evening, hand: Hand, base: int, facts: HandFacts, token: str, kind: str) -> Any:
-    services.correct_hand(evening, hand.number, base, facts, device=access.device_name(), kind=kind,
-                          token=token, hand_id=hand.id)
-    return _saved(evening.key, hand.number, 201)
+    """Save the correction; 201 with the new version, or 200 when the facts are the
+    ones already saved (nothing new: no version, no history entry)."""
+    key, hand_id = evening.key, hand.id
+    saved = services.correct_hand(evening, hand.number, base, facts, device=access.device_name(), kind=kind,
+                                  token=token, hand_id=hand_id)
+    return _saved(key, hand_id, 201 if saved.version > base else 200)
 
 
-def _correction(key: str, hand_id: int) -> tuple[dict[str, Any], Evening, Ledger, Hand, int, str]:
+def _correction(key: str, hand_id: int, kind: str) -> tuple[dict[str, Any], Evening, Ledger, Hand, int, str]:
     """What every correction command reads first: the body, the table, and the hand it
     names by row id and version (409 if that is not the hand in play now)."""
     body = _body()
     base, token = _int(body, "version", 1), _token(body)
     evening = _evening(key)
-    retry = services.used_token(token)
+    retry = services.used_token(token, evening, kind, hand_id)
     if retry is not None:  # answered before the version check: the first one made it stale
         raise retry
     hand = _hand_in_play(evening, hand_id, base)
@@ -230,14 +255,14 @@ def new_hand(key: str) -> Any:
     evening = _evening(key)
     ledger = services.ledger_of(evening)
     facts = _facts(body.get("facts"), ledger, ledger.next_dealer)
-    services.record_hand(evening, number, facts, device=access.device_name(), token=token)
-    return _saved(key, number, 201)
+    hand = services.record_hand(evening, number, facts, device=access.device_name(), token=token)
+    return _saved(key, hand.id, 201)
 
 
 @bp.post("/e/<key>/hands/<int:hand_id>/versions")
 @permission("score")
 def correct(key: str, hand_id: int) -> Any:
-    body, evening, ledger, hand, base, token = _correction(key, hand_id)
+    body, evening, ledger, hand, base, token = _correction(key, hand_id, "correct")
     facts = _facts(body.get("facts"), ledger, ledger.rows[hand.number - 1].facts.dealer)
     return _correct(evening, hand, base, facts, token, "correct")
 
@@ -245,7 +270,7 @@ def correct(key: str, hand_id: int) -> Any:
 @bp.post("/e/<key>/hands/<int:hand_id>/restore")
 @permission("score")
 def restore(key: str, hand_id: int) -> Any:
-    body, evening, ledger, hand, base, token = _correction(key, hand_id)
+    body, evening, ledger, hand, base, token = _correction(key, hand_id, "restore")
     wanted = _int(body, "restore", 1)
     old = next((v for v in hand.versions if v.version == wanted), None)
     if old is None:
@@ -256,7 +281,7 @@ def restore(key: str, hand_id: int) -> Any:
 @bp.post("/e/<key>/hands/<int:hand_id>/override")
 @permission("score")
 def override(key: str, hand_id: int) -> Any:
-    body, evening, ledger, hand, base, token = _correction(key, hand_id)
+    body, evening, ledger, hand, base, token = _correction(key, hand_id, "override")
     if "override" not in body:
         raise Refused(gettext("override must be given: the table's figures, or null to remove them."))
     value = body["override"]
@@ -268,7 +293,7 @@ def override(key: str, hand_id: int) -> Any:
 @bp.post("/e/<key>/hands/<int:hand_id>/claims")
 @permission("score")
 def claims(key: str, hand_id: int) -> Any:
-    body, evening, ledger, hand, base, token = _correction(key, hand_id)
+    body, evening, ledger, hand, base, token = _correction(key, hand_id, "correct")
     value = body.get("claims")
     if not isinstance(value, list):
         raise Refused(gettext("claims must be a list (empty to remove every claim)."))
@@ -278,7 +303,7 @@ def claims(key: str, hand_id: int) -> Any:
 @bp.post("/e/<key>/hands/<int:hand_id>/play")
 @permission("score")
 def play(key: str, hand_id: int) -> Any:
-    body, evening, ledger, hand, base, token = _correction(key, hand_id)
+    body, evening, ledger, hand, base, token = _correction(key, hand_id, "play")
     row = ledger.rows[hand.number - 1]
     if row.ruling.declarer is None or row.ruling.contract is None:
         raise Refused(gettext("Nobody bid in this hand, so there is no play to record."))
