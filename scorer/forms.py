@@ -260,6 +260,7 @@ class HandFormBase(FlaskForm):
 
     number = HiddenField()
     version = HiddenField()
+    hand_id = HiddenField()  # the hand's own row: a stale page never corrects a newer hand of that number
     #: one-time token: a double tap or a retry of this very form saves nothing twice
     token = HiddenField(validators=[_token])
     dealer = RadioField(_l("Dealer"), validate_choice=False)
@@ -481,6 +482,7 @@ class OverrideFormBase(FlaskForm):
     """Overrule a ruling: each player's change (``units_<seat>``), the pool's, and why."""
 
     version = HiddenField()
+    hand_id = HiddenField()
     token = HiddenField(validators=[_token])  # one-time: a double tap saves once
     pool = WholeNumberField(_l("Pool"), [Optional()], default=0)
     reason = StringField(_l("Why the table overrules the ruling"),
@@ -509,6 +511,7 @@ class PlayForm(FlaskForm):
 
     record = HiddenField()
     version = HiddenField()
+    hand_id = HiddenField()
     token = HiddenField(validators=[_token])  # one-time: a double tap on Save saves once
 
     def tricks(self) -> list[list[str]]:

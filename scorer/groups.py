@@ -122,6 +122,17 @@ class Season:
         return self.spellings.get(key, key)
 
 
+def _lock(group: Group) -> Group:
+    """Begin a change to ``group``'s merges: take its row lock (PostgreSQL ``SELECT …
+    FOR UPDATE``; SQLite's write lock is already held) and read its merges again, so two
+    phones merging at once (Bob→Bobby and Bobby→Bob) queue instead of making a loop."""
+    db.session.execute(sa.select(Group.id).where(Group.id == group.id).with_for_update())
+    fresh = db.session.scalar(sa.select(Group).where(Group.id == group.id).options(selectinload(Group.aliases))
+                              .execution_options(populate_existing=True))
+    assert fresh is not None  # groups are never deleted
+    return fresh
+
+
 def aliases_of(group: Group) -> dict[str, str]:
     return {a.alias: a.canonical for a in group.aliases}
 
@@ -180,8 +191,12 @@ def add_evening(group: Group, text: str) -> Evening:
     if evening.group_id is not None:
         raise GroupError(Text("“{name}” belongs to another group. Remove it from that group's page first.",
                            name=evening.name))
-    db.session.execute(sa.update(Evening).where(Evening.id == evening.id, Evening.group_id.is_(None))
-                       .values(group_id=group.id))
+    # only if it is still in no group: two groups adding it at once cannot both succeed
+    moved = db.session.execute(sa.update(Evening).where(Evening.id == evening.id, Evening.group_id.is_(None))
+                               .values(group_id=group.id).execution_options(synchronize_session=False))
+    if moved.rowcount != 1:  # type: ignore[attr-defined]
+        raise GroupError(Text("“{name}” belongs to another group. Remove it from that group's page first.",
+                              name=evening.name))
     db.session.commit()
     return evening
 
@@ -206,6 +221,7 @@ def merge(group: Group, alias_name: str, canonical_name: str) -> GroupAlias:
     (nothing saved) when they are already one player, when ``alias_name`` is already
     merged into someone, or when the two sat at the same table (two people).
     """
+    group = _lock(group)
     alias, canonical = name_key(alias_name or ""), name_key(canonical_name or "")
     evenings = list(db.session.scalars(
         sa.select(Evening).where(Evening.group_id == group.id).options(selectinload(Evening.players))
@@ -241,6 +257,7 @@ def merge(group: Group, alias_name: str, canonical_name: str) -> GroupAlias:
 def unmerge(group: Group, alias_id: int) -> None:
     """Undo one merge (the spellings count apart again). Raises :class:`GroupError`
     if the group has no such merge."""
+    group = _lock(group)
     row = next((a for a in group.aliases if a.id == alias_id), None)
     if row is None:
         raise GroupError(Text("That merge is not in this group (perhaps it was undone already)."))

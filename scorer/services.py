@@ -451,12 +451,15 @@ def change_settings(evening: Evening, base_revision: int, *, name: str, place: s
     """Change the table's name, place and options; every hand is ruled again under the
     new options before anything is saved (one transaction, logged with before and after).
 
-    Raises :class:`HandConflict` if the table changed since the page was shown
+    Raises :class:`EveningFinished` for a finished evening (reopen it first),
+    :class:`HandConflict` if the table changed since the page was shown
     (``base_revision``), :class:`~scorer.rules.IllegalSetup` for a bad option, and
     :class:`~scorer.rules.RulesError` when a hand already played would be refused or
     would fall after the end the new options set (P-14 and the variants' end rules).
     """
     evening = _lock(evening)
+    if evening.finished_at is not None:  # finished is final until reopened: the totals cannot move
+        raise EveningFinished(Text("This evening is finished: reopen it to change its settings."))
     if evening.revision != base_revision:
         raise HandConflict(Text("The table changed on another phone while you were editing; here it is now."), 0)
     old = setup_of(evening)

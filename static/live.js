@@ -1,42 +1,56 @@
 // Live score: poll the table's revision (one small query) and, when another phone
 // has saved or corrected a hand, swap in the fresh part of the page marked
 // [data-live]. Without JavaScript a reload does the same.
+//
+// The revision the page shows is the one in the swapped-in part (data-revision), never
+// the one the poll saw: if fetching the fresh page fails, the next tick tries again
+// (waiting longer after each failure, up to 30 s) until the new score is on screen.
 (function () {
   "use strict";
   var el = document.querySelector("[data-live]");
   if (!el || !window.fetch || !window.DOMParser) return;
   var url = el.getAttribute("data-live");
-  var rev = el.getAttribute("data-revision");
+  var shown = el.getAttribute("data-revision");
   var busy = false;
+  var failures = 0;
+  var notBefore = 0;
 
   function refresh() {
     return fetch(location.href, { cache: "no-store", credentials: "same-origin" })
-      .then(function (r) { return r.ok ? r.text() : null; })
+      .then(function (r) {
+        if (!r.ok) throw new Error("page " + r.status);
+        return r.text();
+      })
       .then(function (html) {
-        if (html === null) return;
         var doc = new DOMParser().parseFromString(html, "text/html");
         var fresh = doc.querySelector("[data-live]");
-        if (!fresh) return;
+        if (!fresh) throw new Error("no live part");
         el.replaceWith(fresh);
         el = fresh;
-        rev = fresh.getAttribute("data-revision") || rev;
+        shown = fresh.getAttribute("data-revision") || shown;
       });
   }
 
+  function backOff() {
+    failures += 1;
+    notBefore = Date.now() + Math.min(30000, 1500 * Math.pow(2, failures));
+  }
+
   function tick() {
-    if (busy || document.hidden) return;
+    if (busy || document.hidden || Date.now() < notBefore) return;
     var active = document.activeElement;
     if (active && el.contains(active) && /^(INPUT|SELECT|TEXTAREA)$/.test(active.tagName)) return;
     busy = true;
     fetch(url, { cache: "no-store", credentials: "same-origin" })
-      .then(function (r) { return r.ok ? r.json() : null; })
-      .then(function (data) {
-        if (data && String(data.revision) !== rev) {
-          rev = String(data.revision);
-          return refresh();
-        }
+      .then(function (r) {
+        if (!r.ok) throw new Error("revision " + r.status);
+        return r.json();
       })
-      .catch(function () { /* offline for a moment: try again at the next tick */ })
+      .then(function (data) {
+        if (String(data.revision) !== shown) return refresh();
+      })
+      .then(function () { failures = 0; notBefore = 0; })
+      .catch(backOff)
       .then(function () { busy = false; });
   }
 

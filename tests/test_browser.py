@@ -162,3 +162,35 @@ def test_two_phones_share_watch_race_undo_and_switch_language(browser: Any, site
     finally:
         ctx_a.close()
         ctx_b.close()
+
+
+def test_a_failed_fetch_of_the_fresh_page_is_retried_until_the_new_score_shows(
+        browser: Any, site: tuple[Any, str]) -> None:
+    """live.js stored the new revision before the fresh page arrived: one failed fetch
+    left the old score on screen until the next change. Now the revision shown is the
+    swapped-in page's, and a failed fetch is tried again (with backoff)."""
+    app, base = site
+    ctx, page = _phone(browser)
+    try:
+        key = _start_table(page, base)
+        with app.app_context():
+            evening = services.get_evening(key)
+            assert evening is not None
+            failed: list[str] = []
+
+            def fail_once(route: Any) -> None:
+                if not failed:
+                    failed.append(route.request.url)
+                    route.fulfill(status=503, body="busy")
+                else:
+                    route.continue_()
+
+            page.route(f"{base}/e/{key}", fail_once)  # the scoresheet itself, not its revision poll
+            from scorer.rules import HandFacts
+
+            services.record_hand(evening, 1, HandFacts(0, ("three", "pass", "pass", "pass"), 3))
+        # Bob (eldest) made Three: +9 (P-12), shown although the first fetch of the page failed
+        page.locator(".total:has-text('Bob') .pts").filter(has_text="+9").wait_for(timeout=12000)
+        assert failed  # the failure really happened
+    finally:
+        ctx.close()

@@ -67,7 +67,7 @@ class Phone:
         response = conn.getresponse()
         response.read()
         cookie = response.getheader("Set-Cookie")
-        if cookie and not self.cookie:
+        if cookie and cookie.startswith("session="):  # as a browser does: the newest session cookie
             self.cookie = cookie.split(";", 1)[0]
         conn.close()
         return response.status
@@ -278,3 +278,77 @@ def test_a_burst_of_wrong_pins_from_many_phones_never_overdraws_the_tables_budge
     # and the 31st phone, with the right PIN, is told to wait
     late = Phone(port, "late")
     assert late.request("POST", f"/e/{key}/join", {"pin": pin}) == 422
+
+
+ROUNDS = 8
+
+
+def test_opposite_merges_at_the_same_moment_never_make_a_loop(server: Any) -> None:
+    """Bob→Bobby and Bobby→Bob from two phones at once both succeeded on PostgreSQL (30
+    of 30) and the season counted them apart. The group's row is now locked first: one
+    merge wins (302), the other is told they already count as one player (422)."""
+    from scorer import groups
+    from scorer.models import GroupAlias
+
+    app, port = server
+    keys = []
+    with app.app_context():
+        for r in range(ROUNDS):
+            group = groups.create_group(f"Club {r}")
+            for names in (["Ann", "Bob", "Cat"], ["Ann", "Bobby", "Cat"]):
+                evening = services.create_evening(variant="pagat", players=names, first_dealer=0, options={},
+                                                  stake=None)
+                groups.add_evening(group, evening.key)
+            keys.append((group.key, group.id))
+    phones = [Phone(port, "a"), Phone(port, "b")]
+    answers: list[list[int]] = [[], []]
+
+    def merge(i: int, barrier: threading.Barrier) -> None:
+        alias, canonical = ("Bob", "Bobby") if i == 0 else ("Bobby", "Bob")
+        for group_key, _ in keys:
+            barrier.wait(timeout=30)
+            answers[i].append(phones[i].request("POST", f"/g/{group_key}/merge",
+                                                {"alias": alias, "canonical": canonical}))
+
+    _race(2, merge)
+    for r in range(ROUNDS):
+        assert sorted((answers[0][r], answers[1][r])) == [302, 422], r
+    with app.app_context():
+        for _, group_id in keys:
+            rows = db.session.scalars(sa.select(GroupAlias).where(GroupAlias.group_id == group_id)).all()
+            assert len(rows) == 1  # one merge, no loop
+
+
+def test_two_groups_adding_one_evening_at_once_only_one_says_so(server: Any) -> None:
+    """Both said it was added; only one had it. The add now succeeds only if the evening
+    is still in no group: the other phone is told it belongs to another group."""
+    from scorer import groups
+    from scorer.models import Evening
+
+    app, port = server
+    with app.app_context():
+        pairs = []
+        for r in range(ROUNDS):
+            evening = services.create_evening(variant="pagat", players=["Ann", "Bob", "Cat"], first_dealer=0,
+                                              options={}, stake=None)
+            pairs.append((evening.key, evening.edit_key, groups.create_group(f"A{r}").key,
+                          groups.create_group(f"B{r}").key))
+    phones = [Phone(port, "a"), Phone(port, "b")]
+    for phone in phones:
+        for key, edit_key, _, _ in pairs:
+            assert phone.request("GET", f"/e/{key}/scorer/{edit_key}") == 302
+    answers: list[list[int]] = [[], []]
+
+    def add(i: int, barrier: threading.Barrier) -> None:
+        for key, _, first, second in pairs:
+            barrier.wait(timeout=30)
+            answers[i].append(phones[i].request("POST", f"/g/{first if i == 0 else second}/add", {"link": key}))
+
+    _race(2, add)
+    for r in range(ROUNDS):
+        assert sorted((answers[0][r], answers[1][r])) == [302, 422], r
+    with app.app_context():
+        for r, (key, _, first, second) in enumerate(pairs):
+            group_id = db.session.scalar(sa.select(Evening.group_id).where(Evening.key == key))
+            winner = first if answers[0][r] == 302 else second
+            assert group_id == groups.get_group(winner).id  # type: ignore[union-attr]

@@ -74,6 +74,12 @@ def check_permission() -> Any:
     return redirect(url_for("table.join", key=key))
 
 
+def posted_int(name: str) -> int | None:
+    """A whole number a form posted in field ``name`` (ASCII digits, at most 9), or ``None``."""
+    text = str(request.form.get(name, ""))
+    return int(text) if text.isascii() and text.isdigit() and len(text) <= 9 else None
+
+
 def content_disposition(kind: str, name: str, extension: str) -> str:
     """``attachment; filename="thursday-at-the-crown.json"`` (ASCII, from the evening's name)."""
     slug = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")[:60] or "nap-evening"

@@ -21,7 +21,7 @@ from ..models import Evening
 from ..rules import HERE, RULES, HandFacts, Override, RulesError
 from ..rules.auction import AuctionState
 from ..rules.sources import QUOTES, SOURCE_LANGUAGES
-from .common import auction_of, call_label, load_evening, row_of, rules_error, save_new_hand
+from .common import auction_of, call_label, load_evening, posted_int, row_of, rules_error, save_new_hand
 
 bp = Blueprint("hands", __name__)
 
@@ -148,7 +148,7 @@ def hand(key: str, number: int) -> Any:
         versions.append({"version": v, "facts": facts})
     current = record.current
     override_form = override_form_for(
-        ledger.setup.players, version=str(current.version), token=secrets.token_urlsafe(16),
+        ledger.setup.players, version=str(current.version), hand_id=str(record.id), token=secrets.token_urlsafe(16),
         reason=row.facts.override.reason if row.facts.override else "", pool=row.ruling.pool,
         **{f"units_{s}": u for s, u in enumerate(row.ruling.units)})
     first_cite: dict[str, int] = {}
@@ -191,7 +191,7 @@ def override_hand(key: str, number: int) -> Any:
     facts = dataclasses.replace(row.facts, override=override)
     try:
         services.correct_hand(evening, number, base, facts, device=access.device_name(), kind="override",
-                              token=form.token.data or None)
+                              token=form.token.data or None, hand_id=posted_int("hand_id"))
     except (services.HandConflict, services.EveningFinished, services.AlreadySaved) as error:
         flash(error_text(error))
     except RulesError as error:
@@ -215,10 +215,13 @@ def restore_version(key: str, number: int, version: int) -> Any:
     form = ActionForm()
     if old is None:
         abort(404)
-    if form.validate_on_submit():
-        try:
-            services.correct_hand(evening, number, record.current.version, services.facts_of(old, ledger.setup.n),
-                                  device=access.device_name(), kind="restore")
+    base = posted_int("base")
+    if form.validate_on_submit() and base is None:
+        flash(gettext("This form is missing its version; reload the page."))
+    elif form.validate_on_submit():
+        try:  # the version the page showed as current: a newer correction since is not replaced
+            services.correct_hand(evening, number, base, services.facts_of(old, ledger.setup.n),
+                                  device=access.device_name(), kind="restore", hand_id=posted_int("hand_id"))
         except (services.HandConflict, services.EveningFinished) as error:
             flash(error_text(error))
         except RulesError as error:
@@ -244,8 +247,8 @@ def edit_hand(key: str, number: int) -> Any:
         facts = row.facts
         order = ledger.variant.speaking_order(setup, facts.dealer)
         form = hand_form_for(setup, ladder, ledger.variant.claim_rules, number=str(number),
-                             version=str(record.current.version), token=secrets.token_urlsafe(16),
-                             **HandFormBase.initial(encode_hand(facts), order))
+                             version=str(record.current.version), hand_id=str(record.id),
+                             token=secrets.token_urlsafe(16), **HandFormBase.initial(encode_hand(facts), order))
         return _hand_page(evening, ledger, form, number=number, editing=True)
     form = hand_form_for(setup, ladder, ledger.variant.claim_rules)
     if form.validate_on_submit():
@@ -258,7 +261,8 @@ def edit_hand(key: str, number: int) -> Any:
         else:
             try:
                 services.correct_hand(evening, number, base, _facts_from(form, ledger, row.facts),
-                                      device=access.device_name(), token=form.token.data or None)
+                                      device=access.device_name(), token=form.token.data or None,
+                                      hand_id=form.int_or_none(form.hand_id))
             except services.AlreadySaved as error:
                 flash(error_text(error))
                 return redirect(url_for(".hand", key=key, number=number))

@@ -15,7 +15,7 @@ from ..i18n import error_text
 from ..rules import RulesError
 from ..rules.cards import RANKS_36, RANKS_52, SUITS
 from ..rules.play import PlayState
-from .common import load_evening, play_rules, row_of, with_record
+from .common import load_evening, play_rules, posted_int, row_of, with_record
 
 bp = Blueprint("play", __name__)
 
@@ -38,6 +38,7 @@ def record_play(key: str, number: int) -> Any:
     form = PlayForm()
     if request.method == "GET":
         form.version.data = str(record.current.version)
+        form.hand_id.data = str(record.id)
         form.token.data = secrets.token_urlsafe(16)
         form.record.data = "|".join(" ".join(t) for t in row.facts.record)
     elif not form.validate_on_submit():
@@ -60,7 +61,7 @@ def record_play(key: str, number: int) -> Any:
             facts = with_record(row, state.tricks)
             try:
                 services.correct_hand(evening, number, version, facts, device=access.device_name(), kind="play",
-                                      token=form.token.data or None)
+                                      token=form.token.data or None, hand_id=posted_int("hand_id"))
             except (services.HandConflict, services.EveningFinished, services.AlreadySaved) as exc:
                 flash(error_text(exc))
                 return redirect(url_for("hands.hand", key=key, number=number))

@@ -22,7 +22,7 @@ from ..access import permission
 from ..forms import ActionForm, DeviceForm, PinForm, is_number, quick_form_for, settings_form_for
 from ..i18n import error_text
 from ..rules import HandFacts, IllegalSetup, RulesError, get_variant
-from .common import call_label, save_new_hand, signed
+from .common import call_label, posted_int, save_new_hand, signed
 
 bp = Blueprint("table", __name__)
 
@@ -131,6 +131,9 @@ def settings(key: str) -> Any:
     """Change the table's name, place and options; kept in the history."""
     evening = _evening(key)
     variant = get_variant(evening.variant)
+    if evening.finished_at is not None:
+        flash(_("This evening is finished: reopen it to change its settings."))
+        return redirect(url_for("sheet.scoresheet", key=key))
     if request.method == "GET":
         values = {f"opt_{k}": (v if isinstance(v, bool | int) else str(v)) for k, v in (evening.options or {}).items()}
         form = settings_form_for(variant, name=evening.name, place=evening.place, revision=str(evening.revision),
@@ -146,6 +149,9 @@ def settings(key: str) -> Any:
         except services.HandConflict as error:
             flash(error_text(error))
             return redirect(url_for("table.settings", key=key))
+        except services.EveningFinished as error:
+            flash(error_text(error))
+            return redirect(url_for("sheet.scoresheet", key=key))
         except (IllegalSetup, RulesError) as error:
             form.form_errors.append(error_text(error))
         else:
@@ -226,7 +232,7 @@ def confirm_undo(key: str) -> Any:
     last = evening.hands[-1]
     ledger = services.ledger_of(evening)
     return render_template("confirm_undo.html", evening=evening, ledger=ledger, row=ledger.rows[-1],
-                           version=last.current.version, action=ActionForm())
+                           version=last.current.version, hand_id=last.id, action=ActionForm())
 
 
 @bp.post("/e/<key>/undo")
@@ -244,7 +250,7 @@ def undo(key: str) -> Any:
         flash(_("Nothing was undone: reload the page and try again."))
         return redirect(url_for("sheet.scoresheet", key=key))
     try:
-        services.undo_last_hand(evening, number, version, device=access.device_name())
+        services.undo_last_hand(evening, number, version, device=access.device_name(), hand_id=posted_int("hand_id"))
     except services.HandConflict as error:
         flash(error_text(error))
         if error.number >= 1:
