@@ -9,13 +9,14 @@ evening can never hang a server worker.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -38,8 +39,10 @@ ROOT = Path(__file__).resolve().parent.parent
 #: A 300-hand evening (23 A4 pages) renders in about 10 s on the two-core machine the
 #: benchmark ran on, so 30 s leaves room for a slower or busier server.
 DEFAULT_TIME_LIMIT = 30.0
-#: Renders at once (config ``PDF_WORKERS``); further requests wait, up to the time limit.
-DEFAULT_WORKERS = 2
+#: Renders at once (config ``PDF_WORKERS``); a request that finds them all busy is told
+#: to try again (503) at once, never queued, so the server's threads stay free for pages.
+#: One render on the two-core machine this runs on leaves a core for the pages.
+DEFAULT_WORKERS = 1
 
 #: ``?paper=`` values and the CSS ``@page`` size each gives; anything else is A4.
 PAPERS = {"a4": "A4", "letter": "letter"}
@@ -64,6 +67,13 @@ class PdfTooSlow(PdfError):
                            limit=f"{limit:g}"))
 
 
+class PdfFailed(PdfError):
+    """WeasyPrint could not make this PDF (the child failed): it will fail again the same way."""
+
+    def __init__(self, _limit: object = None) -> None:
+        super().__init__(_("The PDF could not be made. The evening is safe: export it as CSV or JSON."))
+
+
 class PdfBusy(PdfError):
     """Every render slot stayed busy for ``limit`` seconds."""
 
@@ -72,66 +82,110 @@ class PdfBusy(PdfError):
         super().__init__(_("The server is busy making other PDFs. Try again in a minute."))
 
 
+class PdfTableBusy(PdfBusy):
+    """This table (or this phone) already has a PDF being made: asked again at once."""
+
+    def __init__(self, limit: float) -> None:
+        PdfError.__init__(self, _("This PDF is being made right now. Try again in a minute."))
+        self.limit = limit
+
+
 def _slot(workers: int) -> threading.BoundedSemaphore:
     with _slots_lock:
         return _slots.setdefault(workers, threading.BoundedSemaphore(workers))
 
 
-#: Seconds a PDF request waits for a free render slot before it is told to try again.
-SLOT_WAIT = 5.0
+#: What has a render going on now: table (or group) keys and clients (addresses).
+_in_progress: set[str] = set()
+_in_progress_lock = threading.Lock()
 
 
-def render_html_pdf(html: str, time_limit: float | None = None) -> bytes:
-    """Render ``html`` (whose relative links point into ``static/``) to PDF bytes in a
-    child process (``python -m scorer.pdf_render``), killed after ``time_limit``
-    seconds (default: config ``PDF_TIME_LIMIT``, else the environment's
-    ``PDF_TIME_LIMIT``, else :data:`DEFAULT_TIME_LIMIT`).
-
-    The limit covers the whole call: at most ``PDF_WORKERS`` (default 2) renders run at
-    once, and waiting for one to finish counts. Needs an app context. Raises
-    :class:`PdfTooSlow` past the limit, :class:`PdfBusy` if no render slot frees up in
-    time, :class:`PdfError` if WeasyPrint fails.
-    """
-    config = current_app.config
-    if time_limit is None:
-        time_limit = config.get("PDF_TIME_LIMIT") or os.environ.get("PDF_TIME_LIMIT") or DEFAULT_TIME_LIMIT
+@contextlib.contextmanager
+def _claim(names: tuple[str, ...], limit: float) -> Iterator[None]:
+    """Hold ``names`` (a table and a client) for one render; :class:`PdfTableBusy` at once
+    if any of them already has one going (never queued: a queue would hold server threads)."""
+    with _in_progress_lock:
+        if any(n in _in_progress for n in names):
+            raise PdfTableBusy(limit)
+        _in_progress.update(names)
     try:
-        limit = float(time_limit)
-    except (TypeError, ValueError):
-        current_app.logger.warning("PDF_TIME_LIMIT %r is not a number of seconds; using %s", time_limit,
-                                   DEFAULT_TIME_LIMIT)
-        limit = DEFAULT_TIME_LIMIT
-    started = time.monotonic()
-    # the document is built: end the request's database transaction now, so a long
-    # render holds no database lock (SQLite) and no snapshot (PostgreSQL)
-    db.session.rollback()
-    slot = _slot(int(config.get("PDF_WORKERS", DEFAULT_WORKERS)))
-    # wait a few seconds at most for a free render slot: a queue of PDFs must not tie
-    # up every server thread (the scoresheets of every table need them)
-    if not slot.acquire(timeout=min(limit, SLOT_WAIT)):
-        raise PdfBusy(limit)
-    try:
-        left = limit - (time.monotonic() - started)  # the wait for a slot counts towards the limit
-        if left <= 0:
-            raise PdfBusy(limit)
-        # the child needs no secrets: it gets the environment without keys, passwords or the database
-        env = {k: v for k, v in os.environ.items() if not _SECRET.search(k)}
-        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
-        try:
-            done = subprocess.run(  # noqa: S603 - a fixed command; the HTML goes through stdin
-                [sys.executable, "-m", "scorer.pdf_render", str(Path(current_app.static_folder or "static"))],
-                input=html.encode("utf-8"), capture_output=True, timeout=left, cwd=ROOT, env=env, check=False,
-            )
-        except subprocess.TimeoutExpired:  # subprocess.run has killed the child and reaped it
-            current_app.logger.warning("PDF render stopped after %s s", limit)
-            raise PdfTooSlow(limit) from None
+        yield
     finally:
-        slot.release()
+        with _in_progress_lock:
+            _in_progress.difference_update(names)
+
+
+def time_limit(seconds: float | str | None = None) -> float:
+    """Seconds a PDF may take: ``seconds`` if given, else config ``PDF_TIME_LIMIT``, else
+    the environment's ``PDF_TIME_LIMIT``, else :data:`DEFAULT_TIME_LIMIT`. Needs an app context."""
+    if seconds is None:
+        seconds = (current_app.config.get("PDF_TIME_LIMIT") or os.environ.get("PDF_TIME_LIMIT")
+                   or DEFAULT_TIME_LIMIT)
+    try:
+        return float(seconds)
+    except (TypeError, ValueError):
+        current_app.logger.warning("PDF_TIME_LIMIT %r is not a number of seconds; using %s", seconds,
+                                   DEFAULT_TIME_LIMIT)
+        return DEFAULT_TIME_LIMIT
+
+
+def pdf_job(build_html: Callable[[], str], *, owner: str, client: str = "",
+            seconds: float | None = None) -> bytes:
+    """Make one PDF without starving the rest of the server.
+
+    ``build_html()`` (settling the evening, drawing the chart, the HTML) runs only once a
+    render slot is held, and the render runs in a child process at low priority, killed
+    after ``seconds`` in all (default: :func:`time_limit`). At most ``PDF_WORKERS`` renders run
+    at once (default :data:`DEFAULT_WORKERS`), at most one per ``owner`` (a table's or a
+    group's key) and one per ``client`` (the phone's address); a request that finds its
+    slot taken is answered at once, never queued. Needs an app context.
+
+    Raises :class:`PdfTableBusy` or :class:`PdfBusy` (try again soon), :class:`PdfTooSlow`
+    past the limit, :class:`PdfError` if WeasyPrint fails.
+    """
+    limit = time_limit(seconds)
+    started = time.monotonic()
+    with _claim(tuple(n for n in (f"owner:{owner}", f"client:{client}" if client else "") if n), limit):
+        slot = _slot(int(current_app.config.get("PDF_WORKERS", DEFAULT_WORKERS)))
+        if not slot.acquire(blocking=False):
+            raise PdfBusy(limit)
+        try:
+            html = build_html()
+            # the document is built: end the transaction now, so a long render holds no
+            # database lock (SQLite) and no snapshot (PostgreSQL)
+            db.session.rollback()
+            return _render_in_child(html, limit - (time.monotonic() - started), limit)
+        finally:
+            slot.release()
+
+
+def _render_in_child(html: str, left: float, limit: float) -> bytes:
+    """``python -m scorer.pdf_render`` on ``html``, killed after ``left`` seconds."""
+    if left <= 0:
+        raise PdfTooSlow(limit)
+    # the child needs no secrets: it gets the environment without keys, passwords or the database
+    env = {k: v for k, v in os.environ.items() if not _SECRET.search(k)}
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
+    env["NAP_PDF_NICE"] = "10"  # the child yields the CPU to the server's pages
+    try:
+        done = subprocess.run(  # noqa: S603 - a fixed command; the HTML goes through stdin
+            [sys.executable, "-m", "scorer.pdf_render", str(Path(current_app.static_folder or "static"))],
+            input=html.encode("utf-8"), capture_output=True, timeout=left, cwd=ROOT, env=env, check=False,
+        )
+    except subprocess.TimeoutExpired:  # subprocess.run has killed the child and reaped it
+        current_app.logger.warning("PDF render stopped after %s s", limit)
+        raise PdfTooSlow(limit) from None
     if done.returncode != 0 or not done.stdout.startswith(b"%PDF"):
         current_app.logger.error("PDF render failed (%s): %s", done.returncode,
                                  done.stderr.decode(errors="replace")[-2000:])
-        raise PdfError(_("The PDF could not be made. The evening is safe: export it as CSV or JSON."))
+        raise PdfFailed()
     return done.stdout
+
+
+def render_html_pdf(html: str, time_limit: float | None = None, *, owner: str = "", client: str = "") -> bytes:
+    """Render ``html`` (whose relative links point into ``static/``) to PDF bytes: a
+    :func:`pdf_job` whose HTML is already built. Raises what :func:`pdf_job` raises."""
+    return pdf_job(lambda: html, owner=owner or "html", client=client, seconds=time_limit)
 
 
 def paper_of(value: str | None) -> str:

@@ -17,6 +17,7 @@ if WeasyPrint fails.
 from __future__ import annotations
 
 import mimetypes
+import os
 import sys
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
@@ -60,6 +61,9 @@ def main(argv: list[str]) -> int:
     if len(argv) != 1:
         print("usage: python -m scorer.pdf_render STATIC_DIR < page.html > page.pdf", file=sys.stderr)
         return 2
+    nice = os.environ.get("NAP_PDF_NICE", "")
+    if nice.isdigit() and hasattr(os, "nice"):
+        os.nice(int(nice))  # a PDF is never more urgent than the pages the server answers meanwhile
     html = sys.stdin.buffer.read().decode("utf-8")
     try:
         pdf = write_pdf(html, Path(argv[0]))

@@ -74,6 +74,11 @@ def check_permission() -> Any:
     return redirect(url_for("table.join", key=key))
 
 
+def client_id() -> str:
+    """Who is asking, for limits per phone (one PDF at a time): the client's address."""
+    return request.remote_addr or ""
+
+
 def posted_int(name: str) -> int | None:
     """A whole number a form posted in field ``name`` (ASCII digits, at most 9), or ``None``."""
     text = str(request.form.get(name, ""))
@@ -101,6 +106,10 @@ sheet_cache: RevisionCache[tuple[str, bool, Markup]] = RevisionCache(64)
 #: Rendered PDFs by (evening key, revision): WeasyPrint needs seconds for a long
 #: evening, so a second download of an unchanged evening is served from here.
 pdf_cache: RevisionCache[bytes] = RevisionCache(8)
+
+#: PDFs that failed or ran past the time limit, by (evening key, revision, language,
+#: paper, limit): asked again, they are answered at once (503) instead of rendered again.
+pdf_failures: RevisionCache[Any] = RevisionCache(64)
 
 #: Whole scoresheet pages by (evening key, revision, language, role, group).
 page_cache: RevisionCache[str] = RevisionCache(128)

@@ -22,7 +22,7 @@ from ..group_forms import AddEveningForm, GroupForm, ItemForm, MergeForm
 from ..i18n import error_text
 from ..models import Group
 from ..season import Book
-from .common import content_disposition, signed
+from .common import client_id, content_disposition, signed
 
 bp = Blueprint("groups", __name__)
 
@@ -214,18 +214,20 @@ def chart(key: str) -> Response:
 @bp.get("/g/<key>/season.pdf")
 @permission("view", of="group")
 def season_pdf(key: str) -> Response:
-    from ..pdf import render_html_pdf
+    from ..pdf import pdf_job
 
     group = load_group(key)
     state, season = season_for(group)
     locale = str(get_locale())
     pdf = season_pdf_cache.get((state, locale))
     if pdf is None:
-        charts = [Markup(chart_svg(book, width=760, height=380, short_dates=True).decode())
-                  for book in season.books]
-        html = render_template("pdf/season.html", group=group, season=season, charts=charts, signed=signed,
-                               lang=locale.replace("_", "-"))
-        pdf = render_html_pdf(html)
+        def build() -> str:  # inside the render slot (scorer.pdf.pdf_job)
+            charts = [Markup(chart_svg(book, width=760, height=380, short_dates=True).decode())
+                      for book in season.books]
+            return render_template("pdf/season.html", group=group, season=season, charts=charts, signed=signed,
+                                   lang=locale.replace("_", "-"))
+
+        pdf = pdf_job(build, owner=f"group:{key}", client=client_id())
         season_pdf_cache.put((state, locale), pdf)
     response = Response(pdf, mimetype="application/pdf")
     response.headers["Content-Disposition"] = content_disposition("inline", group.name, "pdf")

@@ -19,8 +19,18 @@ from ..forms import ActionForm
 from ..groups import evening_head
 from ..ledger import Ledger, settle_up, statistics
 from ..models import Evening
-from ..pdf import PdfError
-from .common import by_revision, chart_cache, content_disposition, load_evening, page_cache, pdf_cache, sheet_cache
+from ..pdf import PdfBusy, PdfError, PdfFailed, PdfTooSlow, evening_pdf_html, paper_of, pdf_job, time_limit
+from .common import (
+    by_revision,
+    chart_cache,
+    client_id,
+    content_disposition,
+    load_evening,
+    page_cache,
+    pdf_cache,
+    pdf_failures,
+    sheet_cache,
+)
 
 bp = Blueprint("sheet", __name__)
 
@@ -164,10 +174,26 @@ def _csv_text(value: str) -> str:
 def export_pdf(key: str) -> Any:
     """The evening's PDF in the phone's language, on A4 or ``?paper=letter`` (anything
     else: A4). A render past ``PDF_TIME_LIMIT`` seconds is stopped: 503 with a clear page."""
-    from ..pdf import paper_of, pdf_builder
-
     paper = paper_of(request.args.get("paper"))
-    pdf = by_revision(pdf_cache, key, pdf_builder(paper), str(get_locale()), paper)  # PdfError: pdf_error()
+    revision = services.evening_revision(key)
+    if revision is None:
+        abort(404)
+    cache_key = (key, revision, str(get_locale()), paper)
+    pdf = pdf_cache.get(cache_key)
+    if pdf is None:
+        failed_key = (*cache_key, time_limit())
+        failed = pdf_failures.get(failed_key)
+        if failed is not None:  # this very PDF failed or ran too long: say so at once (pdf_error)
+            raise failed[0](failed[1])
+        try:  # the evening is settled and its HTML built only once a render slot is held
+            pdf = pdf_job(lambda: evening_pdf_html(*load_evening(key), paper), owner=key, client=client_id())
+        except PdfTooSlow as error:
+            pdf_failures.put(failed_key, (PdfTooSlow, error.limit))
+            raise
+        except PdfFailed:
+            pdf_failures.put(failed_key, (PdfFailed, None))
+            raise
+        pdf_cache.put(cache_key, pdf)
     response = Response(pdf, mimetype="application/pdf")
     response.headers["Content-Disposition"] = content_disposition("inline", services.evening_name(key), "pdf")
     return response
@@ -178,7 +204,8 @@ def export_pdf(key: str) -> Any:
 def pdf_error(error: PdfError) -> Any:
     """Any PDF (the evening's, a season's) that took too long or failed: 503 with a clear
     page in the phone's language, never a 500 or a hung worker."""
-    return render_template("error.html", code=503, message=str(error)), 503, {"Retry-After": "60"}
+    retry = "10" if isinstance(error, PdfBusy) else "60"
+    return render_template("error.html", code=503, message=str(error)), 503, {"Retry-After": retry}
 
 
 
