@@ -75,7 +75,22 @@ def _instance_secret(app: Flask) -> str:
     return path.read_text().strip()
 
 
+def _private_sqlite_file(url: str) -> None:
+    """Create an SQLite database file readable by its owner only (0600, like the secret
+    key) before SQLite creates it with the umask's mode; its WAL files take the same mode."""
+    prefix = "sqlite:///"
+    if not url.startswith(prefix) or url.endswith(":memory:"):
+        return
+    path = Path(url.removeprefix(prefix).split("?", 1)[0])
+    if path.name and not path.exists() and path.parent.is_dir():
+        try:
+            os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+        except FileExistsError:  # another process made it meanwhile
+            pass
+
+
 def register_extensions(app: Flask) -> None:
+    _private_sqlite_file(app.config["SQLALCHEMY_DATABASE_URI"])
     db.init_app(app)
     migrate.init_app(app, db)
     csrf.init_app(app)

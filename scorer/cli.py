@@ -1,13 +1,19 @@
-"""``nap settle FILE [--json]``: settle an evening file without the web app.
+"""The ``nap`` command.
 
-Prints the hand-by-hand entries and the totals as a text table, or with ``--json``
-as JSON. Exit status 0 on success, 2 for a file that cannot be read or settled.
+``nap settle FILE [--json]``: settle an evening file without the web app. Prints the
+hand-by-hand entries and the totals as a text table, or with ``--json`` as JSON. Exit
+status 0 on success, 2 for a file that cannot be read or settled. Needs no Flask.
+
+``nap serve [--host H] [--port P]``: the web app under waitress with the limits of
+:mod:`scorer.serve`, on ``DATABASE_URL`` (SQLite in ``instance/`` by default), the
+database brought up to the newest migration first.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -140,12 +146,20 @@ def text_report(evening: EveningFile, ledger: Ledger) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``nap`` command."""
-    parser = argparse.ArgumentParser(prog="nap", description="Settle a Nap evening file.")
+    parser = argparse.ArgumentParser(prog="nap", description="Settle a Nap evening file, or serve the web app.")
     sub = parser.add_subparsers(dest="command", required=True)
     settle = sub.add_parser("settle", help="print the hand-by-hand entries and the totals of an evening file")
     settle.add_argument("file", type=Path, help="an evening file (JSON, see docs/evening-format.md)")
     settle.add_argument("--json", action="store_true", help="print JSON instead of a text table")
+    serve = sub.add_parser("serve", help="serve the web app (waitress, with limits fit for the internet)")
+    serve.add_argument("--host", default=os.environ.get("HOST", "0.0.0.0"), help="address to listen on")  # noqa: S104
+    serve.add_argument("--port", type=int, default=int(os.environ.get("PORT", "5000")), help="port")
     args = parser.parse_args(argv)
+    if args.command == "serve":
+        from .serve import serve as run_server  # Flask and waitress only here: `nap settle` needs neither
+
+        run_server(args.host, args.port)
+        return 0
     try:
         text = args.file.read_bytes()
     except OSError as error:

@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from datetime import date, datetime
 from decimal import Decimal
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import urlencode, urlsplit
 
 from babel.numbers import format_currency, format_decimal, get_currency_name
 from flask import Blueprint, Flask, Response, has_request_context, redirect, request
@@ -232,10 +232,16 @@ def choose_language(code: str) -> Response:
     return response
 
 
+#: The only query a page keeps when its language is switched: the group a new evening
+#: starts in (``/new?group=…``). Anything else a visitor typed stays out of the links,
+#: so a cached page never carries the first visitor's query to everyone.
+KEPT_QUERY = ("group",)
+
+
 def current_path() -> str:
-    """This page's path and query, for the menu's ``next``."""
-    path = request.full_path
-    return path[:-1] if path.endswith("?") else path
+    """This page's path (and its ``group``, if any), for the menu's ``next``."""
+    kept = {k: request.args[k] for k in KEPT_QUERY if k in request.args}
+    return request.path + ("?" + urlencode(kept) if kept else "")
 
 
 def init_app(app: Flask) -> None:

@@ -190,7 +190,8 @@ def test_a_hostile_table_name_cannot_break_the_footer(app: Any, client: Any) -> 
 def test_chart_route_serves_a_picture_with_its_own_policy(app: Any, client: Any, referee: str) -> None:
     response = client.get(f"/e/{referee}/chart.svg")
     assert response.status_code == 200 and response.mimetype == "image/svg+xml"
-    assert response.headers["Content-Security-Policy"] == "default-src 'none'; style-src 'unsafe-inline'"
+    assert response.headers["Content-Security-Policy"] == (
+        "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'")
     svg = response.get_data(as_text=True)
     assert svg.startswith("<svg") and "<script" not in svg.lower()
     assert all(name in svg for name in ("Nora", "Ed", "Sam", "Wes"))

@@ -237,7 +237,8 @@ def test_season_chart_and_pdf(client: Any) -> None:
     assert f'src="/g/{group}/chart.svg?book=0"' in page and f'src="/g/{group}/chart.svg?book=1"' in page
     chart = client.get(f"/g/{group}/chart.svg?book=0")
     assert chart.status_code == 200 and chart.mimetype == "image/svg+xml"
-    assert chart.headers["Content-Security-Policy"] == "default-src 'none'; style-src 'unsafe-inline'"
+    assert chart.headers["Content-Security-Policy"] == (
+        "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'")
     svg = chart.get_data(as_text=True)
     assert "<script" not in svg and "Bob" in svg and "Eve" in svg and f">{date.today().isoformat()[5:]}<" in svg
 

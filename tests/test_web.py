@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -291,8 +292,12 @@ def test_restore_an_earlier_version(client: Any, app: Any) -> None:
     post_hand(client, key, 1, 0, {2: "four"}, 4)  # Cat +12
     client.post(f"/e/{key}/hand/1/edit", data={"number": "1", "version": "1", "dealer": "0", "call_2": "four",
                                                "tricks": "3", "save": "1"})  # corrected: Cat −12
-    assert "Restore" in client.get(f"/e/{key}/hand/1").get_data(as_text=True)
-    assert client.post(f"/e/{key}/hand/1/restore/1").status_code == 302
+    page = client.get(f"/e/{key}/hand/1").get_data(as_text=True)
+    assert "Restore" in page
+    hand_id = re.search(r'name="hand_id" value="(\d+)"', page)
+    assert hand_id is not None and 'name="base" value="2"' in page  # the page names the hand and its version
+    restore = {"hand_id": hand_id.group(1), "base": "2"}
+    assert client.post(f"/e/{key}/hand/1/restore/1", data=restore).status_code == 302
     assert totals_on_page(client.get(f"/e/{key}").get_data(as_text=True))["Cat"] == "+12"
     assert counts(app)[2] == 3  # three versions: nothing lost
-    assert client.post(f"/e/{key}/hand/1/restore/9").status_code == 404
+    assert client.post(f"/e/{key}/hand/1/restore/9", data=restore).status_code == 404

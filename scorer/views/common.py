@@ -99,6 +99,10 @@ def load_evening(key: str) -> tuple[Evening, Ledger]:
 
 
 
+#: The policy of an SVG picture (a chart): pygal's own ``<style>`` applies, nothing
+#: loads, and no other site may frame it.
+SVG_CSP = "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'"
+
 #: Rendered scoresheets by (evening key, revision): several phones reloading an
 #: unchanged evening cost one small query each, not a full settle and render.
 sheet_cache: RevisionCache[tuple[str, bool, Markup]] = RevisionCache(64)

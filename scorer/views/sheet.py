@@ -21,6 +21,7 @@ from ..ledger import Ledger, settle_up, statistics
 from ..models import Evening
 from ..pdf import PdfBusy, PdfError, PdfFailed, PdfTooSlow, evening_pdf_html, paper_of, pdf_job, time_limit
 from .common import (
+    SVG_CSP,
     by_revision,
     chart_cache,
     client_id,
@@ -217,7 +218,7 @@ def chart(key: str) -> Response:
     # drawn small, so that its words stay legible on a phone (the PDF draws its own, larger)
     svg = by_revision(chart_cache, key, lambda evening, ledger: ledger_chart_svg(ledger, width=440, height=320))
     response = Response(svg, mimetype="image/svg+xml")
-    response.headers["Content-Security-Policy"] = "default-src 'none'; style-src 'unsafe-inline'"
+    response.headers["Content-Security-Policy"] = SVG_CSP
     response.add_etag()
     return response.make_conditional(request)
 

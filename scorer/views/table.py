@@ -11,7 +11,6 @@ from __future__ import annotations
 import io
 import secrets
 from typing import Any
-from urllib.parse import urlsplit
 
 import segno
 from flask import Blueprint, Response, abort, flash, jsonify, redirect, render_template, request, url_for
@@ -20,7 +19,7 @@ from flask_babel import gettext as _
 from .. import access, services
 from ..access import permission
 from ..forms import ActionForm, DeviceForm, PinForm, is_number, quick_form_for, settings_form_for
-from ..i18n import error_text
+from ..i18n import error_text, safe_next
 from ..rules import HandFacts, IllegalSetup, RulesError, get_variant
 from .common import call_label, posted_int, save_new_hand, signed
 
@@ -33,26 +32,20 @@ def _evening(key: str) -> Any:
     return evening
 
 
-def _same_site(target: str | None, fallback: str) -> str:
-    """``target`` if it is a path on this site, else ``fallback`` (no open redirect)."""
-    if not target or not target.startswith("/") or target.startswith("//") or "\\" in target:
-        return fallback
-    parts = urlsplit(target)
-    return target if not parts.scheme and not parts.netloc else fallback
-
-
 @bp.get("/e/<key>/share")
 @permission("view")
-def share(key: str) -> str:
+def share(key: str) -> Response:
     """Links and QR codes to join the table; scorers also see the PIN and the scorers' link."""
     evening = _evening(key)
     access.remember(key)
     scorer = access.is_scorer(key)
     view_url = url_for("sheet.scoresheet", key=key, _external=True)
     edit_url = url_for("table.scorer_link", key=key, edit_key=evening.edit_key, _external=True) if scorer else None
-    form = DeviceForm(device=access.device_name(), next=request.full_path)
-    return render_template("share.html", evening=evening, scorer=scorer, view_url=view_url, edit_url=edit_url,
+    form = DeviceForm(device=access.device_name(), next=request.path)
+    page = render_template("share.html", evening=evening, scorer=scorer, view_url=view_url, edit_url=edit_url,
                            device_form=form)
+    # a scorer's Share page holds the PIN and the scorers' link: never kept by a cache
+    return Response(page, mimetype="text/html", headers={"Cache-Control": "no-store"})
 
 
 @bp.get("/e/<key>/qr.svg")
@@ -70,7 +63,7 @@ def qr(key: str) -> Response:
     segno.make(url, error="m").save(out, kind="svg", scale=6, border=2, dark="#000", light="#fff",
                                      xmldecl=False)
     response = Response(out.getvalue(), mimetype="image/svg+xml")
-    response.headers["Content-Security-Policy"] = "default-src 'none'"
+    response.headers["Content-Security-Policy"] = "default-src 'none'; frame-ancestors 'none'"
     response.headers["Cache-Control"] = "private, no-store"
     return response
 
@@ -116,8 +109,10 @@ def join(key: str) -> Any:
 def device() -> Any:
     """Name this phone (shown in the history)."""
     form = DeviceForm()
-    back = _same_site(form.next.data, url_for("start.index"))
-    if form.validate_on_submit():
+    target = form.next.data or ""
+    back = safe_next(target)
+    # validate everything first, then write: a bad ``next`` (off-site, CR/LF) changes nothing
+    if form.validate_on_submit() and (not target or back == target):
         access.set_device_name(form.device.data or "")
         flash(_("This phone is now called “%(name)s” in the history.", name=access.device_name()))
     else:

@@ -1,0 +1,51 @@
+"""``nap serve``: the app under waitress, with limits fit for a table and for the internet.
+
+One place for the server's settings, used by ``nap serve`` and ``./scripts/serve``:
+
+- ``connection_limit`` 1000 (waitress: 100): idle or slow connections (a phone that
+  opened a socket and went quiet, or 110 connections each sending a header line every
+  5 s) cannot fill the server; each costs a socket, not a thread.
+- ``channel_timeout`` 30 s (waitress: 120 s): a connection that sends nothing for 30 s
+  is closed.
+- ``max_request_body_size`` just over the app's 1 MB ``MAX_CONTENT_LENGTH``: a larger
+  body is refused (413) as it arrives, never written to a temporary file first.
+- ``threads`` 8: pages are short; PDFs run in child processes one at a time
+  (:mod:`scorer.pdf`), so a thread is never held by a render queue.
+
+On the open internet the app belongs behind a reverse proxy that buffers slow clients
+(README, "Deploy").
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+#: The app's largest request body (an evening file of about 2000 hands): see ``scorer.app``.
+MAX_BODY = 1024 * 1024
+
+#: waitress's settings (``waitress.serve(app, **SERVER_LIMITS)``).
+SERVER_LIMITS: dict[str, Any] = {
+    "threads": 8,
+    "connection_limit": 1000,
+    "channel_timeout": 30,
+    "cleanup_interval": 10,
+    # the multipart wrapping of an evening file adds a little to the file itself
+    "max_request_body_size": MAX_BODY + 64 * 1024,
+}
+
+
+def serve(host: str = "0.0.0.0", port: int = 5000, *, upgrade: bool = True) -> None:  # noqa: S104 - the table's phones
+    """Build the app (``DATABASE_URL``, SQLite in ``instance/`` by default), bring the
+    database up to the newest migration if ``upgrade``, and serve it until stopped."""
+    import waitress
+
+    from . import create_app
+
+    app = create_app()
+    if upgrade:
+        from flask_migrate import upgrade as migrate_up
+
+        with app.app_context():
+            migrate_up()
+    print(f"Nap scorer: serving on http://{host}:{port}/ (Ctrl-C stops it)", flush=True)
+    waitress.serve(app, host=host, port=port, **SERVER_LIMITS)

@@ -1,0 +1,73 @@
+"""The server's limits (scorer/serve.py), through a real waitress on loopback: slow
+clients cannot make it unreachable, and a body over the limit never reaches the disk."""
+
+from __future__ import annotations
+
+import http.client
+import socket
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from waitress.server import create_server
+
+from scorer.serve import MAX_BODY, SERVER_LIMITS
+
+
+@pytest.fixture
+def served(app: Any) -> Iterator[int]:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    server = create_server(app, host="127.0.0.1", port=port, **SERVER_LIMITS)
+
+    def run() -> None:
+        try:
+            server.run()
+        except OSError:  # the socket closed under waitress's loop at teardown
+            pass
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    yield port
+    server.close()
+    thread.join(timeout=5)
+
+
+def test_a_body_over_the_limit_is_refused_as_it_arrives(served: int) -> None:
+    """A 300 MB body was written in full to a temporary file before the app's 1 MB limit
+    answered 413. waitress now refuses it from its Content-Length, before the body."""
+    with socket.create_connection(("127.0.0.1", served), timeout=30) as s:
+        s.sendall(b"POST /import HTTP/1.1\r\nHost: x\r\nContent-Type: application/octet-stream\r\n"
+                  b"Content-Length: 300000000\r\n\r\n" + b"x" * 65536)
+        answer = s.recv(4096)
+    assert answer.startswith(b"HTTP/1.1 413"), answer[:80]
+    assert SERVER_LIMITS["max_request_body_size"] < 2 * MAX_BODY
+
+
+def test_slow_connections_leave_room_for_the_phones(served: int) -> None:
+    """110 connections trickling header lines made the app unreachable (waitress's
+    default limit is 100 connections); now a phone's request is still answered."""
+    idle = []
+    try:
+        for _ in range(110):
+            s = socket.create_connection(("127.0.0.1", served), timeout=30)
+            s.sendall(b"GET / HTTP/1.1\r\nHost: x\r\nX-Slow: 1\r\n")
+            idle.append(s)
+        conn = http.client.HTTPConnection("127.0.0.1", served, timeout=30)
+        conn.request("GET", "/healthz")
+        response = conn.getresponse()
+        assert response.status == 200 and response.read() == b"ok"
+        conn.close()
+    finally:
+        for s in idle:
+            s.close()
+
+
+def test_nap_serve_is_a_command(capsys: Any) -> None:
+    from scorer.cli import main
+
+    with pytest.raises(SystemExit) as done:
+        main(["serve", "--help"])
+    assert done.value.code == 0 and "--port" in capsys.readouterr().out
