@@ -1,45 +1,58 @@
 """Who may do what at a table: viewers read, scorers enter and correct.
 
 A table's link (``/e/<key>``, 128 random bits) lets anyone who has it watch the
-scoresheet. Scorers are the browser sessions that started or imported the evening,
-opened the scorers' link (``/e/<key>/scorer/<edit_key>``), or typed the table's
-six-digit PIN. The role is kept in the signed session cookie, per evening key.
+scoresheet. Scorers are the phones that started or imported the evening, opened the
+scorers' link (``/e/<key>/scorer/<edit_key>``), or typed the table's six-digit PIN.
+
+A phone is known by a random id in the ``nap_device`` cookie, kept for 400 days (the
+most a browser keeps one), so a browser restart loses nothing; the database keeps, per
+phone and table (:class:`~scorer.models.TableAccess`), whether it opened the table,
+how it became a scorer, and its wrong PINs. The session cookie only carries the CSRF
+token and messages, so it stays small however many tables a phone has seen. A scorer
+can revoke another phone, or change the PIN and the scorers' link, which makes every
+phone that became a scorer with the old ones a viewer again.
 
 PIN guessing is bounded twice, because every phone at a table shares one IP address:
-:data:`SESSION_TRIES` wrong PINs per browser session per :data:`WINDOW`, and a looser
-:data:`TABLE_TRIES` per table per window (counted in the database, so clearing
-cookies does not reset it). A locked-out session can still use the scorers' link.
+:data:`SESSION_TRIES` wrong PINs per phone per :data:`WINDOW`, and a looser
+:data:`TABLE_TRIES` per table per window (both counted in the database, so clearing
+cookies resets neither for long). A locked-out phone can still use the scorers' link.
 """
 
 from __future__ import annotations
 
+import hashlib
 import hmac
 import re
 import secrets
 import time
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import sqlalchemy as sa
-from flask import request, session
+from flask import current_app, g, request, session
 from flask_babel import gettext as _
+from sqlalchemy.orm import selectinload
 
-from .models import Evening, db, utcnow
+from .models import Change, Device, Evening, TableAccess, db, new_key, new_pin, utcnow
 from .services import writing
 
-#: Wrong PINs one browser session may try per window before it must wait.
+#: Wrong PINs one phone may try per window before it must wait.
 SESSION_TRIES = 5
 #: Wrong PINs all sessions together may try at one table per window.
 TABLE_TRIES = 30
 #: The window both budgets count over.
 WINDOW = timedelta(minutes=15)
 
-_SCORER = "scorer_of"
-_SEEN = "seen"
-_FAILS = "pin_fails"
-_DEVICE = "device"
-_DEVICE_TAG = "device_tag"
-_KEEP = 60  # evenings remembered per session (the cookie stays small)
+#: The device cookie: a random id, kept for 400 days (browsers keep a cookie at most that long).
+DEVICE_COOKIE = "nap_device"
+DEVICE_COOKIE_AGE = 400 * 24 * 3600
+_TOKEN = re.compile(r"[A-Za-z0-9_-]{20,64}")
+#: How a phone may have become a scorer; "start" and "import" (the table's creator)
+#: outlive a change of the PIN and the scorers' link, "link" and "pin" do not.
+CREATOR_GRANTS = ("start", "import")
+#: How often (seconds) a phone's "last seen" at a table is written again.
+SEEN_EVERY = 3600
+_recently_seen: dict[tuple[int, str], float] = {}
 
 
 #: What a route lets a phone do, declared on every route with :func:`permission` and
@@ -82,41 +95,185 @@ class PinRefused(Exception):
     """The PIN was not checked: too many wrong tries; ``str()`` says how long to wait."""
 
 
+def _hash(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def current_device(create: bool = False) -> Device | None:
+    """This phone's :class:`~scorer.models.Device` (from its cookie), or ``None``; with
+    ``create``, a new one when it has none (the cookie is set on the response by
+    :func:`set_device_cookie`). Cached for the request."""
+    if "nap_device" in g and (g.nap_device is not None or not create):
+        return g.nap_device  # type: ignore[no-any-return]
+    token = request.cookies.get(DEVICE_COOKIE, "")
+    device = None
+    if _TOKEN.fullmatch(token):
+        device = db.session.scalar(sa.select(Device).where(Device.token_hash == _hash(token)))
+    if device is None and create:
+        token = secrets.token_urlsafe(24)
+        with writing():
+            device = Device(token_hash=_hash(token), tag=secrets.token_hex(2)[:3],
+                            model=guess_device(request.headers.get("User-Agent", ""))[:20])
+            db.session.add(device)
+        g.nap_new_device_token = token
+    g.nap_device = device
+    return device
+
+
+def set_device_cookie(response: Any) -> Any:
+    """Give a phone seen for the first time its device cookie (an ``after_request`` step)."""
+    token = g.get("nap_new_device_token")
+    if token:
+        response.set_cookie(DEVICE_COOKIE, token, max_age=DEVICE_COOKIE_AGE, httponly=True, samesite="Lax",
+                            secure=request.is_secure or bool(current_app.config.get("SESSION_COOKIE_SECURE")))
+    return response
+
+
+def _access(key: str) -> tuple[TableAccess | None, Evening | None]:
+    """This phone's row at table ``key`` (or ``None``) and the evening (``None`` if no such table)."""
+    device = current_device()
+    evening = db.session.scalar(sa.select(Evening).where(Evening.key == key)) if isinstance(key, str) else None
+    if device is None or evening is None:
+        return None, evening
+    row = db.session.scalar(sa.select(TableAccess).where(TableAccess.device_id == device.id,
+                                                         TableAccess.evening_id == evening.id))
+    return row, evening
+
+
+def holds_role(row: TableAccess | None, evening: Evening) -> bool:
+    """Whether a phone's row makes it a scorer of ``evening`` now."""
+    if row is None or not row.via or row.revoked_at is not None:
+        return False
+    return row.via in CREATOR_GRANTS or row.generation == evening.access_generation
+
+
 def is_scorer(key: str) -> bool:
-    """Whether this browser session may enter and correct hands at table ``key``."""
-    return key in session.get(_SCORER, [])
+    """Whether this phone may enter and correct hands at table ``key`` (cached per request)."""
+    cache: dict[str, bool] = g.setdefault("nap_scorer_of", {})
+    if key not in cache:
+        row, evening = _access(key)
+        cache[key] = evening is not None and holds_role(row, evening)
+    return cache[key]
 
 
-def grant_scorer(key: str) -> None:
-    """Make this browser session a scorer at table ``key`` (and remember the table)."""
-    keys = [k for k in session.get(_SCORER, []) if k != key]
-    session[_SCORER] = [*keys, key][-_KEEP:]
-    remember(key)
+def _row_for(evening: Evening) -> TableAccess:
+    """This phone's row at ``evening`` in the pending unit of work, made if missing."""
+    device = current_device(create=True)
+    assert device is not None
+    row = db.session.scalar(sa.select(TableAccess).where(TableAccess.device_id == device.id,
+                                                         TableAccess.evening_id == evening.id))
+    if row is None:
+        row = TableAccess(device_id=device.id, evening_id=evening.id, seen_at=utcnow())
+        db.session.add(row)
+    return row
+
+
+def grant_scorer(key: str, via: str = "link") -> None:
+    """Make this phone a scorer at table ``key`` (``via``: "start", "import", "link" or
+    "pin"), and remember the table. A revoked phone that comes back through the link or
+    PIN is a scorer again."""
+    current_device(create=True)
+    with writing():
+        evening = db.session.scalar(sa.select(Evening).where(Evening.key == key))
+        if evening is None:
+            return
+        row = _row_for(evening)
+        if not (row.via in CREATOR_GRANTS and row.revoked_at is None):
+            row.via = via
+        row.generation, row.revoked_at, row.granted_at, row.seen_at = (evening.access_generation, None, utcnow(),
+                                                                       utcnow())
+    g.pop("nap_scorer_of", None)
 
 
 def remember(key: str) -> None:
-    """Remember that this browser has seen table ``key`` (the home page lists it)."""
-    seen = session.get(_SEEN, [])
-    if seen and seen[-1] == key:
-        return  # already the latest: leave the session (and its cookie) unchanged
-    keys = [k for k in seen if k != key]
-    session[_SEEN] = [*keys, key][-_KEEP:]
+    """Remember that this phone has opened table ``key`` (the home page lists it); written
+    at most once an hour per phone and table."""
+    device = current_device(create=True)
+    if device is None or not isinstance(key, str):
+        return
+    now = time.time()
+    if now - _recently_seen.get((device.id, key), 0) < SEEN_EVERY:
+        return
+    with writing():
+        evening = db.session.scalar(sa.select(Evening).where(Evening.key == key))
+        if evening is None:
+            return
+        _row_for(evening).seen_at = utcnow()
+    if len(_recently_seen) > 10_000:
+        _recently_seen.clear()
+    _recently_seen[(device.id, key)] = now
 
 
 def seen_keys() -> list[str]:
-    """The tables this browser has opened, most recent first."""
-    return list(reversed(session.get(_SEEN, [])))
+    """The tables this phone has opened, most recent first (at most 100)."""
+    device = current_device()
+    if device is None:
+        return []
+    return list(db.session.scalars(
+        sa.select(Evening.key).join(TableAccess, TableAccess.evening_id == Evening.id)
+        .where(TableAccess.device_id == device.id).order_by(TableAccess.seen_at.desc(), TableAccess.id.desc())
+        .limit(100)))
+
+
+def scorers_of(evening: Evening) -> list[tuple[TableAccess, bool]]:
+    """Every phone that was made a scorer at ``evening``, and whether it still is, newest first."""
+    rows = db.session.scalars(
+        sa.select(TableAccess).where(TableAccess.evening_id == evening.id, TableAccess.via != "")
+        .options(selectinload(TableAccess.device)).order_by(TableAccess.granted_at.desc(), TableAccess.id.desc()))
+    return [(row, holds_role(row, evening)) for row in rows]
+
+
+def revoke(evening: Evening, access_id: int) -> TableAccess | None:
+    """Take the scorer's role from the phone of row ``access_id`` at ``evening`` (not from
+    this phone itself); ``None`` if there is no such row. Logged in the history."""
+    me = current_device()
+    with writing():
+        row = db.session.scalar(sa.select(TableAccess).where(TableAccess.id == access_id,
+                                                             TableAccess.evening_id == evening.id))
+        if row is None or (me is not None and row.device_id == me.id):
+            return None
+        row.revoked_at = utcnow()
+        db.session.add(Change(evening_id=evening.id, kind="revoke", device=device_name(),
+                              after={"phone": phone_name(row.device)}))
+    return row
+
+
+def renew_credentials(evening: Evening) -> None:
+    """A new PIN and a new scorers' link for ``evening``: every phone that became a scorer
+    with the old ones is a viewer again; this phone and the table's creator stay scorers."""
+    with writing():
+        fresh = db.session.scalar(sa.select(Evening).where(Evening.id == evening.id).with_for_update())
+        assert fresh is not None
+        fresh.pin, fresh.edit_key = new_pin(), new_key()
+        fresh.access_generation += 1
+        fresh.pin_failures, fresh.pin_window_start = 0, None
+        row = _row_for(fresh)
+        row.generation = fresh.access_generation
+        db.session.add(Change(evening_id=fresh.id, kind="credentials", device=device_name()))
+    g.pop("nap_scorer_of", None)
+
+
+def adopt_session_roles() -> None:
+    """Phones that became scorers before roles moved to the database (migration 0011)
+    keep them: the old session's list is copied to this phone's rows once, then dropped."""
+    keys = session.pop("scorer_of", None)
+    seen = session.pop("seen", None)
+    session.pop("pin_fails", None)
+    name = session.pop("device", None)
+    session.pop("device_tag", None)
+    if not keys and not seen and not name:
+        return
+    if isinstance(name, str) and name:
+        set_device_name(name)
+    for key in (seen if isinstance(seen, list) else [])[:100]:
+        remember(str(key)[:32])
+    for key in (keys if isinstance(keys, list) else [])[:100]:
+        grant_scorer(str(key)[:32], via="link")
 
 
 def edit_key_matches(evening: Evening, edit_key: str) -> bool:
     """Constant-time check of a scorers' link."""
     return hmac.compare_digest(evening.edit_key.encode(), str(edit_key)[:64].encode())
-
-
-def _session_fails(key: str) -> list[float]:
-    now = time.time()
-    fails: dict[str, list[float]] = session.get(_FAILS, {})
-    return [t for t in fails.get(key, []) if now - t < WINDOW.total_seconds()]
 
 
 def try_pin(evening: Evening, pin: str) -> bool:
@@ -127,9 +284,14 @@ def try_pin(evening: Evening, pin: str) -> bool:
     :data:`SESSION_TRIES` or the table its :data:`TABLE_TRIES` in the window.
     The table's counter is updated in its own short transactions, atomically.
     """
-    recent = _session_fails(evening.key)
-    if len(recent) >= SESSION_TRIES:
-        wait = int(WINDOW.total_seconds() - (time.time() - min(recent))) // 60 + 1
+    current_device(create=True)
+    with writing():
+        row = _row_for(evening)
+        if row.pin_window_start is not None and _aware(row.pin_window_start) < utcnow() - WINDOW:
+            row.pin_failures, row.pin_window_start = 0, None
+        fails, started = row.pin_failures, row.pin_window_start
+    if fails >= SESSION_TRIES and started is not None:
+        wait = int((WINDOW - (utcnow() - _aware(started))).total_seconds()) // 60 + 1
         raise PinRefused(_("Too many wrong PINs from this phone. Try again in %(minutes)s min, or ask a "
                            "scorer for the scorers' link.", minutes=wait))
     # reserve one try from the table's budget in a single UPDATE, so a burst of guesses
@@ -154,35 +316,44 @@ def try_pin(evening: Evening, pin: str) -> bool:
             db.session.execute(sa.update(Evening).where(Evening.id == evening.id, Evening.pin_failures > 0)
                                .values(pin_failures=Evening.pin_failures - 1)
                                .execution_options(synchronize_session=False))
-        grant_scorer(evening.key)
+        grant_scorer(evening.key, via="pin")
         return True
-    fails: dict[str, list[float]] = dict(session.get(_FAILS, {}))
-    fails[evening.key] = [*recent, time.time()]
-    session[_FAILS] = {k: v for k, v in fails.items() if v}
+    with writing():
+        row = _row_for(evening)
+        row.pin_failures += 1
+        row.pin_window_start = row.pin_window_start or utcnow()
     return False
 
 
+def phone_name(device: Device | None, user_agent: str = "") -> str:
+    """How a phone is named in the history and the scorers' list: the name the user set,
+    else a guess from the browser and a short tag that tells two of one make apart."""
+    if device is not None and device.name:
+        return device.name
+    guess = device.model if device is not None and device.model else guess_device(user_agent)
+    return f"{guess} {device.tag}" if device is not None and device.tag else guess
+
+
 def device_name() -> str:
-    """The name this phone goes by in the history: the one the user set, else a
-    guess from the browser (``"iPhone"``, ``"Android phone"``, ``"Firefox"``…)."""
-    name = session.get(_DEVICE)
-    if isinstance(name, str) and name:
-        return name
-    # two phones of one make would look alike in the history: add a short tag that this
-    # browser keeps ("iPhone 4f2")
-    tag = session.get(_DEVICE_TAG)
-    if not isinstance(tag, str) or not re.fullmatch(r"[0-9a-f]{3}", tag):
-        tag = session[_DEVICE_TAG] = secrets.token_hex(2)[:3]
-    return f"{guess_device(request.headers.get('User-Agent', ''))} {tag}"
+    """The name this phone goes by in the history (see :func:`phone_name`)."""
+    return phone_name(current_device(), request.headers.get("User-Agent", ""))
 
 
 def set_device_name(name: str) -> None:
     """Name this phone (at most 40 characters; blank goes back to the guess)."""
     clean = " ".join(str(name).split())[:40]
-    if clean:
-        session[_DEVICE] = clean
-    else:
-        session.pop(_DEVICE, None)
+    device = current_device(create=True)
+    assert device is not None
+    with writing():
+        fresh = db.session.get(Device, device.id)
+        assert fresh is not None
+        fresh.name = clean
+    g.nap_device = fresh
+
+
+def _aware(moment: datetime) -> datetime:
+    """SQLite gives back naive datetimes (stored in UTC)."""
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
 
 
 def guess_device(user_agent: str) -> str:

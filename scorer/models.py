@@ -101,6 +101,9 @@ class Evening(db.Model):  # type: ignore[name-defined,misc]
     #: Wrong PINs in the current window (the table's budget, see :mod:`scorer.access`).
     pin_failures: Mapped[int] = mapped_column(default=0, server_default="0")
     pin_window_start: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), default=None)
+    #: Bumped when a scorer changes the PIN and the scorers' link: every phone that
+    #: became a scorer with an older one is a viewer again (see :class:`TableAccess`).
+    access_generation: Mapped[int] = mapped_column(default=0, server_default="0")
 
     players: Mapped[list[Player]] = relationship(
         back_populates="evening", order_by="Player.seat", cascade="all, delete-orphan"
@@ -208,6 +211,51 @@ class Change(db.Model):  # type: ignore[name-defined,misc]
     hand_number: Mapped[int | None] = mapped_column(default=None)
     before: Mapped[dict[str, Any] | None] = mapped_column(JSON, default=None)
     after: Mapped[dict[str, Any] | None] = mapped_column(JSON, default=None)
+
+
+# --- Phones and what each may do at each table ---------------------------------------
+
+
+class Device(db.Model):  # type: ignore[name-defined,misc]
+    """A phone (a browser), known by a random id kept in a cookie for a year
+    (:mod:`scorer.access`); only the id's SHA-256 is stored. ``name`` is what the user
+    called it ("" until then), ``model`` a guess from its browser, ``tag`` three hex
+    digits that tell two phones of one make apart in the history."""
+
+    __tablename__ = "device"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    name: Mapped[str] = mapped_column(String(40), default="")
+    tag: Mapped[str] = mapped_column(String(8), default="")
+    #: a guess from the browser when the phone was first seen ("iPhone", "Android phone")
+    model: Mapped[str] = mapped_column(String(20), default="", server_default="")
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class TableAccess(db.Model):  # type: ignore[name-defined,misc]
+    """A phone at a table: it has opened it (the home page lists it), and perhaps may
+    score there. ``via`` says how it became a scorer ("start", "import", "link", "pin";
+    "" for a viewer); a grant by link or PIN holds while its ``generation`` is the
+    table's :attr:`Evening.access_generation`. ``revoked_at``: a scorer took the role
+    away. ``pin_failures`` in the window from ``pin_window_start``: this phone's wrong
+    PINs at this table (kept here, not in the cookie)."""
+
+    __tablename__ = "table_access"
+    __table_args__ = (UniqueConstraint("device_id", "evening_id"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    device_id: Mapped[int] = mapped_column(ForeignKey("device.id"), index=True)
+    evening_id: Mapped[int] = mapped_column(ForeignKey("evening.id"), index=True)
+    via: Mapped[str] = mapped_column(String(10), default="", server_default="")
+    generation: Mapped[int] = mapped_column(default=0, server_default="0")
+    revoked_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), default=None)
+    granted_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), default=None)
+    seen_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    pin_failures: Mapped[int] = mapped_column(default=0, server_default="0")
+    pin_window_start: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), default=None)
+
+    device: Mapped[Device] = relationship()
 
 
 # --- Groups of evenings: the season (issue 6) ---------------------------------------

@@ -49,12 +49,17 @@ def server(any_db_app: Any):  # type: ignore[no-untyped-def]
 
 
 class Phone:
-    """One browser: keeps the session cookie the scorers' link gave it."""
+    """One browser: keeps its cookies (the device id the scorers' link made a scorer, and
+    the session) as a browser does."""
 
     def __init__(self, port: int, name: str) -> None:
         self.port = port
-        self.cookie = ""
+        self.cookies: dict[str, str] = {}
         self.name = name
+
+    @property
+    def cookie(self) -> str:
+        return "; ".join(f"{k}={v}" for k, v in self.cookies.items())
 
     def request(self, method: str, path: str, fields: dict[str, str] | None = None) -> int:
         conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=60)
@@ -66,9 +71,9 @@ class Phone:
         conn.request(method, path, body, headers)
         response = conn.getresponse()
         response.read()
-        cookie = response.getheader("Set-Cookie")
-        if cookie and cookie.startswith("session="):  # as a browser does: the newest session cookie
-            self.cookie = cookie.split(";", 1)[0]
+        for cookie in response.msg.get_all("Set-Cookie") or ():
+            name, _, value = cookie.split(";", 1)[0].partition("=")
+            self.cookies[name] = value
         conn.close()
         return response.status
 
@@ -101,7 +106,7 @@ def test_six_phones_race_hands_duplicates_and_stale_corrections(server: Any) -> 
     phones = [Phone(port, f"phone-{i}") for i in range(PHONES)]
     for phone in phones:
         assert phone.request("GET", f"/e/{key}/scorer/{edit_key}") == 302
-        assert phone.cookie.startswith("session=")
+        assert "nap_device" in phone.cookies
     statuses: Counter[int] = Counter()
     lock = threading.Lock()
 

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from flask import Blueprint, abort, current_app, flash, jsonify, redirect, request, url_for
+from flask import Blueprint, abort, current_app, flash, jsonify, redirect, request, session, url_for
 from flask_babel import gettext
 from flask_babel import gettext as _
 from markupsafe import Markup
@@ -41,6 +41,22 @@ def call_label_filter(call: str) -> str:
 def helpers() -> dict[str, Any]:
     return {"signed": signed, "citation": citation, "result_label": result_label, "error_messages": error_messages,
             "is_scorer": access.is_scorer, "device_name": access.device_name, "book_title": book_title}
+
+
+_OLD_SESSION_KEYS = ("scorer_of", "seen", "pin_fails", "device", "device_tag")
+
+
+@bp.before_app_request
+def adopt_old_session() -> None:
+    """A phone whose session still holds roles from before they moved to the database."""
+    if request.endpoint != "static" and any(k in session for k in _OLD_SESSION_KEYS):
+        access.adopt_session_roles()
+
+
+@bp.after_app_request
+def device_cookie(response: Any) -> Any:
+    """A phone seen for the first time gets its device cookie (:mod:`scorer.access`)."""
+    return access.set_device_cookie(response)
 
 
 @bp.before_app_request

@@ -94,7 +94,7 @@ def new_evening(variant_id: str) -> Any:
             form.form_errors.append(error_text(error))
         else:
             flash(gettext("The evening has started. Good luck!"))
-            access.grant_scorer(evening.key)  # the table's creator is its first scorer
+            access.grant_scorer(evening.key, via="start")  # the table's creator is its first scorer
             return redirect(url_for("sheet.scoresheet", key=evening.key))
     status = 422 if form.is_submitted() else 200
     return render_template("new_evening.html", form=form, variant=variant, group=group), status
@@ -113,7 +113,7 @@ def import_evening() -> Any:
             form.file.errors = [error_text(error)]  # "where: message (rule)", in the phone's language
         else:
             flash(gettext("Imported “%(name)s”.", name=evening.name))
-            access.grant_scorer(evening.key)
+            access.grant_scorer(evening.key, via="import")
             return redirect(url_for("sheet.scoresheet", key=evening.key))
     return render_template("import.html", form=form), (422 if form.is_submitted() else 200)
 

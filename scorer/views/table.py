@@ -42,8 +42,10 @@ def share(key: str) -> Response:
     view_url = url_for("sheet.scoresheet", key=key, _external=True)
     edit_url = url_for("table.scorer_link", key=key, edit_key=evening.edit_key, _external=True) if scorer else None
     form = DeviceForm(device=access.device_name(), next=request.path)
+    me = access.current_device()
     page = render_template("share.html", evening=evening, scorer=scorer, view_url=view_url, edit_url=edit_url,
-                           device_form=form)
+                           device_form=form, scorers=access.scorers_of(evening) if scorer else [],
+                           me=me.id if me else None, phone_name=access.phone_name, action=ActionForm())
     # a scorer's Share page holds the PIN and the scorers' link: never kept by a cache
     return Response(page, mimetype="text/html", headers={"Cache-Control": "no-store"})
 
@@ -68,6 +70,31 @@ def qr(key: str) -> Response:
     return response
 
 
+@bp.post("/e/<key>/scorers/<int:access_id>/revoke")
+@permission("manage")
+def revoke(key: str, access_id: int) -> Any:
+    """Take the scorer's role from another phone; it can still watch."""
+    evening = _evening(key)
+    if ActionForm().validate_on_submit():
+        row = access.revoke(evening, access_id)
+        if row is None:
+            flash(_("Nothing was changed: that phone is not a scorer here (or it is this phone)."))
+        else:
+            flash(_("“%(name)s” can no longer change the score.", name=access.phone_name(row.device)))
+    return redirect(url_for("table.share", key=key) + "#scorers")
+
+
+@bp.post("/e/<key>/credentials")
+@permission("manage")
+def renew(key: str) -> Any:
+    """A new PIN and scorers' link; phones that scored with the old ones can only watch."""
+    evening = _evening(key)
+    if ActionForm().validate_on_submit():
+        access.renew_credentials(evening)
+        flash(_("The table has a new PIN and a new scorers’ link. Phones that used the old ones can only watch."))
+    return redirect(url_for("table.share", key=key) + "#scorers")
+
+
 @bp.get("/e/<key>/scorer/<edit_key>")
 @permission("view")
 def scorer_link(key: str, edit_key: str) -> Any:
@@ -75,7 +102,7 @@ def scorer_link(key: str, edit_key: str) -> Any:
     evening = _evening(key)
     if not access.edit_key_matches(evening, edit_key):
         abort(404)
-    access.grant_scorer(key)
+    access.grant_scorer(key, via="link")
     flash(_("This phone can now enter and correct hands."))
     return redirect(url_for("sheet.scoresheet", key=key))
 

@@ -1,0 +1,100 @@
+"""A phone keeps its role: a device id cookie for 400 days, roles and wrong PINs in the
+database, a small session cookie; scorers can revoke a phone or renew the PIN and link."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import sqlalchemy as sa
+
+from scorer import services
+from scorer.models import Evening, db
+from webhelpers import post_hand, start_evening
+
+
+def _set_cookies(response: Any) -> dict[str, str]:
+    return {c.split("=", 1)[0]: c for c in response.headers.getlist("Set-Cookie")}
+
+
+def _credentials(app: Any, key: str) -> tuple[str, str]:
+    with app.app_context():
+        row = db.session.execute(sa.select(Evening.pin, Evening.edit_key).where(Evening.key == key)).one()
+        return row.pin, row.edit_key
+
+
+def test_the_role_survives_a_browser_restart(app: Any) -> None:
+    """The session cookie had no expiry: a restarted browser lost its scorer role and its
+    list of tables. The device cookie lasts 400 days; the session is not needed."""
+    phone = app.test_client()
+    answer = phone.post("/new/pagat", data={"name": "Thursday", "scoring": "points", "first": "0",
+                                            **{f"players-{i}": n for i, n in enumerate(("Ann", "Bob", "Cat"))}})
+    key = answer.headers["Location"].rsplit("/", 1)[-1]
+    device = _set_cookies(answer)["nap_device"]
+    assert "Max-Age=34560000" in device and "HttpOnly" in device
+    phone.delete_cookie("session")  # the browser restarts: session cookies are gone
+    assert phone.get(f"/e/{key}/quick").status_code == 200  # still a scorer
+    assert key in phone.get("/").get_data(as_text=True)  # and the table is still listed
+
+
+def test_two_hundred_tables_and_a_wrong_pin_at_each_keep_the_cookies_small(app: Any) -> None:
+    """One wrong PIN at each of 110 tables made the session cookie too large (Chromium
+    dropped it). Wrong PINs and roles are kept in the database now."""
+    owner = app.test_client()
+    keys = [start_evening(owner) for _ in range(200)]
+    phone = app.test_client()
+    for key in keys:
+        assert phone.post(f"/e/{key}/join", data={"pin": "000000x"}).status_code == 422
+    cookies = {c.key: c.value for c in phone._cookies.values()}  # noqa: SLF001 - the test client's jar
+    size = sum(len(k) + len(v) for k, v in cookies.items())
+    print(f"cookies after 200 tables with a wrong PIN each: {size} bytes")
+    assert size < 600 and len(cookies.get("session", "")) < 400
+    assert len(re.findall(r"/e/[A-Za-z0-9_-]{22}", phone.get("/").get_data(as_text=True))) >= 100
+
+
+def test_wrong_pins_are_counted_per_phone_in_the_database(app: Any) -> None:
+    owner = app.test_client()
+    key = start_evening(owner)
+    phone = app.test_client()
+    for _ in range(5):
+        assert phone.post(f"/e/{key}/join", data={"pin": "999999x"}).status_code == 422
+    phone.delete_cookie("session")  # clearing the session does not reset the count
+    locked = phone.post(f"/e/{key}/join", data={"pin": _credentials(app, key)[0]}).get_data(as_text=True)
+    assert "Too many wrong PINs from this phone" in locked
+
+
+def test_a_scorer_revokes_a_phone_and_renews_the_pin_and_link(app: Any) -> None:
+    owner = app.test_client()
+    key = start_evening(owner)
+    pin, edit_key = _credentials(app, key)
+    by_link, by_pin = app.test_client(), app.test_client()
+    assert by_link.get(f"/e/{key}/scorer/{edit_key}").status_code == 302
+    assert by_pin.post(f"/e/{key}/join", data={"pin": pin}).status_code == 302
+    share = owner.get(f"/e/{key}/share").get_data(as_text=True)
+    rows = re.findall(r'/e/[^/]+/scorers/(\d+)/revoke', share)
+    assert len(rows) == 2 and "this phone" in share  # the owner cannot revoke itself
+    assert owner.post(f"/e/{key}/scorers/{rows[-1]}/revoke").status_code == 302  # the oldest: by the link
+    assert by_link.get(f"/e/{key}/quick").status_code == 302  # a viewer again
+    assert by_pin.get(f"/e/{key}/quick").status_code == 200
+    assert owner.post(f"/e/{key}/credentials").status_code == 302
+    assert by_pin.get(f"/e/{key}/quick").status_code == 302  # the old PIN's phones only watch now
+    assert owner.get(f"/e/{key}/quick").status_code == 200  # the creator stays a scorer
+    new_pin, new_edit_key = _credentials(app, key)
+    assert (new_pin, new_edit_key) != (pin, edit_key)
+    assert by_link.get(f"/e/{key}/scorer/{edit_key}").status_code == 404  # the old link is dead
+    assert by_link.get(f"/e/{key}/scorer/{new_edit_key}").status_code == 302
+    assert by_link.get(f"/e/{key}/quick").status_code == 200
+    history = owner.get(f"/e/{key}/history").get_data(as_text=True)
+    assert "A phone may no longer score" in history and "New PIN and scorers’ link" in history
+
+
+def test_a_viewer_cannot_revoke_or_renew(app: Any) -> None:
+    owner = app.test_client()
+    key = start_evening(owner)
+    post_hand(owner, key, 1, 0, {1: "three"}, 3)
+    viewer = app.test_client()
+    before = _credentials(app, key)
+    assert viewer.post(f"/e/{key}/credentials").headers["Location"].endswith(f"/e/{key}/join")
+    assert _credentials(app, key) == before
+    with app.app_context():
+        assert services.evening_revision(key) is not None
