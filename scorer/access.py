@@ -330,7 +330,8 @@ def phone_name(device: Device | None, user_agent: str = "") -> str:
     else a guess from the browser and a short tag that tells two of one make apart."""
     if device is not None and device.name:
         return device.name
-    guess = device.model if device is not None and device.model else guess_device(user_agent)
+    # this phone's own browser says what it is; another phone's is what it said when first seen
+    guess = guess_device(user_agent) if user_agent or device is None or not device.model else device.model
     return f"{guess} {device.tag}" if device is not None and device.tag else guess
 
 
