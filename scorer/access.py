@@ -31,6 +31,7 @@ from typing import Any
 import sqlalchemy as sa
 from flask import current_app, g, request, session
 from flask_babel import gettext as _
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import selectinload
 
 from .models import Change, Device, Evening, TableAccess, db, new_key, new_pin, utcnow
@@ -99,23 +100,35 @@ def _hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
+def _cookie_token() -> str | None:
+    """The device id this phone sent (or was just given in this response), if well formed."""
+    token = g.get("nap_new_device_token") or request.cookies.get(DEVICE_COOKIE, "")
+    return token if _TOKEN.fullmatch(token) else None
+
+
+def _give_token() -> str:
+    """A new device id for this phone (sent with the response by :func:`set_device_cookie`)."""
+    g.nap_new_device_token = secrets.token_urlsafe(24)
+    return g.nap_new_device_token  # type: ignore[no-any-return]
+
+
 def current_device(create: bool = False) -> Device | None:
     """This phone's :class:`~scorer.models.Device` (from its cookie), or ``None``; with
-    ``create``, a new one when it has none (the cookie is set on the response by
-    :func:`set_device_cookie`). Cached for the request."""
+    ``create``, its row is made when missing, for the id in its cookie or a new one (the
+    cookie is set on the response by :func:`set_device_cookie`). Cached for the request."""
     if "nap_device" in g and (g.nap_device is not None or not create):
         return g.nap_device  # type: ignore[no-any-return]
-    token = request.cookies.get(DEVICE_COOKIE, "")
-    device = None
-    if _TOKEN.fullmatch(token):
-        device = db.session.scalar(sa.select(Device).where(Device.token_hash == _hash(token)))
+    token = _cookie_token()
+    device = db.session.scalar(sa.select(Device).where(Device.token_hash == _hash(token))) if token else None
     if device is None and create:
-        token = secrets.token_urlsafe(24)
-        with writing():
-            device = Device(token_hash=_hash(token), tag=secrets.token_hex(2)[:3],
-                            model=guess_device(request.headers.get("User-Agent", ""))[:20])
-            db.session.add(device)
-        g.nap_new_device_token = token
+        token = token or _give_token()
+        try:
+            with writing():
+                device = Device(token_hash=_hash(token), tag=secrets.token_hex(2)[:3],
+                                model=guess_device(request.headers.get("User-Agent", ""))[:20])
+                db.session.add(device)
+        except IntegrityError:  # the same phone's other request made it a moment ago
+            device = db.session.scalar(sa.select(Device).where(Device.token_hash == _hash(token)))
     g.nap_device = device
     return device
 
@@ -163,7 +176,8 @@ def _row_for(evening: Evening) -> TableAccess:
     row = db.session.scalar(sa.select(TableAccess).where(TableAccess.device_id == device.id,
                                                          TableAccess.evening_id == evening.id))
     if row is None:
-        row = TableAccess(device_id=device.id, evening_id=evening.id, seen_at=utcnow())
+        row = TableAccess(device_id=device.id, evening_id=evening.id, seen_at=utcnow(), via="", generation=0,
+                          pin_failures=0)
         db.session.add(row)
     return row
 
@@ -187,7 +201,13 @@ def grant_scorer(key: str, via: str = "link") -> None:
 
 def remember(key: str) -> None:
     """Remember that this phone has opened table ``key`` (the home page lists it); written
-    at most once an hour per phone and table."""
+    at most once an hour per phone and table. A phone seen for the first time is only
+    given its cookie: its row is written when it comes back with it, so a client that
+    keeps no cookies (a script, a poll) never writes anything by reading."""
+    if _cookie_token() is None or "nap_new_device_token" in g:
+        if "nap_new_device_token" not in g:
+            _give_token()
+        return
     device = current_device(create=True)
     if device is None or not isinstance(key, str):
         return

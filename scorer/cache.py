@@ -26,6 +26,11 @@ class RevisionCache(Generic[V]):
                 self._data.move_to_end(key)
             return value
 
+    def clear(self) -> None:
+        """Forget everything (the benchmark's cold page)."""
+        with self._lock:
+            self._data.clear()
+
     def put(self, key: Hashable, value: V) -> None:
         with self._lock:
             self._data[key] = value

@@ -98,3 +98,26 @@ def test_a_viewer_cannot_revoke_or_renew(app: Any) -> None:
     assert _credentials(app, key) == before
     with app.app_context():
         assert services.evening_revision(key) is not None
+
+
+def test_a_client_that_keeps_no_cookies_writes_nothing_by_reading(app: Any) -> None:
+    """A script or a poll without cookies is given a device id, but no row is written
+    until a phone comes back with it (so reading never fills the database)."""
+    from scorer.models import Device, TableAccess
+
+    key = start_evening(app.test_client())
+    with app.app_context():
+        before = (db.session.scalar(sa.select(sa.func.count()).select_from(Device)),
+                  db.session.scalar(sa.select(sa.func.count()).select_from(TableAccess)))
+    for _ in range(5):
+        fresh = app.test_client()
+        answer = fresh.get(f"/e/{key}")
+        assert answer.status_code == 200 and "nap_device" in _set_cookies(answer)
+    with app.app_context():
+        after = (db.session.scalar(sa.select(sa.func.count()).select_from(Device)),
+                 db.session.scalar(sa.select(sa.func.count()).select_from(TableAccess)))
+    assert after == before
+    phone = app.test_client()
+    phone.get(f"/e/{key}")
+    phone.get(f"/e/{key}")  # back with its cookie: now the table is remembered
+    assert key in phone.get("/").get_data(as_text=True)
