@@ -18,7 +18,10 @@ On the open internet the app belongs behind a reverse proxy that buffers slow cl
 
 from __future__ import annotations
 
-from typing import Any
+import io
+import os
+import sys
+from typing import Any, TextIO
 
 #: The app's largest request body (an evening file of about 2000 hands): see ``scorer.app``.
 MAX_BODY = 1024 * 1024
@@ -48,4 +51,36 @@ def serve(host: str = "0.0.0.0", port: int = 5000, *, upgrade: bool = True) -> N
         with app.app_context():
             migrate_up()
     print(f"Nap scorer: serving on http://{host}:{port}/ (Ctrl-C stops it)", flush=True)
+    announce(host, port, public_url=app.config.get("PUBLIC_URL") or "")
     waitress.serve(app, host=host, port=port, **SERVER_LIMITS)
+
+
+def table_url(host: str, port: int, public_url: str = "") -> str:
+    """The address the other phones must open: ``PUBLIC_URL`` if set; this machine's LAN
+    address when listening on every interface (``0.0.0.0``, ``::``) or on a local-only
+    name; else the address listened on."""
+    from . import lan
+
+    if public_url:
+        return public_url.rstrip("/") + "/"
+    name = host
+    if host in ("0.0.0.0", "::", "") or lan.is_local_name(host):  # noqa: S104
+        name = lan.lan_address()
+    if ":" in name:
+        name = f"[{name}]"
+    return f"http://{name}:{port}/"
+
+
+def announce(host: str, port: int, public_url: str = "", out: TextIO | None = None) -> str:
+    """Print the address the phones at the table must open, and its QR code as text."""
+    import segno
+
+    out = out or sys.stdout
+    url = table_url(host, port, public_url or os.environ.get("PUBLIC_URL", ""))
+    code = io.StringIO()
+    segno.make(url, error="m").terminal(out=code, compact=True)
+    print(f"Phones at the table: open {url} (or point the camera at this code)", file=out)
+    print(code.getvalue(), file=out, flush=True)
+    if "://127.0.0.1:" in url:
+        print("(No network found: only this machine can open it.)", file=out, flush=True)
+    return url
