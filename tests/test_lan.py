@@ -23,6 +23,8 @@ def start_evening(client: Any, base_url: str) -> str:
     return response.headers["Location"].rsplit("/", 1)[-1]
 
 LAN = "192.168.1.23"
+#: the real function, taken before conftest's autouse fixture replaces it in every test
+REAL_LAN_ADDRESS = lan.lan_address
 
 
 @pytest.fixture
@@ -101,12 +103,12 @@ def test_the_lan_address_is_found_without_sending_anything(monkeypatch: pytest.M
         sendto = send
 
     monkeypatch.setattr(lan.socket, "socket", Socket)
-    assert lan.lan_address() == "10.0.0.7" and calls == ["connect"]
+    assert REAL_LAN_ADDRESS() == "10.0.0.7" and calls == ["connect"]
 
     class NoNetwork(Socket):
         def connect(self, address: Any) -> None:
             raise OSError("Network is unreachable")
 
     monkeypatch.setattr(lan.socket, "socket", NoNetwork)
-    assert lan.lan_address() == "127.0.0.1"
+    assert REAL_LAN_ADDRESS() == "127.0.0.1"
     assert lan.is_local_name("localhost") and lan.is_local_name("[::1]") and not lan.is_local_name(LAN)
