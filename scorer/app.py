@@ -8,13 +8,15 @@ import secrets
 from pathlib import Path
 from typing import Any
 
-from flask import Flask, jsonify, render_template, request
+from flask import Flask, has_request_context, jsonify, render_template, request
+from flask.sessions import SecureCookieSessionInterface
 from flask_babel import gettext as _
 from flask_wtf.csrf import CSRFError
 from werkzeug.exceptions import HTTPException
+from werkzeug.middleware.proxy_fix import ProxyFix
 
 from . import logs
-from .extensions import ROOT, csrf, db, migrate
+from .extensions import csrf, db, instance_dir, migrate, resource_dir
 from .ledger import HandError
 
 mimetypes.add_type("application/manifest+json", ".webmanifest")
@@ -29,12 +31,13 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     """
     app = Flask(
         __name__,
-        instance_path=str(ROOT / "instance"),
-        template_folder=str(ROOT / "templates"),
-        static_folder=str(ROOT / "static"),
+        instance_path=str(instance_dir()),
+        template_folder=str(resource_dir("templates")),
+        static_folder=str(resource_dir("static")),
     )
     Path(app.instance_path).mkdir(parents=True, exist_ok=True)
     configure(app, test_config)
+    configure_proxy(app)
     register_extensions(app)
     logs.init_app(app)
     register_blueprints(app)
@@ -58,12 +61,52 @@ def configure(app: Flask, test_config: dict[str, Any] | None) -> None:
         SESSION_COOKIE_HTTPONLY=True,
         # off by default: phones at a table reach the app over plain HTTP on the home
         # network; NAP_SECURE_COOKIES=1 when it is served over HTTPS only
+        # and a request that came over HTTPS (directly or, with NAP_PROXY_HOPS, through
+        # the proxy) gets a Secure session cookie anyway: see SessionInterface below
         SESSION_COOKIE_SECURE=os.environ.get("NAP_SECURE_COOKIES") == "1",
+        # how many reverse proxies in front of the app to believe (X-Forwarded-For, -Proto,
+        # -Host, -Port, -Prefix); 0: none, the headers are ignored (README, "Deploy")
+        NAP_PROXY_HOPS=_hops(os.environ.get("NAP_PROXY_HOPS", "0")),
+        # the address the world uses (https://nap.example.org): every absolute link and QR
+        # code is built from it when set, whatever Host the request came with
+        PUBLIC_URL=os.environ.get("PUBLIC_URL", "").strip().rstrip("/"),
     )
     if test_config is None:
         app.config["SECRET_KEY"] = os.environ.get("SECRET_KEY") or _instance_secret(app)
     else:
         app.config.from_mapping(test_config)
+
+
+def _hops(value: Any) -> int:
+    """``NAP_PROXY_HOPS``: a number of proxies; ``off``, ``no``, ``false`` or empty is 0."""
+    text = str(value).strip().lower()
+    if text in ("", "off", "no", "false", "none"):
+        return 0
+    hops = int(text)
+    if hops < 0:
+        raise ValueError("NAP_PROXY_HOPS must be 0 or more")
+    return hops
+
+
+class SessionInterface(SecureCookieSessionInterface):
+    """Flask's signed-cookie session, whose cookie is Secure when the request came over
+    HTTPS (``request.is_secure``: behind a proxy, as ``X-Forwarded-Proto`` says once
+    ``NAP_PROXY_HOPS`` trusts it), or always with ``NAP_SECURE_COOKIES=1``."""
+
+    def get_cookie_secure(self, app: Flask) -> bool:
+        return bool(super().get_cookie_secure(app) or (has_request_context() and request.is_secure))
+
+
+def configure_proxy(app: Flask) -> None:
+    """Believe ``NAP_PROXY_HOPS`` reverse proxies: the client's address, scheme, host, port
+    and prefix come from their ``X-Forwarded-*`` headers (werkzeug's ProxyFix)."""
+    app.session_interface = SessionInterface()
+    hops = _hops(app.config.get("NAP_PROXY_HOPS", 0))
+    app.config["NAP_PROXY_HOPS"] = hops
+    app.config["PUBLIC_URL"] = str(app.config.get("PUBLIC_URL") or "").strip().rstrip("/")
+    if hops:
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=hops, x_proto=hops, x_host=hops, x_port=hops,  # type: ignore[method-assign]
+                                x_prefix=hops)
 
 
 def _instance_secret(app: Flask) -> str:

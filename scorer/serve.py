@@ -18,7 +18,11 @@ On the open internet the app belongs behind a reverse proxy that buffers slow cl
 
 from __future__ import annotations
 
-from typing import Any
+import io
+import os
+import sys
+from typing import Any, TextIO
+from urllib.parse import urlsplit
 
 #: The app's largest request body (an evening file of about 2000 hands): see ``scorer.app``.
 MAX_BODY = 1024 * 1024
@@ -32,6 +36,16 @@ SERVER_LIMITS: dict[str, Any] = {
     # the multipart wrapping of an evening file adds a little to the file itself
     "max_request_body_size": MAX_BODY + 64 * 1024,
 }
+
+
+def server_settings(app: Any) -> dict[str, Any]:
+    """waitress's settings for ``app``: :data:`SERVER_LIMITS`, and, when the app trusts a
+    proxy (``NAP_PROXY_HOPS``), the ``X-Forwarded-*`` headers left for werkzeug's ProxyFix
+    to read (waitress removes them by default, so behind nginx every link said ``http``)."""
+    settings = dict(SERVER_LIMITS)
+    if app.config.get("NAP_PROXY_HOPS"):
+        settings["clear_untrusted_proxy_headers"] = False
+    return settings
 
 
 def serve(host: str = "0.0.0.0", port: int = 5000, *, upgrade: bool = True) -> None:  # noqa: S104 - the table's phones
@@ -48,4 +62,38 @@ def serve(host: str = "0.0.0.0", port: int = 5000, *, upgrade: bool = True) -> N
         with app.app_context():
             migrate_up()
     print(f"Nap scorer: serving on http://{host}:{port}/ (Ctrl-C stops it)", flush=True)
-    waitress.serve(app, host=host, port=port, **SERVER_LIMITS)
+    announce(host, port, public_url=app.config.get("PUBLIC_URL") or "")
+    waitress.serve(app, host=host, port=port, **server_settings(app))
+
+
+def table_url(host: str, port: int, public_url: str = "") -> str:
+    """The address the other phones must open: ``PUBLIC_URL`` if set; this machine's LAN
+    address when listening on every interface (``0.0.0.0``, ``::``); else the address
+    listened on (``127.0.0.1``: only this machine can open it)."""
+    from . import lan
+
+    if public_url:
+        return public_url.rstrip("/") + "/"
+    name = host
+    if host in ("0.0.0.0", "::", ""):  # noqa: S104
+        name = lan.lan_address()
+    if ":" in name:
+        name = f"[{name}]"
+    return f"http://{name}:{port}/"
+
+
+def announce(host: str, port: int, public_url: str = "", out: TextIO | None = None) -> str:
+    """Print the address the phones at the table must open, and its QR code as text."""
+    import segno
+
+    from . import lan
+
+    out = out or sys.stdout
+    url = table_url(host, port, public_url or os.environ.get("PUBLIC_URL", ""))
+    code = io.StringIO()
+    segno.make(url, error="m").terminal(out=code, compact=True)
+    print(f"Phones at the table: open {url} (or point the camera at this code)", file=out)
+    print(code.getvalue(), file=out, flush=True)
+    if lan.is_local_name(urlsplit(url).hostname or ""):
+        print("(Only this machine can open it: no network, or listening on a local address.)", file=out, flush=True)
+    return url

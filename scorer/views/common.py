@@ -12,13 +12,14 @@ import dataclasses
 import re
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlsplit
 
 from flask import Blueprint, abort, current_app, flash, jsonify, redirect, request, session, url_for
 from flask_babel import gettext
 from flask_babel import gettext as _
 from markupsafe import Markup
 
-from .. import access, groups, i18n, services
+from .. import access, groups, i18n, lan, services
 from ..cache import RevisionCache
 from ..forms import error_messages
 from ..i18n import error_text, tr
@@ -88,6 +89,46 @@ def check_permission() -> Any:
         return jsonify(error={"code": "forbidden", "message": message}), 403
     flash(_("Only the table's scorers can change the score. Enter the table's PIN to become one."))
     return redirect(url_for("table.join", key=key))
+
+
+def external_url(endpoint: str, **values: Any) -> str:
+    """An absolute link for another phone (the Share page's links and QR codes).
+
+    ``PUBLIC_URL`` if it is configured (``https://nap.example.org`` + the route's path);
+    else the scheme, host and port the request came with (through ``NAP_PROXY_HOPS``
+    proxies, what they forwarded), except that a phone that opened the app as
+    ``localhost``, ``127.0.0.1`` or ``0.0.0.0`` gets this machine's LAN address instead
+    (:func:`lan_host`), so the other phones at the table can open the link."""
+    public = current_app.config.get("PUBLIC_URL")
+    path = url_for(endpoint, **values)
+    if public:
+        root = request.script_root
+        return public + (path[len(root):] if root and path.startswith(root) else path)
+    host = lan_host()
+    if host is not None:
+        return f"{request.scheme}://{host}{path}"
+    return url_for(endpoint, _external=True, **values)
+
+
+def lan_host() -> str | None:
+    """``192.168.1.23:5000`` when this request's host is a name only this machine
+    understands (``localhost``, ``127.0.0.1``, ``0.0.0.0``, ``[::1]``) and the machine
+    has a LAN address (same port); ``None`` otherwise, or when ``PUBLIC_URL`` is set."""
+    if current_app.config.get("PUBLIC_URL"):
+        return None
+    parts = urlsplit("//" + request.host)
+    try:
+        hostname, port = parts.hostname or "", parts.port
+    except ValueError:
+        return None
+    if not lan.is_local_name(hostname):
+        return None
+    address = lan.lan_address()
+    if lan.is_local_name(address):
+        return None
+    if ":" in address:
+        address = f"[{address}]"
+    return f"{address}:{port}" if port else address
 
 
 def client_id() -> str:

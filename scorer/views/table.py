@@ -21,7 +21,7 @@ from ..access import permission
 from ..forms import ActionForm, DeviceForm, PinForm, is_number, quick_form_for, settings_form_for
 from ..i18n import error_text, safe_next
 from ..rules import HandFacts, IllegalSetup, RulesError, get_variant
-from .common import call_label, posted_int, save_new_hand, signed
+from .common import call_label, external_url, lan_host, posted_int, save_new_hand, signed
 
 bp = Blueprint("table", __name__)
 
@@ -39,13 +39,14 @@ def share(key: str) -> Response:
     evening = _evening(key)
     access.remember(key)
     scorer = access.is_scorer(key)
-    view_url = url_for("sheet.scoresheet", key=key, _external=True)
-    edit_url = url_for("table.scorer_link", key=key, edit_key=evening.edit_key, _external=True) if scorer else None
+    view_url = external_url("sheet.scoresheet", key=key)
+    edit_url = external_url("table.scorer_link", key=key, edit_key=evening.edit_key) if scorer else None
     form = DeviceForm(device=access.device_name(), next=request.path)
     me = access.current_device()
     page = render_template("share.html", evening=evening, scorer=scorer, view_url=view_url, edit_url=edit_url,
                            device_form=form, scorers=access.scorers_of(evening) if scorer else [],
-                           me=me.id if me else None, phone_name=access.phone_name, action=ActionForm())
+                           me=me.id if me else None, phone_name=access.phone_name, action=ActionForm(),
+                           lan_host=lan_host())
     # a scorer's Share page holds the PIN and the scorers' link: never kept by a cache
     return Response(page, mimetype="text/html", headers={"Cache-Control": "no-store"})
 
@@ -58,9 +59,9 @@ def qr(key: str) -> Response:
     if request.args.get("for") == "edit":
         if not access.is_scorer(key):
             abort(404)
-        url = url_for("table.scorer_link", key=key, edit_key=evening.edit_key, _external=True)
+        url = external_url("table.scorer_link", key=key, edit_key=evening.edit_key)
     else:
-        url = url_for("sheet.scoresheet", key=key, _external=True)
+        url = external_url("sheet.scoresheet", key=key)
     out = io.BytesIO()
     segno.make(url, error="m").save(out, kind="svg", scale=6, border=2, dark="#000", light="#fff",
                                      xmldecl=False)

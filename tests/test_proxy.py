@@ -1,0 +1,348 @@
+"""Behind an HTTPS reverse proxy the app builds its links and QR codes from what the
+proxy says (``NAP_PROXY_HOPS``) or from ``PUBLIC_URL``, and marks the session cookie
+Secure when the request came over HTTPS.
+
+The end-to-end test runs the app under waitress behind a real nginx (Debian's) on
+loopback with TLS, configured by ``deploy/nginx.conf`` itself (the README's "Deploy").
+Without nginx it is skipped with a note, unless ``NAP_REQUIRE_PROXY=1`` (as in CI);
+``./scripts/test`` installs nginx-light with apt-get when it is missing.
+"""
+
+from __future__ import annotations
+
+import http.client
+import os
+import re
+import shutil
+import socket
+import ssl
+import subprocess
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlencode, urlsplit
+
+import pytest
+import segno
+from conftest import ROOT, _dispose, make_app
+from waitress.server import create_server
+
+from scorer.serve import server_settings
+from webhelpers import start_evening
+
+NGINX = os.environ.get("NAP_NGINX") or shutil.which("nginx") or "/usr/sbin/nginx"
+REQUIRE = os.environ.get("NAP_REQUIRE_PROXY") == "1"
+DEPLOY_CONF = ROOT / "deploy" / "nginx.conf"
+PUBLIC_NAME = "nap.test"
+
+
+@pytest.fixture
+def qr_urls(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Every URL a QR code was made of (segno.make, as the QR route calls it)."""
+    made: list[str] = []
+    real = segno.make
+
+    def spy(content: Any, *args: Any, **kwargs: Any) -> Any:
+        made.append(content)
+        return real(content, *args, **kwargs)
+
+    monkeypatch.setattr(segno, "make", spy)
+    return made
+
+
+def _share_links(html: str) -> list[str]:
+    return re.findall(r'<p class="link"><code>([^<]+)</code></p>', html)
+
+
+# -- without a proxy process: the test client -------------------------------------------
+
+
+def test_forwarded_headers_are_ignored_unless_a_proxy_is_trusted(app: Any, qr_urls: list[str]) -> None:
+    client = app.test_client()
+    key = start_evening(client)
+    forged = {"X-Forwarded-Proto": "https", "X-Forwarded-Host": "evil.example"}
+    page = client.get(f"/e/{key}/share", base_url="http://nap.test:8000", headers=forged).get_data(as_text=True)
+    assert _share_links(page)[0] == f"http://nap.test:8000/e/{key}"
+    client.get(f"/e/{key}/qr.svg", base_url="http://nap.test:8000", headers=forged)
+    assert qr_urls == [f"http://nap.test:8000/e/{key}"]
+
+
+def test_one_trusted_proxy_gives_the_scheme_host_and_secure_cookie(sqlite_url: str, qr_urls: list[str]) -> None:
+    app = make_app(sqlite_url, NAP_PROXY_HOPS=1)
+    try:
+        client = app.test_client()
+        forwarded = {"X-Forwarded-Proto": "https", "X-Forwarded-Host": "nap.example.org"}
+        data = {"players-0": "Ann", "players-1": "Bob", "players-2": "Cat", "first_dealer": "0",
+                "scoring": "points", "opt_hands_per_dealer": "2"}
+        response = client.post("/new/pagat", data=data, base_url="http://127.0.0.1:5000", headers=forwarded)
+        assert response.status_code == 302
+        key = response.headers["Location"].rsplit("/", 1)[-1]
+        cookie = response.headers["Set-Cookie"]
+        assert cookie.startswith("session=") and "; Secure" in cookie
+        page = client.get(f"/e/{key}/share", base_url="http://127.0.0.1:5000", headers=forwarded)
+        links = _share_links(page.get_data(as_text=True))
+        assert links[0] == f"https://nap.example.org/e/{key}"
+        assert links[1].startswith(f"https://nap.example.org/e/{key}/scorer/")
+        client.get(f"/e/{key}/qr.svg?for=edit", base_url="http://127.0.0.1:5000", headers=forwarded)
+        assert qr_urls == [links[1]]
+    finally:
+        _dispose(app)
+
+
+def test_the_session_cookie_is_not_secure_over_plain_http_unless_forced(sqlite_url: str) -> None:
+    plain = make_app(sqlite_url)
+    forced = make_app(sqlite_url, SESSION_COOKIE_SECURE=True)  # what NAP_SECURE_COOKIES=1 sets
+    try:
+        data = {"players-0": "Ann", "players-1": "Bob", "players-2": "Cat", "first_dealer": "0",
+                "scoring": "points", "opt_hands_per_dealer": "2"}
+        cookie = plain.test_client().post("/new/pagat", data=data).headers["Set-Cookie"]
+        assert "Secure" not in cookie
+        cookie = forced.test_client().post("/new/pagat", data=data).headers["Set-Cookie"]
+        assert "; Secure" in cookie
+        # HTTPS straight to the app (no proxy) is Secure too
+        cookie = plain.test_client().post("/new/pagat", data=data, base_url="https://nap.test").headers["Set-Cookie"]
+        assert "; Secure" in cookie
+    finally:
+        _dispose(plain)
+        _dispose(forced)
+
+
+def test_proxy_hops_come_from_the_environment(monkeypatch: pytest.MonkeyPatch, sqlite_url: str) -> None:
+    from scorer import create_app
+
+    monkeypatch.setenv("NAP_PROXY_HOPS", "2")
+    monkeypatch.setenv("PUBLIC_URL", "https://nap.example.org/")
+    app = create_app({"TESTING": True, "SECRET_KEY": "x", "SQLALCHEMY_DATABASE_URI": sqlite_url})
+    assert app.config["NAP_PROXY_HOPS"] == 2 and app.config["PUBLIC_URL"] == "https://nap.example.org"
+    assert type(app.wsgi_app).__name__ == "ProxyFix" and app.wsgi_app.x_proto == 2  # type: ignore[attr-defined]
+    monkeypatch.setenv("NAP_PROXY_HOPS", "off")
+    app = create_app({"TESTING": True, "SECRET_KEY": "x", "SQLALCHEMY_DATABASE_URI": sqlite_url})
+    assert app.config["NAP_PROXY_HOPS"] == 0 and type(app.wsgi_app).__name__ != "ProxyFix"
+
+
+def test_public_url_builds_every_link_and_qr_code(sqlite_url: str, qr_urls: list[str]) -> None:
+    app = make_app(sqlite_url, PUBLIC_URL="https://nap.example.org/")
+    try:
+        client = app.test_client()
+        key = start_evening(client)
+        page = client.get(f"/e/{key}/share", base_url="http://localhost:5000").get_data(as_text=True)
+        view, edit = _share_links(page)
+        assert view == f"https://nap.example.org/e/{key}" and edit.startswith("https://nap.example.org/e/")
+        assert "lan-note" not in page
+        client.get(f"/e/{key}/qr.svg")
+        client.get(f"/e/{key}/qr.svg?for=edit")
+        assert qr_urls == [view, edit]
+    finally:
+        _dispose(app)
+
+
+def test_waitress_leaves_the_forwarded_headers_only_when_a_proxy_is_trusted(sqlite_url: str) -> None:
+    """waitress strips X-Forwarded-* by default: behind nginx ProxyFix saw none of them."""
+    from scorer.serve import SERVER_LIMITS
+
+    for hops, cleared in ((0, True), (1, False)):
+        app = make_app(sqlite_url, NAP_PROXY_HOPS=hops)
+        settings = server_settings(app)
+        assert settings.get("clear_untrusted_proxy_headers", True) is cleared
+        assert {k: v for k, v in settings.items() if k in SERVER_LIMITS} == SERVER_LIMITS
+        _dispose(app)
+
+
+# -- through a real nginx with TLS -------------------------------------------------------
+
+
+def _unavailable(message: str) -> None:
+    if REQUIRE:
+        pytest.fail(message + " and NAP_REQUIRE_PROXY=1")
+    pytest.skip(message + " (./scripts/test installs nginx-light with apt-get)")
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _certificate(tmp: Path) -> tuple[Path, Path]:
+    """A self-signed certificate for nap.test and 127.0.0.1 (openssl; one day)."""
+    openssl = shutil.which("openssl")
+    if openssl is None:
+        _unavailable("no openssl to make a test certificate")
+    cert, key = tmp / "cert.pem", tmp / "key.pem"
+    subprocess.run(
+        [openssl, "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", f"/CN={PUBLIC_NAME}",
+         "-addext", f"subjectAltName=DNS:{PUBLIC_NAME},IP:127.0.0.1", "-keyout", str(key), "-out", str(cert)],
+        check=True, capture_output=True, timeout=60,
+    )
+    return cert, key
+
+
+def render_deploy_conf(listen: str, server_name: str, cert: Path, key: Path, app: str) -> str:
+    """deploy/nginx.conf with its placeholders filled, as the README tells an admin to."""
+    text = DEPLOY_CONF.read_text()
+    for name, value in {"LISTEN": listen, "SERVER_NAME": server_name, "CERT": str(cert), "KEY": str(key),
+                        "APP": app}.items():
+        text = text.replace(f"@{name}@", value)
+    assert "@" not in re.sub(r"#.*", "", text), "a placeholder of deploy/nginx.conf was left unfilled"
+    return text
+
+
+def _nginx_main(tmp: Path, site: Path) -> str:
+    """The smallest main configuration around the site (what /etc/nginx/nginx.conf is on
+    a server), with every file nginx writes inside ``tmp``."""
+    user = "user root;\n" if os.geteuid() == 0 else ""  # workers must reach tmp (0700)
+    temp = "".join(f"    {kind}_temp_path {tmp / kind};\n" for kind in ("client_body", "proxy", "fastcgi"))
+    return (f"{user}worker_processes 1;\nerror_log {tmp / 'error.log'} info;\n"
+            "events { worker_connections 64; }\n"
+            f"http {{\n    access_log {tmp / 'access.log'};\n{temp}    include {site};\n}}\n")
+
+
+@pytest.fixture
+def app_behind_nginx(tmp_path: Path, sqlite_url: str) -> Iterator[tuple[int, Path, Any]]:
+    """(nginx's HTTPS port, the CA file, the app): waitress on one loopback port, nginx
+    with TLS on another, the app with CSRF on and one trusted proxy."""
+    if not (os.path.isfile(NGINX) and os.access(NGINX, os.X_OK)):
+        _unavailable(f"no nginx at {NGINX}")
+    cert, key = _certificate(tmp_path)
+    app = make_app(sqlite_url, WTF_CSRF_ENABLED=True, NAP_PROXY_HOPS=1)
+    server = create_server(app, host="127.0.0.1", port=0, **server_settings(app))  # as nap serve does
+    app_port = server.effective_port  # type: ignore[union-attr]
+
+    def run() -> None:
+        try:
+            server.run()
+        except OSError:  # the socket closed under waitress's loop at teardown
+            pass
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    port = _free_port()
+    site = tmp_path / "nap.conf"
+    site.write_text(render_deploy_conf(f"127.0.0.1:{port} ssl", PUBLIC_NAME, cert, key, f"127.0.0.1:{app_port}"))
+    main = tmp_path / "nginx.conf"
+    main.write_text(_nginx_main(tmp_path, site))
+    nginx = subprocess.Popen(
+        [NGINX, "-p", str(tmp_path), "-e", str(tmp_path / "error.log"), "-c", str(main),
+         "-g", f"daemon off; pid {tmp_path / 'nginx.pid'};"],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+    )
+    try:
+        deadline = time.monotonic() + 15
+        while True:
+            if nginx.poll() is not None:
+                log = (tmp_path / "error.log").read_text() if (tmp_path / "error.log").exists() else ""
+                pytest.fail(f"nginx stopped at once: {nginx.stdout.read().decode() if nginx.stdout else ''}{log}")
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                if time.monotonic() > deadline:
+                    pytest.fail("nginx did not listen within 15 s")
+                time.sleep(0.1)
+        yield port, cert, app
+    finally:
+        nginx.terminate()
+        try:
+            nginx.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            nginx.kill()
+            nginx.wait()
+        if nginx.stdout:
+            nginx.stdout.close()
+        server.close()
+        thread.join(timeout=5)
+        _dispose(app)
+
+
+class Phone:
+    """A phone on the internet: HTTPS to nginx on loopback, asking for ``nap.test``,
+    verifying the test's certificate, keeping its cookies."""
+
+    def __init__(self, port: int, cafile: Path) -> None:
+        self.port = port
+        self.origin = f"https://{PUBLIC_NAME}:{port}"
+        self.context = ssl.create_default_context(cafile=str(cafile))
+        self.cookies: dict[str, str] = {}
+        self.set_cookies: list[str] = []
+
+    def request(self, method: str, path: str, form: dict[str, str] | None = None,
+                referer: str | None = None) -> tuple[int, http.client.HTTPMessage, str]:
+        conn = http.client.HTTPSConnection("127.0.0.1", self.port, context=self.context, timeout=30)
+        headers = {"Host": f"{PUBLIC_NAME}:{self.port}", "Accept-Language": "en"}
+        if self.cookies:
+            headers["Cookie"] = "; ".join(f"{k}={v}" for k, v in self.cookies.items())
+        body = None
+        if form is not None:
+            body = urlencode(form)
+            headers["Content-Type"] = "application/x-www-form-urlencoded"
+            headers["Referer"] = referer or self.origin + path
+        try:
+            conn.request(method, path, body=body, headers=headers)
+            response = conn.getresponse()
+            text = response.read().decode("utf-8")
+        finally:
+            conn.close()
+        for raw in response.msg.get_all("Set-Cookie") or []:
+            self.set_cookies.append(raw)
+            name, _, rest = raw.partition("=")
+            self.cookies[name.strip()] = rest.split(";", 1)[0]
+        return response.status, response.msg, text
+
+    def get(self, path: str) -> tuple[int, http.client.HTTPMessage, str]:
+        return self.request("GET", path)
+
+    def session_cookie(self) -> str:
+        return [c for c in self.set_cookies if c.startswith("session=")][-1]
+
+
+def _hidden(html: str, name: str) -> str:
+    found = re.search(rf'name="{name}" type="hidden" value="([^"]*)"', html)
+    assert found, f"no hidden field {name}"
+    return found.group(1)
+
+
+def test_a_phone_joins_and_scores_through_nginx_with_tls(app_behind_nginx: tuple[int, Path, Any],
+                                                          qr_urls: list[str]) -> None:
+    port, cafile, _app = app_behind_nginx
+    origin = f"https://{PUBLIC_NAME}:{port}"
+    host = Phone(port, cafile)
+
+    # the host phone starts the evening (CSRF is on: token and Referer, over HTTPS)
+    status, _, page = host.get("/new/pagat")
+    assert status == 200
+    form = {"csrf_token": _hidden(page, "csrf_token"), "players-0": "Ann", "players-1": "Bob", "players-2": "Cat",
+            "players-3": "Dan", "first_dealer": "0", "scoring": "points", "opt_hands_per_dealer": "2"}
+    status, headers, page = host.request("POST", "/new/pagat", form)
+    assert status == 302, page
+    key = (headers["Location"] or "").rstrip("/").rsplit("/", 1)[-1]
+    assert "; Secure" in host.session_cookie() and "HttpOnly" in host.session_cookie()
+
+    # the Share page's links and QR codes are the public https address nginx was asked for
+    status, _, page = host.get(f"/e/{key}/share")
+    assert status == 200
+    view, edit = _share_links(page)
+    assert view == f"{origin}/e/{key}"
+    assert re.fullmatch(rf"{re.escape(origin)}/e/{key}/scorer/[^/]+", edit)
+    assert "lan-note" not in page
+    assert host.get(f"/e/{key}/qr.svg")[0] == 200 and host.get(f"/e/{key}/qr.svg?for=edit")[0] == 200
+    assert qr_urls == [view, edit]
+
+    # a second phone opens the scorers' link, records a hand by quick entry, sees the revision move
+    phone = Phone(port, cafile)
+    status, headers, _ = phone.get(urlsplit(edit).path)
+    assert status == 302 and "; Secure" in phone.session_cookie()
+    revision = int(re.search(r'"revision":\s*(\d+)', phone.get(f"/e/{key}/revision")[2]).group(1))  # type: ignore[union-attr]
+    status, _, page = phone.get(f"/e/{key}/quick")
+    assert status == 200
+    form = {"csrf_token": _hidden(page, "csrf_token"), "token": _hidden(page, "token"),
+            "number": _hidden(page, "number"), "declarer": "1", "contract": "three", "tricks": "3"}
+    status, headers, page = phone.request("POST", f"/e/{key}/quick", form)
+    assert status == 302, page
+    status, _, body = phone.get(f"/e/{key}/revision")
+    assert status == 200
+    assert int(re.search(r'"revision":\s*(\d+)', body).group(1)) > revision  # type: ignore[union-attr]
+    # and the viewer's own page through the proxy shows the hand
+    status, _, page = host.get(f"/e/{key}")
+    assert status == 200 and "Bob" in page
