@@ -79,8 +79,8 @@ def test_one_trusted_proxy_gives_the_scheme_host_and_secure_cookie(sqlite_url: s
         response = client.post("/new/pagat", data=data, base_url="http://127.0.0.1:5000", headers=forwarded)
         assert response.status_code == 302
         key = response.headers["Location"].rsplit("/", 1)[-1]
-        cookie = response.headers["Set-Cookie"]
-        assert cookie.startswith("session=") and "; Secure" in cookie
+        cookies = {c.split("=", 1)[0]: c for c in response.headers.getlist("Set-Cookie")}
+        assert "; Secure" in cookies["session"] and "; Secure" in cookies["nap_device"]
         page = client.get(f"/e/{key}/share", base_url="http://127.0.0.1:5000", headers=forwarded)
         links = _share_links(page.get_data(as_text=True))
         assert links[0] == f"https://nap.example.org/e/{key}"
