@@ -48,6 +48,10 @@
     el.hidden = false;
   }
 
+  if (navigator.onLine === false) {
+    // a kept copy of the page (the service worker's): its old messages ("Hand 3 saved.") are not news
+    Array.prototype.forEach.call(document.querySelectorAll("main > .flash"), function (p) { p.remove(); });
+  }
   window.addEventListener("online", function () { reachable = true; render(); });
   window.addEventListener("offline", function () { reachable = false; render(); });
   window.addEventListener("nap:outbox", function (ev) { counts = ev.detail || counts; render(); });

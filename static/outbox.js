@@ -104,7 +104,10 @@
           return remove(entry.id).then(function () { return "saved"; });
         }
         if (r.status >= 500 || r.status === 408 || r.status === 429) return "wait";
-        if (data.state) remember(entry.table, data.state.revision, data.state.hands.length + 1);
+        if (data.state) {
+          remember(entry.table, data.state.revision, data.state.hands.length + 1);
+          entry.taken = data.state.hands.some(function (h) { return h.number === entry.number; });
+        }
         entry.state = "refused";
         entry.status = r.status;
         entry.message = (data.error && data.error.message) || ("HTTP " + r.status);
@@ -291,9 +294,12 @@
         if (!now) {  // sent and saved
           leaveNote(fill(say("saved"), "n", String(entry.number)));
           location.assign(form.getAttribute("data-sheet") + "#hand-" + entry.number);
-        } else if (now.state === "refused" && now.status === 409) {  // another phone saved this hand first
+        } else if (now.state === "refused" && now.taken) {  // another phone saved this hand first: its version
           leaveNote(fill(say("refused"), "message", now.message) + " (" + now.label + ")");
           location.assign(form.getAttribute("data-hand") + "/" + now.number);
+        } else if (now.state === "refused" && now.status === 409) {  // the evening is finished, or was undone
+          leaveNote(fill(say("refused"), "message", now.message) + " (" + now.label + ")");
+          location.assign(form.getAttribute("data-sheet"));
         } else if (now.state === "refused") {  // the rules refuse it: fix it here
           return remove(now.id).then(function () {
             showError(form, fill(say("refused"), "message", now.message));
