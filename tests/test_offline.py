@@ -86,6 +86,12 @@ def test_three_hands_offline_survive_a_reload_and_arrive_once_in_order(browser: 
         assert re.search(r"Offline since \d\d:\d\d", banner) and "3" in banner, banner
         assert a.locator(".outbox-entry .outbox-state").first.inner_text() == "waiting to send"
         assert a.locator(".tablebar .button").first.bounding_box()["height"] >= 48
+        # Big totals too: the last known score, and the banner
+        a.goto(f"{base}/e/{key}/big")
+        assert a.locator(".bigtotals li").count() == 4
+        a.locator("#netstate.offline").wait_for(timeout=5000)
+        a.goto(f"{base}/e/{key}")
+        a.locator(".outbox-entry.waiting").nth(2).wait_for(timeout=5000)
 
         # back online: all three are sent by themselves, once and in order
         ctx_a.set_offline(False)
@@ -114,6 +120,7 @@ def test_a_queued_hand_another_phone_saved_first_is_shown_not_dropped(browser: A
         _ready_offline(a, base, key)
         ctx.set_offline(True)
         _quick_offline(a, "Bob", "Three", 3)
+        a.locator(".outbox-entry.waiting").first.wait_for(timeout=5000)
         assert _waiting(a) == 1
         # meanwhile another phone records hand 1: Cat's Four, made
         with app.app_context():
@@ -147,6 +154,7 @@ def test_a_double_tap_offline_sends_once(browser: Any, site: tuple[Any, str]) ->
         _ready_offline(a, base, key)
         ctx.set_offline(True)
         _quick_offline(a, "Bob", "Three", 3, double=True)
+        a.locator(".outbox-entry.waiting").first.wait_for(timeout=5000)
         a.wait_for_timeout(300)
         assert _waiting(a) == 1
         ctx.set_offline(False)
