@@ -11,16 +11,42 @@ Skipped when Chromium is not installed, unless ``NAP_REQUIRE_BROWSER=1``.
 from __future__ import annotations
 
 import re
+import socket
+import threading
 import time
+from collections.abc import Iterator
 from typing import Any
+
+import pytest
+from waitress.server import create_server
 
 from scorer import services
 from scorer.rules import HandFacts
 from tests import test_browser as shared
+from tests.conftest import make_app
 
-# the same fixtures as test_browser.py: the same Chromium, skip/require logic and server
-browser, site = shared.browser, shared.site
+# the same browser fixture as test_browser.py: the same Chromium and skip/require logic
+browser = shared.browser
 _phone, _start_table = shared._phone, shared._start_table
+
+
+@pytest.fixture
+def site(tmp_path: Any) -> Iterator[tuple[Any, str]]:
+    """test_browser.py's server, closed only once its requests are answered: the service
+    worker and the outbox may still have one under way when the phone is closed, and
+    closing waitress under it breaks its thread."""
+    app = make_app(f"sqlite:///{tmp_path / 'offline.sqlite3'}", WTF_CSRF_ENABLED=True)
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    server = create_server(app, host="127.0.0.1", port=port, threads=4)
+    threading.Thread(target=server.run, daemon=True).start()
+    yield app, f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and (server.task_dispatcher.queue or server.task_dispatcher.active_count):
+        time.sleep(0.05)
+    time.sleep(0.2)
+    server.close()
 
 
 def _ready_offline(page: Any, base: str, key: str) -> None:
