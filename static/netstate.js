@@ -50,7 +50,7 @@
 
   if (navigator.onLine === false) {
     // a kept copy of the page (the service worker's): its old messages ("Hand 3 saved.") are not news
-    Array.prototype.forEach.call(document.querySelectorAll("main > .flash"), function (p) { p.remove(); });
+    Array.prototype.forEach.call(document.querySelectorAll("main > .flash:not(.note)"), function (p) { p.remove(); });
   }
   window.addEventListener("online", function () { reachable = true; render(); });
   window.addEventListener("offline", function () { reachable = false; render(); });

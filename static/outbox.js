@@ -20,6 +20,7 @@
   var failures = 0;
   var timer = null;
   var chain = Promise.resolve();
+  var waitingBy = {};  // table → hands waiting to send (as last read)
 
   function say(name) { return (words && words.getAttribute("data-" + name)) || ""; }
   function fill(template, name, value) { return (template || "").split("%(" + name + ")s").join(value); }
@@ -72,6 +73,9 @@
 
   // --- sending ------------------------------------------------------------------------
   function notify(entries) {
+    waitingBy = {};
+    entries.forEach(function (e) { if (e.state === "waiting") waitingBy[e.table] = (waitingBy[e.table] || 0) + 1; });
+    entries = entries.filter(function (e) { return !e.quiet; });  // a form posting now: not news yet
     var waiting = entries.filter(function (e) { return e.state === "waiting"; }).length;
     var refused = entries.length - waiting;
     window.dispatchEvent(new CustomEvent("nap:outbox", { detail: { waiting: waiting, sending: sendingId !== null, refused: refused } }));
@@ -103,7 +107,7 @@
           if (data.hand) remember(entry.table, data.revision, data.hand.number + 1);
           return remove(entry.id).then(function () { return "saved"; });
         }
-        if (r.status >= 500 || r.status === 408 || r.status === 429) return "wait";
+        if (r.status >= 500 || r.status === 408 || r.status === 429) return unquiet(entry);
         if (data.state) {
           remember(entry.table, data.state.revision, data.state.hands.length + 1);
           entry.taken = data.state.hands.some(function (h) { return h.number === entry.number; });
@@ -113,7 +117,14 @@
         entry.message = (data.error && data.error.message) || ("HTTP " + r.status);
         return put(entry).then(function () { return "refused"; });
       });
-    }, function () { return "wait"; });
+    }, function () { return unquiet(entry); });
+  }
+
+  // a hand whose form post did not get through is shown as waiting from now on
+  function unquiet(entry) {
+    if (!entry.quiet) return "wait";
+    entry.quiet = false;
+    return put(entry).then(function () { return "wait"; });
   }
 
   function drainNow() {
@@ -181,19 +192,8 @@
     }
   }
 
-  // --- a note for the next page (as a flash message) ----------------------------------
+  // --- a note for the next page, shown there by note.js (as a flash message) ----------
   function leaveNote(text) { try { sessionStorage.setItem(NOTE, text); } catch (e) { /* no note */ } }
-  function showNote() {
-    var text = null;
-    try { text = sessionStorage.getItem(NOTE); sessionStorage.removeItem(NOTE); } catch (e) { return; }
-    if (!text) return;
-    var p = document.createElement("p");
-    p.className = "flash";
-    p.setAttribute("role", "status");
-    p.textContent = text;
-    var main = document.querySelector("main");
-    if (main) main.insertBefore(p, main.firstChild);
-  }
 
   // --- quick entry --------------------------------------------------------------------
   function labelOf(input) {
@@ -276,9 +276,20 @@
         showError(form, got.error);
         return;
       }
-      ev.preventDefault();
       busy = true;
       form.classList.add("busy");
+      if (navigator.onLine !== false && !waitingBy[table]) {
+        // online, nothing waiting before it: the form posts as always (the server answers as it
+        // always did), and the outbox keeps the hand with the form's own token. Sent again later
+        // (the post's answer never came), it saves nothing twice; the next page's outbox sends
+        // it at once, is told "already saved", and forgets it.
+        var own = form.querySelector("input[name=token]");
+        add({ table: table, api: form.getAttribute("data-api"), number: Number(form.getAttribute("data-number")),
+              token: (own && own.value) || token(), facts: got.facts, label: got.label, state: "waiting",
+              quiet: true, at: Date.now() }).catch(function () { /* the post itself still goes */ });
+        return;
+      }
+      ev.preventDefault();
       var entry;
       all().then(function (entries) {
         entry = { table: table, api: form.getAttribute("data-api"), number: numberFor(form, entries), token: token(),
@@ -323,7 +334,6 @@
   }
 
   // --- start --------------------------------------------------------------------------
-  showNote();
   var sheet = document.querySelector("[data-outbox-list]");
   var totals = document.querySelector("[data-next-hand]");
   var live = document.querySelector("[data-live][data-revision]");

@@ -13,6 +13,7 @@ var PAGES = "nap-pages-v1";
 var STATIC = "nap-static-v1";
 var SHELL = [
   "/static/app.css", "/static/live.js", "/static/netstate.js", "/static/outbox.js", "/static/register-sw.js",
+  "/static/note.js",
   "/static/icon.svg", "/static/icon-192.png", "/static/manifest.webmanifest",
 ];
 // a table's scoresheet, quick entry and Big totals
@@ -58,6 +59,18 @@ workbox.routing.registerRoute(
       return response;
     });
   }
+);
+
+// quick entry posted while the network says it is there but is not: the hand is already in
+// the page's outbox (outbox.js), so show the kept scoresheet, where it waits, not an error page
+workbox.routing.registerRoute(
+  function (ctx) { return ctx.request.mode === "navigate" && ctx.sameOrigin && /^\/e\/[A-Za-z0-9_-]+\/quick$/.test(ctx.url.pathname); },
+  function (ctx) {
+    return fetch(ctx.request).catch(function () {
+      return Response.redirect(ctx.url.origin + ctx.url.pathname.replace(/\/quick$/, ""), 303);
+    });
+  },
+  "POST"
 );
 
 workbox.routing.registerRoute(
