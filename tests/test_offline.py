@@ -71,7 +71,7 @@ def _quick_offline(page: Any, who: str, bid: str, tricks: int, *, double: bool =
         button.dblclick()
     else:
         button.click()
-    page.wait_for_url(re.compile(r"/e/[A-Za-z0-9_-]+$"))
+    page.wait_for_url(re.compile(r"/e/[A-Za-z0-9_-]+(#hand-\d+)?$"))
 
 
 def _waiting(page: Any) -> int:
@@ -186,9 +186,22 @@ def test_a_double_tap_offline_sends_once(browser: Any, site: tuple[Any, str]) ->
         ctx.set_offline(False)
         a.wait_for_function("() => document.querySelectorAll('.outbox-entry').length === 0", timeout=15000)
         assert _hands(app, key) == [(1, 1, 3)]
+        # online, the form posts as always; its backup in the outbox (the same token) saves nothing twice
+        _quick_offline(a, "Cat", "Three", 4, double=True)
+        assert "Hand 2 saved" in a.content()
+        a.wait_for_function(COUNT_IS_ZERO, timeout=10000)
+        assert _hands(app, key) == [(1, 1, 3), (2, 2, 4)]
     finally:
         ctx.close()
 
+
+COUNT_IS_ZERO = """() => new Promise(resolve => {
+  const open = indexedDB.open("nap-outbox", 1);
+  open.onsuccess = () => {
+    const req = open.result.transaction("outbox").objectStore("outbox").count();
+    req.onsuccess = () => { open.result.close(); resolve(req.result === 0); };
+  };
+})"""
 
 QUEUE = """([api, table, n]) => new Promise((resolve, reject) => {
   const open = indexedDB.open("nap-outbox", 1);
