@@ -12,7 +12,9 @@ import pytest
 import sqlalchemy as sa
 from conftest import ROOT, make_app
 
+from scorer import services
 from scorer.models import Evening, db
+from scorer.rules import get_variant
 from webhelpers import counts, start_evening
 
 DOC = ROOT / "docs" / "api.md"
@@ -462,3 +464,32 @@ def test_a_damaged_form_token_is_refused_not_a_500_on_both_databases(any_db_app:
     data = {"number": "1", "dealer": "0", "call_1": "three", "tricks": "3", "save": "1", "token": "a\u0000b"}
     assert client.post(f"/e/{key}/hand", data=data).status_code == 422
     assert counts(any_db_app) == before
+
+
+@pytest.mark.parametrize("variant", ["pagat", "hoyle", "russian36", "napoleao"])
+def test_lone_bid_makes_the_auction_quick_entry_makes(app: Any, client: Any, variant: str) -> None:
+    """The outbox sends the common hand as {"lone_bid": …}: the server makes the same
+    auction as quick entry (Variant.lone_bid_auction), in every variant's speaking order."""
+    key = start_evening(client, variant)
+    state = _state(client, key)
+    names = state["players"]
+    with app.app_context():
+        evening = services.get_evening(key)
+        assert evening is not None
+        ledger = services.ledger_of(evening)
+        v = get_variant(variant)
+        bid = [b.id for b in v.ladder(ledger.setup.options) if b.id not in ("misere",)][0]
+        expected = list(v.lone_bid_auction(ledger.setup, ledger.next_dealer, 2, bid))
+    facts: dict[str, Any] = {"lone_bid": {"declarer": names[2], "contract": bid}, "tricks": 3}
+    if v.names_trump:
+        facts["trump"] = "S"
+    hand = _record(client, key, 1, facts, f"lone-{variant}")
+    assert hand["facts"]["auction"] == expected and hand["facts"]["dealer"] == state["next_dealer"]
+    # everyone passed; and what is not the command is refused, nothing saved
+    answer = _post(client, f"/api/e/{key}/hands", {"number": 2, "token": "lone-x", "facts": {
+        "lone_bid": {"declarer": names[1]}, "tricks": 3}})
+    assert answer.status_code == 422
+    answer = _post(client, f"/api/e/{key}/hands", {"number": 2, "token": "lone-y", "facts": {
+        "lone_bid": {"declarer": names[1], "contract": bid}, "auction": expected, "tricks": 3}})
+    assert answer.status_code == 422
+    assert len(_state(client, key)["hands"]) == 1

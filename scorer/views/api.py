@@ -19,7 +19,7 @@ from flask_babel import gettext
 from .. import access, services
 from ..access import permission
 from ..codec import encode_hand
-from ..evening_file import EveningFileError, check_hand, read_hand
+from ..evening_file import EveningFileError, check_hand, read_hand, seat_reader
 from ..extensions import csrf
 from ..i18n import error_text
 from ..ledger import Ledger
@@ -145,11 +145,35 @@ def _facts(data: Any, ledger: Ledger, dealer: int) -> HandFacts:
     """A hand dict with names (the evening file's hand) as facts; ``dealer`` when it names none."""
     if not isinstance(data, dict):
         raise Refused(gettext("facts must be a JSON object (a hand as in the evening file)."))
+    if "lone_bid" in data:
+        data = _lone_bid(data, ledger, dealer)
     check_hand(data, "facts")
     try:
         return read_hand(data, ledger.setup.players, dealer=dealer, where="facts")
     except (TypeError, ValueError, KeyError) as error:  # the schema let something odd through
         raise Refused(str(error)[:160]) from None
+
+
+def _lone_bid(data: dict[str, Any], ledger: Ledger, dealer: int) -> dict[str, Any]:
+    """The common hand as quick entry sends it (``"lone_bid": {"declarer", "contract"}``,
+    both ``null`` when everyone passed) made into the evening file's hand: the auction
+    is the variant's own (:meth:`Variant.lone_bid_auction`: the declarer's bid, everyone
+    else passing, in the variant's speaking order from ``dealer`` or the hand's dealer)."""
+    lone = data["lone_bid"]
+    if ("auction" in data or not isinstance(lone, dict) or set(lone) - {"declarer", "contract"}
+            or (lone.get("declarer") is None) != (lone.get("contract") is None)
+            or not isinstance(lone.get("contract"), str | None)):
+        raise Refused(gettext("lone_bid must name the declarer and the contract (both null: everyone passed), "
+                              "and the hand then has no auction."))
+    names = ledger.setup.players
+    seat_of = seat_reader(names)
+    if "dealer" in data:
+        dealer = seat_of(data["dealer"], "facts.dealer")
+    declarer = None if lone.get("declarer") is None else seat_of(lone["declarer"], "facts.lone_bid.declarer")
+    auction = ledger.variant.lone_bid_auction(ledger.setup, dealer, declarer, lone.get("contract"))
+    hand = {k: v for k, v in data.items() if k != "lone_bid"}
+    hand.update(dealer=names[dealer], auction=list(auction))
+    return hand
 
 
 # --------------------------------------------------------------------------- the table's state
