@@ -66,6 +66,9 @@ def _configure() -> None:
         log.addHandler(handler)
     if log.level == logging.NOTSET:
         log.setLevel(logging.INFO)
+    # the handler above writes every line once: a root handler added by someone else
+    # (Alembic's logging set-up when `nap serve` migrates) must not write it again
+    log.propagate = False
 
 
 def init_app(app: Flask) -> None:

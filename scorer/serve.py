@@ -62,7 +62,13 @@ def serve(host: str = "0.0.0.0", port: int = 5000, *, upgrade: bool = True) -> N
         with app.app_context():
             migrate_up()
     print(f"Nap scorer: serving on http://{host}:{port}/ (Ctrl-C stops it)", flush=True)
-    announce(host, port, public_url=app.config.get("PUBLIC_URL") or "")
+    public_url = app.config.get("PUBLIC_URL") or ""
+    if app.config.get("NAP_PROXY_HOPS") and not public_url:
+        # behind a proxy the phones open the proxy's public address, which only the proxy knows
+        print("Behind a reverse proxy: the phones open its public https address "
+              "(set PUBLIC_URL to have it printed here).", flush=True)
+    else:
+        announce(host, port, public_url=public_url)
     waitress.serve(app, host=host, port=port, **server_settings(app))
 
 

@@ -53,9 +53,18 @@ def site(tmp_path: Any) -> Iterator[tuple[Any, str]]:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     server = create_server(app, host="127.0.0.1", port=port, threads=4)
-    threading.Thread(target=server.run, daemon=True).start()
+
+    def run() -> None:
+        try:
+            server.run()
+        except OSError:  # the socket closed under waitress's loop at teardown (EBADF)
+            pass
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
     yield app, f"http://127.0.0.1:{port}"
     server.close()
+    thread.join(timeout=5)
 
 
 def _phone(browser: Any, **extra: Any) -> Any:
@@ -138,8 +147,8 @@ def test_two_phones_share_watch_race_undo_and_switch_language(browser: Any, site
             assert evening is not None and len(evening.hands) == 2
             winner = services.ledger_of(evening).rows[1].ruling.declarer
         loser_page = b if winner == 2 else a
-        assert "already been recorded" in loser_page.content()  # told, and shown the saved hand
-        assert "/hand/2" in loser_page.url
+        loser_page.wait_for_url(re.compile(r"/hand/2"))  # shown the saved hand …
+        loser_page.locator("text=already been recorded").first.wait_for(timeout=10000)  # … and told
 
         # A undoes hand 2; B's sheet follows
         a.goto(f"{base}/e/{key}/undo")
@@ -170,7 +179,7 @@ def test_a_failed_fetch_of_the_fresh_page_is_retried_until_the_new_score_shows(
     left the old score on screen until the next change. Now the revision shown is the
     swapped-in page's, and a failed fetch is tried again (with backoff)."""
     app, base = site
-    ctx, page = _phone(browser)
+    ctx, page = _phone(browser, service_workers="block")  # the page's own fetches, where page.route sees them
     try:
         key = _start_table(page, base)
         with app.app_context():

@@ -15,6 +15,16 @@ from tests.webhelpers import start_evening
 HOYLE = {"opt_lowest_bid": "1", "opt_wellington_blucher": "y", "opt_all_pass": "redeal"}
 
 
+@pytest.fixture(autouse=True)
+def _capture_scorer(caplog: pytest.LogCaptureFixture) -> Any:
+    """The ``scorer`` logger does not propagate (its own handler writes each line once):
+    caplog listens to it directly."""
+    logger = logging.getLogger("scorer")
+    logger.addHandler(caplog.handler)
+    yield
+    logger.removeHandler(caplog.handler)
+
+
 def _records(caplog: pytest.LogCaptureFixture, rid: str) -> list[logging.LogRecord]:
     return [r for r in caplog.records if r.name == "scorer" and getattr(r, "request_id", None) == rid]
 
@@ -63,3 +73,18 @@ def test_a_server_error_logs_its_traceback_with_the_request_id(app: Any, caplog:
     assert error.exc_info is not None and error.exc_info[0] is RuntimeError
     text = logging.Formatter("%(message)s").format(error)
     assert "Traceback (most recent call last)" in text and "RuntimeError: boom for the test" in text
+
+
+def test_each_write_is_logged_once_whatever_handlers_the_root_logger_has(app: Any) -> None:
+    """`nap serve` migrates first, and Alembic's logging set-up gives the root logger a
+    handler: every write was then written twice, in two formats."""
+    import io
+
+    stream = io.StringIO()
+    root_handler = logging.StreamHandler(stream)
+    logging.getLogger().addHandler(root_handler)
+    try:
+        app.test_client().post("/device", data={"device": "x", "next": "/"})
+    finally:
+        logging.getLogger().removeHandler(root_handler)
+    assert "write POST table.device" not in stream.getvalue()
