@@ -78,6 +78,13 @@ workbox.routing.registerRoute(
   statics
 );
 
+// a table's running-totals chart (an <img> on the scoresheet): the last one drawn is
+// shown offline instead of a broken picture
+workbox.routing.registerRoute(
+  function (ctx) { return ctx.sameOrigin && /^\/e\/[A-Za-z0-9_-]+\/chart\.svg$/.test(ctx.url.pathname); },
+  pages
+);
+
 self.addEventListener("install", function (event) {
   event.waitUntil(caches.open(STATIC).then(function (cache) { return cache.addAll(SHELL); }));
   self.skipWaiting();

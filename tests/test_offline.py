@@ -248,3 +248,29 @@ def test_twenty_queued_hands_drain_in_order_and_how_long_it_takes(browser: Any, 
                   f"({took * 1000 / 20:.1f} ms a hand)")
     finally:
         ctx.close()
+
+
+def test_the_running_totals_chart_is_shown_offline(browser: Any, site: tuple[Any, str]) -> None:
+    """Offline, the scoresheet's chart was a broken picture: it is kept like the page."""
+    from scorer import services
+    from scorer.rules import HandFacts
+
+    app, base = site
+    ctx, page = _phone(browser)
+    try:
+        key = _start_table(page, base)
+        with app.app_context():
+            services.record_hand(services.get_evening(key), 1, HandFacts(0, ("three", "pass", "pass", "pass"), 3))
+        _ready_offline(page, base, key)
+        page.wait_for_function(
+            """() => caches.open("nap-pages-v1").then(c => c.keys())
+                 .then(keys => keys.some(k => k.url.includes("/chart.svg")))""", timeout=10000)
+        ctx.set_offline(True)
+        page.reload()
+        chart = page.locator("section.chart img")
+        chart.wait_for(timeout=5000)
+        page.wait_for_function("img => img.complete", arg=chart.element_handle(), timeout=5000)
+        assert chart.evaluate("img => img.naturalWidth") > 0
+    finally:
+        ctx.set_offline(False)
+        ctx.close()
