@@ -11,6 +11,7 @@ import contextlib
 import dataclasses
 import functools
 import re
+import time
 from collections.abc import Iterator, Sequence
 from datetime import date
 from typing import Any
@@ -91,6 +92,28 @@ def evening_revision(key: str) -> int | None:
     return db.session.scalar(sa.select(Evening.revision).where(Evening.key == key))
 
 
+#: Seconds a polled revision is answered from this process's memory (:func:`polled_revision`).
+POLL_TTL = 0.5
+_polled: dict[str, tuple[int | None, float]] = {}
+
+
+def polled_revision(key: str) -> int | None:
+    """:func:`evening_revision` for the phones' live poll, answered from memory for up to
+    :data:`POLL_TTL` seconds: most polls of a table between two changes cost no query. A
+    change made in this process is seen at once (:func:`_bump` forgets the key); one
+    made in another process after at most the TTL."""
+    now = time.monotonic()
+    cached = _polled.get(key)
+    if cached is not None and cached[1] > now:
+        return cached[0]
+    value = evening_revision(key)
+    db.session.rollback()  # end the poll's read at once: nothing else is read in this request
+    if len(_polled) > 5000:
+        _polled.clear()
+    _polled[key] = (value, now + POLL_TTL)
+    return value
+
+
 def evening_name(key: str) -> str:
     """The evening's name (one cheap query); empty if there is no such evening."""
     if not valid_key(key):
@@ -102,6 +125,7 @@ def _bump(evening: Evening) -> None:
     """Add ``revision + 1`` to the pending transaction (an UPDATE, so concurrent
     writers to one evening queue on its row instead of losing a bump)."""
     db.session.execute(sa.update(Evening).where(Evening.id == evening.id).values(revision=Evening.revision + 1))
+    _polled.pop(evening.key, None)
 
 
 def _lock(evening: Evening) -> Evening:
