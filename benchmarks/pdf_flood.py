@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import http.client
-import socket
 import statistics
 import sys
 import tempfile
@@ -26,7 +25,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from waitress.server import create_server  # noqa: E402
+from serving import serve  # noqa: E402 - benchmarks/serving.py
 
 from scorer import create_app, services  # noqa: E402
 from scorer.evening_file import EveningFile  # noqa: E402
@@ -47,11 +46,6 @@ def huge_evening(hands: int = 500) -> EveningFile:
         fold.add(HandFacts(fold.next_dealer, ("pass",) * 6, override=override))
     return EveningFile(setup=setup, hands=[row.facts for row in fold.rows], name="Flood")
 
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def get(port: int, path: str, timeout: float = 120) -> tuple[int, float]:
@@ -103,15 +97,7 @@ def main() -> None:
                                         options={}, stake=None)
         small_key = small.key
         services.record_hand(small, 1, HandFacts(0, ("three", "pass", "pass", "pass"), 3))
-    port = free_port()
-    server = create_server(app, host="127.0.0.1", port=port, threads=8)
-    def serve() -> None:
-        try:
-            server.run()
-        except OSError:  # the socket closed under waitress's loop at the end (EBADF)
-            pass
-
-    threading.Thread(target=serve, daemon=True).start()
+    server, port = serve(app, threads=8)
     pages = [f"/e/{small_key}", f"/e/{small_key}/history"]
     for path in pages:
         get(port, path)  # warm up

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import http.client
-import socket
 import sys
 import tempfile
 import threading
@@ -24,16 +23,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from waitress.server import create_server  # noqa: E402
+from serving import serve  # noqa: E402 - benchmarks/serving.py
 
 from scorer import create_app, services  # noqa: E402
 from scorer.serve import SERVER_LIMITS  # noqa: E402
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def hammer(port: int, path: str, clients: int, requests: int, headers: dict[str, str]) -> float:
@@ -70,9 +63,7 @@ def main() -> None:
         upgrade()
         key = services.create_evening(variant="pagat", players=["Ann", "Bob", "Cat", "Dan"], first_dealer=0,
                                       options={}, stake=None).key
-    port = free_port()
-    server = create_server(app, host="127.0.0.1", port=port, **SERVER_LIMITS)
-    threading.Thread(target=server.run, daemon=True).start()
+    server, port = serve(app, **SERVER_LIMITS)
     # a phone's cookies: its device id and a session, as a browser sends them with every poll
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
     jar: dict[str, str] = {}

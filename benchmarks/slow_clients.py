@@ -24,16 +24,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from waitress.server import create_server  # noqa: E402
+from serving import serve  # noqa: E402 - benchmarks/serving.py
 
 from scorer import create_app  # noqa: E402
 from scorer.serve import SERVER_LIMITS  # noqa: E402
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def run(settings: dict, slow: int, every: float, tries: int) -> tuple[int, list[float]]:
@@ -43,16 +37,7 @@ def run(settings: dict, slow: int, every: float, tries: int) -> tuple[int, list[
         from flask_migrate import upgrade
 
         upgrade()
-    port = free_port()
-    server = create_server(app, host="127.0.0.1", port=port, **settings)
-
-    def serve() -> None:
-        try:
-            server.run()
-        except OSError:  # closed under waitress's loop at the end
-            pass
-
-    threading.Thread(target=serve, daemon=True).start()
+    server, port = serve(app, **settings)
     stop = threading.Event()
     sockets: list[socket.socket] = []
     for _ in range(slow):

@@ -9,13 +9,12 @@ import re
 from typing import Any
 
 import pytest
-import sqlalchemy as sa
 from conftest import ROOT, make_app
 
 from scorer import services
-from scorer.models import Evening, db
+from scorer.models import db
 from scorer.rules import get_variant
-from webhelpers import counts, start_evening
+from webhelpers import counts, second_scorer, start_evening
 
 DOC = ROOT / "docs" / "api.md"
 THREE = {"dealer": "Ann", "auction": ["three", "pass", "pass", "pass"], "tricks": 3}
@@ -103,15 +102,6 @@ def _record(client: Any, key: str, number: int, facts: dict[str, Any], token: st
     return answer.get_json()["hand"]
 
 
-def _second_scorer(app: Any, key: str) -> Any:
-    """Another phone, made a scorer with the scorers' link."""
-    with app.app_context():
-        edit_key = db.session.scalar(sa.select(Evening.edit_key).where(Evening.key == key))
-    other = app.test_client()
-    assert other.get(f"/e/{key}/scorer/{edit_key}").status_code == 302
-    return other
-
-
 def _snapshot(app: Any, client: Any, key: str) -> Any:
     return counts(app), _state(client, key)
 
@@ -151,7 +141,7 @@ def test_a_hand_undone_on_another_phone_is_a_conflict_though_a_new_hand_has_its_
     phone = app.test_client()
     key = start_evening(phone)
     old = _record(phone, key, 1, THREE, "a1")
-    other = _second_scorer(app, key)
+    other = second_scorer(app, key)
     assert _post(other, f"/api/e/{key}/undo", {"hand_id": old["id"], "version": 1}).status_code == 200
     new = _record(other, key, 1, THREE | {"tricks": 4}, "b1")
     assert (new["number"], new["version"]) == (old["number"], old["version"]) and new["id"] != old["id"]
@@ -442,7 +432,7 @@ def test_a_retry_after_its_hand_was_undone_is_a_conflict_not_another_hands_answe
     key = start_evening(client)
     body = {"number": 1, "facts": THREE, "token": "first-three"}
     hand = _post(client, f"/api/e/{key}/hands", body).get_json()["hand"]
-    phone = _second_scorer(app, key)
+    phone = second_scorer(app, key)
     assert _post(phone, f"/api/e/{key}/undo", {"hand_id": hand["id"], "version": 1}).status_code == 200
     four = {"dealer": "Ann", "auction": ["four", "pass", "pass", "pass"], "tricks": 4}
     _record(phone, key, 1, four, "their-four")

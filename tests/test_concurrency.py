@@ -10,7 +10,6 @@ Nothing may be lost, duplicated or half-written, and nothing may answer 500.
 from __future__ import annotations
 
 import http.client
-import socket
 import threading
 from collections import Counter
 from typing import Any
@@ -18,10 +17,10 @@ from urllib.parse import urlencode
 
 import pytest
 import sqlalchemy as sa
-from waitress.server import create_server
 
 from scorer import services
 from scorer.models import Change, Hand, HandVersion, Submission, db
+from webhelpers import running
 
 PHONES = 6
 HANDS = 20
@@ -30,22 +29,8 @@ CORRECTED = 10
 
 @pytest.fixture
 def server(any_db_app: Any):  # type: ignore[no-untyped-def]
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    srv = create_server(any_db_app, host="127.0.0.1", port=port, threads=PHONES)
-
-    def run() -> None:
-        try:
-            srv.run()
-        except OSError:  # the listening socket closed under waitress's loop at teardown (EBADF)
-            pass
-
-    thread = threading.Thread(target=run, daemon=True)
-    thread.start()
-    yield any_db_app, port
-    srv.close()
-    thread.join(timeout=5)
+    with running(any_db_app, threads=PHONES) as port:
+        yield any_db_app, port
 
 
 class Phone:

@@ -7,25 +7,14 @@ from __future__ import annotations
 import re
 from typing import Any
 
-import sqlalchemy as sa
-
 from scorer import services
-from scorer.models import Evening, db
-from webhelpers import counts, post_hand, start_evening, totals_on_page
+from webhelpers import counts, post_hand, second_scorer, start_evening, totals_on_page
 
 
 def _fields(html: str) -> dict[str, str]:
     """The hidden fields of the first hand form on a page."""
     return dict(re.findall(r'<input[^>]*name="(number|version|hand_id|token|base)"[^>]*value="([^"]*)"', html)
                 + [(m[1], m[0]) for m in re.findall(r'<input[^>]*value="([^"]*)"[^>]*name="(hand_id|base)"', html)])
-
-
-def _scorer(app: Any, key: str) -> Any:
-    with app.app_context():
-        edit_key = db.session.scalar(sa.select(Evening.edit_key).where(Evening.key == key))
-    phone = app.test_client()
-    assert phone.get(f"/e/{key}/scorer/{edit_key}").status_code == 302
-    return phone
 
 
 def _undo_and_replace(phone: Any, key: str, tricks: int) -> None:
@@ -50,7 +39,7 @@ def test_a_correction_from_a_page_made_before_an_undo_never_lands_on_the_new_han
     page = a.get(f"/e/{key}/hand/1/edit").get_data(as_text=True)
     stale = _fields(page)
     assert stale["number"] == "1" and stale["version"] == "1" and stale["hand_id"] and stale["token"]
-    _undo_and_replace(_scorer(any_db_app, key), key, 4)
+    _undo_and_replace(second_scorer(any_db_app, key), key, 4)
     after = _facts(any_db_app, key)
     answer = a.post(f"/e/{key}/hand/1/edit", data={**stale, "dealer": "0", "call_1": "three", "tricks": "1",
                                                    "save": "1"}, follow_redirects=True)
@@ -65,7 +54,7 @@ def test_an_undo_from_a_page_made_before_another_undo_is_refused(any_db_app: Any
     page = a.get(f"/e/{key}/undo").get_data(as_text=True)
     stale = dict(re.findall(r'name="(number|version|hand_id)" value="([^"]*)"', page))
     assert set(stale) == {"number", "version", "hand_id"}
-    _undo_and_replace(_scorer(any_db_app, key), key, 4)
+    _undo_and_replace(second_scorer(any_db_app, key), key, 4)
     assert a.post(f"/e/{key}/undo", data=stale).status_code == 302
     assert len(_facts(any_db_app, key)) == 1 and _facts(any_db_app, key)[0].auction[0] == "four"
 
@@ -82,7 +71,7 @@ def test_a_restore_from_a_stale_page_does_not_replace_a_newer_correction(any_db_
     assert restore is not None
     stale = _fields(page[restore.start():])
     assert stale["base"] == "2"
-    b = _scorer(any_db_app, key)
+    b = second_scorer(any_db_app, key)
     assert b.post(f"/e/{key}/hand/1/edit", data={**fix, "version": "2", "tricks": "5"}).status_code == 302  # v3
     answer = a.post(restore.group(1), data={"hand_id": stale["hand_id"], "base": stale["base"]},
                     follow_redirects=True)

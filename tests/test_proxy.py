@@ -30,7 +30,7 @@ from conftest import ROOT, _dispose, make_app
 from waitress.server import create_server
 
 from scorer.serve import server_settings
-from webhelpers import start_evening
+from webhelpers import start_evening, stop
 
 NGINX = os.environ.get("NAP_NGINX") or shutil.which("nginx") or "/usr/sbin/nginx"
 REQUIRE = os.environ.get("NAP_REQUIRE_PROXY") == "1"
@@ -243,14 +243,7 @@ def app_behind_nginx(tmp_path: Path, sqlite_url: str) -> Iterator[tuple[int, Pat
                 time.sleep(0.1)
         yield port, cert, app
     finally:
-        nginx.terminate()
-        try:
-            nginx.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            nginx.kill()
-            nginx.wait()
-        if nginx.stdout:
-            nginx.stdout.close()
+        stop(nginx)
         server.close()
         thread.join(timeout=5)
         _dispose(app)

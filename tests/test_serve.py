@@ -5,34 +5,19 @@ from __future__ import annotations
 
 import http.client
 import socket
-import threading
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from waitress.server import create_server
 
 from scorer.serve import MAX_BODY, SERVER_LIMITS
+from webhelpers import running
 
 
 @pytest.fixture
 def served(app: Any) -> Iterator[int]:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    server = create_server(app, host="127.0.0.1", port=port, **SERVER_LIMITS)
-
-    def run() -> None:
-        try:
-            server.run()
-        except OSError:  # the socket closed under waitress's loop at teardown
-            pass
-
-    thread = threading.Thread(target=run, daemon=True)
-    thread.start()
-    yield port
-    server.close()
-    thread.join(timeout=5)
+    with running(app, **SERVER_LIMITS) as port:
+        yield port
 
 
 def test_a_body_over_the_limit_is_refused_as_it_arrives(served: int) -> None:

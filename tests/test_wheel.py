@@ -25,6 +25,8 @@ from pathlib import Path
 import pytest
 from conftest import ROOT
 
+from webhelpers import stop
+
 pytestmark = pytest.mark.slow
 
 SOURCES = ("pyproject.toml", "setup.py", "MANIFEST.in", "README.md", "scorer", "templates", "static", "migrations")
@@ -113,14 +115,7 @@ def test_the_wheel_carries_everything_and_nap_serve_runs_from_it(tmp_path: Path)
             content_type = response.getheader("Content-Type", "")
             assert response.status == 200 and content_type.startswith(kind), (path, body[:200])
     finally:
-        server.terminate()
-        try:
-            server.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait()
-        if server.stdout:
-            server.stdout.close()
+        stop(server)
     with sqlite3.connect(work / "x.sqlite3") as db:
         tables = {row[0] for row in db.execute("select name from sqlite_master where type='table'")}
     assert {"evening", "hand", "alembic_version"} <= tables

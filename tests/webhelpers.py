@@ -1,11 +1,16 @@
-"""Helpers for driving the web app through Flask's test client."""
+"""Helpers for driving the web app through Flask's test client, or a real waitress."""
 
 from __future__ import annotations
 
+import contextlib
 import re
+import subprocess
+import threading
+from collections.abc import Iterator
 from typing import Any
 
 import sqlalchemy as sa
+from waitress.server import create_server
 
 from scorer.models import Evening, Hand, HandVersion, db
 
@@ -49,3 +54,44 @@ def counts(app: Any) -> tuple[int, int, int]:
 def totals_on_page(html: str) -> dict[str, str]:
     """The big totals on the scoresheet, by player."""
     return dict(re.findall(r'<span class="who">(.*?)</span>\s*<span class="pts">(.*?)</span>', html))
+
+
+def second_scorer(app: Any, key: str) -> Any:
+    """Another phone (a test client), made a scorer of table ``key`` with the scorers' link."""
+    with app.app_context():
+        edit_key = db.session.scalar(sa.select(Evening.edit_key).where(Evening.key == key))
+    phone = app.test_client()
+    assert phone.get(f"/e/{key}/scorer/{edit_key}").status_code == 302
+    return phone
+
+
+@contextlib.contextmanager
+def running(app: Any, **settings: Any) -> Iterator[int]:
+    """``app`` under a real waitress on a free loopback port (yielded), closed afterwards."""
+    server = create_server(app, host="127.0.0.1", port=0, **settings)
+
+    def run() -> None:
+        try:
+            server.run()
+        except OSError:  # the listening socket closed under waitress's loop at teardown (EBADF)
+            pass
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    try:
+        yield server.effective_port  # type: ignore[union-attr]
+    finally:
+        server.close()
+        thread.join(timeout=5)
+
+
+def stop(process: subprocess.Popen[Any]) -> None:
+    """End a child process (a server started by a test): politely, then for sure."""
+    process.terminate()
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+    if process.stdout:
+        process.stdout.close()
