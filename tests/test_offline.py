@@ -58,7 +58,7 @@ def _ready_offline(page: Any, base: str, key: str) -> None:
     wanted = [f"{base}/e/{key}", f"{base}/e/{key}/quick", f"{base}/e/{key}/big"]
     page.wait_for_function(
         """wanted => caches.open("nap-pages-v1").then(c => c.keys())
-             .then(keys => wanted.every(u => keys.some(k => k.url === u)))""", arg=wanted, timeout=10000)
+             .then(keys => wanted.every(u => keys.some(k => k.url === u)))""", arg=wanted, timeout=60000)
 
 
 def _quick_offline(page: Any, who: str, bid: str, tricks: int, *, double: bool = False) -> None:
@@ -95,18 +95,18 @@ def test_three_hands_offline_survive_a_reload_and_arrive_once_in_order(browser: 
         key = _start_table(a, base)
         _ready_offline(a, base, key)
         ctx_a.set_offline(True)
-        a.locator("#netstate.offline").wait_for(timeout=5000)
+        a.locator("#netstate.offline").wait_for(timeout=60000)
         entered = [("Bob", "Three", 3), ("Cat", "Three", 4), ("Dan", "Four", 2)]
         for i, (who, bid, tricks) in enumerate(entered, start=1):
             _quick_offline(a, who, bid, tricks)
-            a.locator(".outbox-entry.waiting").nth(i - 1).wait_for(timeout=5000)
+            a.locator(".outbox-entry.waiting").nth(i - 1).wait_for(timeout=60000)
             assert _waiting(a) == i
             assert f"Hand {i} · {who} · {bid} · {tricks}" in a.locator(".outbox").inner_text()
         assert _hands(app, key) == []  # nothing reached the server
 
         # a reload with no network: the page comes from the service worker, the outbox from IndexedDB
         a.reload()
-        a.locator(".outbox-entry.waiting").nth(2).wait_for(timeout=5000)
+        a.locator(".outbox-entry.waiting").nth(2).wait_for(timeout=60000)
         assert _waiting(a) == 3
         banner = a.locator("#netstate").inner_text()
         assert re.search(r"Offline since \d\d:\d\d", banner) and "3" in banner, banner
@@ -115,15 +115,15 @@ def test_three_hands_offline_survive_a_reload_and_arrive_once_in_order(browser: 
         # Big totals too: the last known score, and the banner
         a.goto(f"{base}/e/{key}/big")
         assert a.locator(".bigtotals li").count() == 4
-        a.locator("#netstate.offline").wait_for(timeout=5000)
+        a.locator("#netstate.offline").wait_for(timeout=60000)
         a.goto(f"{base}/e/{key}")
-        a.locator(".outbox-entry.waiting").nth(2).wait_for(timeout=5000)
+        a.locator(".outbox-entry.waiting").nth(2).wait_for(timeout=60000)
 
         # back online: all three are sent by themselves, once and in order
         ctx_a.set_offline(False)
-        a.wait_for_function("() => document.querySelectorAll('.outbox-entry').length === 0", timeout=15000)
+        a.wait_for_function("() => document.querySelectorAll('.outbox-entry').length === 0", timeout=60000)
         assert _hands(app, key) == [(1, 1, 3), (2, 2, 4), (3, 3, 2)]
-        a.locator("#netstate.online").wait_for(timeout=5000)
+        a.locator("#netstate.online").wait_for(timeout=60000)
 
         # a second phone sees them
         b.goto(f"{base}/e/{key}")
@@ -146,7 +146,7 @@ def test_a_queued_hand_another_phone_saved_first_is_shown_not_dropped(browser: A
         _ready_offline(a, base, key)
         ctx.set_offline(True)
         _quick_offline(a, "Bob", "Three", 3)
-        a.locator(".outbox-entry.waiting").first.wait_for(timeout=5000)
+        a.locator(".outbox-entry.waiting").first.wait_for(timeout=60000)
         assert _waiting(a) == 1
         # meanwhile another phone records hand 1: Cat's Four, made
         with app.app_context():
@@ -155,19 +155,19 @@ def test_a_queued_hand_another_phone_saved_first_is_shown_not_dropped(browser: A
             services.record_hand(evening, 1, HandFacts(0, ("pass", "four", "pass", "pass"), 4))
         ctx.set_offline(False)
         refused = a.locator(".outbox-entry.refused")
-        refused.wait_for(timeout=15000)
+        refused.wait_for(timeout=60000)
         text = refused.inner_text()
         assert "Hand 1 · Bob · Three · 3" in text and "not saved:" in text and "already been recorded" in text, text
         # the server's version is on the sheet (the live part follows the table)
-        a.locator(".total:has-text('Cat') .pts").filter(has_text="+12").wait_for(timeout=5000)
+        a.locator(".total:has-text('Cat') .pts").filter(has_text="+12").wait_for(timeout=60000)
         assert _hands(app, key) == [(1, 2, 4)]
         # kept after a reload, until the table dismisses it
         a.reload()
-        a.locator(".outbox-entry.refused").wait_for(timeout=5000)
+        a.locator(".outbox-entry.refused").wait_for(timeout=60000)
         dismiss = a.locator(".outbox-entry.refused button")
         assert dismiss.bounding_box()["height"] >= 48
         dismiss.click()
-        a.wait_for_function("() => document.querySelectorAll('.outbox-entry').length === 0", timeout=5000)
+        a.wait_for_function("() => document.querySelectorAll('.outbox-entry').length === 0", timeout=60000)
     finally:
         ctx.close()
 
@@ -180,16 +180,16 @@ def test_a_double_tap_offline_sends_once(browser: Any, site: tuple[Any, str]) ->
         _ready_offline(a, base, key)
         ctx.set_offline(True)
         _quick_offline(a, "Bob", "Three", 3, double=True)
-        a.locator(".outbox-entry.waiting").first.wait_for(timeout=5000)
+        a.locator(".outbox-entry.waiting").first.wait_for(timeout=60000)
         a.wait_for_timeout(300)
         assert _waiting(a) == 1
         ctx.set_offline(False)
-        a.wait_for_function("() => document.querySelectorAll('.outbox-entry').length === 0", timeout=15000)
+        a.wait_for_function("() => document.querySelectorAll('.outbox-entry').length === 0", timeout=60000)
         assert _hands(app, key) == [(1, 1, 3)]
         # online, the form posts as always; its backup in the outbox (the same token) saves nothing twice
         _quick_offline(a, "Cat", "Three", 4, double=True)
         assert "Hand 2 saved" in a.content()
-        a.wait_for_function(COUNT_IS_ZERO, timeout=10000)
+        a.wait_for_function(COUNT_IS_ZERO, timeout=60000)
         assert _hands(app, key) == [(1, 1, 3), (2, 2, 4)]
     finally:
         ctx.close()
@@ -235,7 +235,7 @@ def test_twenty_queued_hands_drain_in_order_and_how_long_it_takes(browser: Any, 
         ctx.set_offline(True)
         a.evaluate(QUEUE, [f"/api/e/{key}/hands", key, 20])
         a.reload()
-        a.locator(".outbox-entry.waiting").nth(19).wait_for(timeout=5000)
+        a.locator(".outbox-entry.waiting").nth(19).wait_for(timeout=60000)
         started = time.perf_counter()
         ctx.set_offline(False)
         a.wait_for_function("() => document.querySelectorAll('.outbox-entry').length === 0", timeout=60000)
@@ -264,12 +264,12 @@ def test_the_running_totals_chart_is_shown_offline(browser: Any, site: tuple[Any
         _ready_offline(page, base, key)
         page.wait_for_function(
             """() => caches.open("nap-pages-v1").then(c => c.keys())
-                 .then(keys => keys.some(k => k.url.includes("/chart.svg")))""", timeout=10000)
+                 .then(keys => keys.some(k => k.url.includes("/chart.svg")))""", timeout=60000)
         ctx.set_offline(True)
         page.reload()
         chart = page.locator("section.chart img")
-        chart.wait_for(timeout=5000)
-        page.wait_for_function("img => img.complete", arg=chart.element_handle(), timeout=5000)
+        chart.wait_for(timeout=60000)
+        page.wait_for_function("img => img.complete", arg=chart.element_handle(), timeout=60000)
         assert chart.evaluate("img => img.naturalWidth") > 0
     finally:
         ctx.set_offline(False)

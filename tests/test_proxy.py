@@ -229,7 +229,7 @@ def app_behind_nginx(tmp_path: Path, sqlite_url: str) -> Iterator[tuple[int, Pat
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
     )
     try:
-        deadline = time.monotonic() + 15
+        deadline = time.monotonic() + 600  # a hang guard only: nginx listens within milliseconds
         while True:
             if nginx.poll() is not None:
                 log = (tmp_path / "error.log").read_text() if (tmp_path / "error.log").exists() else ""
@@ -239,7 +239,7 @@ def app_behind_nginx(tmp_path: Path, sqlite_url: str) -> Iterator[tuple[int, Pat
                 break
             except OSError:
                 if time.monotonic() > deadline:
-                    pytest.fail("nginx did not listen within 15 s")
+                    pytest.fail("nginx never listened")
                 time.sleep(0.1)
         yield port, cert, app
     finally:

@@ -96,16 +96,18 @@ def test_the_wheel_carries_everything_and_nap_serve_runs_from_it(tmp_path: Path)
     server = subprocess.Popen([str(venv / "bin" / "nap"), "serve", "--host", "127.0.0.1", "--port", str(port)],
                               cwd=work, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
-        deadline = time.monotonic() + 60
-        while True:
+        # a hang guard only, far beyond any load (it starts in about a second): a server that
+        # stops is reported at once by poll(); one that never listens fails after 10 minutes
+        for _ in range(3000):
             if server.poll() is not None:
                 pytest.fail(f"nap serve stopped: {server.stdout.read() if server.stdout else ''}")
             try:
                 socket.create_connection(("127.0.0.1", port), timeout=1).close()
                 break
             except OSError:
-                assert time.monotonic() < deadline, "nap serve did not listen within 60 s"
                 time.sleep(0.2)
+        else:
+            pytest.fail("nap serve never listened")
         for path, kind in (("/", "text/html"), ("/static/app.css", "text/css")):
             conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
             conn.request("GET", path)
