@@ -142,30 +142,24 @@ def set_device_cookie(response: Any) -> Any:
     return response
 
 
-def _access(key: str) -> tuple[TableAccess | None, Evening | None]:
-    """This phone's row at table ``key`` (or ``None``) and the evening (``None`` if no such table)."""
-    device = current_device()
-    evening = db.session.scalar(sa.select(Evening).where(Evening.key == key)) if isinstance(key, str) else None
-    if device is None or evening is None:
-        return None, evening
-    row = db.session.scalar(sa.select(TableAccess).where(TableAccess.device_id == device.id,
-                                                         TableAccess.evening_id == evening.id))
-    return row, evening
-
-
-def holds_role(row: TableAccess | None, evening: Evening) -> bool:
-    """Whether a phone's row makes it a scorer of ``evening`` now."""
+def holds_role(row: TableAccess | None, generation: int) -> bool:
+    """Whether a phone's row makes it a scorer of a table whose credentials are at
+    ``generation`` (:attr:`~scorer.models.Evening.access_generation`)."""
     if row is None or not row.via or row.revoked_at is not None:
         return False
-    return row.via in CREATOR_GRANTS or row.generation == evening.access_generation
+    return row.via in CREATOR_GRANTS or row.generation == generation
 
 
 def is_scorer(key: str) -> bool:
-    """Whether this phone may enter and correct hands at table ``key`` (cached per request)."""
+    """Whether this phone may enter and correct hands at table ``key``: one query (none
+    for a phone without a device id), cached for the request."""
     cache: dict[str, bool] = g.setdefault("nap_scorer_of", {})
     if key not in cache:
-        row, evening = _access(key)
-        cache[key] = evening is not None and holds_role(row, evening)
+        device = current_device()
+        found = None if device is None or not isinstance(key, str) else db.session.execute(
+            sa.select(TableAccess, Evening.access_generation).join(Evening, TableAccess.evening_id == Evening.id)
+            .where(Evening.key == key, TableAccess.device_id == device.id)).first()
+        cache[key] = found is not None and holds_role(found[0], found[1])
     return cache[key]
 
 
@@ -204,9 +198,10 @@ def remember(key: str) -> None:
     at most once an hour per phone and table. A phone seen for the first time is only
     given its cookie: its row is written when it comes back with it, so a client that
     keeps no cookies (a script, a poll) never writes anything by reading."""
-    if _cookie_token() is None or "nap_new_device_token" in g:
-        if "nap_new_device_token" not in g:
-            _give_token()
+    if "nap_new_device_token" in g:
+        return  # given its id in this very response
+    if _cookie_token() is None:
+        _give_token()
         return
     device = current_device(create=True)
     if device is None or not isinstance(key, str):
@@ -240,7 +235,7 @@ def scorers_of(evening: Evening) -> list[tuple[TableAccess, bool]]:
     rows = db.session.scalars(
         sa.select(TableAccess).where(TableAccess.evening_id == evening.id, TableAccess.via != "")
         .options(selectinload(TableAccess.device)).order_by(TableAccess.granted_at.desc(), TableAccess.id.desc()))
-    return [(row, holds_role(row, evening)) for row in rows]
+    return [(row, holds_role(row, evening.access_generation)) for row in rows]
 
 
 def revoke(evening: Evening, access_id: int) -> TableAccess | None:

@@ -28,9 +28,10 @@ from markupsafe import Markup
 from .chart import ledger_chart_svg, line_style
 from .i18n import tr
 from .ledger import Ledger, settle_up, statistics
-from .models import Evening, db
+from .models import Evening
 from .pdf_render import STATIC_BASE, StaticOnlyFetcher  # noqa: F401 - re-exported: the fetcher the child uses
 from .rules import RULES
+from .services import reading
 from .views.common import auction_of
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -145,15 +146,16 @@ def pdf_job(build_html: Callable[[], str], *, owner: str, client: str = "",
     """
     limit = time_limit(seconds)
     started = time.monotonic()
-    with _claim(tuple(n for n in (f"owner:{owner}", f"client:{client}" if client else "") if n), limit):
+    names = (f"owner:{owner}", f"client:{client}") if client else (f"owner:{owner}",)
+    with _claim(names, limit):
         slot = _slot(int(current_app.config.get("PDF_WORKERS", DEFAULT_WORKERS)))
         if not slot.acquire(blocking=False):
             raise PdfBusy(limit)
         try:
-            html = build_html()
-            # the document is built: end the transaction now, so a long render holds no
-            # database lock (SQLite) and no snapshot (PostgreSQL)
-            db.session.rollback()
+            # the document is built in a read that ends with it, so a long render holds
+            # no database lock (SQLite) and no snapshot (PostgreSQL)
+            with reading():
+                html = build_html()
             return _render_in_child(html, limit - (time.monotonic() - started), limit)
         finally:
             slot.release()
@@ -280,8 +282,3 @@ def render_evening_pdf(evening: Evening, ledger: Ledger, paper: str | None = Non
     if paper is None:
         paper = request.args.get("paper") if has_request_context() else None
     return render_html_pdf(evening_pdf_html(evening, ledger, paper_of(paper)))
-
-
-def pdf_builder(paper: str) -> Callable[[Evening, Ledger], bytes]:
-    """``render_evening_pdf`` for one paper size, as the revision cache's builder."""
-    return lambda evening, ledger: render_evening_pdf(evening, ledger, paper)

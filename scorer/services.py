@@ -13,6 +13,7 @@ import functools
 import re
 import time
 from collections.abc import Iterator, Sequence
+from contextvars import ContextVar
 from datetime import date
 from typing import Any
 
@@ -95,6 +96,8 @@ def evening_revision(key: str) -> int | None:
 #: Seconds a polled revision is answered from this process's memory (:func:`polled_revision`).
 POLL_TTL = 0.5
 _polled: dict[str, tuple[int | None, float]] = {}
+#: The tables whose revision the current unit of work bumped (see :func:`writing`).
+_BUMPED: ContextVar[list[str] | None] = ContextVar("nap_bumped", default=None)
 
 
 def polled_revision(key: str) -> int | None:
@@ -106,8 +109,8 @@ def polled_revision(key: str) -> int | None:
     cached = _polled.get(key)
     if cached is not None and cached[1] > now:
         return cached[0]
-    value = evening_revision(key)
-    db.session.rollback()  # end the poll's read at once: nothing else is read in this request
+    with reading():  # the poll's read ends at once: nothing else is read in this request
+        value = evening_revision(key)
     if len(_polled) > 5000:
         _polled.clear()
     _polled[key] = (value, now + POLL_TTL)
@@ -125,7 +128,11 @@ def _bump(evening: Evening) -> None:
     """Add ``revision + 1`` to the pending transaction (an UPDATE, so concurrent
     writers to one evening queue on its row instead of losing a bump)."""
     db.session.execute(sa.update(Evening).where(Evening.id == evening.id).values(revision=Evening.revision + 1))
-    _polled.pop(evening.key, None)
+    bumped = _BUMPED.get()
+    if bumped is None:
+        _polled.pop(evening.key, None)
+    else:
+        bumped.append(evening.key)  # forgotten once committed (writing): a poll meanwhile cannot keep the old one
 
 
 def _lock(evening: Evening) -> Evening:
@@ -159,6 +166,8 @@ def writing() -> Iterator[Any]:
         return
     db.session.rollback()
     token = WRITING.set(True)
+    bumped: list[str] = []
+    bumped_token = _BUMPED.set(bumped)
     try:
         yield db.session
         db.session.commit()
@@ -167,6 +176,9 @@ def writing() -> Iterator[Any]:
         raise
     finally:
         WRITING.reset(token)
+        _BUMPED.reset(bumped_token)
+        for key in bumped:  # the polled revisions of the tables this unit changed
+            _polled.pop(key, None)
 
 
 @contextlib.contextmanager
@@ -409,7 +421,8 @@ def correct_hand(evening: Evening, number: int, base_version: int, facts: HandFa
               number=number),
             number,
         )
-    if facts_of(hand.current, len(evening.players)) == facts:
+    before = facts_of(hand.current, len(evening.players))
+    if before == facts:
         db.session.rollback()  # nothing to save: release the lock
         return hand.current
     # rule on the whole evening with the correction: a hand's ruling can depend on the
@@ -421,7 +434,6 @@ def correct_hand(evening: Evening, number: int, base_version: int, facts: HandFa
         raise error.error from None
     version = _version(base_version + 1, facts)
     version.hand_id = hand.id
-    before = facts_of(hand.current, len(evening.players))
     try:
         _bump(evening)
         db.session.add(version)

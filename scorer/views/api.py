@@ -82,9 +82,7 @@ def _on_retry(error: services.AlreadySaved) -> Any:
         number = error.number or 0
         hand = next((h for h in _evening(key).hands if h.number == number), None)
         if hand is None:
-            return _on_conflict(services.HandConflict(Text(
-                "Hand {number} is no longer in play (it was undone on another phone); nothing was saved.",
-                number=number), number))
+            return _on_conflict(_gone(number))
         hand_id = hand.id
     try:
         return _saved(key, hand_id, 200)
@@ -177,10 +175,11 @@ def _lone_bid(data: dict[str, Any], ledger: Ledger, dealer: int) -> dict[str, An
 
 
 # --------------------------------------------------------------------------- the table's state
-def hand_of(hand: Hand, names: tuple[str, ...]) -> dict[str, Any]:
-    current = hand.current
-    return {"id": hand.id, "number": hand.number, "version": current.version,
-            "facts": encode_hand(services.facts_of(current, len(names)), names)}
+def hand_of(hand: Hand, ledger: Ledger) -> dict[str, Any]:
+    """A hand in play as the commands answer it: row id, number, version and facts (by name)."""
+    facts = ledger.rows[hand.number - 1].facts  # already read by the ledger
+    return {"id": hand.id, "number": hand.number, "version": hand.current.version,
+            "facts": encode_hand(facts, ledger.setup.players)}
 
 
 def state_of(evening: Evening, ledger: Ledger | None = None) -> dict[str, Any]:
@@ -189,9 +188,14 @@ def state_of(evening: Evening, ledger: Ledger | None = None) -> dict[str, Any]:
     names = ledger.setup.players
     return {"revision": evening.revision, "finished": evening.finished_at is not None, "players": list(names),
             "variant": evening.variant, "name": evening.name, "place": evening.place,
-            "options": dict(evening.options or {}), "hands": [hand_of(h, names) for h in evening.hands],
-            "totals": dict(zip(names, ledger.totals)), "next_dealer": names[ledger.next_dealer],
+            "options": dict(evening.options or {}), "hands": [hand_of(h, ledger) for h in evening.hands],
+            "totals": _totals(ledger), "next_dealer": names[ledger.next_dealer],
             "closed": services.is_closed(evening, ledger)}
+
+
+def _totals(ledger: Ledger) -> dict[str, int]:
+    """Each player's total (units: chips or points), by name."""
+    return dict(zip(ledger.setup.players, ledger.totals))
 
 
 def _evening(key: str, *, fresh: bool = False) -> Evening:
@@ -208,8 +212,14 @@ def _saved(key: str, hand_id: int, status: int) -> Any:
     evening = _evening(key, fresh=True)
     ledger = services.ledger_of(evening)
     hand = _hand_in_play(evening, hand_id)
-    return jsonify(revision=evening.revision, hand=hand_of(hand, ledger.setup.players),
-                   totals=dict(zip(ledger.setup.players, ledger.totals))), status
+    return jsonify(revision=evening.revision, hand=hand_of(hand, ledger),
+                   totals=_totals(ledger)), status
+
+
+def _gone(number: int) -> services.HandConflict:
+    """The conflict of a command about hand ``number``, which was undone since."""
+    return services.HandConflict(Text("Hand {number} is no longer in play (it was undone on another phone); "
+                                      "nothing was saved.", number=number), number)
 
 
 def _hand_in_play(evening: Evening, hand_id: int, version: int | None = None) -> Hand:
@@ -220,9 +230,7 @@ def _hand_in_play(evening: Evening, hand_id: int, version: int | None = None) ->
         gone = db.session.get(Hand, hand_id)
         if gone is None or gone.evening_id != evening.id:
             abort(404)
-        number = gone.undone_number or 0
-        raise services.HandConflict(Text("Hand {number} is no longer in play (it was undone on another phone); "
-                                         "nothing was saved.", number=number), number)
+        raise _gone(gone.undone_number or 0)
     if version is not None and hand.current.version != version:
         raise services.HandConflict(
             Text("Hand {number} was corrected on another phone while you were editing; here is the saved version.",
@@ -351,7 +359,7 @@ def undo(key: str) -> Any:
     evening = _evening(key, fresh=True)
     ledger = services.ledger_of(evening)
     return jsonify(revision=evening.revision, undone={"id": hand_id, "number": number},
-                   totals=dict(zip(ledger.setup.players, ledger.totals))), 200
+                   totals=_totals(ledger)), 200
 
 
 @bp.post("/e/<key>/settings")
@@ -369,7 +377,7 @@ def settings(key: str) -> Any:
     evening = _evening(key, fresh=True)
     ledger = services.ledger_of(evening)
     return jsonify(revision=evening.revision, name=evening.name, place=evening.place,
-                   options=dict(evening.options or {}), totals=dict(zip(ledger.setup.players, ledger.totals))), 200
+                   options=dict(evening.options or {}), totals=_totals(ledger)), 200
 
 
 def _set_finished(key: str, finished: bool) -> Any:

@@ -84,10 +84,10 @@ def check_permission() -> Any:
         abort(404)
     if access.is_scorer(key):
         return None
+    message = _("Only the table's scorers can change the score. Enter the table's PIN to become one.")
     if request.path.startswith("/api/"):
-        message = _("Only the table's scorers can change the score. Enter the table's PIN to become one.")
         return jsonify(error={"code": "forbidden", "message": message}), 403
-    flash(_("Only the table's scorers can change the score. Enter the table's PIN to become one."))
+    flash(message)
     return redirect(url_for("table.join", key=key))
 
 
@@ -155,7 +155,6 @@ def load_evening(key: str) -> tuple[Evening, Ledger]:
     return evening, services.ledger_of(evening)
 
 
-
 #: The policy of an SVG picture (a chart): pygal's own ``<style>`` applies, nothing
 #: loads, and no other site may frame it.
 SVG_CSP = "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'"
@@ -179,7 +178,6 @@ page_cache: RevisionCache[str] = RevisionCache(128)
 chart_cache: RevisionCache[bytes] = RevisionCache(64)
 
 
-
 def by_revision(cache: RevisionCache[Any], key: str, build: Any, *variant: Any, revision: int | None = None) -> Any:
     """What ``build(evening, ledger)`` gives for the evening's current revision, from
     ``cache`` when it is there (one small query), else built and kept. ``variant``
@@ -197,7 +195,6 @@ def by_revision(cache: RevisionCache[Any], key: str, build: Any, *variant: Any, 
     return value
 
 
-
 def call_label(call: str) -> str:
     """A call as shown on a button: «Здесь» (R-6: the same word in every language), Pass, the bid's name."""
     if call == HERE:
@@ -207,10 +204,8 @@ def call_label(call: str) -> str:
     return tr(BIDS[call].name) if call in BIDS else call
 
 
-
 def rules_error(form: Any, error: RulesError) -> None:
     form.form_errors.append(error_text(error))
-
 
 
 def save_new_hand(evening: Evening, number: int, facts: HandFacts, token: str | None, form: Any = None) -> Any:
@@ -237,7 +232,6 @@ def save_new_hand(evening: Evening, number: int, facts: HandFacts, token: str | 
     return redirect(url_for("sheet.scoresheet", key=key) + f"#hand-{number}")
 
 
-
 def play_rules(ledger: Ledger, row: LedgerRow) -> PlayRules:
     """How the record of play of hand ``row`` is read (its declarer, contract, the
     variant's pack and trump rules, and the cards a player held after an upheld
@@ -257,7 +251,6 @@ def with_record(row: LedgerRow, tricks: tuple[tuple[str, ...], ...]) -> HandFact
     return dataclasses.replace(row.facts, record=tricks, tricks=None if tricks else row.ruling.tricks)
 
 
-
 def row_of(ledger: Ledger, number: int) -> Any:
     """Hand ``number`` of the ledger. A number past the last hand (a hand undone on
     another phone, an old link) goes back to the scoresheet saying so; 0 is a 404."""
@@ -268,7 +261,6 @@ def row_of(ledger: Ledger, number: int) -> Any:
     if not 1 <= number <= len(ledger.rows):
         abort(404)
     return ledger.rows[number - 1]
-
 
 
 # --- What pages and the PDF show of a ledger row, in the phone's language ---------------

@@ -70,6 +70,13 @@ def _hand_page(evening: Evening, ledger: Ledger, form: Any, *, number: int, edit
 
 
 
+def _form(ledger: Ledger, **values: Any) -> Any:
+    """The full hand form for this table (its players, the variant's bids and claims),
+    filled with ``values``."""
+    variant = ledger.variant
+    return hand_form_for(ledger.setup, variant.ladder(ledger.setup.options), variant.claim_rules, **values)
+
+
 def _facts_from(form: Any, ledger: Ledger, kept: HandFacts | None = None) -> HandFacts:
     """The facts entered on the form (read through the codec). ``kept`` is the hand
     being corrected: what the form does not show — further claims (the form edits the
@@ -110,17 +117,14 @@ def _auction_step(evening: Evening, ledger: Ledger, form: Any, *, number: int, e
 @permission("score")
 def new_hand(key: str) -> Any:
     evening, ledger = load_evening(key)
-    setup = ledger.setup
     number = len(ledger.rows) + 1
-    ladder = ledger.variant.ladder(setup.options)
     if services.is_closed(evening, ledger):
         flash(gettext("This evening is finished: no more hands can be recorded."))
         return redirect(url_for("sheet.scoresheet", key=key))
     if request.method == "GET":
-        form = hand_form_for(setup, ladder, ledger.variant.claim_rules, number=str(number),
-                             dealer=str(ledger.next_dealer), token=secrets.token_urlsafe(16))
+        form = _form(ledger, number=str(number), dealer=str(ledger.next_dealer), token=secrets.token_urlsafe(16))
         return _hand_page(evening, ledger, form, number=number, editing=False)
-    form = hand_form_for(setup, ladder, ledger.variant.claim_rules)
+    form = _form(ledger)
     if form.validate_on_submit():
         step = _auction_step(evening, ledger, form, number=number, editing=False)
         if step is not None:
@@ -238,19 +242,15 @@ def edit_hand(key: str, number: int) -> Any:
     evening, ledger = load_evening(key)
     row = row_of(ledger, number)
     record = evening.hands[number - 1]
-    setup = ledger.setup
-    ladder = ledger.variant.ladder(setup.options)
     if evening.finished_at is not None:
         flash(gettext("This evening is finished: reopen it to correct a hand."))
         return redirect(url_for(".hand", key=key, number=number))
     if request.method == "GET":
-        facts = row.facts
-        order = ledger.variant.speaking_order(setup, facts.dealer)
-        form = hand_form_for(setup, ladder, ledger.variant.claim_rules, number=str(number),
-                             version=str(record.current.version), hand_id=str(record.id),
-                             token=secrets.token_urlsafe(16), **HandFormBase.initial(encode_hand(facts), order))
+        order = ledger.variant.speaking_order(ledger.setup, row.facts.dealer)
+        form = _form(ledger, number=str(number), version=str(record.current.version), hand_id=str(record.id),
+                     token=secrets.token_urlsafe(16), **HandFormBase.initial(encode_hand(row.facts), order))
         return _hand_page(evening, ledger, form, number=number, editing=True)
-    form = hand_form_for(setup, ladder, ledger.variant.claim_rules)
+    form = _form(ledger)
     if form.validate_on_submit():
         step = _auction_step(evening, ledger, form, number=number, editing=True)
         if step is not None:
@@ -263,13 +263,7 @@ def edit_hand(key: str, number: int) -> Any:
                 services.correct_hand(evening, number, base, _facts_from(form, ledger, row.facts),
                                       device=access.device_name(), token=form.token.data or None,
                                       hand_id=form.int_or_none(form.hand_id))
-            except services.AlreadySaved as error:
-                flash(error_text(error))
-                return redirect(url_for(".hand", key=key, number=number))
-            except services.HandConflict as error:
-                flash(error_text(error))
-                return redirect(url_for(".hand", key=key, number=number))
-            except services.EveningFinished as error:
+            except (services.AlreadySaved, services.HandConflict, services.EveningFinished) as error:
                 flash(error_text(error))
                 return redirect(url_for(".hand", key=key, number=number))
             except RulesError as error:
