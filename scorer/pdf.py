@@ -26,6 +26,7 @@ from flask_babel import gettext as _
 from markupsafe import Markup
 
 from .chart import ledger_chart_svg, line_style
+from .extensions import ROOT  # the folder holding the package: the child imports scorer from it
 from .i18n import tr
 from .ledger import Ledger, settle_up, statistics
 from .models import Evening
@@ -33,8 +34,6 @@ from .pdf_render import STATIC_BASE, StaticOnlyFetcher  # noqa: F401 - re-export
 from .rules import RULES
 from .services import reading
 from .views.common import auction_of
-
-ROOT = Path(__file__).resolve().parent.parent
 
 #: Seconds a render may take before the child is killed (config ``PDF_TIME_LIMIT``).
 #: A 300-hand evening (23 A4 pages) renders in about 10 s on the two-core machine the
