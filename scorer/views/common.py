@@ -38,6 +38,13 @@ def call_label_filter(call: str) -> str:
     return call_label(call)
 
 
+@bp.app_template_filter("bdi")
+def bdi_filter(name: str) -> Markup:
+    """A player's name isolated from the text around it (``<bdi>``), so that two
+    right-to-left names in a list (Arabic, Hebrew) keep their order and their commas."""
+    return Markup("<bdi>%s</bdi>") % name
+
+
 @bp.app_context_processor
 def helpers() -> dict[str, Any]:
     return {"signed": signed, "citation": citation, "result_label": result_label, "error_messages": error_messages,
