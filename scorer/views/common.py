@@ -38,10 +38,18 @@ def call_label_filter(call: str) -> str:
     return call_label(call)
 
 
+@bp.app_template_filter("bdi")
+def bdi_filter(name: str) -> Markup:
+    """A player's name isolated from the text around it (``<bdi>``), so that two
+    right-to-left names in a list (Arabic, Hebrew) keep their order and their commas."""
+    return Markup("<bdi>%s</bdi>") % name
+
+
 @bp.app_context_processor
 def helpers() -> dict[str, Any]:
-    return {"signed": signed, "citation": citation, "result_label": result_label, "error_messages": error_messages,
-            "is_scorer": access.is_scorer, "device_name": access.device_name, "book_title": book_title}
+    return {"signed": signed, "citation": citation, "rule_source": rule_source, "result_label": result_label,
+            "error_messages": error_messages, "is_scorer": access.is_scorer, "device_name": access.device_name,
+            "book_title": book_title}
 
 
 _OLD_SESSION_KEYS = ("scorer_of", "seen", "pin_fails", "device", "device_tag")
@@ -294,13 +302,18 @@ def result_label(row: LedgerRow) -> str:
 def citation(rule_id: str) -> str:
     """``P-12 · 002_….txt · «Poeng og avslutning»``, or the id alone if unknown. The
     section heading is the source's own; "(source silent)" is said in the phone's language."""
+    where = rule_source(rule_id)
+    return f"{rule_id} · {where}" if where else rule_id
+
+
+def rule_source(rule_id: str) -> str:
+    """Where a rule comes from, without its id (for a line that shows the id already):
+    ``002_….txt · «Poeng og avslutning»``; ``""`` if the id is unknown."""
     rule = RULES.get(rule_id)
     if rule is None:
-        return rule_id
-    if rule.section == "(source silent)":
-        silent = _("(source silent)")
-        return f"{rule.id} · {rule.source} · «{silent}»"
-    return rule.citation
+        return ""
+    section = _("(source silent)") if rule.section == "(source silent)" else rule.section
+    return f"{rule.source} · «{section}»"
 
 
 def signed(n: int) -> str:

@@ -7,6 +7,7 @@ import csv
 import io
 from typing import Any
 
+from babel.numbers import get_decimal_symbol
 from flask import Blueprint, Response, abort, flash, redirect, render_template, request, session, url_for
 from flask_babel import get_locale, gettext
 from markupsafe import Markup
@@ -17,6 +18,7 @@ from ..chart import ledger_chart_svg
 from ..evening_file import dumps
 from ..forms import ActionForm
 from ..groups import evening_head
+from ..i18n import locale_code, tr
 from ..ledger import Ledger, settle_up, statistics
 from ..models import Evening
 from ..pdf import PdfBusy, PdfError, PdfFailed, PdfTooSlow, evening_pdf_html, paper_of, pdf_job, time_limit
@@ -30,6 +32,7 @@ from .common import (
     page_cache,
     pdf_cache,
     pdf_failures,
+    result_label,
     sheet_cache,
 )
 
@@ -161,6 +164,53 @@ def export_csv(key: str) -> Response:
     response = Response(out.getvalue(), mimetype="text/csv")
     response.headers["Content-Disposition"] = content_disposition("attachment", evening.name, "csv")
     return response
+
+
+
+@bp.get("/e/<key>/scoresheet.csv")
+@permission("view")
+def export_spreadsheet(key: str) -> Response:
+    """The score sheet as a spreadsheet opens it, in the phone's language: one row per
+    hand (its number, dealer, contract, tricks and result), one column per player with
+    the running total in units (points), the pool's holding if the table plays with one;
+    in a money evening a last row gives the settle-up in currency units: each player's
+    balance (total and share of the pool, :func:`~scorer.ledger.settle_up`) × the stake,
+    and what stays in the pool, so the row sums to zero. Numbers are written for the language (``1,20`` in Russian,
+    Norwegian and Portuguese, whose spreadsheets then expect ``;`` between cells) with a
+    plain ``-`` a spreadsheet reads as a number; UTF-8 with a byte-order mark, so that
+    Excel on Windows reads Cyrillic or Chinese names right."""
+    evening, ledger = load_evening(key)
+    setup = ledger.setup
+    point = get_decimal_symbol(locale_code())
+    out = io.StringIO()
+    writer = csv.writer(out, delimiter=";" if point == "," else ",")
+    pool_name = ledger.variant.pool_name(setup.options)
+    names = [_csv_text(name) for name in setup.players]
+    writer.writerow([gettext("Hand"), gettext("Dealer"), gettext("Contract"), gettext("Tricks"), gettext("Result"),
+                     *names, *([_csv_text(tr(pool_name))] if pool_name else [])])
+    for row in ledger.rows:
+        r = row.ruling
+        contract = f"{names[r.declarer]}: {tr(r.contract.name)}" if r.contract and r.declarer is not None else ""
+        writer.writerow([row.number, names[r.dealer], contract, "" if r.tricks is None else r.tricks,
+                         result_label(row), *row.totals, *([row.pool] if pool_name else [])])
+    stake = setup.stake
+    if stake is not None and ledger.rows:
+        settle = settle_up(ledger)
+        label = gettext("Settle-up (%(currency)s)", currency=stake.currency) if stake.currency else gettext("Settle-up")
+        writer.writerow([_csv_text(label), "", "", "", "",
+                         *(_decimal(balance * stake.minor, point) for balance in settle.balances),
+                         *([_decimal(settle.pool_left * stake.minor, point)] if pool_name else [])])
+    response = Response("\ufeff" + out.getvalue(), mimetype="text/csv")
+    response.headers["Content-Disposition"] = content_disposition("attachment", f"{evening.name} score sheet", "csv")
+    return response
+
+
+
+def _decimal(minor: int, point: str) -> str:
+    """Minor currency units (pence) as currency units for a spreadsheet: ``-1,20`` (two
+    decimals, the language's decimal ``point``, an ASCII minus, no grouping)."""
+    whole, cents = divmod(abs(minor), 100)
+    return f"{'-' if minor < 0 else ''}{whole}{point}{cents:02d}"
 
 
 
