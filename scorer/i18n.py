@@ -215,6 +215,14 @@ def money(stake: Stake, minor_units: int) -> str:
     return text.replace("-", MINUS)
 
 
+def money_change(stake: Stake, minor_units: int) -> str:
+    """A gain or loss of money, signed as :func:`signed` signs units: ``+£1.20``,
+    ``−£1.20``, ``£0.00``; ``+1,20 ₽`` in Russian. (A price or a payment, which is no
+    change, is :func:`money`.)"""
+    text = str(money(stake, minor_units))
+    return f"+{text}" if minor_units > 0 else text
+
+
 def day(value: date | datetime, zone: str = "") -> str:
     """A date for the language (``29 нояб. 2026 г.``); English as before (ISO, ``2026-11-29``).
     A ``datetime`` is first put in the table's time ``zone`` (an IANA name; UTC when empty)."""
@@ -328,7 +336,7 @@ def init_app(app: Flask) -> None:
         return {
             "LANGUAGES": LANGUAGES, "locale_code": code, "html_lang": code.replace("_", "-"),
             "current_path": current_path, "tr": tr, "reason_text": reason_text, "error_text": error_text,
-            "number": number, "money": money, "day": day,
+            "number": number, "money": money, "money_change": money_change, "day": day,
             "moment": moment, "zone_label": zone_label, "example_number": example_number,
             "decimal_symbol": get_decimal_symbol(code),
         }
