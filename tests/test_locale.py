@@ -16,7 +16,7 @@ import sqlalchemy as sa
 
 from scorer import zones
 from scorer.i18n import parse_number_text
-from scorer.models import Change, Evening, Group, Submission, db
+from scorer.models import Change, Evening, Group, Hand, HandVersion, Submission, db
 from tests.webhelpers import post_hand, start_evening
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -278,3 +278,27 @@ def test_the_zone_migration_goes_down_and_up_with_data(any_db_app) -> None:
         db.session.remove()
         again = services.get_evening(key)
         assert again is not None and len(again.hands) == 1 and again.time_zone == ""
+
+
+def test_restoring_a_version_posted_twice_restores_once(app) -> None:
+    """Hand 1 saved (version 1), corrected (version 2); "Restore" version 1 posted twice
+    with the page's token: one version 3, no version 4, and the second is told so."""
+    client = app.test_client()
+    key = start_evening(client, players=PLAYERS)
+    assert post_hand(client, key, 1, 0, {1: "three"}, tricks=3).status_code == 302
+    with app.app_context():
+        hand_id = db.session.scalar(sa.select(Hand.id))
+    edit = client.get(f"/e/{key}/hand/1/edit").get_data(as_text=True)
+    corrected = {"number": "1", "version": "1", "hand_id": str(hand_id), "token": _hidden(edit, "token"),
+                 "dealer": "0", "call_1": "three", "tricks": "2", "save": "1"}
+    assert client.post(f"/e/{key}/hand/1/edit", data=corrected).status_code == 302
+    page = client.get(f"/e/{key}/hand/1").get_data(as_text=True)
+    form = re.search(r'action="/e/[^"]+/restore/1">(.*?)</form>', page).group(1)
+    data = {name: value for name, value in re.findall(r'name="([a-z_]+)" value="([^"]*)"', form)}
+    assert len(data["token"]) == 22 and data["base"] == "2"
+    client.post(f"/e/{key}/hand/1/restore/1", data=data)
+    again = client.post(f"/e/{key}/hand/1/restore/1", data=data, follow_redirects=True).get_data(as_text=True)
+    assert "This form was already saved (it was sent twice); nothing was saved again." in again
+    with app.app_context():
+        versions = list(db.session.scalars(sa.select(HandVersion).order_by(HandVersion.version)))
+        assert [v.version for v in versions] == [1, 2, 3] and versions[2].facts["tricks"] == 3
