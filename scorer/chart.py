@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import sys
+import unicodedata
 from collections.abc import Sequence
 
 import pygal
@@ -61,6 +62,7 @@ def running_totals_svg(
     labels = ["0", *(x_labels if x_labels is not None else [str(i) for i in range(1, points + 1)])]
     if len(labels) != points + 1:
         raise ValueError("one x label per point is needed")
+    columns, cut = legend_layout(names, width)
     style = Style(
         background="white",
         plot_background="white",
@@ -90,8 +92,8 @@ def running_totals_svg(
         dots_size=2.5,
         show_legend=legend,
         legend_at_bottom=True,
-        legend_at_bottom_columns=max(1, len(names) if len(names) <= 4 else (len(names) + 1) // 2),
-        truncate_legend=-1,
+        legend_at_bottom_columns=columns,
+        truncate_legend=cut,
         title=title or None,
         y_title=y_title or None,
         show_minor_x_labels=False,
@@ -110,6 +112,41 @@ def running_totals_svg(
     # pygal still writes its tooltip configuration as a <script>; the chart is a
     # picture, so drop it (text in an etree-built SVG is escaped: no "</script>" inside)
     return _SCRIPT.sub("", svg).encode()
+
+
+#: The legend's type size (px) and the room a legend entry needs besides its text: the
+#: colour box (12) and the gap after it (5), and a gap before the next column.
+LEGEND_FONT = 14
+LEGEND_BOX = 12 + 5 + 8
+#: The plot's side margins (the y labels on the left), which the legend does not use.
+LEGEND_MARGINS = 60
+
+
+def text_width(text: str, size: int = LEGEND_FONT) -> float:
+    """A generous estimate of ``text``'s width in px at ``size`` in DejaVu Sans: 0.65 em a
+    character (its capitals and "m"/"w" are wider than pygal's 0.6), 1 em for a wide
+    (CJK) character."""
+    return sum(size * (1.0 if unicodedata.east_asian_width(c) in "WF" else 0.65) for c in text)
+
+
+def legend_layout(names: Sequence[str], width: int) -> tuple[int, int]:
+    """``(columns, truncation)`` for a legend under a chart ``width`` px wide: the most
+    columns in which the longest name fits (so no name runs into the next column or out
+    of the picture, whatever the language or the screen: the image is scaled as a
+    whole), and ``-1`` (no truncation) — or, when even one column is too narrow, the
+    number of characters that fit. The columns divide the players evenly: pygal reserves
+    ``players // columns`` rows, so a last, shorter row would fall below the picture."""
+    n = max(1, len(names))
+    room = width - LEGEND_MARGINS
+    longest = max((text_width(name) for name in names), default=0.0)
+    for columns in range(n, 0, -1):
+        if n % columns == 0 and longest + LEGEND_BOX <= room / columns:
+            return columns, -1
+    widest = max(names, key=text_width)
+    fit = len(widest)
+    while fit > 1 and text_width(widest[:fit] + "…") + LEGEND_BOX > room:
+        fit -= 1
+    return 1, fit
 
 
 def line_style(index: int) -> tuple[str, str]:

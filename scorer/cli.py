@@ -121,9 +121,8 @@ def text_report(evening: EveningFile, ledger: Ledger) -> str:
     pad = 3 + 2 + width + 2 + width + 2 + 10 + 1 + 6 + 2 + 10
     lines.append(f"{'Totals':<{pad}}" + "".join(f" {signed(t):>{width}}" for t in ledger.totals))
     if ledger.money_totals is not None and setup.stake is not None:
-        lines.append(
-            f"{'Money':<{pad}}" + "".join(f" {setup.stake.format(m):>{width}}" for m in ledger.money_totals)
-        )
+        gains = [("+" if m > 0 else "") + setup.stake.format(m) for m in ledger.money_totals]  # +£0.60, −£0.30
+        lines.append(f"{'Money':<{pad}}" + "".join(f" {m:>{width}}" for m in gains))
     if ledger.pool:
         lines.append(f"{'Pool':<{pad}} {ledger.pool:>{width}}")
     if ledger.rows:

@@ -27,8 +27,8 @@ from wtforms import (
 from wtforms.validators import Length, NumberRange, Optional, ValidationError
 
 from .codec import encode_hand
-from .evening_file import parse_stake
-from .i18n import default_currency, error_text, tr
+from .evening_file import MAX_STAKE_MINOR, parse_stake
+from .i18n import default_currency, error_text, example_number, number, parse_number_text, tr, valid_zone
 from .rules import BIDS, PASS, Claim, EveningSetup, HandFacts, RulesError, Variant, clean_text
 from .rules.cards import parse_card
 from .rules.variants.base import TRICKS_PER_HAND
@@ -47,7 +47,7 @@ def _strip(value: Any) -> Any:
     return clean_text(value) if isinstance(value, str) else value
 
 
-def _token(form: FlaskForm, field: HiddenField) -> None:
+def one_time_token(form: FlaskForm, field: HiddenField) -> None:
     """A form's one-time token is what the page was given (:data:`scorer.services.TOKEN`),
     or empty; anything else (a NUL, a space, 65 characters) is refused, nothing saved."""
     if field.data and not TOKEN.fullmatch(field.data):
@@ -62,12 +62,18 @@ class WholeNumberField(IntegerField):
             self.errors = list(self.process_errors)
 
     def process_formdata(self, valuelist: list[Any]) -> None:
+        """Read the number as the phone's language writes it (``1 000`` in Russian,
+        ``1.000`` in Portuguese, ``−5`` with a real minus sign; see
+        :func:`scorer.i18n.parse_number_text`); ``"abc"`` or ``"2,5"`` is refused."""
         if not valuelist or not str(valuelist[0]).strip():
             self.data = None  # left empty: Optional() or InputRequired() decides
             return
         try:
-            super().process_formdata(valuelist)
-        except ValueError:
+            value = parse_number_text(str(valuelist[0])[:40])
+            if value != value.to_integral_value():
+                raise ValueError(value)
+            self.data = int(value)
+        except (ValueError, ArithmeticError):
             self.data = None
             raise ValueError(gettext("Enter a whole number.")) from None
         if self.data is not None and abs(self.data) > 10**9:
@@ -136,14 +142,43 @@ class EveningFormBase(OptionFields, FlaskForm):
 
     variant: Variant
 
+    #: the browser's time zone (``Intl``), filled in by static/zone.js; "" without JavaScript
+    time_zone = HiddenField()
+    #: one-time token: the same form posted twice starts one evening, not two
+    token = HiddenField(validators=[one_time_token])
+
     def validate_stake(self, field: StringField) -> None:
-        if self.scoring.data == "money":
-            if not field.data:
-                raise ValidationError(gettext("Enter the money value of one unit, such as 0.10."))
-            try:
-                parse_stake(field.data)
-            except ValueError as error:
-                raise ValidationError(gettext(str(error))) from None  # one of STAKE_ERRORS
+        if self.scoring.data != "money":
+            if field.data and self.scoring.data == "points":  # typed, but "Points only" still chosen: ask
+                raise ValidationError(gettext(
+                    "You typed a stake but “Points only” is chosen: choose Money to play for %(stake)s a unit, "
+                    "or clear the stake.", stake=field.data[:12]))
+            return
+        if not field.data:
+            raise ValidationError(gettext("Enter the money value of one unit, such as %(example)s.",
+                                          example=example_number("0.10")))
+        self.stake_minor()
+
+    def stake_minor(self) -> int:
+        """The stake typed, in minor units (``"0,50"`` in Norwegian → 50), read the way the
+        phone's language writes numbers. Raises ``ValidationError`` (in the phone's language)."""
+        try:
+            value = parse_number_text(self.stake.data or "")
+        except ValueError:
+            raise ValidationError(gettext("The stake must be a number such as %(example)s.",
+                                          example=example_number("0.10"))) from None
+        if value <= 0:
+            raise ValidationError(gettext("The stake must be more than zero."))
+        if value * 100 > MAX_STAKE_MINOR:
+            raise ValidationError(gettext("The stake can be at most %(n)s.", n=number(MAX_STAKE_MINOR // 100)))
+        try:
+            return parse_stake(format(value, "f"))
+        except ValueError as error:
+            raise ValidationError(gettext(str(error))) from None  # one of STAKE_ERRORS
+
+    def zone(self) -> str:
+        """The table's time zone as the browser gave it, if it is one (else ``""``: UTC)."""
+        return valid_zone((self.time_zone.data or "").strip())
 
     def validate_players(self, field: FieldList) -> None:
         names = [n for n in field.data if n]
@@ -262,7 +297,7 @@ class HandFormBase(FlaskForm):
     version = HiddenField()
     hand_id = HiddenField()  # the hand's own row: a stale page never corrects a newer hand of that number
     #: one-time token: a double tap or a retry of this very form saves nothing twice
-    token = HiddenField(validators=[_token])
+    token = HiddenField(validators=[one_time_token])
     dealer = RadioField(_l("Dealer"), validate_choice=False)
     tricks = RadioField(
         _l("Tricks won by the declarer"),
@@ -476,6 +511,14 @@ class ImportForm(FlaskForm):
 
     file = FileField(_l("Evening file (.json)"), validators=[FileRequired(_l("Choose a file to import."))])
     submit = SubmitField(_l("Import"))
+    #: the browser's time zone (``Intl``, static/zone.js): the table's, when the file names none
+    time_zone = HiddenField()
+    #: one-time token: the same file posted twice imports one evening, not two
+    token = HiddenField(validators=[one_time_token])
+
+    def zone(self) -> str:
+        """The browser's time zone, if it is one (else ``""``: UTC)."""
+        return valid_zone((self.time_zone.data or "").strip())
 
 
 class OverrideFormBase(FlaskForm):
@@ -483,7 +526,7 @@ class OverrideFormBase(FlaskForm):
 
     version = HiddenField()
     hand_id = HiddenField()
-    token = HiddenField(validators=[_token])  # one-time: a double tap saves once
+    token = HiddenField(validators=[one_time_token])  # one-time: a double tap saves once
     pool = WholeNumberField(_l("Pool"), [Optional()], default=0)
     reason = StringField(_l("Why the table overrules the ruling"),
                          [Optional(), Length(max=500, message=_l("At most 500 characters."))], filters=[_strip])
@@ -512,7 +555,7 @@ class PlayForm(FlaskForm):
     record = HiddenField()
     version = HiddenField()
     hand_id = HiddenField()
-    token = HiddenField(validators=[_token])  # one-time: a double tap on Save saves once
+    token = HiddenField(validators=[one_time_token])  # one-time: a double tap on Save saves once
 
     def tricks(self) -> list[list[str]]:
         data = (self.record.data or "")[:400]
@@ -535,7 +578,7 @@ class QuickFormBase(FlaskForm):
     ``declarer`` and ``contract`` choices are set by :func:`quick_form_for`."""
 
     number = HiddenField()
-    token = HiddenField(validators=[_token])
+    token = HiddenField(validators=[one_time_token])
     declarer = RadioField(lazy_gettext("Declarer"), validate_choice=False)
     contract = RadioField(lazy_gettext("Contract"), validate_choice=False)
     trump = RadioField(lazy_gettext("Trump suit"), validate_choice=False, validators=[_trump],

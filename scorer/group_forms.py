@@ -13,6 +13,7 @@ from flask_wtf import FlaskForm
 from wtforms import HiddenField, SelectField, StringField, SubmitField
 from wtforms.validators import DataRequired, Length
 
+from .forms import one_time_token
 from .rules import clean_text
 
 
@@ -27,6 +28,8 @@ class GroupForm(FlaskForm):
                        [DataRequired(_l("Give the group a name, such as “Thursday Nap club”.")),
                         Length(max=80, message=_l("At most 80 characters."))], filters=[_clean])
     submit = SubmitField(_l("Start the group"))
+    #: one-time token: the same form posted twice starts one group, not two
+    token = HiddenField(validators=[one_time_token])
 
 
 class AddEveningForm(FlaskForm):

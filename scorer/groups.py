@@ -46,11 +46,18 @@ def get_group(key: str) -> Group | None:
 
 
 @services.write
-def create_group(name: str) -> Group:
-    """Save a new group called ``name`` (trimmed; 1 to 80 characters, checked by the form)."""
-    group = Group(name=" ".join(name.split())[:80])
-    db.session.add(group)
-    db.session.commit()
+def create_group(name: str, token: str | None = None) -> Group:
+    """Save a new group called ``name`` (trimmed; 1 to 80 characters, checked by the form).
+
+    ``token``: the form's one-time token, saved in the same transaction; posted again,
+    :class:`scorer.services.AlreadyCreated` names the group the first post made and
+    nothing new is saved."""
+    with services.writing():
+        services.creation_retry(token, "group")
+        group = Group(name=" ".join(name.split())[:80])
+        db.session.add(group)
+        db.session.flush()
+        services.commit_created(token, "group", group_id=group.id)
     return group
 
 

@@ -15,13 +15,24 @@ names left as they are.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from datetime import date, datetime
 from decimal import Decimal
 from typing import Any
 from urllib.parse import urlencode, urlsplit
 
-from babel.numbers import format_currency, format_decimal, get_currency_name
+from babel.dates import format_datetime as babel_format_datetime
+from babel.dates import get_timezone_location
+from babel.numbers import (
+    NumberFormatError,
+    format_currency,
+    format_decimal,
+    get_currency_name,
+    get_decimal_symbol,
+    get_group_symbol,
+    parse_decimal,
+)
 from flask import Blueprint, Flask, Response, has_request_context, redirect, request
 from flask_babel import format_date as _format_date
 from flask_babel import get_locale, get_translations
@@ -31,6 +42,7 @@ from .evening_file import EveningFileError
 from .extensions import babel
 from .rules import Reason, RulesError, Stake, Text
 from .rules.core import Amount
+from .zones import in_zone, valid_zone, zone_info
 
 #: Locale code → the language's own name (shown in the language menu).
 LANGUAGES: dict[str, str] = {
@@ -203,11 +215,79 @@ def money(stake: Stake, minor_units: int) -> str:
     return text.replace("-", MINUS)
 
 
-def day(value: date | datetime) -> str:
-    """A date for the language (``29 нояб. 2026 г.``); English as before (ISO, ``2026-11-29``)."""
+def money_change(stake: Stake, minor_units: int) -> str:
+    """A gain or loss of money, signed as :func:`signed` signs units: ``+£1.20``,
+    ``−£1.20``, ``£0.00``; ``+1,20 ₽`` in Russian. (A price or a payment, which is no
+    change, is :func:`money`.)"""
+    text = str(money(stake, minor_units))
+    return f"+{text}" if minor_units > 0 else text
+
+
+def day(value: date | datetime, zone: str = "") -> str:
+    """A date for the language (``29 нояб. 2026 г.``); English as before (ISO, ``2026-11-29``).
+    A ``datetime`` is first put in the table's time ``zone`` (an IANA name; UTC when empty)."""
+    if isinstance(value, datetime):
+        value = in_zone(value, zone).date()
     if locale_code() == "en":
-        return value.date().isoformat() if isinstance(value, datetime) else value.isoformat()
+        return value.isoformat()
     return _format_date(value, "medium")
+
+
+# ------------------------------------------------------------------ time zones
+def moment(value: datetime, zone: str) -> str:
+    """A date and time in the table's ``zone``, for the language: ``2026-11-30 22:30`` in
+    English (ISO order, 24 hours: never read as US month/day), Babel's short date and
+    time elsewhere (``30.11.2026, 22:30``). The page says which zone (:func:`zone_label`)."""
+    local = in_zone(value, zone)
+    code = locale_code()
+    if code == "en":
+        return local.strftime("%Y-%m-%d %H:%M")
+    return babel_format_datetime(local, "short", tzinfo=local.tzinfo, locale=code)
+
+
+def zone_label(zone: str) -> str:
+    """The table's time zone in words for the language, with its IANA name
+    (``São Paulo time (America/Sao_Paulo)``); ``UTC`` for a table without one."""
+    if not valid_zone(zone) or zone == "UTC":
+        return "UTC"
+    try:
+        place = get_timezone_location(zone_info(zone), locale=locale_code(), return_city=True)
+    except (LookupError, ValueError):  # pragma: no cover - Babel knows every IANA zone
+        return zone
+    return f"{place} ({zone})"
+
+
+# ------------------------------------------------------------ numbers users type
+#: What may be in a number a user types: digits, a sign, separators (checked again by Babel).
+NUMBER_TEXT = re.compile(r"[-+]?[0-9][0-9.,\u00a0\u202f ']*")
+
+
+def parse_number_text(text: str, locale: str | None = None) -> Decimal:
+    """A number typed by a user, read the way the phone's language writes it (Babel's
+    ``parse_decimal``, strict about grouping): ``"0,50"`` in Russian, Norwegian or
+    Portuguese is 0.50, ``"1 000,5"`` is 1000.5, ``"1.000"`` in Portuguese is 1000. A dot
+    is accepted where it cannot be a group separator (Russian, Norwegian; in Portuguese
+    when it is not followed by exactly three digits: ``"0.50"``). A typed minus sign
+    (U+2212) counts as ``-``. Raises ``ValueError`` for anything else ("abc", "1,2,3")."""
+    code = locale or locale_code()
+    raw = (text or "").strip().replace(MINUS, "-")
+    if not NUMBER_TEXT.fullmatch(raw):
+        raise ValueError(text)
+    group = get_group_symbol(code)
+    if group.isspace():  # "1 000": a typed space stands for the language's (narrow) no-break space
+        raw = re.sub(r"[ \u00a0\u202f]", group, raw)
+    try:
+        return parse_decimal(raw, locale=code, strict=True)
+    except NumberFormatError:
+        pass
+    if get_decimal_symbol(code) != "." and re.fullmatch(r"[-+]?[0-9]+\.([0-9]{1,2}|[0-9]{4,})", raw):
+        return Decimal(raw)  # a dot that cannot be grouping ("0.50" in Portuguese)
+    raise ValueError(text)
+
+
+def example_number(value: str) -> str:
+    """``value`` (``"0.10"``) as the language writes it (``0,10``), for hints and placeholders."""
+    return format_decimal(Decimal(value), format="0.00", locale=locale_code())
 
 
 # --------------------------------------------------------------------- the menu
@@ -256,7 +336,9 @@ def init_app(app: Flask) -> None:
         return {
             "LANGUAGES": LANGUAGES, "locale_code": code, "html_lang": code.replace("_", "-"),
             "current_path": current_path, "tr": tr, "reason_text": reason_text, "error_text": error_text,
-            "number": number, "money": money, "day": day,
+            "number": number, "money": money, "money_change": money_change, "day": day,
+            "moment": moment, "zone_label": zone_label, "example_number": example_number,
+            "decimal_symbol": get_decimal_symbol(code),
         }
 
     app.jinja_env.filters["tr"] = tr

@@ -78,7 +78,11 @@ class Evening(db.Model):  # type: ignore[name-defined,misc]
     id: Mapped[int] = mapped_column(primary_key=True)
     key: Mapped[str] = mapped_column(String(32), unique=True, default=new_key)
     name: Mapped[str] = mapped_column(String(80), default="")
+    #: the date where the table sits (its ``time_zone``), set when the evening starts
     played_on: Mapped[date] = mapped_column(default=lambda: datetime.now(UTC).date())
+    #: The table's IANA time zone ("America/Sao_Paulo"), from the browser that started
+    #: it; every date and time of the evening is shown in it ("" = UTC, before 0012).
+    time_zone: Mapped[str] = mapped_column(String(64), default="", server_default="")
     place: Mapped[str] = mapped_column(String(80), default="")
     variant: Mapped[str] = mapped_column(String(20))
     options: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
@@ -182,13 +186,18 @@ class Submission(db.Model):  # type: ignore[name-defined,misc]
     what it saved: a double tap or a retry of the same command finds its token taken
     (unique) and saves nothing twice. ``command`` is what it did ("record", "correct",
     "override", "restore", "play"; "" for tokens saved before 0010), ``hand_id`` the
-    row of the hand it saved or corrected, ``hand_number`` where that hand was then."""
+    row of the hand it saved or corrected, ``hand_number`` where that hand was then.
+
+    The forms that create ("start" an evening, "import" one, start a "group") keep
+    their token too: ``evening_id`` is then the evening made, or ``group_id`` the group
+    (``evening_id`` empty), and a second post finds what the first one made."""
 
     __tablename__ = "submission"
 
     id: Mapped[int] = mapped_column(primary_key=True)
     token: Mapped[str] = mapped_column(String(64), unique=True)
-    evening_id: Mapped[int] = mapped_column(ForeignKey("evening.id"), index=True)
+    evening_id: Mapped[int | None] = mapped_column(ForeignKey("evening.id"), index=True, default=None)
+    group_id: Mapped[int | None] = mapped_column(ForeignKey("evening_group.id"), default=None)
     hand_number: Mapped[int | None] = mapped_column(default=None)
     command: Mapped[str] = mapped_column(String(20), default="", server_default="")
     hand_id: Mapped[int | None] = mapped_column(default=None)

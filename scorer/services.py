@@ -26,6 +26,7 @@ from .evening_file import EveningFile
 from .ledger import HandError, Ledger, settle_evening
 from .models import WRITING, Change, Evening, Hand, HandVersion, Player, Submission, db, utcnow
 from .rules import EveningSetup, HandFacts, RulesError, Stake, Text, get_variant
+from .zones import today_in, valid_zone
 
 
 class ScorerError(Exception):
@@ -255,17 +256,27 @@ def create_evening(
     draw: Sequence[str] = (),
     device: str = "",
     group_id: int | None = None,
+    time_zone: str = "",
+    token: str | None = None,
 ) -> Evening:
     """Check the set-up with the engine and save a new evening (one transaction),
     in the group ``group_id`` if given (the season, :mod:`scorer.groups`).
 
+    ``time_zone`` is the table's IANA zone (the browser's; "" = UTC): the evening's date
+    is today there. ``token`` is the form's one-time token, saved in the same transaction:
+    if it started an evening before (the form posted twice), :class:`AlreadyCreated` is
+    raised with that evening and nothing new is saved.
     Raises :class:`~scorer.rules.IllegalSetup` and saves nothing if the variant refuses it.
     """
+    creation_retry(token, "start")
     setup = get_variant(variant).check_setup(
         EveningSetup(variant, tuple(p.strip() for p in players), first_dealer, options, stake)
     )
+    today = today_in(time_zone)
     evening = Evening(
-        name=name.strip() or f"Nap {date.today().isoformat()}",
+        name=name.strip() or f"Nap {today.isoformat()}",
+        played_on=today,
+        time_zone=valid_zone(time_zone),
         variant=variant,
         options=dict(setup.options),
         stake_minor=None if stake is None else stake.minor,
@@ -278,7 +289,7 @@ def create_evening(
     db.session.add(evening)
     db.session.flush()
     _log(evening, "start", None, None, None, device)
-    db.session.commit()
+    commit_created(token, "start", evening_id=evening.id)
     return evening
 
 
@@ -319,6 +330,51 @@ def used_token(token: str | None, evening: Evening, command: str, hand_id: int |
     Raises :class:`TokenReused` as :func:`_token_used` does."""
     used = _token_used(token, evening, command, hand_id)
     return None if used is None else _already_saved(used)
+
+
+class AlreadyCreated(ScorerError):
+    """This very form created something before (posted twice, or retried by the browser):
+    nothing new is made; ``evening_key`` or ``group_key`` is what the first post made."""
+
+    def __init__(self, evening_key: str | None = None, group_key: str | None = None) -> None:
+        super().__init__(Text("This form was already sent (it was sent twice); nothing was made again."))
+        self.evening_key = evening_key
+        self.group_key = group_key
+
+
+def creation_retry(token: str | None, command: str) -> None:
+    """Raise :class:`AlreadyCreated` if ``token`` already made something with ``command``
+    ("start", "import", "group"); :class:`TokenReused` if another command used it."""
+    if not token:
+        return
+    if not TOKEN.fullmatch(token):
+        raise ValueError("a one-time token is 1 to 64 printable ASCII characters")
+    used = db.session.scalar(sa.select(Submission).where(Submission.token == token))
+    if used is None:
+        return
+    if used.command != command:
+        raise TokenReused(Text("This one-time token was used for another change; send the command with a new "
+                               "token. Nothing was saved."))
+    from .models import Group  # the group's key, for the page the first post made
+
+    if used.group_id is not None:
+        raise AlreadyCreated(group_key=db.session.scalar(sa.select(Group.key).where(Group.id == used.group_id)))
+    raise AlreadyCreated(evening_key=db.session.scalar(sa.select(Evening.key).where(Evening.id == used.evening_id)))
+
+
+def commit_created(token: str | None, command: str, *, evening_id: int | None = None,
+                    group_id: int | None = None) -> None:
+    """Store the creating form's ``token`` with what it made and commit, in one transaction.
+    Two posts at once: the second one's token row collides (unique), its transaction is
+    rolled back (nothing of it saved) and :class:`AlreadyCreated` names the first's."""
+    if token:
+        db.session.add(Submission(token=token, evening_id=evening_id, group_id=group_id, command=command))
+    try:
+        db.session.commit()
+    except IntegrityError:
+        db.session.rollback()
+        creation_retry(token, command)
+        raise
 
 
 def _already_saved(submission: Submission) -> AlreadySaved:
@@ -550,11 +606,19 @@ def _version(number: int, facts: HandFacts) -> HandVersion:
 
 
 @write
-def import_evening(data: EveningFile, *, device: str = "") -> Evening:
-    """Save an evening read from a file (already checked by the engine), in one transaction."""
+def import_evening(data: EveningFile, *, device: str = "", time_zone: str = "", token: str | None = None) -> Evening:
+    """Save an evening read from a file (already checked by the engine), in one transaction.
+
+    ``time_zone``: the importing browser's zone ("" = UTC), kept as the table's; a file
+    without a date is dated today there. ``token``: as for :func:`create_evening`
+    (:class:`AlreadyCreated` when this file was imported with it before)."""
+    creation_retry(token, "import")
     setup = data.setup
+    today = today_in(time_zone)
     evening = Evening(
-        name=data.name or f"Nap {date.today().isoformat()}",
+        name=data.name or f"Nap {today.isoformat()}",
+        played_on=today,
+        time_zone=valid_zone(time_zone),
         variant=setup.variant,
         options=dict(setup.options),
         stake_minor=None if setup.stake is None else setup.stake.minor,
@@ -574,7 +638,7 @@ def import_evening(data: EveningFile, *, device: str = "") -> Evening:
     db.session.add(evening)
     db.session.flush()
     _log(evening, "import", None, None, None, device)
-    db.session.commit()
+    commit_created(token, "import", evening_id=evening.id)
     return evening
 
 

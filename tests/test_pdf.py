@@ -30,7 +30,7 @@ def test_pdf_shows_standings_options_and_rulings(app: Any, client: Any) -> None:
     assert "Five-handed Nap with Blücher" in text
     assert "Winner: Alice" in text
     # standings, best first, with money at £0.05 a unit
-    for line in ("1 Alice — winner +70 £3.50", "2 Chloe +55 £2.75", "3 Eve +5 £0.25", "4 Dmitri −5 −£0.25",
+    for line in ("1 Alice — winner +70 +£3.50", "2 Chloe +55 +£2.75", "3 Eve +5 +£0.25", "4 Dmitri −5 −£0.25",
                  "5 Boris −125 −£6.25"):
         assert line in text, line
     assert "Wellington and Blücher yes (H-7)" in text

@@ -250,7 +250,7 @@ def test_season_chart_and_pdf(client: Any) -> None:
     # place, player, evenings played, won, units (money)
     for line in ("1 Bob (also written bobby) 2 1 +10", "2 Ann 1 0 −1", "2 Dan 1 0 −1",
                  "4 CAT (also written Cat) 2 1 −3",
-                 "5 Eve 1 0 −5", "1 Bob 1 1 +6 £0.60", "2 Ann 1 0 −3 −£0.30", "2 Cat 1 0 −3 −£0.30"):
+                 "5 Eve 1 0 −5", "1 Bob 1 1 +6 +£0.60", "2 Ann 1 0 −3 −£0.30", "2 Cat 1 0 −3 −£0.30"):
         assert line in text, (line, text)
     assert "bobby counts as Bob" in text
 

@@ -29,6 +29,14 @@ class OptionSpec:
     maximum: int | None = None
     #: shown folded under "More options" on the set-up form
     advanced: bool = False
+    #: ``(key, values)``: the option only applies while option ``key`` has one of ``values``
+    #: (napoleão's number of hands only when the game ends after a number of hands); it is
+    #: then left out of the scoresheet, rules page and PDF, and hidden on the forms
+    applies: tuple[str, tuple[Any, ...]] | None = None
+
+    def applies_to(self, options: Mapping[str, Any]) -> bool:
+        """Whether this option has any effect with these (resolved) ``options``."""
+        return self.applies is None or options.get(self.applies[0]) in self.applies[1]
 
     def resolve(self, value: Any) -> Any:
         """Check ``value`` (``None`` → default) and return it; raises :class:`IllegalSetup`."""

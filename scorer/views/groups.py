@@ -7,6 +7,7 @@ small queries, not 50 evenings settled again.
 
 from __future__ import annotations
 
+import secrets
 from typing import Any
 
 from flask import Blueprint, Response, abort, flash, redirect, render_template, request, url_for
@@ -57,8 +58,17 @@ def season_for(group: Group) -> tuple[Any, groups.Season]:
 @permission("public")
 def new_group() -> Any:
     form = GroupForm()
+    if request.method == "GET":
+        form.token.data = secrets.token_urlsafe(16)
     if form.validate_on_submit():
-        group = groups.create_group(form.name.data or "")
+        try:
+            group = groups.create_group(form.name.data or "", token=form.token.data or None)
+        except services.AlreadyCreated as again:  # posted twice: the group the first post made
+            flash(error_text(again))
+            return redirect(url_for(".group", key=again.group_key), code=303)
+        except services.TokenReused as error:
+            form.form_errors.append(error_text(error))
+            return render_template("group_new.html", form=form), 422
         flash(_("The group “%(name)s” is ready. Start its first evening, or add evenings you have played.",
                 name=group.name))
         return redirect(url_for(".group", key=group.key))

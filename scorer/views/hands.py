@@ -163,7 +163,7 @@ def hand(key: str, number: int) -> Any:
         versions=versions, closed=evening.finished_at is not None, quotes=QUOTES, first_cite=first_cite,
         source_lang=lambda rid: SOURCE_LANGUAGES.get(RULES[rid].source, "en") if rid in RULES else "en",
         describe_claim=lambda claim: ledger.variant.describe_claim(ledger.setup, claim),
-        override_form=override_form, action=ActionForm(),
+        override_form=override_form, action=ActionForm(), new_token=lambda: secrets.token_urlsafe(16),
     )
 
 
@@ -220,13 +220,18 @@ def restore_version(key: str, number: int, version: int) -> Any:
     if old is None:
         abort(404)
     base = posted_int("base")
+    token = str(request.form.get("token", ""))[:65]  # one-time: a double tap restores once
     if form.validate_on_submit() and base is None:
         flash(gettext("This form is missing its version; reload the page."))
+    elif form.validate_on_submit() and token and not services.TOKEN.fullmatch(token):
+        flash(gettext("This form is damaged; reload the page and try again."))
     elif form.validate_on_submit():
         try:  # the version the page showed as current: a newer correction since is not replaced
             services.correct_hand(evening, number, base, services.facts_of(old, ledger.setup.n),
-                                  device=access.device_name(), kind="restore", hand_id=posted_int("hand_id"))
-        except (services.HandConflict, services.EveningFinished) as error:
+                                  device=access.device_name(), kind="restore", hand_id=posted_int("hand_id"),
+                                  token=token or None)
+        except (services.HandConflict, services.EveningFinished, services.AlreadySaved,
+                services.TokenReused) as error:
             flash(error_text(error))
         except RulesError as error:
             flash(gettext("Nothing was saved: %(errors)s", errors=error_text(error)))

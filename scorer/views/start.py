@@ -3,6 +3,7 @@ of an evening file, and the health check."""
 
 from __future__ import annotations
 
+import secrets
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +13,7 @@ from flask_babel import gettext
 from .. import access, services
 from ..access import permission
 from ..commands import DEMO_FILE
-from ..evening_file import EveningFileError, loads, parse_stake
+from ..evening_file import EveningFileError, loads
 from ..forms import ImportForm, evening_form_for
 from ..i18n import error_text
 from ..rules import VARIANTS, IllegalSetup, Stake
@@ -79,17 +80,23 @@ def new_evening(variant_id: str) -> Any:
         abort(404)
     group = _group_arg()  # the form posts back to this URL, ?group=… included
     form = evening_form_for(variant)
+    if request.method == "GET":
+        form.token.data = secrets.token_urlsafe(16)
     if form.validate_on_submit():
         names, first = form.seated()
         stake = None
         if form.scoring.data == "money":
-            stake = Stake(parse_stake(form.stake.data), (form.currency.data or "").strip())
+            stake = Stake(form.stake_minor(), (form.currency.data or "").strip())
         try:
             evening = services.create_evening(
                 variant=variant.id, players=names, first_dealer=first, options=form.options(), stake=stake,
                 name=form.name.data or "", draw=form.draw(), device=access.device_name(),
-                group_id=group.id if group else None,
+                group_id=group.id if group else None, time_zone=form.zone(), token=form.token.data or None,
             )
+        except services.AlreadyCreated as again:  # the form posted twice: the first post's evening
+            return _created_before(again, "start")
+        except services.TokenReused as error:
+            form.form_errors.append(error_text(error))
         except IllegalSetup as error:
             form.form_errors.append(error_text(error))
         else:
@@ -101,14 +108,31 @@ def new_evening(variant_id: str) -> Any:
 
 
 
+def _created_before(again: services.AlreadyCreated, via: str) -> Any:
+    """The answer to a creating form posted twice: the evening the first post made (this
+    phone stays its scorer), and a line saying nothing was made again."""
+    if again.evening_key is None:  # pragma: no cover - a start/import token always names its evening
+        abort(409)
+    flash(error_text(again))
+    access.grant_scorer(again.evening_key, via=via)
+    return redirect(url_for("sheet.scoresheet", key=again.evening_key), code=303)
+
+
 @bp.route("/import", methods=["GET", "POST"])
 @permission("public")
 def import_evening() -> Any:
     form = ImportForm()
+    if request.method == "GET":
+        form.token.data = secrets.token_urlsafe(16)
     if form.validate_on_submit():
         data = form.file.data.read(current_app.config["MAX_CONTENT_LENGTH"] + 1)
         try:
-            evening = services.import_evening(loads(data), device=access.device_name())
+            evening = services.import_evening(loads(data), device=access.device_name(), time_zone=form.zone(),
+                                              token=form.token.data or None)
+        except services.AlreadyCreated as again:
+            return _created_before(again, "import")
+        except services.TokenReused as error:
+            form.form_errors.append(error_text(error))
         except EveningFileError as error:
             form.file.errors = [error_text(error)]  # "where: message (rule)", in the phone's language
         else:

@@ -173,8 +173,10 @@ class Variant:
                             {"card": str(cards[seat])})
 
     def describe_options(self, options: Mapping[str, Any]) -> list[tuple[OptionSpec, str]]:
-        """Each option with its value in words, for the scoresheet, rules page and PDF."""
-        return [(spec, spec.describe(options[spec.key])) for spec in self.option_specs]
+        """Each option that applies (:meth:`OptionSpec.applies_to`) with its value in words,
+        for the scoresheet, rules page and PDF: a napoleão game to a target score does not
+        list a number of hands."""
+        return [(spec, spec.describe(options[spec.key])) for spec in self.option_specs if spec.applies_to(options)]
 
     # ----------------------------------------------------------------- auction
     def ladder(self, options: Mapping[str, Any]) -> tuple[Bid, ...]:

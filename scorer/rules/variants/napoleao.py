@@ -39,9 +39,11 @@ class Napoleao(Variant):
             choices=(("target", Text("A target score")), ("hands", Text("A number of hands"))),
         ),
         OptionSpec("target_score", Text("Target score"), "int", 30, "B-14",
-                   Text("With a target: the game ends when someone reaches it (B-14)."), minimum=1, maximum=1000),
+                   Text("With a target: the game ends when someone reaches it (B-14)."), minimum=1, maximum=1000,
+                   applies=("end", ("target",))),
         OptionSpec("hands", Text("Number of hands"), "int", 20, "B-14",
-                   Text("With a number of hands: the game ends after that many (B-14)."), minimum=1, maximum=500),
+                   Text("With a number of hands: the game ends after that many (B-14)."), minimum=1, maximum=500,
+                   applies=("end", ("hands",))),
     )
     draw_rule = ("B-2", False)
     rule_players = "B-1"
