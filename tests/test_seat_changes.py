@@ -1,0 +1,161 @@
+"""People come and go (issue 12): the rules follow the seats. Every figure is worked out
+by hand from the rules of each variant (shared/rules/*.md), with the players seated for
+each hand as the table: P-1/H-1/R-1/B-1 count them, the auction goes round them, the
+deal passes left among them, and the pool or treasure is shared at the end among the
+players seated then."""
+
+from __future__ import annotations
+
+import pytest
+
+from scorer.ledger import HandError, settle_evening, settle_up
+from scorer.rules import EveningSetup, HandFacts, IllegalSetup, SeatChange, get_variant
+
+
+def seated_setup(variant: str, players: tuple[str, ...], seated: tuple[int, ...], **options: object) -> EveningSetup:
+    return get_variant(variant).check_setup(EveningSetup(variant, players, seated[0], options, None, seated))
+
+
+def join(before: int, seat: int, left_of: int) -> SeatChange:
+    return SeatChange(before, "join", seat, left_of)
+
+
+def leave(before: int, seat: int) -> SeatChange:
+    return SeatChange(before, "leave", seat)
+
+
+ANN, BOB, CAT, DAN, EVE = range(5)
+NAMES = ("Ann", "Bob", "Cat", "Dan", "Eve")
+
+
+def test_pagat_a_player_joins_and_one_leaves() -> None:
+    s = seated_setup("pagat", NAMES, (ANN, BOB, CAT, DAN))
+    hands = [
+        # Ann deals; Bob, Cat, Dan, Ann speak: Cat Four made: Cat +4 × 3, the others −4 (P-12)
+        HandFacts(ANN, ("pass", "four", "pass", "pass"), 4),
+        # Eve sits on Bob's left: the table is Ann Bob Eve Cat Dan; Bob deals (on Ann's left),
+        # Eve is eldest: Eve Nap made, +5 from each of four opponents (P-6, P-12)
+        HandFacts(BOB, ("nap", "pass", "pass", "pass", "pass"), 5),
+        # Cat has left: Ann Bob Eve Dan; Eve deals (on Bob's left), Dan is eldest: Dan Three
+        # defeated with 2 tricks pays 3 to each of three (P-13)
+        HandFacts(EVE, ("three", "pass", "pass", "pass"), 2),
+    ]
+    ledger = settle_evening(s, hands, [join(2, EVE, BOB), leave(3, CAT)])
+    r1, r2, r3 = ledger.rows
+    assert r1.ruling.units == (-4, -4, 12, -4, 0) and r1.seated == (ANN, BOB, CAT, DAN)
+    assert r2.ruling.units == (-5, -5, -5, -5, 20) and r2.seated == (ANN, BOB, EVE, CAT, DAN)
+    assert r2.ruling.declarer == EVE
+    assert r3.ruling.units == (3, 3, 0, -9, 3) and r3.seated == (ANN, BOB, EVE, DAN)
+    assert r3.ruling.declarer == DAN
+    assert ledger.totals == (-6, -6, 7, -18, 23)
+    # Cat keeps her total; the deal passes from Eve to Dan, Cat's empty place skipped (P-4)
+    assert ledger.seated == (ANN, BOB, EVE, DAN) and ledger.next_dealer == DAN
+    assert ledger.winners == (EVE,)
+    assert sum(p.amount for p in settle_up(ledger).payments if p.payer == CAT) == 0
+
+
+def test_pagat_a_newcomer_on_the_dealers_left_deals_next() -> None:
+    s = seated_setup("pagat", NAMES, (ANN, BOB, CAT, DAN))
+    ledger = settle_evening(s, [HandFacts(ANN, ("pass",) * 4)], [join(2, EVE, ANN)])
+    assert ledger.next_dealer == EVE  # the deal passes to the player on Ann's left: Eve
+
+
+def test_pagat_after_a_misdeal_a_dealer_who_left_hands_the_deal_left() -> None:
+    s = seated_setup("pagat", NAMES, (ANN, BOB, CAT, DAN))
+    ledger = settle_evening(s, [HandFacts(BOB, misdeal=True)], [leave(2, BOB)])
+    assert ledger.next_dealer == CAT  # Bob would deal again (P-16), but he has gone: Cat on his left
+
+
+def test_pagat_a_player_who_comes_back_keeps_their_total() -> None:
+    s = seated_setup("pagat", NAMES[:4], (ANN, BOB, CAT, DAN))
+    hands = [HandFacts(ANN, ("pass", "four", "pass", "pass"), 4),  # Cat +12
+             HandFacts(BOB, ("pass", "pass", "three"), 3),  # Cat gone: Cat, Dan, Ann, Bob → Dan, Ann, Bob
+             HandFacts(CAT, ("pass", "pass", "pass", "pass"))]
+    ledger = settle_evening(s, hands, [leave(2, CAT), join(3, CAT, BOB)])
+    # hand 2: Bob deals to Dan, Ann, Bob; Bob Three made: +3 from Dan and Ann
+    assert ledger.rows[1].ruling.units == (-3, 6, 0, -3)
+    # Cat sits down again on Bob's left and deals hand 3 (the deal passes left from Bob)
+    assert ledger.rows[2].seated == (ANN, BOB, CAT, DAN) and ledger.totals == (-7, 2, 12, -7)
+
+
+def test_pagat_player_count_follows_the_seats() -> None:
+    s = seated_setup("pagat", NAMES, (ANN, BOB, CAT))
+    with pytest.raises(HandError) as err:  # two seated after Cat leaves: P-1 needs three
+        settle_evening(s, [HandFacts(ANN, ("pass",) * 3), HandFacts(BOB, ("pass",) * 2)], [leave(2, CAT)])
+    assert err.value.rule == "P-1" and err.value.number == 2
+    with pytest.raises(HandError, match="Cat is not at the table"):
+        settle_evening(s, [HandFacts(ANN, ("pass",) * 3), HandFacts(CAT, ("pass",) * 3)],
+                       [leave(2, CAT), join(2, DAN, ANN)])
+    six = seated_setup("pagat", ("A", "B", "C", "D", "E", "F", "G"), (0, 1, 2, 3, 4, 5))
+    with pytest.raises(IllegalSetup) as too_many:  # a seventh player: P-1 allows six
+        settle_evening(six, [], [join(1, 6, 0)])
+    assert too_many.value.rule == "P-1"
+
+
+def test_hoyle_the_pool_is_shared_among_the_players_seated_at_the_end() -> None:
+    a, b, c, d = range(4)
+    s = seated_setup("hoyle", ("A", "B", "C", "D"), (a, b, c), pool=True, pool_opening=4, pool_top_up=1)
+    hands = [
+        HandFacts(a, ("two", "pass", "pass"), 2),  # pool opens 4 × 3 + A's 1 = 13; B Two made, 2 from each
+        # D sits on C's left (A B C D); B deals and tops up 1 (pool 14); D pays no opening stake into the
+        # pool already open (H-16: stakes go into a new pool). C, D, A, B: D Three made, 3 from each
+        HandFacts(b, ("pass", "three", "pass", "pass"), 3),
+        # A has left: B C D; C deals, tops up 1 (pool 15); everyone passes: the next dealer deals (H-8)
+        HandFacts(c, ("pass", "pass", "pass")),
+    ]
+    ledger = settle_evening(s, hands, [join(2, d, c), leave(3, a)])
+    assert [row.ruling.units for row in ledger.rows] == [(-7, 0, -6, 0), (-3, -4, -3, 9), (0, 0, -1, 0)]
+    assert ledger.totals == (-10, -4, -10, 9) and ledger.pool == 15
+    result = settle_up(ledger)
+    # 15 chips shared by B, C and D (seated at the end): 5 each; A, who left, takes no share
+    assert result.pool_share == 5 and result.pool_left == 0
+    assert result.balances == (-10, 1, -5, 14)
+    assert sum(p.amount for p in result.payments if p.payer == a) == 10
+
+
+def test_russian36_antes_from_the_seated_and_the_treasure_shared_at_the_end() -> None:
+    n, e, s_, w = range(4)
+    s = seated_setup("russian36", ("N", "E", "S", "W"), (n, e, s_), ante=5, stake_per_trick=10)
+    hands = [
+        # three antes of 5 (R-2); N deals and passes, E bids Two, S passes (R-5); E makes it: 10 × 2 from each
+        HandFacts(n, ("pass", "two", "pass"), 2),
+        # W sits on S's left; E deals (on N's left): four antes (20); E, S pass, W Three, N passes;
+        # W takes 2: pays 30 to each of three and 30 into the treasure (R-14)
+        HandFacts(e, ("pass", "pass", "three", "pass"), 2),
+    ]
+    ledger = settle_evening(s, hands, [join(2, w, s_), leave(3, e)])
+    assert ledger.rows[0].ruling.units == (-25, 35, -25, 0) and ledger.rows[0].ruling.pool == 15
+    assert ledger.rows[1].ruling.units == (25, 25, 25, -125) and ledger.rows[1].ruling.pool == 50
+    assert ledger.totals == (0, 60, 0, -125) and ledger.pool == 65
+    result = settle_up(ledger)
+    # E left after hand 2: the treasure's 65 goes to N, S and W: 21 each, 2 stay in it
+    assert result.pool_share == 21 and result.pool_left == 2
+    assert result.balances == (21, 60, 21, -104)
+
+
+def test_napoleao_points_follow_the_seats_and_b1_counts_the_seated() -> None:
+    a, b, c, d = range(4)
+    s = seated_setup("napoleao", ("A", "B", "C", "D"), (a, b, c))
+    hands = [
+        HandFacts(a, ("two", "pass", "pass"), 2),  # B Two made: B scores 2 (B-11)
+        # D sits on B's left (A B D C); B deals: D, C, A, B; D Nap made: 10 (B-13)
+        HandFacts(b, ("nap", "pass", "pass", "pass"), 5),
+        # B has left: A D C; D deals (on B's left): C, A, D; C Three with 1 trick: A and D score 3 (B-12)
+        HandFacts(d, ("three", "pass", "pass"), 1),
+    ]
+    ledger = settle_evening(s, hands, [join(2, d, b), leave(3, b)])
+    assert [row.ruling.units for row in ledger.rows] == [(0, 2, 0, 0), (0, 0, 0, 10), (3, 0, 0, 3)]
+    assert ledger.totals == (3, 2, 0, 13) and ledger.next_dealer == c
+    with pytest.raises(HandError) as err:  # A and D leave: C alone, B-1 needs two
+        settle_evening(s, hands + [HandFacts(c, ())], [join(2, d, b), leave(3, b), leave(4, a), leave(4, d)])
+    assert err.value.rule == "B-1"
+
+
+def test_a_change_must_come_between_hands_and_make_sense() -> None:
+    s = seated_setup("pagat", NAMES, (ANN, BOB, CAT, DAN))
+    with pytest.raises(IllegalSetup, match="already at the table"):
+        settle_evening(s, [], [join(1, ANN, BOB)])
+    with pytest.raises(IllegalSetup, match="not at the table"):
+        settle_evening(s, [], [leave(1, EVE)])
+    with pytest.raises(IllegalSetup, match="left of a player at the table"):
+        settle_evening(s, [], [join(1, EVE, EVE)])
