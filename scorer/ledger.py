@@ -167,6 +167,9 @@ class Fold:
         not seated, or a change dated before a hand already folded in.
         """
         seat = change.seat
+        if change.kind == "rename":  # names are the set-up's: a rename is kept for the record only
+            self.changes.append(change)
+            return
         if change.before_hand != len(self.rows) + 1:
             raise IllegalSetup(Text("A change of seats comes between hands, before the next one."))
         if not 0 <= seat < self.setup.n:

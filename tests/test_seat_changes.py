@@ -159,3 +159,86 @@ def test_a_change_must_come_between_hands_and_make_sense() -> None:
         settle_evening(s, [], [leave(1, EVE)])
     with pytest.raises(IllegalSetup, match="left of a player at the table"):
         settle_evening(s, [], [join(1, EVE, EVE)])
+
+
+# --- the evening file (version 2) ------------------------------------------------------
+
+def test_the_evening_file_version_2_round_trips_seat_changes() -> None:
+    from scorer.evening_file import dump, load
+
+    data = {
+        "format": "nap-evening", "version": 2, "variant": "pagat", "players": ["Ann", "Bob", "Cat", "Dan"],
+        "seats": [{"before_hand": 2, "join": "Eve", "left_of": "Bob"}, {"before_hand": 3, "leave": "Cat"},
+                  {"before_hand": 3, "rename": "Dan", "from": "Dna"}],
+        "hands": [{"auction": ["pass", "four", "pass", "pass"], "tricks": 4},
+                  {"auction": ["nap", "pass", "pass", "pass", "pass"], "tricks": 5},
+                  {"auction": ["three", "pass", "pass", "pass"], "tricks": 2}],
+    }
+    evening = load(data)
+    assert evening.setup.players == NAMES and evening.setup.seated_at_start == (ANN, BOB, CAT, DAN)
+    assert [h.dealer for h in evening.hands] == [ANN, BOB, EVE]  # the deal passes left among the seated
+    ledger = settle_evening(evening.setup, evening.hands, evening.changes)
+    assert ledger.totals == (-6, -6, 7, -18, 23)  # as in test_pagat_a_player_joins_and_one_leaves
+    out = dump(evening)
+    assert out["version"] == 2 and out["players"] == ["Ann", "Bob", "Cat", "Dan"]
+    assert out["seats"] == data["seats"]
+    assert load(out).changes == evening.changes
+
+
+def test_a_version_1_file_reads_unchanged_and_has_no_seat_changes() -> None:
+    from scorer.evening_file import EveningFileError, dump, load
+
+    data = {"format": "nap-evening", "version": 1, "variant": "pagat", "players": ["Ann", "Bob", "Cat"],
+            "hands": [{"auction": ["pass", "four", "pass"], "tricks": 4}]}
+    evening = load(data)
+    assert evening.changes == [] and dump(evening)["version"] == 1 and "seats" not in dump(evening)
+    with pytest.raises(EveningFileError):
+        load({**data, "seats": [{"before_hand": 2, "leave": "Cat"}]})
+    with pytest.raises(EveningFileError, match="after the last hand"):
+        load({**data, "version": 2, "seats": [{"before_hand": 3, "leave": "Cat"}]})
+
+
+# --- stored evenings (SQLite and PostgreSQL) ---------------------------------------------
+
+def test_join_leave_rename_and_undo_are_stored_and_exported(any_db_app: object) -> None:
+    from scorer import services
+    from scorer.evening_file import dump, load
+    from scorer.models import Change, db
+    from scorer.services import HandConflict
+
+    with any_db_app.app_context():  # type: ignore[attr-defined]
+        evening = services.create_evening(variant="hoyle", players=["A", "B", "C"], first_dealer=0,
+                                          options={"pool": True, "pool_opening": 4, "pool_top_up": 1}, stake=None)
+        key = evening.key
+        services.record_hand(evening, 1, HandFacts(0, ("two", "pass", "pass"), 2))
+        services.change_seats(evening, "join", name="D", left_of=2)
+        with pytest.raises(HandConflict):  # undo the join before hand 1
+            services.undo_last_hand(services.get_evening(key), 1, 1)
+        services.record_hand(services.get_evening(key), 2, HandFacts(1, ("pass", "three", "pass", "pass"), 3))
+        services.change_seats(services.get_evening(key), "leave", seat=0)
+        services.change_seats(services.get_evening(key), "rename", seat=3, name="Dora")
+        services.record_hand(services.get_evening(key), 3, HandFacts(2, ("pass", "pass", "pass")))
+        db.session.expire_all()
+        evening = services.get_evening(key)
+        ledger = services.ledger_of(evening)
+        assert ledger.setup.players == ("A", "B", "C", "Dora")
+        assert ledger.totals == (-10, -4, -10, 9) and ledger.seated == (1, 2, 3)  # as in the engine test
+        assert settle_up(ledger).balances == (-10, 1, -5, 14)
+        out = dump(services.export_evening(evening))
+        assert out["seats"] == [{"before_hand": 2, "join": "Dora", "left_of": "C"},
+                                {"before_hand": 3, "leave": "A"},
+                                {"before_hand": 3, "rename": "Dora", "from": "D"}]
+        copy = services.import_evening(load(out))
+        assert services.ledger_of(services.get_evening(copy.key)).totals == (-10, -4, -10, 9)
+        kinds = [c.kind for c in db.session.query(Change).filter_by(evening_id=evening.id).order_by(Change.id)]
+        assert kinds == ["start", "new", "join", "new", "leave", "rename", "new"]
+        # a join with no hand after it is undone: the newcomer's seat is given up
+        services.change_seats(evening, "join", name="Eve", left_of=1)
+        evening = services.get_evening(key)
+        last = [r for r in evening.seat_changes if r.undone_at is None][-1]
+        services.undo_seat_change(evening, last.id)
+        db.session.expire_all()
+        evening = services.get_evening(key)
+        assert [p.name for p in evening.players] == ["A", "B", "C", "Dora"]
+        with pytest.raises(IllegalSetup, match="already a player"):
+            services.change_seats(evening, "rename", seat=1, name="dora")
