@@ -94,6 +94,11 @@ class Ledger:
         target = self.variant.target_score(self.setup.options)
         return target is not None and bool(self.rows) and max(self.totals) >= target
 
+    def on_left(self, seat: int) -> int:
+        """The seated player on the left of ``seat`` (eldest hand when ``seat`` deals)."""
+        seated = self.seated or tuple(range(self.setup.n))
+        return seated[(seated.index(seat) + 1) % len(seated)] if seat in seated else seat
+
     @property
     def winners(self) -> tuple[int, ...]:
         """Seats with the highest total; equal totals share the win (P-14)."""
@@ -252,28 +257,21 @@ def _seated_setup(setup: EveningSetup, seated: tuple[int, ...], dealer: int) -> 
                         if dealer in seated else 0, setup.options, setup.stake)
 
 
-def _seated_ruling(variant: Variant, setup: EveningSetup, seated: tuple[int, ...], facts: HandFacts,
-                   state: TableState) -> Ruling:
-    """Rule on ``facts`` (in the evening's seats) as a hand of the table ``seated`` alone,
-    and give the ruling back in the evening's seats (those not seated: 0).
+def to_table(facts: HandFacts, seated: Sequence[int], names: Sequence[str]) -> HandFacts:
+    """``facts`` in the evening's seats as the table ``seated`` (clockwise) sees them: seat
+    ``seated[i]`` becomes ``i`` (the dealer, peeks, claims, an override's entries).
 
     Raises :class:`~scorer.rules.IllegalFacts` when the facts name a player not seated
-    (the dealer, a claim, a peek, an override's entry) and the variant's errors."""
+    (``names`` are the evening's, for the message)."""
     local = {seat: i for i, seat in enumerate(seated)}
 
     def inner(seat: int | None) -> int | None:
         if seat is None:
             return None
         if seat not in local:
-            name = setup.players[seat] if 0 <= seat < setup.n else str(seat)
+            name = names[seat] if 0 <= seat < len(names) else str(seat)
             raise IllegalFacts(Text("{name} is not at the table for this hand.", name=name))
         return local[seat]
-
-    def outer(i: int | None) -> int | None:
-        return None if i is None else seated[i]
-
-    def claim(c: Claim, to: object) -> Claim:
-        return dataclasses.replace(c, accused=to(c.accused), by=to(c.by))  # type: ignore[operator]
 
     override = facts.override
     if override is not None:
@@ -281,21 +279,70 @@ def _seated_ruling(variant: Variant, setup: EveningSetup, seated: tuple[int, ...
         if any(u for s, u in enumerate(units) if s not in local):
             raise IllegalFacts(Text("An override gives units only to the players at the table for this hand."))
         override = dataclasses.replace(override, units=tuple(units[s] if s < len(units) else 0 for s in seated))
-    local_facts = dataclasses.replace(
+    return dataclasses.replace(
         facts, dealer=inner(facts.dealer), peeks=tuple(inner(s) for s in facts.peeks),
-        claims=tuple(claim(c, inner) for c in facts.claims), override=override)
-    ruling = variant.settle(local_facts, _seated_setup(setup, seated, facts.dealer), state)
+        claims=tuple(_claim_seats(c, inner) for c in facts.claims), override=override)
 
-    def spread(units: tuple[int, ...]) -> tuple[int, ...]:
-        full = [0] * setup.n
-        for i, u in enumerate(units):
-            full[seated[i]] = u
-        return tuple(full)
 
-    overruled = None if ruling.overruled is None else (spread(ruling.overruled[0]), ruling.overruled[1])
+def to_evening(facts: HandFacts, seated: Sequence[int], n: int) -> HandFacts:
+    """The inverse of :func:`to_table`: facts entered at the table ``seated`` in the
+    evening's seats (``n`` players; an override gives 0 to those not seated)."""
+    def outer(i: int | None) -> int | None:
+        return None if i is None else seated[i]
+
+    override = facts.override
+    if override is not None:
+        override = dataclasses.replace(override, units=_spread(override.units, seated, n))
+    return dataclasses.replace(
+        facts, dealer=seated[facts.dealer], peeks=tuple(seated[i] for i in facts.peeks),
+        claims=tuple(_claim_seats(c, outer) for c in facts.claims), override=override)
+
+
+def _claim_seats(claim: Claim, to: object) -> Claim:
+    return dataclasses.replace(claim, accused=to(claim.accused), by=to(claim.by))  # type: ignore[operator]
+
+
+def _spread(units: Sequence[int], seated: Sequence[int], n: int) -> tuple[int, ...]:
+    full = [0] * n
+    for i, u in enumerate(units):
+        full[seated[i]] = u
+    return tuple(full)
+
+
+def _seated_ruling(variant: Variant, setup: EveningSetup, seated: tuple[int, ...], facts: HandFacts,
+                   state: TableState) -> Ruling:
+    """Rule on ``facts`` (in the evening's seats) as a hand of the table ``seated`` alone,
+    and give the ruling back in the evening's seats (those not seated: 0).
+
+    Raises :class:`~scorer.rules.IllegalFacts` when the facts name a player not seated
+    (the dealer, a claim, a peek, an override's entry) and the variant's errors."""
+    ruling = variant.settle(to_table(facts, seated, setup.players), _seated_setup(setup, seated, facts.dealer), state)
+
+    def outer(i: int | None) -> int | None:
+        return None if i is None else seated[i]
+
+    overruled = None if ruling.overruled is None else (_spread(ruling.overruled[0], seated, setup.n),
+                                                       ruling.overruled[1])
     return dataclasses.replace(
         ruling, dealer=outer(ruling.dealer), declarer=outer(ruling.declarer), next_dealer=outer(ruling.next_dealer),
-        units=spread(ruling.units), overruled=overruled, claims=tuple(claim(c, outer) for c in ruling.claims))
+        units=_spread(ruling.units, seated, setup.n), overruled=overruled,
+        claims=tuple(_claim_seats(c, outer) for c in ruling.claims))
+
+
+def table_ledger(ledger: Ledger, seated: Sequence[int] | None = None) -> Ledger:
+    """The ledger as the table ``seated`` (default: the players seated now) sees it, for the
+    forms that enter a hand: its set-up has only those players, in that order (seat
+    ``seated[i]`` is ``i``), with their totals and the next dealer among them; the rows
+    are the evening's (their count gives the next hand's number). The ledger itself when
+    everyone is seated. Facts entered on it go back with :func:`to_evening`."""
+    seated = tuple(ledger.seated if seated is None else seated)
+    if seated == tuple(range(ledger.setup.n)) or not seated:
+        return ledger
+    local = {seat: i for i, seat in enumerate(seated)}
+    return dataclasses.replace(
+        ledger, setup=_seated_setup(ledger.setup, seated, ledger.next_dealer),
+        totals=tuple(ledger.totals[s] for s in seated), next_dealer=local.get(ledger.next_dealer, 0),
+        seated=tuple(range(len(seated))), changes=())
 
 
 def settle_evening(setup: EveningSetup, hands: Sequence[HandFacts], changes: Sequence[SeatChange] = ()) -> Ledger:

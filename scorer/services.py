@@ -664,6 +664,8 @@ def change_seats(evening: Evening, kind: str, *, name: str = "", seat: int | Non
     same = next((p for p in evening.players if p.name.casefold() == name.casefold()), None) if name else None
     before_hand = len(evening.hands) + 1
     if kind == "join":
+        if same is not None and same.seat in ledger_of(evening).seated:
+            raise _seat_refusal(Text("{name} is already at the table.", name=same.name))
         if same is None:
             same = Player(seat=max(players) + 1, name=name)
             evening.players.append(same)

@@ -6,6 +6,8 @@ players seated then."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from scorer.ledger import HandError, settle_evening, settle_up
@@ -242,3 +244,37 @@ def test_join_leave_rename_and_undo_are_stored_and_exported(any_db_app: object) 
         assert [p.name for p in evening.players] == ["A", "B", "C", "Dora"]
         with pytest.raises(IllegalSetup, match="already a player"):
             services.change_seats(evening, "rename", seat=1, name="dora")
+
+
+# --- the pages (Flask's test client) -----------------------------------------------------
+
+def test_the_seats_page_joins_leaves_and_the_sheet_says_so(client: object) -> None:
+    import json
+
+    from tests.webhelpers import post_hand, start_evening, totals_on_page
+
+    c: Any = client
+    key = start_evening(c)  # Ann Bob Cat Dan, Ann deals
+    assert post_hand(c, key, 1, 0, {2: "four"}, 4).status_code == 302  # Cat Four made
+    assert c.post(f"/e/{key}/seats", data={"action": "join", "name": "Eve", "left_of": "1"}).status_code == 302
+    page = c.get(f"/e/{key}").get_data(as_text=True)
+    assert "Eve joined before hand 2, sitting on the left of Bob" in page
+    assert "<strong>Bob</strong> deals, <strong>Eve</strong> is eldest hand" in page
+    # the form's seats are the table's: Ann 0, Bob 1, Eve 2, Cat 3, Dan 4; Eve bids Nap and makes it
+    assert post_hand(c, key, 2, 1, {2: "nap"}, 5).status_code == 302
+    assert c.post(f"/e/{key}/seats", data={"action": "leave", "seat": "2"}).status_code == 302  # Cat
+    page = c.get(f"/e/{key}").get_data(as_text=True)
+    assert "Cat left before hand 3" in page and "<strong>Eve</strong> deals, <strong>Dan</strong> is eldest" in page
+    # Ann 0, Bob 1, Eve 2, Dan 3: Dan Three, 2 tricks
+    assert post_hand(c, key, 3, 2, {3: "three"}, 2).status_code == 302
+    page = c.get(f"/e/{key}").get_data(as_text=True)
+    assert totals_on_page(page) == {"Ann": "−6", "Bob": "−6", "Cat": "+7", "Dan": "−18", "Eve": "+23"}
+    exported = json.loads(c.get(f"/e/{key}/evening.json").get_data(as_text=True))
+    assert exported["version"] == 2 and exported["seats"] == [{"before_hand": 2, "join": "Eve", "left_of": "Bob"},
+                                                                {"before_hand": 3, "leave": "Cat"}]
+    history = c.get(f"/e/{key}/history").get_data(as_text=True)
+    assert "Cat left before hand 3" in history
+    # refused: a name taken, and an eighth... a player not seated leaving; nothing changes
+    refused = c.post(f"/e/{key}/seats", data={"action": "join", "name": "ann", "left_of": "0"})
+    assert refused.status_code == 422 and "Ann is already at the table" in refused.get_data(as_text=True)
+    assert c.get(f"/e/{key}/evening.pdf").data.startswith(b"%PDF")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
@@ -21,9 +22,10 @@ from markupsafe import Markup
 
 from .. import access, groups, i18n, lan, services
 from ..cache import RevisionCache
+from ..evening_file import dump_seat_change
 from ..forms import error_messages
 from ..i18n import error_text, tr
-from ..ledger import Ledger, LedgerRow
+from ..ledger import Ledger, LedgerRow, table_ledger, to_table
 from ..models import Evening
 from ..rules import BIDS, HERE, PASS, RULES, VARIANTS, HandFacts, Result, RulesError
 from ..rules.play import PlayRules
@@ -41,7 +43,31 @@ def call_label_filter(call: str) -> str:
 @bp.app_context_processor
 def helpers() -> dict[str, Any]:
     return {"signed": signed, "citation": citation, "result_label": result_label, "error_messages": error_messages,
-            "is_scorer": access.is_scorer, "device_name": access.device_name, "book_title": book_title}
+            "is_scorer": access.is_scorer, "device_name": access.device_name, "book_title": book_title,
+            "seat_change_text": seat_change_text}
+
+
+def seat_change_text(item: Mapping[str, Any]) -> str:
+    """A change of seats in the evening file's form (``{"before_hand": 9, "join": "Eve",
+    "left_of": "Bob"}``, ``leave``, ``rename``/``from``) as one line in the phone's
+    language: "Eve joined before hand 9, on Bob's left" (issue 12)."""
+    number = item.get("before_hand", 0)
+    if "join" in item:
+        return gettext("%(name)s joined before hand %(n)s, sitting on the left of %(left)s", name=item["join"],
+                       n=number, left=item.get("left_of", ""))
+    if "leave" in item:
+        return gettext("%(name)s left before hand %(n)s", name=item["leave"], n=number)
+    return gettext("%(old)s is now called %(name)s (before hand %(n)s)", old=item.get("from", ""),
+                   name=item.get("rename", ""), n=number)
+
+
+def seat_lines(ledger: Ledger) -> dict[int, list[str]]:
+    """The ledger's changes of seats as lines of text by the hand they come before."""
+    lines: dict[int, list[str]] = {}
+    for change in ledger.changes:
+        lines.setdefault(change.before_hand, []).append(
+            seat_change_text(dump_seat_change(change, ledger.setup.players)))
+    return lines
 
 
 _OLD_SESSION_KEYS = ("scorer_of", "seen", "pin_fails", "device", "device_tag")
@@ -281,6 +307,11 @@ class Call:
 def auction_of(ledger: Ledger, row: LedgerRow) -> list[Call]:
     """The calls of a hand with the player who made each, eldest hand first."""
     setup = ledger.setup
+    if row.seated and row.seated != tuple(range(setup.n)):  # the table of that hand (issue 12)
+        local = table_ledger(ledger, row.seated)
+        facts = to_table(row.facts, row.seated, setup.players)
+        return [Call(local.setup.players[seat], call)
+                for seat, call in zip(ledger.variant.speakers(local.setup, facts), facts.auction)]
     seats = ledger.variant.speakers(setup, row.facts)
     return [Call(setup.players[seat], call) for seat, call in zip(seats, row.facts.auction)]
 
