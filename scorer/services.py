@@ -701,19 +701,23 @@ def change_seats(evening: Evening, kind: str, *, name: str = "", seat: int | Non
 
 
 @write
-def undo_seat_change(evening: Evening, change_id: int, *, device: str = "") -> None:
+def undo_seat_change(evening: Evening, change_id: int | None, *, device: str = "",
+                     base_revision: int | None = None) -> None:
     """Undo the last change of seats (``change_id`` is its row, as the page showed it):
     the row is kept, marked undone; a newcomer's seat is given up, a rename is reversed.
 
     Raises :class:`HandConflict` (nothing changed) unless it is the last change of seats
     still in play and no hand has been recorded after it (undo that hand first; a rename
-    can be undone at any time while it is the last), and :class:`EveningFinished`."""
+    can be undone at any time while it is the last), and :class:`EveningFinished`.
+    ``change_id`` ``None``: the last change, if the table is still at ``base_revision``."""
     evening = _lock(evening)
+    if base_revision is not None and evening.revision != base_revision:
+        raise HandConflict(Text("The table changed on another phone while you were editing; here it is now."), 0)
     if evening.finished_at is not None:
         raise EveningFinished(Text("This evening is finished: reopen it to change who is at the table."))
     live = [r for r in evening.seat_changes if r.undone_at is None]
     record = live[-1] if live else None
-    if record is None or record.id != change_id or (
+    if record is None or (change_id is not None and record.id != change_id) or (
             record.kind != "rename" and record.before_hand != len(evening.hands) + 1):
         raise HandConflict(Text("Only the last change of seats, with no hand after it, can be undone."), 0)
     players = {p.seat: p for p in evening.players}
