@@ -278,3 +278,26 @@ def test_the_seats_page_joins_leaves_and_the_sheet_says_so(client: object) -> No
     refused = c.post(f"/e/{key}/seats", data={"action": "join", "name": "ann", "left_of": "0"})
     assert refused.status_code == 422 and "Ann is already at the table" in refused.get_data(as_text=True)
     assert c.get(f"/e/{key}/evening.pdf").data.startswith(b"%PDF")
+
+
+def test_a_new_evening_in_a_group_starts_from_the_groups_last_table(client: object) -> None:
+    import re
+
+    c: Any = client
+    group = c.post("/groups/new", data={"name": "Thursday"}).headers["Location"].rsplit("/", 1)[-1]
+    assert 'id="start-usual"' not in c.get(f"/g/{group}").get_data(as_text=True)  # no evening yet: the chooser
+    response = c.post(f"/new/hoyle?group={group}", data={
+        "players-0": "Ann", "players-1": "Bob", "players-2": "Cat", "first_dealer": "0", "scoring": "money",
+        "stake": "0.25", "currency": "£", "opt_lowest_bid": "2", "opt_wellington_blucher": "y",
+        "opt_all_pass": "redeal", "opt_pool": "y", "opt_pool_opening": "3"})
+    assert response.status_code == 302
+    key = response.headers["Location"].rsplit("/", 1)[-1]
+    c.post(f"/e/{key}/seats", data={"action": "join", "name": "Eve", "left_of": "0"})  # Ann Eve Bob Cat
+    c.post(f"/e/{key}/seats", data={"action": "leave", "seat": "2"})  # Cat goes
+    page = c.get(f"/g/{group}").get_data(as_text=True)
+    assert f'href="/new/hoyle?group={group}"' in page  # the group's rule set
+    form = c.get(f"/new/hoyle?group={group}").get_data(as_text=True)
+    names = re.findall(r'name="players-(\d)"[^>]*value="([^"]*)"', form)
+    assert [n for _, n in names if n] == ["Ann", "Eve", "Bob"]  # the table as it was at the end, clockwise
+    assert 'value="0.25"' in form and re.search(r'name="opt_pool_opening"[^>]*value="3"', form)
+    assert re.search(r'value="2"[^>]*checked|checked[^>]*value="2"', form.split('opt_lowest_bid', 1)[1][:400])
