@@ -301,3 +301,27 @@ def test_a_new_evening_in_a_group_starts_from_the_groups_last_table(client: obje
     assert [n for _, n in names if n] == ["Ann", "Eve", "Bob"]  # the table as it was at the end, clockwise
     assert 'value="0.25"' in form and re.search(r'name="opt_pool_opening"[^>]*value="3"', form)
     assert re.search(r'value="2"[^>]*checked|checked[^>]*value="2"', form.split('opt_lowest_bid', 1)[1][:400])
+
+
+def test_the_record_of_play_is_read_for_the_players_seated(client: object) -> None:
+    """After Cat leaves, Ann, Bob and Dan play: a trick has three cards. Dan (eldest, Bob
+    dealt) bids Three; the record is read with three players, led by the declarer."""
+    import json
+
+    from tests.webhelpers import post_hand, start_evening
+
+    c: Any = client
+    key = start_evening(c)  # Ann Bob Cat Dan
+    assert post_hand(c, key, 1, 0, {}).status_code == 302  # all pass; Bob deals next
+    assert c.post(f"/e/{key}/seats", data={"action": "leave", "seat": "2"}).status_code == 302
+    # the table: Ann 0, Bob 1, Dan 2; Bob deals, Dan speaks first and bids Three
+    assert post_hand(c, key, 2, 1, {2: "three"}, 1).status_code == 302
+    hand = json.loads(c.get(f"/api/e/{key}").get_data(as_text=True))["hands"][1]
+    record = [["AS", "2S", "3S"], ["AH", "2H", "3H"], ["AD", "2D", "3D"]]  # Dan leads and wins three
+    answer = c.post(f"/api/e/{key}/hands/{hand['id']}/play", content_type="application/json",
+                    data=json.dumps({"version": 1, "record": record, "token": "p1"}))
+    assert answer.status_code == 201, answer.get_data(as_text=True)
+    totals = answer.get_json()["totals"]
+    assert totals == {"Ann": -3, "Bob": -3, "Cat": 0, "Dan": 6}  # Three made from the record: 3 from each of two
+    page = c.get(f"/e/{key}/hand/2/play").get_data(as_text=True)
+    assert "Dan plays Three and leads" in page and "Dan <strong>AS</strong>" in page
