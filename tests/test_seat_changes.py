@@ -325,3 +325,28 @@ def test_the_record_of_play_is_read_for_the_players_seated(client: object) -> No
     assert totals == {"Ann": -3, "Bob": -3, "Cat": 0, "Dan": 6}  # Three made from the record: 3 from each of two
     page = c.get(f"/e/{key}/hand/2/play").get_data(as_text=True)
     assert "Dan plays Three and leads" in page and "Dan <strong>AS</strong>" in page
+
+
+def test_migration_0013_goes_down_and_up(any_db_app: object) -> None:
+    """0013_seat_changes adds the seat_change table; down removes it (an evening without
+    seat changes reads the same), up brings it back empty."""
+    import sqlalchemy as sa
+    from flask_migrate import downgrade, upgrade
+
+    from scorer import services
+    from scorer.models import db
+
+    with any_db_app.app_context():  # type: ignore[attr-defined]
+        evening = services.create_evening(variant="pagat", players=["A", "B", "C"], first_dealer=0, options={},
+                                          stake=None)
+        key = evening.key
+        services.change_seats(services.get_evening(key), "join", name="D", left_of=2)
+        db.session.remove()
+        downgrade(revision="0011_devices")
+        assert "seat_change" not in sa.inspect(db.engine).get_table_names()
+        db.session.remove()
+        upgrade()
+        db.session.remove()
+        assert "seat_change" in sa.inspect(db.engine).get_table_names()
+        evening = services.get_evening(key)
+        assert evening is not None and evening.seat_changes == []
