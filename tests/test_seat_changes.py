@@ -274,6 +274,7 @@ def test_the_seats_page_joins_leaves_and_the_sheet_says_so(client: object) -> No
                                                                 {"before_hand": 3, "leave": "Cat"}]
     history = c.get(f"/e/{key}/history").get_data(as_text=True)
     assert "Cat left before hand 3" in history
+    assert "Eve Nap, Cat Pass, Dan Pass, Ann Pass, Bob Pass" in history  # hand 2's calls, by the seated
     # refused: a name taken, and an eighth... a player not seated leaving; nothing changes
     refused = c.post(f"/e/{key}/seats", data={"action": "join", "name": "ann", "left_of": "0"})
     assert refused.status_code == 422 and "Ann is already at the table" in refused.get_data(as_text=True)

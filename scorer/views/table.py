@@ -273,10 +273,16 @@ def big(key: str) -> str:
 def history(key: str) -> str:
     """Every change to the table, newest first: when, which phone, before and after."""
     evening = _evening(key)
-    setup = services.setup_of(evening)
-    variant = get_variant(evening.variant)
+    ledger = services.ledger_of(evening)
+    variant = ledger.variant
+
+    def table_of(number: int | None) -> Any:  # the players seated for that hand (issue 12)
+        rows = ledger.rows
+        seated = rows[number - 1].seated if number and 0 < number <= len(rows) else ledger.seated
+        return table_ledger(ledger, seated).setup
+
     return render_template("history.html", evening=evening, changes=services.history(evening),
-                           said=lambda hand: named_auction(variant, setup, hand),
+                           said=lambda hand, number=None: named_auction(variant, table_of(number), hand),
                            option_changes=lambda change: option_changes(variant, change))
 
 
