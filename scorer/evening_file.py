@@ -25,6 +25,7 @@ from .rules import (
     EveningSetup,
     HandFacts,
     RulesError,
+    SeatChange,
     Stake,
     Text,
     clean_text,
@@ -33,7 +34,9 @@ from .rules import (
 from .rules.cards import parse_card
 
 FORMAT = "nap-evening"
-VERSION = 1
+#: The version written when the evening has seat changes; without any, version 1 (which
+#: every reader takes) is written. Both are read.
+VERSION = 2
 MAX_STAKE_MINOR = 100_000_000  # 1,000,000.00 in the currency's main unit
 
 
@@ -64,6 +67,9 @@ class EveningFile:
     finished: bool = False
     #: H-3 / B-2: the card each seat drew for the first deal, in seat order (or empty)
     draw: list[str] = field(default_factory=list)
+    #: who joined, left or was renamed between hands (version 2), in order; seats index
+    #: ``setup.players``, where players who join later follow those at the first deal
+    changes: list[SeatChange] = field(default_factory=list)
 
 
 @cache
@@ -120,8 +126,10 @@ def load(data: Any) -> EveningFile:
     misdeal the same dealer deals again). Raises :class:`EveningFileError`.
     """
     _check_shape(data)
-    players = tuple(_cleaned(p, 40, f"players[{i}]") for i, p in enumerate(data["players"]))
+    seated = tuple(_cleaned(p, 40, f"players[{i}]") for i, p in enumerate(data["players"]))
+    players = _everyone(seated, data.get("seats", ()))
     seat_of = seat_reader(players)
+    changes = _read_seats(data.get("seats", ()), seat_of)
 
     stake = None
     if data.get("stake") is not None:
@@ -136,19 +144,22 @@ def load(data: Any) -> EveningFile:
         variant = get_variant(data["variant"])
         if "draw" in data:
             cards = {seat_of(name, "draw"): card for name, card in data["draw"].items()}
-            if sorted(cards) != list(range(len(players))):
+            if sorted(cards) != list(range(len(seated))):
                 raise EveningFileError(Text("Give the card every player drew."), "draw")
-            draw = [str(parse_card(cards[s])) for s in range(len(players))]
+            draw = [str(parse_card(cards[s])) for s in range(len(seated))]
             drawn_first = variant.dealer_by_draw(draw)[0]
             if "first_dealer" in data and drawn_first != first:
                 raise EveningFileError(Text("The draw makes {drawn} the first dealer, not {first}.",
                                             drawn=players[drawn_first], first=players[first]), "first_dealer")
             first = drawn_first
-        setup = variant.check_setup(EveningSetup(data["variant"], players, first, data.get("options", {}), stake))
+        setup = variant.check_setup(EveningSetup(data["variant"], players, first, data.get("options", {}), stake,
+                                                 None if len(players) == len(seated) else tuple(range(len(seated)))))
     except RulesError as error:
         raise EveningFileError(error.message, "setup", error.rule) from None
     fold = Fold(setup)
+    pending = list(enumerate(changes))
     for i, hand in enumerate(data["hands"]):
+        pending = _change_seats(fold, pending, i + 1)
         _check_not_over(fold.ledger(), i)
         facts = read_hand(hand, players, dealer=fold.next_dealer, where=f"hands[{i}]", seat_of=seat_of)
         try:
@@ -156,8 +167,10 @@ def load(data: Any) -> EveningFile:
         except HandError as error:
             raise EveningFileError(Text("Hand {number}: {message}", number=i + 1, message=error.error.message),
                                    f"hands[{i}]", error.rule) from None
+    _change_seats(fold, pending, None)
     hands = [row.facts for row in fold.rows]
     return EveningFile(
+        changes=changes,
         setup=setup,
         hands=hands,
         name=_cleaned(data.get("name", ""), 80, "name"),
@@ -166,6 +179,51 @@ def load(data: Any) -> EveningFile:
         draw=draw,
         finished=data.get("finished", False),
     )
+
+
+def _everyone(seated: tuple[str, ...], seats: Any) -> tuple[str, ...]:
+    """The players at the first deal, then each newcomer of ``seats`` (by first join)."""
+    players = list(seated)
+    known = {clean_text(p).casefold() for p in seated}
+    for i, item in enumerate(seats):
+        if "join" in item:
+            name = _cleaned(item["join"], 40, f"seats[{i}].join")
+            if name.casefold() not in known:
+                known.add(name.casefold())
+                players.append(name)
+    return tuple(players)
+
+
+def _read_seats(seats: Any, seat_of: Callable[[Any, str], int]) -> list[SeatChange]:
+    """The file's ``seats`` as :class:`SeatChange` s, which must come in hand order."""
+    changes: list[SeatChange] = []
+    for i, item in enumerate(seats):
+        where, before = f"seats[{i}]", item["before_hand"]
+        if changes and before < changes[-1].before_hand:
+            raise EveningFileError(Text("Seat changes are listed in the order of the hands."), where)
+        if "join" in item:
+            changes.append(SeatChange(before, "join", seat_of(item["join"], where), seat_of(item["left_of"], where)))
+        elif "leave" in item:
+            changes.append(SeatChange(before, "leave", seat_of(item["leave"], where)))
+        else:
+            changes.append(SeatChange(before, "rename", seat_of(item["rename"], where),
+                                      name=_cleaned(item["from"], 40, f"{where}.from")))
+    return changes
+
+
+def _change_seats(fold: Fold, pending: list[tuple[int, SeatChange]], before: int | None
+                  ) -> list[tuple[int, SeatChange]]:
+    """Fold in the seat changes of ``pending`` that come before hand ``before`` (all of them
+    when ``None``); returns those left. Raises :class:`EveningFileError`."""
+    while pending and (before is None or pending[0][1].before_hand <= before):
+        i, change = pending.pop(0)
+        if change.before_hand > len(fold.rows) + 1:
+            raise EveningFileError(Text("This change of seats comes after the last hand."), f"seats[{i}]")
+        try:
+            fold.change_seats(change)
+        except RulesError as error:
+            raise EveningFileError(error.message, f"seats[{i}]", error.rule) from None
+    return pending
 
 
 def _check_shape(data: Any) -> None:
@@ -266,7 +324,7 @@ def _schema_message(err: jsonschema.ValidationError) -> str:
 def dump(evening: EveningFile) -> dict[str, Any]:
     """The evening as JSON-ready data (every dealer written out); ``load(dump(e))`` gives ``e`` back."""
     setup = evening.setup
-    out: dict[str, Any] = {"format": FORMAT, "version": VERSION}
+    out: dict[str, Any] = {"format": FORMAT, "version": VERSION if evening.changes else 1}
     if evening.name:
         out["name"] = evening.name
     if evening.date:
@@ -278,12 +336,27 @@ def dump(evening: EveningFile) -> dict[str, Any]:
     out["stake"] = (
         None if setup.stake is None else {"amount": format_stake(setup.stake.minor), "currency": setup.stake.currency}
     )
-    out["players"] = list(setup.players)
+    out["players"] = [setup.players[s] for s in setup.seated_at_start]
     out["first_dealer"] = setup.players[setup.first_dealer]
     if evening.draw:
         out["draw"] = dict(zip(setup.players, evening.draw))
     out["finished"] = evening.finished
+    if evening.changes:
+        out["seats"] = [dump_seat_change(c, setup.players) for c in evening.changes]
     out["hands"] = [encode_hand(facts, setup.players) for facts in evening.hands]
+    return out
+
+
+def dump_seat_change(change: SeatChange, players: Sequence[str]) -> dict[str, Any]:
+    """One item of the file's ``seats`` (players by name; also the history's and the JSON
+    commands' form)."""
+    out: dict[str, Any] = {"before_hand": change.before_hand}
+    if change.kind == "join":
+        out.update({"join": players[change.seat], "left_of": players[change.left_of or 0]})
+    elif change.kind == "leave":
+        out["leave"] = players[change.seat]
+    else:
+        out.update({"rename": players[change.seat], "from": change.name})
     return out
 
 

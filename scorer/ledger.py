@@ -7,10 +7,25 @@ anything: the same facts always give the same ledger.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .rules import POOL, EveningSetup, HandFacts, RulesError, Ruling, TableState, Variant, get_variant
+from .rules import (
+    POOL,
+    Claim,
+    EveningSetup,
+    HandFacts,
+    IllegalFacts,
+    IllegalSetup,
+    RulesError,
+    Ruling,
+    SeatChange,
+    TableState,
+    Text,
+    Variant,
+    get_variant,
+)
 
 
 class HandError(RulesError):
@@ -24,13 +39,18 @@ class HandError(RulesError):
 
 @dataclass(frozen=True)
 class LedgerRow:
-    """One hand in the ledger: its facts, its ruling and the running totals after it."""
+    """One hand in the ledger: its facts, its ruling and the running totals after it.
+
+    ``seated`` are the seats that played the hand, clockwise from seat order (issue 12):
+    the hand was ruled as if only they were at the table (P-14's count of deals per
+    player can be fed from it)."""
 
     number: int
     facts: HandFacts
     ruling: Ruling
     totals: tuple[int, ...]
     pool: int
+    seated: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -41,6 +61,9 @@ class Ledger:
     without one); ``next_dealer`` the seat to deal next and ``shuffle`` whether
     that dealer shuffles; ``hands_counted`` counts the hands that count towards the
     agreed end (P-14), ``hands_to_play`` is that agreed number or ``None``.
+    ``seated`` are the seats at the table now, clockwise (everyone in ``setup.players``
+    who has not left; see :class:`~scorer.rules.SeatChange`), and ``changes`` the seat
+    changes folded in, in order.
     """
 
     setup: EveningSetup
@@ -52,6 +75,8 @@ class Ledger:
     shuffle: bool
     hands_counted: int
     hands_to_play: int | None
+    seated: tuple[int, ...] = ()
+    changes: tuple[SeatChange, ...] = ()
 
     @property
     def hands_remaining(self) -> int | None:
@@ -68,6 +93,11 @@ class Ledger:
             return True
         target = self.variant.target_score(self.setup.options)
         return target is not None and bool(self.rows) and max(self.totals) >= target
+
+    def on_left(self, seat: int) -> int:
+        """The seated player on the left of ``seat`` (eldest hand when ``seat`` deals)."""
+        seated = self.seated or tuple(range(self.setup.n))
+        return seated[(seated.index(seat) + 1) % len(seated)] if seat in seated else seat
 
     @property
     def winners(self) -> tuple[int, ...]:
@@ -90,7 +120,14 @@ class Fold:
     ``Fold(setup)`` starts the evening (the set-up is checked first:
     :class:`~scorer.rules.IllegalSetup`); :meth:`add` rules on the next hand with the
     state the hands before it left (the pool, the treasure, the dealer) and adds it;
-    :meth:`ledger` is the evening so far. Units are the variant's (chips or points).
+    :meth:`change_seats` seats or unseats a player between hands; :meth:`ledger` is the
+    evening so far. Units are the variant's (chips or points).
+
+    The rules follow the seats (issue 12): each hand is ruled as if only the players
+    seated for it were at the table, so the player count (P-1, H-1, R-1, B-1), the
+    auction's order, the ante (R-2) and the pool's payments are theirs; the deal passes
+    left among them (the player seated on the left of the last dealer deals next, or the
+    same dealer again after a misdeal; one who has left is skipped).
     """
 
     def __init__(self, setup: EveningSetup) -> None:
@@ -100,19 +137,77 @@ class Fold:
         self.pool = 0
         self.counted = 0
         self.rows: list[LedgerRow] = []
-        self.next_dealer = self.setup.first_dealer
+        self.changes: list[SeatChange] = []
+        #: everyone who has sat at the table, clockwise; ``present`` those seated now
+        self.ring = list(self.setup.seated_at_start)
+        self.present = set(self.ring)
+        #: the deal goes to the first seated player from ``anchor`` round to the left
+        #: (``anchor`` itself included when ``redeal``: the first deal, a misdeal)
+        self.anchor, self.redeal = self.setup.first_dealer, True
         self.shuffle = True  # P-4: the cards are shuffled at the start of play
         self.state = TableState()
+
+    @property
+    def seated(self) -> tuple[int, ...]:
+        """The seats at the table now, clockwise."""
+        return tuple(s for s in self.ring if s in self.present)
+
+    @property
+    def next_dealer(self) -> int:
+        """The seat that deals the next hand."""
+        start = self.ring.index(self.anchor) + (0 if self.redeal else 1)
+        for step in range(len(self.ring)):
+            seat = self.ring[(start + step) % len(self.ring)]
+            if seat in self.present:
+                return seat
+        return self.anchor  # nobody is seated: the next hand is refused anyway
+
+    def change_seats(self, change: SeatChange) -> None:
+        """Seat (``"join"``) or unseat (``"leave"``) a player before the next hand; a
+        ``"rename"`` is kept but changes nothing here.
+
+        Raises :class:`~scorer.rules.IllegalSetup`, changing nothing, for a seat that is
+        not a player, a join of someone already seated (or on the left of someone who is
+        not), one player too many for the variant (``rule_players``), a leave of someone
+        not seated, or a change dated before a hand already folded in.
+        """
+        seat = change.seat
+        if change.kind == "rename":  # names are the set-up's: a rename is kept for the record only
+            self.changes.append(change)
+            return
+        if change.before_hand != len(self.rows) + 1:
+            raise IllegalSetup(Text("A change of seats comes between hands, before the next one."))
+        if not 0 <= seat < self.setup.n:
+            raise IllegalSetup(Text("That player is not one of the players."))
+        name = self.setup.players[seat]
+        if change.kind == "join":
+            if seat in self.present:
+                raise IllegalSetup(Text("{name} is already at the table.", name=name))
+            if change.left_of not in self.present:
+                raise IllegalSetup(Text("A new player sits on the left of a player at the table."))
+            self.variant.check_count(len(self.present) + 1)
+            if seat in self.ring:
+                self.ring.remove(seat)
+            self.ring.insert(self.ring.index(change.left_of) + 1, seat)
+            self.present.add(seat)
+        elif change.kind == "leave":
+            if seat not in self.present:
+                raise IllegalSetup(Text("{name} is not at the table.", name=name))
+            self.present.discard(seat)
+        self.changes.append(change)
 
     def add(self, facts: HandFacts) -> LedgerRow:
         """Rule on ``facts`` as the next hand and fold it in; returns its row.
 
-        Raises :class:`HandError` (with the hand's number) if the rules refuse it; the
-        fold is then unchanged. Does not check the agreed end (see :meth:`ledger`).
+        Raises :class:`HandError` (with the hand's number) if the rules refuse it,
+        also when the players seated are too few or too many for the variant or the
+        facts name a player who is not seated; the fold is then unchanged. Does not
+        check the agreed end (see :meth:`ledger`).
         """
         number = len(self.rows) + 1
+        seated = self.seated
         try:
-            ruling = self.variant.settle(facts, self.setup, self.state)
+            ruling = self._rule(facts, seated)
         except RulesError as error:
             raise HandError(number, error) from error
         self.state = ruling.state_after
@@ -120,14 +215,27 @@ class Fold:
             self.totals[seat] += units
         self.pool += ruling.pool
         self.counted += ruling.counts
-        self.next_dealer = ruling.next_dealer
+        self.anchor, self.redeal = ruling.dealer, ruling.next_dealer == ruling.dealer
+        ruling = dataclasses.replace(ruling, next_dealer=self.next_dealer)
         self.shuffle = ruling.shuffle
-        row = LedgerRow(number, facts, ruling, tuple(self.totals), self.pool)
+        row = LedgerRow(number, facts, ruling, tuple(self.totals), self.pool, seated)
         self.rows.append(row)
         return row
 
+    def _rule(self, facts: HandFacts, seated: tuple[int, ...]) -> Ruling:
+        """The variant's ruling on ``facts`` played by ``seated``, in the evening's seats."""
+        self.variant.check_count(len(seated))
+        if seated == tuple(range(self.setup.n)):
+            return self.variant.settle(facts, self.setup, self.state)
+        return _seated_ruling(self.variant, self.setup, seated, facts, self.state)
+
+    def current_setup(self) -> EveningSetup:
+        """The set-up as if only the players seated now were at the table."""
+        return _seated_setup(self.setup, self.seated, self.seated[0] if self.seated else 0)
+
     def ledger(self) -> Ledger:
         """The evening as folded so far."""
+        seated = self.seated
         return Ledger(
             setup=self.setup,
             variant=self.variant,
@@ -137,19 +245,122 @@ class Fold:
             next_dealer=self.next_dealer,
             shuffle=self.shuffle,
             hands_counted=self.counted,
-            hands_to_play=self.variant.hands_to_play(self.setup),
+            hands_to_play=self.variant.hands_to_play(self.current_setup()) if seated else None,
+            seated=seated,
+            changes=tuple(self.changes),
         )
 
 
-def settle_evening(setup: EveningSetup, hands: Sequence[HandFacts]) -> Ledger:
-    """Settle every hand of an evening in order and fold the rulings into totals.
+def _seated_setup(setup: EveningSetup, seated: tuple[int, ...], dealer: int) -> EveningSetup:
+    """``setup`` with only ``seated`` at the table (their names in that order)."""
+    return EveningSetup(setup.variant, tuple(setup.players[s] for s in seated), seated.index(dealer)
+                        if dealer in seated else 0, setup.options, setup.stake)
 
-    Raises :class:`~scorer.rules.IllegalSetup` for a bad set-up and
+
+def to_table(facts: HandFacts, seated: Sequence[int], names: Sequence[str]) -> HandFacts:
+    """``facts`` in the evening's seats as the table ``seated`` (clockwise) sees them: seat
+    ``seated[i]`` becomes ``i`` (the dealer, peeks, claims, an override's entries).
+
+    Raises :class:`~scorer.rules.IllegalFacts` when the facts name a player not seated
+    (``names`` are the evening's, for the message)."""
+    local = {seat: i for i, seat in enumerate(seated)}
+
+    def inner(seat: int | None) -> int | None:
+        if seat is None:
+            return None
+        if seat not in local:
+            name = names[seat] if 0 <= seat < len(names) else str(seat)
+            raise IllegalFacts(Text("{name} is not at the table for this hand.", name=name))
+        return local[seat]
+
+    override = facts.override
+    if override is not None:
+        units = tuple(override.units)
+        if any(u for s, u in enumerate(units) if s not in local):
+            raise IllegalFacts(Text("An override gives units only to the players at the table for this hand."))
+        override = dataclasses.replace(override, units=tuple(units[s] if s < len(units) else 0 for s in seated))
+    return dataclasses.replace(
+        facts, dealer=inner(facts.dealer), peeks=tuple(inner(s) for s in facts.peeks),
+        claims=tuple(_claim_seats(c, inner) for c in facts.claims), override=override)
+
+
+def to_evening(facts: HandFacts, seated: Sequence[int], n: int) -> HandFacts:
+    """The inverse of :func:`to_table`: facts entered at the table ``seated`` in the
+    evening's seats (``n`` players; an override gives 0 to those not seated)."""
+    def outer(i: int | None) -> int | None:
+        return None if i is None else seated[i]
+
+    override = facts.override
+    if override is not None:
+        override = dataclasses.replace(override, units=_spread(override.units, seated, n))
+    return dataclasses.replace(
+        facts, dealer=seated[facts.dealer], peeks=tuple(seated[i] for i in facts.peeks),
+        claims=tuple(_claim_seats(c, outer) for c in facts.claims), override=override)
+
+
+def _claim_seats(claim: Claim, to: object) -> Claim:
+    return dataclasses.replace(claim, accused=to(claim.accused), by=to(claim.by))  # type: ignore[operator]
+
+
+def _spread(units: Sequence[int], seated: Sequence[int], n: int) -> tuple[int, ...]:
+    full = [0] * n
+    for i, u in enumerate(units):
+        full[seated[i]] = u
+    return tuple(full)
+
+
+def _seated_ruling(variant: Variant, setup: EveningSetup, seated: tuple[int, ...], facts: HandFacts,
+                   state: TableState) -> Ruling:
+    """Rule on ``facts`` (in the evening's seats) as a hand of the table ``seated`` alone,
+    and give the ruling back in the evening's seats (those not seated: 0).
+
+    Raises :class:`~scorer.rules.IllegalFacts` when the facts name a player not seated
+    (the dealer, a claim, a peek, an override's entry) and the variant's errors."""
+    ruling = variant.settle(to_table(facts, seated, setup.players), _seated_setup(setup, seated, facts.dealer), state)
+
+    def outer(i: int | None) -> int | None:
+        return None if i is None else seated[i]
+
+    overruled = None if ruling.overruled is None else (_spread(ruling.overruled[0], seated, setup.n),
+                                                       ruling.overruled[1])
+    return dataclasses.replace(
+        ruling, dealer=outer(ruling.dealer), declarer=outer(ruling.declarer), next_dealer=outer(ruling.next_dealer),
+        units=_spread(ruling.units, seated, setup.n), overruled=overruled,
+        claims=tuple(_claim_seats(c, outer) for c in ruling.claims))
+
+
+def table_ledger(ledger: Ledger, seated: Sequence[int] | None = None) -> Ledger:
+    """The ledger as the table ``seated`` (default: the players seated now) sees it, for the
+    forms that enter a hand: its set-up has only those players, in that order (seat
+    ``seated[i]`` is ``i``), with their totals and the next dealer among them; the rows
+    are the evening's (their count gives the next hand's number). The ledger itself when
+    everyone is seated. Facts entered on it go back with :func:`to_evening`."""
+    seated = tuple(ledger.seated if seated is None else seated)
+    if seated == tuple(range(ledger.setup.n)) or not seated:
+        return ledger
+    local = {seat: i for i, seat in enumerate(seated)}
+    return dataclasses.replace(
+        ledger, setup=_seated_setup(ledger.setup, seated, ledger.next_dealer),
+        totals=tuple(ledger.totals[s] for s in seated), next_dealer=local.get(ledger.next_dealer, 0),
+        seated=tuple(range(len(seated))), changes=())
+
+
+def settle_evening(setup: EveningSetup, hands: Sequence[HandFacts], changes: Sequence[SeatChange] = ()) -> Ledger:
+    """Settle every hand of an evening in order and fold the rulings into totals, with
+    the seat ``changes`` between them (each before its ``before_hand``; several before
+    one hand in the order given; those after the last hand at the end).
+
+    Raises :class:`~scorer.rules.IllegalSetup` for a bad set-up or seat change and
     :class:`HandError` (with the hand's number) for the first hand the rules refuse.
     """
     fold = Fold(setup)
-    for facts in hands:
+    pending = sorted(changes, key=lambda c: c.before_hand)  # stable: the order given within a hand
+    for number, facts in enumerate(hands, start=1):
+        while pending and pending[0].before_hand <= number:
+            fold.change_seats(pending.pop(0))
         fold.add(facts)
+    for change in pending:
+        fold.change_seats(change)
     return fold.ledger()
 
 
@@ -182,7 +393,10 @@ def settle_up(ledger: Ledger) -> SettleUp:
     """Who pays whom how much, in as few payments as possible.
 
     The pool is shared equally when the variant's option says so (``pool_at_end``
-    ``"share"``; a remainder smaller than the number of players stays in it), and
+    ``"share"``; a remainder smaller than the number of players stays in it) among the
+    players seated at the end (H-16 "divided among the players"; the source is silent
+    on players who left, and a player who left took no part in the pool's last hands:
+    adopted, issue 12), and
     whatever stays in the pool is paid into it by the players who owe. The fewest
     payments that clear the balances are ``parties − g``, where ``g`` is the largest
     number of groups of parties whose balances sum to zero; with at most six players
@@ -190,10 +404,11 @@ def settle_up(ledger: Ledger) -> SettleUp:
     is empty.
     """
     n = ledger.setup.n
+    seated = ledger.seated or tuple(range(n))
     share, left = 0, ledger.pool
     if ledger.pool > 0 and ledger.variant.pool_at_end(ledger.setup.options) == "share":
-        share, left = divmod(ledger.pool, n)
-    balances = tuple(t + share for t in ledger.totals)
+        share, left = divmod(ledger.pool, len(seated))
+    balances = tuple(t + (share if s in seated else 0) for s, t in enumerate(ledger.totals))
     parties = balances + (left,)  # the pool is the last party: it keeps what is left in it
     payments: list[Payment] = []
     for group in _zero_sum_groups(parties):

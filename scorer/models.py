@@ -112,6 +112,9 @@ class Evening(db.Model):  # type: ignore[name-defined,misc]
     players: Mapped[list[Player]] = relationship(
         back_populates="evening", order_by="Player.seat", cascade="all, delete-orphan"
     )
+    #: Who joined, left or was renamed between hands, in order (undone ones included).
+    seat_changes: Mapped[list[SeatChangeRecord]] = relationship(
+        order_by="SeatChangeRecord.id", cascade="all, delete-orphan")
     #: The hands in play, in order (an undone hand is kept but is not among them).
     hands: Mapped[list[Hand]] = relationship(
         primaryjoin=lambda: and_(Evening.id == foreign(Hand.evening_id), Hand.number > 0),
@@ -179,6 +182,25 @@ class HandVersion(db.Model):  # type: ignore[name-defined,misc]
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
     hand: Mapped[Hand] = relationship(back_populates="versions")
+
+
+class SeatChangeRecord(db.Model):  # type: ignore[name-defined,misc]
+    """A player joined (``kind`` "join": ``seat`` sits on the left of ``left_of``), left
+    ("leave") or was renamed ("rename": ``name`` is the name before) between hands,
+    before hand ``before_hand`` (see :class:`scorer.rules.SeatChange`). Seats are
+    :attr:`Player.seat`. Undoing it sets ``undone_at``; the row is kept."""
+
+    __tablename__ = "seat_change"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    evening_id: Mapped[int] = mapped_column(ForeignKey("evening.id"), index=True)
+    before_hand: Mapped[int]
+    kind: Mapped[str] = mapped_column(String(10))
+    seat: Mapped[int]
+    left_of: Mapped[int | None] = mapped_column(default=None)
+    name: Mapped[str] = mapped_column(String(40), default="", server_default="")
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    undone_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), default=None)
 
 
 class Submission(db.Model):  # type: ignore[name-defined,misc]

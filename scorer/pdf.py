@@ -33,7 +33,7 @@ from .models import Evening
 from .pdf_render import STATIC_BASE, StaticOnlyFetcher  # noqa: F401 - re-exported: the fetcher the child uses
 from .rules import RULES
 from .services import reading
-from .views.common import auction_of
+from .views.common import auction_of, seat_lines
 
 #: Seconds a render may take before the child is killed (config ``PDF_TIME_LIMIT``).
 #: A 300-hand evening (23 A4 pages) renders in about 10 s on the two-core machine the
@@ -271,6 +271,8 @@ def evening_pdf_html(evening: Evening, ledger: Ledger, paper: str = "a4") -> str
         party=lambda p: names[p] if isinstance(p, int) else (tr(pool_name) if pool_name else _("pool")).lower(),
         cited=sorted({rid for row in ledger.rows for rid in row.ruling.rule_ids if rid in RULES}, key=_rule_order),
         rules_appendix=_rules_appendix(evening, ledger),
+        seat_lines=seat_lines(ledger),
+        start_names=[names[s] for s in setup.seated_at_start],
     )
 
 

@@ -22,10 +22,21 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import selectinload
 
 from .codec import decode_hand, encode_hand
-from .evening_file import EveningFile
+from .evening_file import EveningFile, dump_seat_change
 from .ledger import HandError, Ledger, settle_evening
-from .models import WRITING, Change, Evening, Hand, HandVersion, Player, Submission, db, utcnow
-from .rules import EveningSetup, HandFacts, RulesError, Stake, Text, get_variant
+from .models import (
+    WRITING,
+    Change,
+    Evening,
+    Hand,
+    HandVersion,
+    Player,
+    SeatChangeRecord,
+    Submission,
+    db,
+    utcnow,
+)
+from .rules import EveningSetup, HandFacts, IllegalSetup, RulesError, SeatChange, Stake, Text, clean_text, get_variant
 from .zones import today_in, valid_zone
 
 
@@ -81,7 +92,8 @@ def get_evening(key: str, *, fresh: bool = False) -> Evening | None:
     if not valid_key(key):
         return None
     query = (sa.select(Evening).where(Evening.key == key)
-             .options(selectinload(Evening.players), selectinload(Evening.hands).selectinload(Hand.versions)))
+             .options(selectinload(Evening.players), selectinload(Evening.seat_changes),
+                      selectinload(Evening.hands).selectinload(Hand.versions)))
     if fresh:
         query = query.execution_options(populate_existing=True)
     return db.session.scalar(query)
@@ -204,15 +216,29 @@ def write(function: Any) -> Any:
     return wrapper
 
 
-def setup_of(evening: Evening) -> EveningSetup:
-    """The engine's view of an evening's set-up."""
+def seat_changes_of(evening: Evening) -> list[SeatChange]:
+    """The evening's seat changes in play (not undone), in order, as the engine's facts."""
+    return [SeatChange(r.before_hand, r.kind, r.seat, r.left_of, r.name)
+            for r in evening.seat_changes if r.undone_at is None]
+
+
+def setup_of(evening: Evening, changes: Sequence[SeatChange] | None = None) -> EveningSetup:
+    """The engine's view of an evening's set-up: every player who sits at the table during
+    the evening (by :attr:`~scorer.models.Player.seat`), those at the first deal ``seated``
+    (the others join by one of ``changes``, by default the evening's)."""
     stake = None if evening.stake_minor is None else Stake(evening.stake_minor, evening.currency)
+    first: dict[int, str] = {}
+    for change in seat_changes_of(evening) if changes is None else changes:
+        first.setdefault(change.seat, change.kind)
+    newcomers = {seat for seat, kind in first.items() if kind == "join"}
+    seated = tuple(p.seat for p in evening.players if p.seat not in newcomers)
     return EveningSetup(
         variant=evening.variant,
         players=tuple(p.name for p in evening.players),
         first_dealer=evening.first_dealer,
         options=dict(evening.options or {}),
         stake=stake,
+        seated=None if not newcomers else seated,
     )
 
 
@@ -229,7 +255,7 @@ def current_facts(evening: Evening) -> list[HandFacts]:
 
 def ledger_of(evening: Evening) -> Ledger:
     """Settle the evening from its current facts."""
-    return settle_evening(setup_of(evening), current_facts(evening))
+    return settle_evening(setup_of(evening), current_facts(evening), seat_changes_of(evening))
 
 
 def is_closed(evening: Evening, ledger: Ledger) -> bool:
@@ -422,7 +448,7 @@ def record_hand(evening: Evening, number: int, facts: HandFacts, *, device: str 
                              "saved.", number=number, expected=expected),
                            expected - 1)
     try:  # rule on the evening with the new hand in place: nothing is saved if it is refused
-        settle_evening(ledger.setup, current_facts(evening) + [facts])
+        settle_evening(ledger.setup, current_facts(evening) + [facts], seat_changes_of(evening))
     except HandError as error:
         raise error.error from None
     hand = Hand(evening_id=evening.id, number=number)
@@ -485,7 +511,7 @@ def correct_hand(evening: Evening, number: int, base_version: int, facts: HandFa
     # hands before it (the pool), so it is checked in place, not alone
     hands = [facts if h.number == number else old for h, old in zip(evening.hands, current_facts(evening))]
     try:
-        settle_evening(setup_of(evening), hands)
+        settle_evening(setup_of(evening), hands, seat_changes_of(evening))
     except HandError as error:
         raise error.error from None
     version = _version(base_version + 1, facts)
@@ -528,6 +554,9 @@ def undo_last_hand(evening: Evening, number: int, base_version: int, *, device: 
     if hand.number != number or hand.current.version != base_version or (hand_id is not None and hand.id != hand_id):
         raise HandConflict(Text("The last hand changed on another phone; nothing was undone. Here it is now."),
                            hand.number)
+    if any(c.before_hand > hand.number and c.kind != "rename" for c in seat_changes_of(evening)):
+        raise HandConflict(Text("Someone joined or left the table after hand {number}: undo that first.",
+                                number=hand.number), hand.number)
     before = facts_of(hand.current, len(evening.players))
     _bump(evening)  # under the row lock taken above: the hand checked is still the last
     hand.undone_number, hand.undone_at, hand.number = number, utcnow(), -hand.id
@@ -556,10 +585,10 @@ def change_settings(evening: Evening, base_revision: int, *, name: str, place: s
         raise HandConflict(Text("The table changed on another phone while you were editing; here it is now."), 0)
     old = setup_of(evening)
     new = get_variant(evening.variant).check_setup(dataclasses.replace(old, options=dict(options)))
-    hands = current_facts(evening)
+    hands, changes = current_facts(evening), seat_changes_of(evening)
     try:
-        settle_evening(new, hands)
-        if hands and settle_evening(new, hands[:-1]).end_reached:
+        settle_evening(new, hands, changes)
+        if hands and settle_evening(new, hands[:-1], [c for c in changes if c.before_hand < len(hands)]).end_reached:
             raise RulesError(Text("With these options the evening would have ended before hand {number}; "
                                "nothing was changed.", number=len(hands)))
     except HandError as error:
@@ -631,6 +660,9 @@ def import_evening(data: EveningFile, *, device: str = "", time_zone: str = "", 
     )
     if data.date:
         evening.played_on = date.fromisoformat(data.date)
+    for change in data.changes:
+        evening.seat_changes.append(SeatChangeRecord(before_hand=change.before_hand, kind=change.kind,
+                                                     seat=change.seat, left_of=change.left_of, name=change.name))
     for number, facts in enumerate(data.hands, start=1):
         hand = Hand(number=number)
         hand.versions.append(_version(1, normalise(facts)))
@@ -652,7 +684,32 @@ def export_evening(evening: Evening) -> EveningFile:
         place=evening.place or None,
         finished=evening.finished_at is not None,
         draw=list(evening.draw or ()),
+        changes=seat_changes_of(evening),
     )
+
+
+def last_in_group(group_id: int) -> Evening | None:
+    """The group's last evening (latest date, then latest started), players loaded, or ``None``."""
+    return db.session.scalar(
+        sa.select(Evening).where(Evening.group_id == group_id)
+        .order_by(Evening.played_on.desc(), Evening.id.desc()).limit(1)
+        .options(selectinload(Evening.players), selectinload(Evening.seat_changes),
+                 selectinload(Evening.hands).selectinload(Hand.versions)))
+
+
+def usual_table(evening: Evening) -> dict[str, Any]:
+    """What a new evening of the same group starts from (issue 12): the players seated at
+    the end of ``evening``, clockwise, its rule set, options and stake, as the new-evening
+    form's fields (``players``, ``opt_<key>``, ``scoring``, ``stake``, ``currency``)."""
+    ledger = ledger_of(evening)
+    names = [ledger.setup.players[s] for s in ledger.seated or range(ledger.setup.n)]
+    values: dict[str, Any] = {"players": names, "first_dealer": "0"}
+    options = evening.options or {}
+    values.update({f"opt_{k}": (v if isinstance(v, bool | int) else str(v)) for k, v in options.items()})
+    if evening.stake_minor is not None:
+        values.update(scoring="money", stake=f"{evening.stake_minor // 100}.{evening.stake_minor % 100:02d}",
+                      currency=evening.currency)
+    return values
 
 
 def evenings_by_keys(keys: Sequence[str]) -> list[Evening]:
@@ -663,3 +720,110 @@ def evenings_by_keys(keys: Sequence[str]) -> list[Evening]:
     found = {e.key: e for e in db.session.scalars(
         sa.select(Evening).where(Evening.key.in_(wanted)).options(selectinload(Evening.players)))}
     return [found[k] for k in wanted if k in found]
+
+
+def _seat_refusal(message: Text) -> IllegalSetup:
+    return IllegalSetup(message)
+
+
+@write
+def change_seats(evening: Evening, kind: str, *, name: str = "", seat: int | None = None,
+                 left_of: int | None = None, base_revision: int | None = None, device: str = "") -> SeatChange:
+    """Record, before the next hand, that a player joins (``name``, sitting on the left of
+    seat ``left_of``: a new name takes a new seat and starts at 0, the name of a player who
+    left brings them back with their total), leaves (``seat``, who keeps their total) or is
+    renamed (``seat`` is called ``name`` from now on; allowed at any time, also on a
+    finished evening). One transaction, logged in the history.
+
+    Raises :class:`HandConflict` when the table changed since ``base_revision``,
+    :class:`EveningFinished` for a join or leave on a finished evening, and
+    :class:`~scorer.rules.IllegalSetup` (nothing saved) for a name that is empty, too
+    long or taken, or a change the rules refuse (P-1, H-1, R-1, B-1: a seventh player).
+    """
+    evening = _lock(evening)
+    if base_revision is not None and evening.revision != base_revision:
+        raise HandConflict(Text("The table changed on another phone while you were editing; here it is now."), 0)
+    if kind != "rename" and evening.finished_at is not None:
+        raise EveningFinished(Text("This evening is finished: reopen it to change who is at the table."))
+    players = {p.seat: p for p in evening.players}
+    name = clean_text(name or "")
+    if kind != "leave" and not 1 <= len(name) <= 40:
+        raise _seat_refusal(Text("Give a name of 1 to 40 characters."))
+    same = next((p for p in evening.players if p.name.casefold() == name.casefold()), None) if name else None
+    before_hand = len(evening.hands) + 1
+    if kind == "join":
+        if same is not None and same.seat in ledger_of(evening).seated:
+            raise _seat_refusal(Text("{name} is already at the table.", name=same.name))
+        if same is None:
+            same = Player(seat=max(players) + 1, name=name)
+            evening.players.append(same)
+        change = SeatChange(before_hand, "join", same.seat, left_of)
+    elif kind == "leave" and seat in players:
+        change = SeatChange(before_hand, "leave", seat)
+    elif kind == "rename" and seat in players:
+        if same is not None and same.seat != seat:
+            raise _seat_refusal(Text("{name} is already a player at this table.", name=name))
+        change = SeatChange(before_hand, "rename", seat, name=players[seat].name)
+    else:
+        raise _seat_refusal(Text("That player is not one of the players."))
+    db.session.flush()
+    if change.kind != "rename":
+        try:
+            changes = seat_changes_of(evening) + [change]
+            settle_evening(setup_of(evening, changes), current_facts(evening), changes)
+        except HandError as error:
+            raise error.error from None
+    if kind == "rename":
+        if players[seat].name == name:
+            db.session.rollback()
+            return change
+        players[seat].name = name
+    evening.seat_changes.append(SeatChangeRecord(before_hand=before_hand, kind=change.kind, seat=change.seat,
+                                                 left_of=change.left_of, name=change.name))
+    _bump(evening)
+    names = tuple(p.name for p in evening.players)
+    db.session.add(Change(evening_id=evening.id, kind=kind, hand_number=before_hand, device=(device or "")[:40],
+                          after=dump_seat_change(change, names)))
+    db.session.commit()
+    return change
+
+
+@write
+def undo_seat_change(evening: Evening, change_id: int | None, *, device: str = "",
+                     base_revision: int | None = None) -> None:
+    """Undo the last change of seats (``change_id`` is its row, as the page showed it):
+    the row is kept, marked undone; a newcomer's seat is given up, a rename is reversed.
+
+    Raises :class:`HandConflict` (nothing changed) unless it is the last change of seats
+    still in play and no hand has been recorded after it (undo that hand first; a rename
+    can be undone at any time while it is the last), and :class:`EveningFinished`.
+    ``change_id`` ``None``: the last change, if the table is still at ``base_revision``."""
+    evening = _lock(evening)
+    if base_revision is not None and evening.revision != base_revision:
+        raise HandConflict(Text("The table changed on another phone while you were editing; here it is now."), 0)
+    if evening.finished_at is not None:
+        raise EveningFinished(Text("This evening is finished: reopen it to change who is at the table."))
+    live = [r for r in evening.seat_changes if r.undone_at is None]
+    record = live[-1] if live else None
+    if record is None or (change_id is not None and record.id != change_id) or (
+            record.kind != "rename" and record.before_hand != len(evening.hands) + 1):
+        raise HandConflict(Text("Only the last change of seats, with no hand after it, can be undone."), 0)
+    players = {p.seat: p for p in evening.players}
+    names = tuple(p.name for p in evening.players)
+    change = SeatChange(record.before_hand, record.kind, record.seat, record.left_of, record.name)
+    if record.kind == "rename":
+        taken = any(p.name.casefold() == record.name.casefold() for p in evening.players if p.seat != record.seat)
+        if taken:
+            raise _seat_refusal(Text("{name} is already a player at this table.", name=record.name))
+        players[record.seat].name = record.name
+    record.undone_at = utcnow()
+    if record.kind == "join" and not any(r.seat == record.seat for r in live[:-1]):
+        evening.players.remove(players[record.seat])  # a newcomer who never played: the seat is given up
+    try:
+        settle_evening(setup_of(evening), current_facts(evening), seat_changes_of(evening))
+    except HandError as error:
+        raise error.error from None
+    _bump(evening)
+    db.session.add(Change(evening_id=evening.id, kind="undo_seat", hand_number=record.before_hand,
+                          device=(device or "")[:40], before=dump_seat_change(change, names)))
+    db.session.commit()

@@ -26,8 +26,9 @@ def test_the_declared_levels_are_the_ones_agreed(app: Any) -> None:
     level = {r.endpoint: permission_of(app.view_functions[r.endpoint])[0] for r in _rules(app)}  # type: ignore[index]
     assert {e for e, lv in level.items() if lv == "score"} == {
         "hands.new_hand", "hands.edit_hand", "hands.override_hand", "hands.restore_version", "play.record_play",
-        "table.undo", "table.confirm_undo", "table.quick",
-        "api.new_hand", "api.correct", "api.restore", "api.override", "api.claims", "api.play", "api.undo"}
+        "table.undo", "table.confirm_undo", "table.quick", "table.seats",
+        "api.new_hand", "api.correct", "api.restore", "api.override", "api.claims", "api.play", "api.undo",
+        "api.seats", "api.undo_seats"}
     assert {e for e, lv in level.items() if lv == "manage" and not e.startswith("groups.")} == {
         "sheet.finish", "sheet.reopen", "sheet.confirm_finish", "table.settings", "table.revoke", "table.renew",
         "api.settings", "api.finish", "api.reopen"}

@@ -12,6 +12,7 @@ from .core import (
     N_,
     PASS,
     POOL,
+    SEAT_CHANGE_KINDS,
     Bid,
     Claim,
     EveningSetup,
@@ -24,6 +25,7 @@ from .core import (
     Result,
     RulesError,
     Ruling,
+    SeatChange,
     Stake,
     TableState,
     Text,
@@ -37,6 +39,7 @@ from .variants import VARIANTS, Variant, get_variant
 __all__ = [
     "BIDS", "CLAIM_KINDS", "Claim", "HERE", "PASS", "POOL", "TableState", "Bid", "EveningSetup", "HandFacts",
     "IllegalAuction", "IllegalFacts", "IllegalSetup", "Override", "Reason", "Result", "Ruling", "RulesError", "Stake",
+    "SEAT_CHANGE_KINDS", "SeatChange",
     "Text", "N_", "ntext", "listing", "clean_text", "RULES", "Rule", "rule",
     "VARIANTS", "Variant", "get_variant",
 ]

@@ -194,6 +194,9 @@ class EveningSetup:
     variant's options, already resolved (every key present); ``players`` names in
     seat order, clockwise (so "left of the dealer" is the next seat);
     ``first_dealer`` a seat index; ``stake`` ``None`` for a points-only evening.
+    ``seated``: the seats at the table for the first deal, clockwise, when some of
+    ``players`` only join later (:class:`SeatChange`); ``None`` means all of them, in
+    seat order.
     """
 
     variant: str
@@ -201,11 +204,41 @@ class EveningSetup:
     first_dealer: int = 0
     options: Mapping[str, Any] = field(default_factory=dict)
     stake: Stake | None = None
+    seated: tuple[int, ...] | None = None
 
     @property
     def n(self) -> int:
-        """Number of players."""
+        """Number of players (everyone who sits at the table during the evening)."""
         return len(self.players)
+
+    @property
+    def seated_at_start(self) -> tuple[int, ...]:
+        """The seats at the table for the first deal, clockwise."""
+        return tuple(range(self.n)) if self.seated is None else self.seated
+
+
+#: The kinds of :class:`SeatChange`.
+SEAT_CHANGE_KINDS = ("join", "leave", "rename")
+
+
+@dataclass(frozen=True)
+class SeatChange:
+    """Who sits at the table changes between hands (issue 12, "People come and go").
+
+    ``before_hand``: the hand it comes before (1-based: ``9`` is "before hand 9", after
+    the 8 hands played so far). ``kind``: ``"join"`` (``seat`` takes a place at the
+    table, on the left of the seated player ``left_of``, and plays from the next hand;
+    a newcomer starts at 0, a player who comes back keeps their total), ``"leave"``
+    (``seat`` stops playing and keeps their total) or ``"rename"`` (``name`` is the name
+    ``seat`` had until then: the engine ignores it, names are the set-up's). Seats are
+    indices into :attr:`EveningSetup.players`.
+    """
+
+    before_hand: int
+    kind: str
+    seat: int
+    left_of: int | None = None
+    name: str = ""
 
 
 CLAIM_KINDS = ("revoke", "wrong_cards", "out_of_turn")

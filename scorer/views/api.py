@@ -19,10 +19,10 @@ from flask_babel import gettext
 from .. import access, services
 from ..access import permission
 from ..codec import encode_hand
-from ..evening_file import EveningFileError, check_hand, read_hand, seat_reader
+from ..evening_file import EveningFileError, check_hand, dump_seat_change, read_hand, seat_reader
 from ..extensions import csrf
 from ..i18n import error_text
-from ..ledger import Ledger
+from ..ledger import Ledger, table_ledger
 from ..models import Evening, Hand, db
 from ..rules import HandFacts, RulesError, Text, clean_text
 from ..rules.play import PlayState
@@ -139,12 +139,12 @@ def _token(body: dict[str, Any]) -> str:
     return token
 
 
-def _facts(data: Any, ledger: Ledger, dealer: int) -> HandFacts:
+def _facts(data: Any, ledger: Ledger, dealer: int, seated: tuple[int, ...] = ()) -> HandFacts:
     """A hand dict with names (the evening file's hand) as facts; ``dealer`` when it names none."""
     if not isinstance(data, dict):
         raise Refused(gettext("facts must be a JSON object (a hand as in the evening file)."))
     if "lone_bid" in data:
-        data = _lone_bid(data, ledger, dealer)
+        data = _lone_bid(data, ledger, dealer, seated or ledger.seated)
     check_hand(data, "facts")
     try:
         return read_hand(data, ledger.setup.players, dealer=dealer, where="facts")
@@ -152,11 +152,12 @@ def _facts(data: Any, ledger: Ledger, dealer: int) -> HandFacts:
         raise Refused(str(error)[:160]) from None
 
 
-def _lone_bid(data: dict[str, Any], ledger: Ledger, dealer: int) -> dict[str, Any]:
+def _lone_bid(data: dict[str, Any], ledger: Ledger, dealer: int, seated: tuple[int, ...]) -> dict[str, Any]:
     """The common hand as quick entry sends it (``"lone_bid": {"declarer", "contract"}``,
     both ``null`` when everyone passed) made into the evening file's hand: the auction
     is the variant's own (:meth:`Variant.lone_bid_auction`: the declarer's bid, everyone
-    else passing, in the variant's speaking order from ``dealer`` or the hand's dealer)."""
+    else passing, in the variant's speaking order from ``dealer`` or the hand's dealer,
+    among the players ``seated`` for the hand)."""
     lone = data["lone_bid"]
     if ("auction" in data or not isinstance(lone, dict) or set(lone) - {"declarer", "contract"}
             or (lone.get("declarer") is None) != (lone.get("contract") is None)
@@ -168,7 +169,13 @@ def _lone_bid(data: dict[str, Any], ledger: Ledger, dealer: int) -> dict[str, An
     if "dealer" in data:
         dealer = seat_of(data["dealer"], "facts.dealer")
     declarer = None if lone.get("declarer") is None else seat_of(lone["declarer"], "facts.lone_bid.declarer")
-    auction = ledger.variant.lone_bid_auction(ledger.setup, dealer, declarer, lone.get("contract"))
+    table = table_ledger(ledger, seated)
+    local = {seat: i for i, seat in enumerate(seated or range(ledger.setup.n))}
+    for seat in (dealer, declarer):
+        if seat is not None and seat not in local:
+            raise Refused(gettext("%(name)s is not at the table for this hand.", name=names[seat]))
+    auction = ledger.variant.lone_bid_auction(table.setup, local[dealer],
+                                              None if declarer is None else local[declarer], lone.get("contract"))
     hand = {k: v for k, v in data.items() if k != "lone_bid"}
     hand.update(dealer=names[dealer], auction=list(auction))
     return hand
@@ -190,6 +197,8 @@ def state_of(evening: Evening, ledger: Ledger | None = None) -> dict[str, Any]:
             "variant": evening.variant, "name": evening.name, "place": evening.place,
             "options": dict(evening.options or {}), "hands": [hand_of(h, ledger) for h in evening.hands],
             "totals": _totals(ledger), "next_dealer": names[ledger.next_dealer],
+            "seated": [names[s] for s in ledger.seated],
+            "seats": [dump_seat_change(c, names) for c in ledger.changes],
             "closed": services.is_closed(evening, ledger)}
 
 
@@ -295,7 +304,8 @@ def new_hand(key: str) -> Any:
 @permission("score")
 def correct(key: str, hand_id: int) -> Any:
     body, evening, ledger, hand, base, token = _correction(key, hand_id, "correct")
-    facts = _facts(body.get("facts"), ledger, ledger.rows[hand.number - 1].facts.dealer)
+    row = ledger.rows[hand.number - 1]
+    facts = _facts(body.get("facts"), ledger, row.facts.dealer, row.seated)
     return _correct(evening, hand, base, facts, token, "correct")
 
 
@@ -398,3 +408,55 @@ def finish(key: str) -> Any:
 @permission("manage")
 def reopen(key: str) -> Any:
     return _set_finished(key, False)
+
+
+# --------------------------------------------------------------------------- people come and go
+def _seated_answer(key: str, change: dict[str, Any] | None, status: int) -> Any:
+    evening = _evening(key, fresh=True)
+    ledger = services.ledger_of(evening)
+    names = ledger.setup.players
+    out: dict[str, Any] = {"revision": evening.revision, "seated": [names[s] for s in ledger.seated],
+                           "next_dealer": names[ledger.next_dealer], "totals": _totals(ledger)}
+    if change is not None:
+        out["change"] = change
+    return jsonify(out), status
+
+
+@bp.post("/e/<key>/seats")
+@permission("score")
+def seats(key: str) -> Any:
+    """A player joins (``{"join": name, "left_of": name}``), leaves (``{"leave": name}``) or is
+    renamed (``{"rename": name, "to": new name}``) before the next hand; ``revision`` is the
+    table's revision the client saw."""
+    body = _body()
+    revision = _int(body, "revision")
+    evening = _evening(key)
+    names = [p.name for p in evening.players]
+    seat_of = seat_reader(names)
+    kinds = [k for k in ("join", "leave", "rename") if k in body]
+    if len(kinds) != 1:
+        raise Refused(gettext("Send one of join (with left_of), leave or rename (with to)."))
+    kind = kinds[0]
+    if kind == "join":
+        change = services.change_seats(evening, "join", name=_text(body, "join", "", 40),
+                                       left_of=seat_of(body.get("left_of"), "left_of"), base_revision=revision,
+                                       device=access.device_name())
+    elif kind == "leave":
+        change = services.change_seats(evening, "leave", seat=seat_of(body.get("leave"), "leave"),
+                                       base_revision=revision, device=access.device_name())
+    else:
+        change = services.change_seats(evening, "rename", seat=seat_of(body.get("rename"), "rename"),
+                                       name=_text(body, "to", "", 40), base_revision=revision,
+                                       device=access.device_name())
+    fresh = _evening(key, fresh=True)
+    return _seated_answer(key, dump_seat_change(change, [p.name for p in fresh.players]), 201)
+
+
+@bp.post("/e/<key>/seats/undo")
+@permission("score")
+def undo_seats(key: str) -> Any:
+    """Undo the last change of seats (it must have no hand after it, unless it is a rename)."""
+    body = _body()
+    revision = _int(body, "revision")
+    services.undo_seat_change(_evening(key), None, base_revision=revision, device=access.device_name())
+    return _seated_answer(key, None, 200)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
@@ -21,9 +22,10 @@ from markupsafe import Markup
 
 from .. import access, groups, i18n, lan, services
 from ..cache import RevisionCache
+from ..evening_file import dump_seat_change
 from ..forms import error_messages
 from ..i18n import error_text, tr
-from ..ledger import Ledger, LedgerRow
+from ..ledger import Ledger, LedgerRow, table_ledger, to_table
 from ..models import Evening
 from ..rules import BIDS, HERE, PASS, RULES, VARIANTS, HandFacts, Result, RulesError
 from ..rules.play import PlayRules
@@ -48,8 +50,32 @@ def bdi_filter(name: str) -> Markup:
 @bp.app_context_processor
 def helpers() -> dict[str, Any]:
     return {"signed": signed, "citation": citation, "rule_source": rule_source, "result_label": result_label,
-            "error_messages": error_messages, "is_scorer": access.is_scorer, "device_name": access.device_name,
-            "book_title": book_title}
+            "error_messages": error_messages,
+            "is_scorer": access.is_scorer, "device_name": access.device_name, "book_title": book_title,
+            "seat_change_text": seat_change_text}
+
+
+def seat_change_text(item: Mapping[str, Any]) -> str:
+    """A change of seats in the evening file's form (``{"before_hand": 9, "join": "Eve",
+    "left_of": "Bob"}``, ``leave``, ``rename``/``from``) as one line in the phone's
+    language: "Eve joined before hand 9, on Bob's left" (issue 12)."""
+    number = item.get("before_hand", 0)
+    if "join" in item:
+        return gettext("%(name)s joined before hand %(n)s, sitting on the left of %(left)s", name=item["join"],
+                       n=number, left=item.get("left_of", ""))
+    if "leave" in item:
+        return gettext("%(name)s left before hand %(n)s", name=item["leave"], n=number)
+    return gettext("%(old)s is now called %(name)s (before hand %(n)s)", old=item.get("from", ""),
+                   name=item.get("rename", ""), n=number)
+
+
+def seat_lines(ledger: Ledger) -> dict[int, list[str]]:
+    """The ledger's changes of seats as lines of text by the hand they come before."""
+    lines: dict[int, list[str]] = {}
+    for change in ledger.changes:
+        lines.setdefault(change.before_hand, []).append(
+            seat_change_text(dump_seat_change(change, ledger.setup.players)))
+    return lines
 
 
 _OLD_SESSION_KEYS = ("scorer_of", "seen", "pin_fails", "device", "device_tag")
@@ -243,7 +269,9 @@ def save_new_hand(evening: Evening, number: int, facts: HandFacts, token: str | 
 def play_rules(ledger: Ledger, row: LedgerRow) -> PlayRules:
     """How the record of play of hand ``row`` is read (its declarer, contract, the
     variant's pack and trump rules, and the cards a player held after an upheld
-    wrong-cards claim). The hand must have a declarer."""
+    wrong-cards claim). The hand must have a declarer. Seats are those of the table that
+    played the hand (:func:`table_row`: the players seated for it, ``0…``)."""
+    ledger, row = table_row(ledger, row)
     setup, variant, r = ledger.setup, ledger.variant, row.ruling
     assert r.declarer is not None and r.contract is not None
     held = {c.accused: c.cards_held for c in row.facts.claims
@@ -251,6 +279,27 @@ def play_rules(ledger: Ledger, row: LedgerRow) -> PlayRules:
     return PlayRules(setup.n, r.declarer, r.contract.tricks, pack_size=variant.pack_size,
                      named_trump=row.facts.trump if variant.names_trump else None, must_trump=variant.must_trump,
                      misere=r.contract.id == "misere", held=held)
+
+
+def table_row(ledger: Ledger, row: LedgerRow) -> tuple[Ledger, LedgerRow]:
+    """The ledger and hand ``row`` as the table that played it sees them (issue 12): only
+    the players seated for it, numbered ``0…`` clockwise (:func:`~scorer.ledger.table_ledger`);
+    both unchanged when everyone was seated."""
+    seated = row.seated or tuple(range(ledger.setup.n))
+    if seated == tuple(range(ledger.setup.n)):
+        return ledger, row
+    local = {seat: i for i, seat in enumerate(seated)}
+    facts = to_table(row.facts, seated, ledger.setup.players)
+    r = row.ruling
+    ruling = dataclasses.replace(
+        r, dealer=local[r.dealer], declarer=None if r.declarer is None else local[r.declarer],
+        units=tuple(r.units[s] for s in seated),
+        claims=tuple(dataclasses.replace(c, accused=local[c.accused], by=None if c.by is None else local[c.by])
+                     for c in r.claims),
+        next_dealer=local.get(r.next_dealer, 0),
+        overruled=None if r.overruled is None else (tuple(r.overruled[0][s] for s in seated), r.overruled[1]))
+    return table_ledger(ledger, seated), dataclasses.replace(
+        row, facts=facts, ruling=ruling, totals=tuple(row.totals[s] for s in seated), seated=tuple(local.values()))
 
 
 def with_record(row: LedgerRow, tricks: tuple[tuple[str, ...], ...]) -> HandFacts:
@@ -289,6 +338,11 @@ class Call:
 def auction_of(ledger: Ledger, row: LedgerRow) -> list[Call]:
     """The calls of a hand with the player who made each, eldest hand first."""
     setup = ledger.setup
+    if row.seated and row.seated != tuple(range(setup.n)):  # the table of that hand (issue 12)
+        local = table_ledger(ledger, row.seated)
+        facts = to_table(row.facts, row.seated, setup.players)
+        return [Call(local.setup.players[seat], call)
+                for seat, call in zip(ledger.variant.speakers(local.setup, facts), facts.auction)]
     seats = ledger.variant.speakers(setup, row.facts)
     return [Call(setup.players[seat], call) for seat, call in zip(seats, row.facts.auction)]
 

@@ -91,6 +91,7 @@ def _page(group: Group, *, status: int = 200, add_form: AddEveningForm | None = 
         "group.html", group=group, season=season, fragment=fragment, add_form=add_form or AddEveningForm(formdata=None),
         merge_form=merge_form, action=ItemForm(formdata=None), errors=errors or {},
         merges=[(a, season.spelling(a.alias), season.spelling(a.canonical)) for a in group.aliases],
+        last=services.last_in_group(group.id),
     ), status
 
 

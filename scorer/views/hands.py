@@ -16,7 +16,7 @@ from ..access import permission
 from ..codec import decode_hand, encode_hand
 from ..forms import ActionForm, HandFormBase, error_messages, hand_form_for, override_form_for
 from ..i18n import error_text, tr
-from ..ledger import Ledger
+from ..ledger import Ledger, table_ledger, to_evening, to_table
 from ..models import Evening
 from ..rules import HERE, RULES, HandFacts, Override, RulesError
 from ..rules.auction import AuctionState
@@ -116,9 +116,10 @@ def _auction_step(evening: Evening, ledger: Ledger, form: Any, *, number: int, e
 @bp.route("/e/<key>/hand", methods=["GET", "POST"])
 @permission("score")
 def new_hand(key: str) -> Any:
-    evening, ledger = load_evening(key)
+    evening, full = load_evening(key)
+    ledger = table_ledger(full)  # the players seated now, seats 0… among them (issue 12)
     number = len(ledger.rows) + 1
-    if services.is_closed(evening, ledger):
+    if services.is_closed(evening, full):
         flash(gettext("This evening is finished: no more hands can be recorded."))
         return redirect(url_for("sheet.scoresheet", key=key))
     if request.method == "GET":
@@ -133,7 +134,8 @@ def new_hand(key: str) -> Any:
         if posted is None or not 1 <= posted <= 100_000:
             form.form_errors.append(gettext("This form is missing its hand number; reload the page."))
         else:
-            saved = save_new_hand(evening, posted, _facts_from(form, ledger), form.token.data, form)
+            facts = to_evening(_facts_from(form, ledger), full.seated, full.setup.n)
+            saved = save_new_hand(evening, posted, facts, form.token.data, form)
             if saved is not None:
                 return saved
     return _hand_page(evening, ledger, form, number=number, editing=False, status=422)
@@ -244,8 +246,11 @@ def restore_version(key: str, number: int, version: int) -> Any:
 @bp.route("/e/<key>/hand/<int:number>/edit", methods=["GET", "POST"])
 @permission("score")
 def edit_hand(key: str, number: int) -> Any:
-    evening, ledger = load_evening(key)
-    row = row_of(ledger, number)
+    evening, full = load_evening(key)
+    row = row_of(full, number)
+    seated = row.seated or tuple(range(full.setup.n))
+    ledger = table_ledger(full, seated)  # the players seated for that hand (issue 12)
+    row = dataclasses.replace(row, facts=to_table(row.facts, seated, full.setup.players))
     record = evening.hands[number - 1]
     if evening.finished_at is not None:
         flash(gettext("This evening is finished: reopen it to correct a hand."))
@@ -265,7 +270,8 @@ def edit_hand(key: str, number: int) -> Any:
             form.form_errors.append(gettext("This form is missing its version; reload the page."))
         else:
             try:
-                services.correct_hand(evening, number, base, _facts_from(form, ledger, row.facts),
+                services.correct_hand(evening, number, base,
+                                      to_evening(_facts_from(form, ledger, row.facts), seated, full.setup.n),
                                       device=access.device_name(), token=form.token.data or None,
                                       hand_id=form.int_or_none(form.hand_id))
             except (services.AlreadySaved, services.HandConflict, services.EveningFinished) as error:

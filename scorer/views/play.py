@@ -15,7 +15,7 @@ from ..i18n import error_text
 from ..rules import RulesError
 from ..rules.cards import RANKS_36, RANKS_52, SUITS
 from ..rules.play import PlayState
-from .common import load_evening, play_rules, posted_int, row_of, with_record
+from .common import load_evening, play_rules, posted_int, row_of, table_row, with_record
 
 bp = Blueprint("play", __name__)
 
@@ -75,6 +75,7 @@ def record_play(key: str, number: int) -> Any:
     reading = state.reading
     form.record.data = "|".join(" ".join(t) for t in state.tricks)
     ranks = RANKS_36 if variant.pack_size == 36 else RANKS_52
+    ledger, row = table_row(ledger, row)  # the names of the table that played it (issue 12)
     return render_template(
         "play.html", evening=evening, ledger=ledger, row=row, form=form, tricks=state.tricks, reading=reading,
         error=error, to_play=state.next_to_play, played=state.played, ranks=ranks, suits=SUITS,

@@ -33,6 +33,7 @@ from .common import (
     pdf_cache,
     pdf_failures,
     result_label,
+    seat_lines,
     sheet_cache,
 )
 
@@ -45,7 +46,8 @@ def _render_sheet(evening: Evening, ledger: Ledger) -> tuple[str, bool, Markup]:
         render_template(
             "_sheet.html", evening=evening, ledger=ledger, closed=services.is_closed(evening, ledger),
             settle=None if ledger.variant.points_only else settle_up(ledger),
-            stats=statistics(ledger),
+            stats=statistics(ledger), seat_lines=seat_lines(ledger),
+            start_names=[ledger.setup.players[s] for s in ledger.setup.seated_at_start],
             party=lambda p: names[p] if isinstance(p, int) else (ledger.variant.pool_name(ledger.setup.options)
                                                                  or "pool"),
         )

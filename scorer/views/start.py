@@ -80,6 +80,9 @@ def new_evening(variant_id: str) -> Any:
         abort(404)
     group = _group_arg()  # the form posts back to this URL, ?group=… included
     form = evening_form_for(variant)
+    last = services.last_in_group(group.id) if group is not None and request.method == "GET" else None
+    if last is not None and last.variant == variant.id:  # the group's usual table (issue 12)
+        form = evening_form_for(variant, formdata=None, **services.usual_table(last))
     if request.method == "GET":
         form.token.data = secrets.token_urlsafe(16)
     if form.validate_on_submit():

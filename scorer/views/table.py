@@ -18,10 +18,12 @@ from flask_babel import gettext as _
 
 from .. import access, services
 from ..access import permission
+from ..evening_file import dump_seat_change
 from ..forms import ActionForm, DeviceForm, PinForm, is_number, quick_form_for, settings_form_for
 from ..i18n import error_text, safe_next
-from ..rules import HandFacts, IllegalSetup, RulesError, get_variant
-from .common import call_label, external_url, lan_host, posted_int, save_new_hand, signed
+from ..ledger import table_ledger, to_evening
+from ..rules import HandFacts, IllegalSetup, RulesError, SeatChange, get_variant
+from .common import call_label, external_url, lan_host, posted_int, save_new_hand, seat_change_text, signed
 
 bp = Blueprint("table", __name__)
 
@@ -183,6 +185,64 @@ def settings(key: str) -> Any:
     return render_template("settings.html", evening=evening, variant=variant, form=form), 422
 
 
+@bp.route("/e/<key>/seats", methods=["GET", "POST"])
+@permission("score")
+def seats(key: str) -> Any:
+    """Players come and go (issue 12): between hands a player joins (at a chosen place,
+    starting at 0), leaves (keeping their total) or is renamed; the last change of seats
+    can be undone. Each is one change in the history."""
+    evening = _evening(key)
+    form = ActionForm()
+    status = 200
+    errors: list[str] = []
+    if request.method == "POST":
+        if form.validate_on_submit():
+            message = _seat_post(evening, errors)
+            if message is not None:
+                flash(message)
+                return redirect(url_for("sheet.scoresheet", key=key))
+        else:
+            errors.append(_("Nothing was saved: reload the page and try again."))
+        status = 422
+        evening = _evening(key)
+    ledger = services.ledger_of(evening)
+    live = [r for r in evening.seat_changes if r.undone_at is None]
+    last = live[-1] if live and (live[-1].kind == "rename" or live[-1].before_hand == len(ledger.rows) + 1) else None
+    undo_text = None
+    if last is not None:
+        undo_text = seat_change_text(dump_seat_change(
+            SeatChange(last.before_hand, last.kind, last.seat, last.left_of, last.name), ledger.setup.players))
+    form.form_errors = errors
+    return render_template("seats.html", evening=evening, ledger=ledger, form=form, last=last, undo_text=undo_text,
+                           closed=evening.finished_at is not None, number=len(ledger.rows) + 1,
+                           name=request.form.get("name", "")[:40] if status != 200 else ""), status
+
+
+def _seat_post(evening: Any, errors: list[str]) -> str | None:
+    """Carry out the posted change of seats; its message, or ``None`` with ``errors`` filled."""
+    action = request.form.get("action", "")
+    seat = posted_int("seat")
+    left_of = posted_int("left_of")
+    revision = posted_int("revision")
+    try:
+        if action == "undo":
+            services.undo_seat_change(evening, posted_int("change_id") or 0, device=access.device_name())
+            return _("The last change of seats is undone. It is kept in the history.")
+        if action not in ("join", "leave", "rename"):
+            errors.append(_("Nothing was saved: reload the page and try again."))
+            return None
+        change = services.change_seats(evening, action, name=request.form.get("name", "")[:200], seat=seat,
+                                       left_of=left_of, base_revision=revision, device=access.device_name())
+    except (services.HandConflict, services.EveningFinished) as error:
+        errors.append(error_text(error))
+        return None
+    except RulesError as error:
+        errors.append(error_text(error))
+        return None
+    evening = _evening(evening.key)
+    return seat_change_text(dump_seat_change(change, tuple(p.name for p in evening.players)))
+
+
 @bp.get("/e/<key>/revision")
 @permission("view")
 def revision(key: str) -> Response:
@@ -213,10 +273,16 @@ def big(key: str) -> str:
 def history(key: str) -> str:
     """Every change to the table, newest first: when, which phone, before and after."""
     evening = _evening(key)
-    setup = services.setup_of(evening)
-    variant = get_variant(evening.variant)
+    ledger = services.ledger_of(evening)
+    variant = ledger.variant
+
+    def table_of(number: int | None) -> Any:  # the players seated for that hand (issue 12)
+        rows = ledger.rows
+        seated = rows[number - 1].seated if number and 0 < number <= len(rows) else ledger.seated
+        return table_ledger(ledger, seated).setup
+
     return render_template("history.html", evening=evening, changes=services.history(evening),
-                           said=lambda hand: named_auction(variant, setup, hand),
+                           said=lambda hand, number=None: named_auction(variant, table_of(number), hand),
                            option_changes=lambda change: option_changes(variant, change))
 
 
@@ -294,10 +360,11 @@ def quick(key: str) -> Any:
     """Quick entry: declarer, contract (and trump where named), then one tap on the
     declarer's tricks saves the hand. Misdeal and all-pass are one tap each."""
     evening = _evening(key)
-    ledger = services.ledger_of(evening)
+    full = services.ledger_of(evening)
+    ledger = table_ledger(full)  # the players seated now, seats 0… among them (issue 12)
     setup, variant = ledger.setup, ledger.variant
     number = len(ledger.rows) + 1
-    if services.is_closed(evening, ledger):
+    if services.is_closed(evening, full):
         flash(_("This evening is finished: no more hands can be recorded."))
         return redirect(url_for("sheet.scoresheet", key=key))
     ladder = variant.ladder(setup.options)
@@ -314,6 +381,7 @@ def quick(key: str) -> Any:
         else:
             facts = _quick_facts(form, ledger, dealer, errors)
             if facts is not None:
+                facts = to_evening(facts, full.seated, full.setup.n)
                 saved = save_new_hand(evening, int(posted), facts, form.token.data, form)
                 if saved is not None:
                     return saved

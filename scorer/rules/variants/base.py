@@ -125,25 +125,33 @@ class Variant:
         not seated, or a bad option.
         """
         n = setup.n
-        if not self.min_players <= n <= self.max_players:
-            raise IllegalSetup(
-                Text("{name} is for {low} to {high} players, not {n}.", name=self.name, low=self.min_players,
-                     high=self.max_players, n=n),
-                self.rule_players,
-            )
+        seated = setup.seated_at_start
+        self.check_count(len(seated))
         players = tuple(clean_text(p) for p in setup.players)
         folded = [p.casefold() for p in players]
         if any(not p for p in folded):
             raise IllegalSetup(Text("Every player needs a name."))
         if len(set(folded)) != n:
             raise IllegalSetup(Text("Two players have the same name; give each a different one."))
-        if not 0 <= setup.first_dealer < n:
+        if sorted(set(seated)) != sorted(seated) or not all(0 <= s < n for s in seated):
+            raise IllegalSetup(Text("Each player is seated once."))
+        if setup.first_dealer not in seated:
             raise IllegalSetup(Text("The first dealer must be one of the players."))
         options = resolve_options(self.option_specs, setup.options)
         if self.points_only and setup.stake is not None:
             raise IllegalSetup(Text("{name} is scored in points; it has no money stake.", name=self.name),
                                self.rule_settle)
-        return EveningSetup(setup.variant, players, setup.first_dealer, options, setup.stake)
+        return EveningSetup(setup.variant, players, setup.first_dealer, options, setup.stake, setup.seated)
+
+    def check_count(self, n: int) -> None:
+        """Raise :class:`IllegalSetup` (citing ``rule_players``: P-1, H-1, R-1, B-1) unless
+        ``n`` players may play a hand of this variant."""
+        if not self.min_players <= n <= self.max_players:
+            raise IllegalSetup(
+                Text("{name} is for {low} to {high} players, not {n}.", name=self.name, low=self.min_players,
+                     high=self.max_players, n=n),
+                self.rule_players,
+            )
 
     def dealer_by_draw(self, drawn: Sequence[str]) -> tuple[int, Reason]:
         """The first dealer from the cards the players drew, one per seat in seat
