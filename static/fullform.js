@@ -129,15 +129,7 @@
       var number = box.numberFor(form, entries);
       var shown = Number(form.getAttribute("data-number"));
       if (number === shown) return;
-      var dealer = Number(checked(form, "dealer"));
-      var undone = false;
-      var passes = number - shown;  // hands saved since this page was kept, or waiting: the deal passes left
-      entries.forEach(function (e) {
-        if (e.table !== table || e.state !== "waiting" || e.quiet) return;
-        if (e.kind === "undo") undone = true;
-        var facts = (e.body && e.body.facts) || e.facts || {};
-        if ((e.kind || "hand") === "hand" && e.number >= shown && facts.misdeal) passes -= 1;  // the same dealer again
-      });
+      var seat = box.dealerFor(table, shown, Number(checked(form, "dealer")), names.length, entries, number);
       var title = form.parentNode.querySelector("h1");
       if (title) title.textContent = fill(say("hand"), "n", String(number));
       Array.prototype.forEach.call(form.querySelectorAll("button[name=save]"), function (b) {  // "Save hand N"
@@ -145,8 +137,7 @@
       });
       var line = form.parentNode.querySelector("p.next");
       if (line) line.hidden = true;  // the speaking-order marks are the kept page's
-      if (undone) return;
-      var seat = (((dealer + passes) % names.length) + names.length) % names.length;
+      if (seat === null) return;
       var radio = form.querySelector("input[name=dealer][value='" + seat + "']");
       if (radio) radio.checked = true;
     }).catch(noop);

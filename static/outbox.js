@@ -329,6 +329,21 @@
     return Array.prototype.map.call(bytes, function (b) { return ("0" + b.toString(16)).slice(-2); }).join("");
   }
 
+  // who deals hand `number`, from a page made for hand `shown` dealt by `dealer`: the deal
+  // passes left after each hand, but not after a misdeal (as the engine's rulings say);
+  // null when an undo waits (who deals is then the server's to say)
+  function dealerFor(table, shown, dealer, n, entries, number) {
+    var passes = number - shown;
+    var undone = false;
+    entries.forEach(function (e) {
+      if (e.table !== table || e.state !== "waiting" || e.quiet) return;
+      if (e.kind === "undo") undone = true;
+      var facts = (e.body && e.body.facts) || e.facts || {};
+      if ((e.kind || "hand") === "hand" && e.number >= shown && e.number < number && facts.misdeal) passes -= 1;
+    });
+    return undone ? null : (((dealer + passes) % n) + n) % n;
+  }
+
   // the number of the hand being entered: the newest the server said, after what waits
   function numberFor(form, entries) {
     var table = form.getAttribute("data-outbox") || form.getAttribute("data-full-form");
@@ -363,8 +378,14 @@
       if (number !== Number(form.getAttribute("data-number"))) {
         var title = document.querySelector("[data-hand-title]");
         if (title) title.textContent = fill(title.getAttribute("data-hand-title"), "n", String(number));
-        var dealer = document.querySelector("[data-dealer-line]");
-        if (dealer) dealer.hidden = true;  // who deals it is the server's to say when it arrives
+        var line = document.querySelector("[data-dealer-line]");
+        if (!line) return;
+        var players = JSON.parse(line.getAttribute("data-players") || "[]");
+        var seat = dealerFor(table, Number(form.getAttribute("data-number")), Number(line.getAttribute("data-dealer")),
+                             players.length, entries, number);
+        if (seat === null) { line.hidden = true; return; }  // the server says who deals when it arrives
+        line.textContent = fill(fill(line.getAttribute("data-dealer-template"), "dealer", players[seat]),
+                                "eldest", players[(seat + 1) % players.length]);
       }
     }).catch(function () { /* shown as the server sent it */ });
 
@@ -440,7 +461,7 @@
   // is now: undefined when sent and saved, else with its state ("waiting", "refused")
   window.napOutbox = {
     all: all, remove: remove, drain: drain, token: token, say: say, fill: fill, leaveNote: leaveNote,
-    numberFor: numberFor, showError: showError, labelOf: labelOf,
+    numberFor: numberFor, dealerFor: dealerFor, showError: showError, labelOf: labelOf,
     waiting: function (table) { return waitingBy[table] || 0; },
     queue: function (entry) {
       entry.state = "waiting";

@@ -190,19 +190,28 @@ def test_a_double_tap_offline_sends_once(browser: Any, site: tuple[Any, str]) ->
         # online, the form posts as always; its backup in the outbox (the same token) saves nothing twice
         _quick_offline(a, "Cat", "Three", 4, double=True)
         assert "Hand 2 saved" in a.content()
-        a.wait_for_function(COUNT_IS_ZERO, timeout=60000)
+        assert a.evaluate(OUTBOX_EMPTIED)
         assert _hands(app, key) == [(1, 1, 3), (2, 2, 4)]
     finally:
         ctx.close()
 
 
-COUNT_IS_ZERO = """() => new Promise(resolve => {
-  const open = indexedDB.open("nap-outbox", 1);
-  open.onsuccess = () => {
-    const req = open.result.transaction("outbox").objectStore("outbox").count();
-    req.onsuccess = () => { open.result.close(); resolve(req.result === 0); };
-  };
-})"""
+#: true once the outbox (IndexedDB) is empty, false if it is not within 60 s; page.evaluate
+#: awaits it (wait_for_function would take the promise itself for a true value)
+OUTBOX_EMPTIED = """async () => {
+  const count = () => new Promise(resolve => {
+    const open = indexedDB.open("nap-outbox", 1);
+    open.onsuccess = () => {
+      const req = open.result.transaction("outbox").objectStore("outbox").count();
+      req.onsuccess = () => { open.result.close(); resolve(req.result); };
+    };
+  });
+  for (let i = 0; i < 600; i++) {
+    if (await count() === 0) return true;
+    await new Promise(resolve => setTimeout(resolve, 100));
+  }
+  return false;
+}"""
 
 QUEUE = """([api, table, n]) => new Promise((resolve, reject) => {
   const open = indexedDB.open("nap-outbox", 1);
@@ -220,8 +229,8 @@ QUEUE = """([api, table, n]) => new Promise((resolve, reject) => {
 })"""
 
 
-def test_twenty_queued_hands_drain_in_order_and_how_long_it_takes(browser: Any, site: tuple[Any, str],
-                                                                  capsys: Any) -> None:
+def test_twenty_queued_hands_drain_in_order(browser: Any, site: tuple[Any, str]) -> None:
+    """How long it takes is benchmarks/outbox_drain.py's to say (against online saves)."""
     app, base = site
     ctx, a = _phone(browser)
     try:
@@ -237,16 +246,11 @@ def test_twenty_queued_hands_drain_in_order_and_how_long_it_takes(browser: Any, 
         a.evaluate(QUEUE, [f"/api/e/{key}/hands", key, 20])
         a.reload()
         a.locator(".outbox-entry.waiting").nth(19).wait_for(timeout=60000)
-        started = time.perf_counter()
         ctx.set_offline(False)
         a.wait_for_function("() => document.querySelectorAll('.outbox-entry').length === 0", timeout=60000)
-        took = time.perf_counter() - started
         hands = _hands(app, key)
         assert [h[0] for h in hands] == list(range(1, 21))
         assert [h[1] for h in hands] == [i % 4 for i in range(1, 21)]
-        with capsys.disabled():  # shown in every run's output
-            print(f"\noutbox drain: 20 queued hands sent and saved in {took * 1000:.0f} ms "
-                  f"({took * 1000 / 20:.1f} ms a hand)")
     finally:
         ctx.close()
 
@@ -408,6 +412,9 @@ def test_the_full_form_with_a_claim_offline_follows_the_hands_that_wait(browser:
         _quick_offline(a, "Bob", "Three", 3)
         a.locator(".outbox-entry.waiting").first.wait_for(timeout=60000)
         assert a.locator(".status p.next").inner_text() == "Hand 2: Bob deals, Cat is eldest hand."
+        a.goto(f"{base}/e/{key}/quick")  # the kept quick entry was made for hand 1, Ann dealing
+        a.locator("h1:has-text('Hand 2')").wait_for(timeout=60000)
+        assert a.locator("[data-dealer-line]").inner_text() == "Bob deals · Cat is eldest hand"
 
         a.goto(f"{base}/e/{key}/hand")
         a.locator("h1:has-text('Hand 2')").wait_for(timeout=60000)
