@@ -30,6 +30,9 @@
         el = fresh;
         shown = fresh.getAttribute("data-revision") || shown;
         window.dispatchEvent(new CustomEvent("nap:live", { detail: { revision: shown } }));
+        // the table changed: the service worker keeps fresh copies of its pages for offline
+        var worker = navigator.serviceWorker && navigator.serviceWorker.controller;
+        if (worker) worker.postMessage({ warm: location.pathname });
       });
   }
 

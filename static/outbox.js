@@ -236,7 +236,7 @@
     li.appendChild(words);
     if (state !== "refused") return li;
     var server = serverLine(e, sheetUrl);
-    if (server) { li.appendChild(document.createTextNode(" — ")); li.appendChild(server); }
+    if (server) li.appendChild(server);
     var dismiss = document.createElement("button");
     dismiss.type = "button";
     dismiss.className = "button";

@@ -4,7 +4,8 @@
 // and the last good copy is kept; with no network the kept copy is shown (the page's
 // netstate.js says "Offline since …"). Opening a scoresheet online also keeps a fresh
 // copy of that table's quick entry, full form, undo page and Big totals, and of its
-// last hand's page and correction form. Static files are network-first too, with the
+// last hand's page and correction form; so does a change the page's live part shows
+// (live.js asks by a message). Static files are network-first too, with the
 // app's own scripts and styles kept from installation. Writes are never handled here:
 // the page's outbox (outbox.js, fullform.js) keeps and sends them.
 /* global workbox */
@@ -86,6 +87,19 @@ workbox.routing.registerRoute(
   },
   "POST"
 );
+
+// a page's live part changed (live.js): keep the table's scoresheet and its other pages fresh
+self.addEventListener("message", function (event) {
+  var match = TABLE_PAGE.exec((event.data && event.data.warm) || "");
+  if (!match) return;
+  var origin = self.location.origin;
+  var sheet = origin + "/e/" + match[1];
+  event.waitUntil(fetch(sheet, { credentials: "same-origin", cache: "no-store" }).then(function (r) {
+    if (r.status !== 200 || r.redirected) return undefined;
+    return caches.open(PAGES).then(function (cache) { return cache.put(sheet, r.clone()); })
+      .then(function () { return warm(origin, match[1], r); });
+  }).catch(function () { return undefined; }));
+});
 
 workbox.routing.registerRoute(
   function (ctx) { return ctx.sameOrigin && ctx.url.pathname.indexOf("/static/") === 0; },
