@@ -30,10 +30,18 @@
         el = fresh;
         shown = fresh.getAttribute("data-revision") || shown;
         window.dispatchEvent(new CustomEvent("nap:live", { detail: { revision: shown } }));
-        // the table changed: the service worker keeps fresh copies of its pages for offline
-        var worker = navigator.serviceWorker && navigator.serviceWorker.controller;
-        if (worker) worker.postMessage({ warm: location.pathname });
+        keepFresh();
       });
+  }
+
+  // the table changed: on a scorer's phone the service worker keeps fresh copies of its
+  // pages (forms, undo) for offline; once the changes settle (3 s), not at every one
+  var warmTimer = null;
+  function keepFresh() {
+    var worker = navigator.serviceWorker && navigator.serviceWorker.controller;
+    if (!worker || !document.getElementById("record-hand")) return;
+    clearTimeout(warmTimer);
+    warmTimer = setTimeout(function () { worker.postMessage({ warm: location.pathname }); }, 3000);
   }
 
   function backOff() {

@@ -120,7 +120,6 @@
   // correction queued after this one of the same hand is now based on the new version
   function saved(entry, data) {
     sent.push({ entry: entry, revision: Number(data.revision) || 0 });
-    window.dispatchEvent(new CustomEvent("nap:changed"));
     var follow = Promise.resolve();
     if (entry.kind === "correct" && data.hand) {
       follow = all().then(function (entries) {  // a correction or an undo of the same hand, queued after it
@@ -182,6 +181,8 @@
       return next(0);
     }).catch(function () { retryLater(); return "wait"; }).then(function (outcome) {
       sendingId = null;
+      // what was sent is on the next page the live part fetches: fetch it now, once per drain
+      if (sent.length) window.dispatchEvent(new CustomEvent("nap:changed"));
       return refresh().then(function () { return outcome; });
     });
   }

@@ -445,3 +445,43 @@ def test_the_full_form_with_a_claim_offline_follows_the_hands_that_wait(browser:
         assert a.locator(".status p.next").inner_text() == "Hand 3: Cat deals, Dan is eldest hand."
     finally:
         ctx.close()
+
+
+def test_online_the_full_form_a_correction_and_undo_post_as_always_and_their_backups_save_nothing_twice(
+        browser: Any, site: tuple[Any, str]) -> None:
+    """Online, the forms post as they always did; the outbox's copy of each command (the
+    form's own token; undo by the hand's row) is sent on the next page and saves nothing."""
+    app, base = site
+    ctx, a = _phone(browser)
+    try:
+        key = _start_table(a, base)
+        _record(app, key, HandFacts(0, ("three", "pass", "pass", "pass"), 3))
+        _ready_offline(a, base, key)
+        a.goto(f"{base}/e/{key}/hand/1/edit")
+        a.locator("label.pill:has(input[name=tricks][value='2'])").click()
+        a.locator("button[name=save]").first.click()
+        a.wait_for_url(re.compile(r"/hand/1$"))
+        assert "Hand 1 corrected" in a.content()
+        assert a.evaluate(OUTBOX_EMPTIED)
+
+        a.goto(f"{base}/e/{key}/hand")
+        a.locator(".call:has(span.label:has-text('Cat')) label.pill:has(input[value=three])").click()
+        a.locator("label.pill:has(input[name=tricks][value='3'])").click()
+        a.click("button:has-text('Save hand 2')")
+        a.wait_for_url(re.compile(r"/e/[A-Za-z0-9_-]+(#hand-\d+)?$"))
+        assert a.evaluate(OUTBOX_EMPTIED)
+        assert _hands(app, key) == [(1, 1, 2), (2, 2, 3)]
+
+        a.click("a:has-text('Undo last hand')")
+        a.click("button:has-text('Undo hand 2')")
+        a.wait_for_url(re.compile(r"/e/[A-Za-z0-9_-]+$"))
+        assert "Hand 2 is undone" in a.content()
+        assert a.evaluate(OUTBOX_EMPTIED)
+        assert a.locator(".outbox-entry").count() == 0
+        assert _hands(app, key) == [(1, 1, 2)]  # the undo's copy did not undo hand 1 too
+        with app.app_context():
+            evening = services.get_evening(key, fresh=True)
+            assert evening is not None
+            assert [[v.version for v in h.versions] for h in evening.hands] == [[1, 2]]
+    finally:
+        ctx.close()
