@@ -62,6 +62,7 @@
   function add(entry) { return run("readwrite", function (s) { return s.add(entry); }); }
   function put(entry) { return run("readwrite", function (s) { return s.put(entry); }); }
   function remove(id) { return run("readwrite", function (s) { return s.delete(id); }); }
+  function get(id) { return run("readonly", function (s) { return s.get(id); }); }
 
   // --- what the server last said: the next hand's number per table, by revision -------
   function remember(table, revision, next) {
@@ -172,7 +173,10 @@
       var queue = entries.filter(function (e) { return e.state === "waiting"; });
       function next(i) {
         if (i >= queue.length) { failures = 0; return "done"; }
-        return deliver(queue[i]).then(function (outcome) {
+        // read again: the one before may have rebased it (a correction's version), or it was taken back
+        return get(queue[i].id).then(function (entry) {
+          return entry && entry.state === "waiting" ? deliver(entry) : "gone";
+        }).then(function (outcome) {
           if (outcome === "wait") { net(false); retryLater(); return "wait"; }
           net(true);
           return next(i + 1);

@@ -323,27 +323,31 @@ def test_a_correction_an_undo_and_a_hand_made_offline_arrive_once_and_in_order(
 
         _correct_tricks(a, base, key, 1, 2)
         a.locator(".outbox-entry.waiting").first.wait_for(timeout=60000)
+        _correct_tricks(a, base, key, 1, 1)  # again, from the same kept form: based on what the first saves
+        a.locator(".outbox-entry.waiting").nth(1).wait_for(timeout=60000)
         a.click("a:has-text('Undo last hand')")
         assert "Undo hand 2?" in a.locator("h1").inner_text()
         a.click("button:has-text('Undo hand 2')")
         a.wait_for_url(re.compile(r"/e/[A-Za-z0-9_-]+$"))
-        a.locator(".outbox-entry.waiting").nth(1).wait_for(timeout=60000)
-        _quick_offline(a, "Dan", "Four", 4)  # after the undo that waits, it is hand 2 again
         a.locator(".outbox-entry.waiting").nth(2).wait_for(timeout=60000)
+        _quick_offline(a, "Dan", "Four", 4)  # after the undo that waits, it is hand 2 again
+        a.locator(".outbox-entry.waiting").nth(3).wait_for(timeout=60000)
         assert _entries(a) == ["Correct hand 1 · Bob · Three · 2 — waiting to send",
+                               "Correct hand 1 · Bob · Three · 1 — waiting to send",
                                "Undo hand 2 — waiting to send",
                                "Hand 2 · Dan · Four · 4 — waiting to send"]
         assert _hands(app, key) == [(1, 1, 3), (2, 2, 3)]  # nothing reached the server
 
         ctx_a.set_offline(False)
         a.wait_for_function("() => document.querySelectorAll('.outbox-entry').length === 0", timeout=60000)
-        # hand 1: Bob's Three defeated, 3 to each other player (P-12); hand 2 now Bob deals,
-        # Dan bids Four and makes it, 4 from each other player (P-12)
-        assert _hands(app, key) == [(1, 1, 2), (2, 3, 4)]
+        # hand 1: Bob's Three defeated (1 trick), 3 to each other player (P-12); hand 2 now Bob
+        # deals, Dan bids Four and makes it, 4 from each other player (P-12)
+        assert _hands(app, key) == [(1, 1, 1), (2, 3, 4)]
         with app.app_context():
             evening = services.get_evening(key, fresh=True)
             assert evening is not None
-            assert [[v.version for v in h.versions] for h in evening.hands] == [[1, 2], [1]]  # each sent once
+            assert [[v.version for v in h.versions] for h in evening.hands] == [[1, 2, 3], [1]]  # each sent once
+            assert [v.facts["tricks"] for v in evening.hands[0].versions] == [3, 2, 1]  # in the order typed
         b.goto(f"{base}/e/{key}")
         totals = {n: b.locator(f".total:has-text('{n}') .pts").inner_text() for n in ("Ann", "Bob", "Cat", "Dan")}
         assert totals == {"Ann": "−1", "Bob": "−13", "Cat": "−1", "Dan": "+15"}, totals
