@@ -489,3 +489,30 @@ def test_online_the_full_form_a_correction_and_undo_post_as_always_and_their_bac
             assert [[v.version for v in h.versions] for h in evening.hands] == [[1, 2]]
     finally:
         ctx.close()
+
+
+def test_undo_offline_takes_back_a_hand_that_waits(browser: Any, site: tuple[Any, str]) -> None:
+    """The last hand is one that waits on this phone: undo takes it out of the outbox
+    (it was never sent), and nothing reaches the server."""
+    app, base = site
+    ctx, a = _phone(browser)
+    try:
+        key = _start_table(a, base)
+        _record(app, key, HandFacts(0, ("three", "pass", "pass", "pass"), 3))
+        _ready_offline(a, base, key, "/undo")
+        ctx.set_offline(True)
+        _quick_offline(a, "Cat", "Four", 4)
+        a.locator(".outbox-entry.waiting").first.wait_for(timeout=60000)
+        a.click("a:has-text('Undo last hand')")
+        a.locator("h1:has-text('Undo hand 2?')").wait_for(timeout=60000)
+        assert a.locator("[data-undo-what]").inner_text() == "Cat · Four · 4"
+        a.click("button:has-text('Undo hand 2')")
+        a.wait_for_url(re.compile(r"/e/[A-Za-z0-9_-]+$"))
+        assert "Hand 2 is taken back: it had not been sent yet." in a.content()
+        assert a.evaluate(OUTBOX_EMPTIED)
+        assert a.locator("#record-hand").inner_text() == "Record hand 2"
+        ctx.set_offline(False)
+        a.locator("#netstate.online").wait_for(timeout=60000)
+        assert _hands(app, key) == [(1, 1, 3)]
+    finally:
+        ctx.close()
