@@ -1,6 +1,7 @@
 // Live score: poll the table's revision (one small query) and, when another phone
 // has saved or corrected a hand, swap in the fresh part of the page marked
-// [data-live]. Without JavaScript a reload does the same.
+// [data-live] (and say so with the "nap:live" event). The outbox's "nap:changed" (a
+// change it just sent) asks at once. Without JavaScript a reload does the same.
 //
 // The revision the page shows is the one in the swapped-in part (data-revision), never
 // the one the poll saw: if fetching the fresh page fails, the next tick tries again
@@ -28,7 +29,19 @@
         el.replaceWith(fresh);
         el = fresh;
         shown = fresh.getAttribute("data-revision") || shown;
+        window.dispatchEvent(new CustomEvent("nap:live", { detail: { revision: shown } }));
+        keepFresh();
       });
+  }
+
+  // the table changed: on a scorer's phone the service worker keeps fresh copies of its
+  // pages (forms, undo) for offline; once the changes settle (3 s), not at every one
+  var warmTimer = null;
+  function keepFresh() {
+    var worker = navigator.serviceWorker && navigator.serviceWorker.controller;
+    if (!worker || !document.getElementById("record-hand")) return;
+    clearTimeout(warmTimer);
+    warmTimer = setTimeout(function () { worker.postMessage({ warm: location.pathname }); }, 3000);
   }
 
   function backOff() {
@@ -55,5 +68,7 @@
   }
 
   setInterval(tick, 1500);
+  // the outbox (outbox.js) saved something: look now rather than at the next tick
+  window.addEventListener("nap:changed", function () { notBefore = 0; tick(); });
   document.addEventListener("visibilitychange", tick);
 })();

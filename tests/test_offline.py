@@ -49,13 +49,14 @@ def site(tmp_path: Any) -> Iterator[tuple[Any, str]]:
     server.close()
 
 
-def _ready_offline(page: Any, base: str, key: str) -> None:
+def _ready_offline(page: Any, base: str, key: str, *more: str) -> None:
     """Wait until the service worker controls the page and keeps the table's
-    scoresheet, quick entry and Big totals."""
+    scoresheet, quick entry, Big totals and full form (and ``more``: tails such as
+    ``/undo`` or ``/hand/2/edit``)."""
     page.evaluate("navigator.serviceWorker.ready.then(() => true)")
-    page.goto(f"{base}/e/{key}")  # now through the service worker: kept, and quick/big warmed
+    page.goto(f"{base}/e/{key}")  # now through the service worker: kept, and the other pages warmed
     page.wait_for_function("() => navigator.serviceWorker.controller !== null")
-    wanted = [f"{base}/e/{key}", f"{base}/e/{key}/quick", f"{base}/e/{key}/big"]
+    wanted = [f"{base}/e/{key}{tail}" for tail in ("", "/quick", "/big", "/hand", *more)]
     page.wait_for_function(
         """wanted => caches.open("nap-pages-v1").then(c => c.keys())
              .then(keys => wanted.every(u => keys.some(k => k.url === u)))""", arg=wanted, timeout=60000)
@@ -189,19 +190,28 @@ def test_a_double_tap_offline_sends_once(browser: Any, site: tuple[Any, str]) ->
         # online, the form posts as always; its backup in the outbox (the same token) saves nothing twice
         _quick_offline(a, "Cat", "Three", 4, double=True)
         assert "Hand 2 saved" in a.content()
-        a.wait_for_function(COUNT_IS_ZERO, timeout=60000)
+        assert a.evaluate(OUTBOX_EMPTIED)
         assert _hands(app, key) == [(1, 1, 3), (2, 2, 4)]
     finally:
         ctx.close()
 
 
-COUNT_IS_ZERO = """() => new Promise(resolve => {
-  const open = indexedDB.open("nap-outbox", 1);
-  open.onsuccess = () => {
-    const req = open.result.transaction("outbox").objectStore("outbox").count();
-    req.onsuccess = () => { open.result.close(); resolve(req.result === 0); };
-  };
-})"""
+#: true once the outbox (IndexedDB) is empty, false if it is not within 60 s; page.evaluate
+#: awaits it (wait_for_function would take the promise itself for a true value)
+OUTBOX_EMPTIED = """async () => {
+  const count = () => new Promise(resolve => {
+    const open = indexedDB.open("nap-outbox", 1);
+    open.onsuccess = () => {
+      const req = open.result.transaction("outbox").objectStore("outbox").count();
+      req.onsuccess = () => { open.result.close(); resolve(req.result); };
+    };
+  });
+  for (let i = 0; i < 600; i++) {
+    if (await count() === 0) return true;
+    await new Promise(resolve => setTimeout(resolve, 100));
+  }
+  return false;
+}"""
 
 QUEUE = """([api, table, n]) => new Promise((resolve, reject) => {
   const open = indexedDB.open("nap-outbox", 1);
@@ -219,8 +229,8 @@ QUEUE = """([api, table, n]) => new Promise((resolve, reject) => {
 })"""
 
 
-def test_twenty_queued_hands_drain_in_order_and_how_long_it_takes(browser: Any, site: tuple[Any, str],
-                                                                  capsys: Any) -> None:
+def test_twenty_queued_hands_drain_in_order(browser: Any, site: tuple[Any, str]) -> None:
+    """How long it takes is benchmarks/outbox_drain.py's to say (against online saves)."""
     app, base = site
     ctx, a = _phone(browser)
     try:
@@ -236,16 +246,11 @@ def test_twenty_queued_hands_drain_in_order_and_how_long_it_takes(browser: Any, 
         a.evaluate(QUEUE, [f"/api/e/{key}/hands", key, 20])
         a.reload()
         a.locator(".outbox-entry.waiting").nth(19).wait_for(timeout=60000)
-        started = time.perf_counter()
         ctx.set_offline(False)
         a.wait_for_function("() => document.querySelectorAll('.outbox-entry').length === 0", timeout=60000)
-        took = time.perf_counter() - started
         hands = _hands(app, key)
         assert [h[0] for h in hands] == list(range(1, 21))
         assert [h[1] for h in hands] == [i % 4 for i in range(1, 21)]
-        with capsys.disabled():  # shown in every run's output
-            print(f"\noutbox drain: 20 queued hands sent and saved in {took * 1000:.0f} ms "
-                  f"({took * 1000 / 20:.1f} ms a hand)")
     finally:
         ctx.close()
 
@@ -273,4 +278,241 @@ def test_the_running_totals_chart_is_shown_offline(browser: Any, site: tuple[Any
         assert chart.evaluate("img => img.naturalWidth") > 0
     finally:
         ctx.set_offline(False)
+        ctx.close()
+
+
+# --------------------------------------------------------------------------- the full form, corrections, undo
+def _record(app: Any, key: str, *hands: HandFacts) -> None:
+    """Hands saved by another phone (straight through the services)."""
+    with app.app_context():
+        for facts in hands:
+            evening = services.get_evening(key)
+            assert evening is not None
+            services.record_hand(evening, len(evening.hands) + 1, facts)
+
+
+def _entries(page: Any) -> list[str]:
+    return [t.strip() for t in page.locator(".outbox-entry").all_text_contents()]
+
+
+def _correct_tricks(page: Any, base: str, key: str, number: int, tricks: int) -> None:
+    """The kept correction form of hand ``number``: the declarer's tricks changed, saved."""
+    page.goto(f"{base}/e/{key}/hand/{number}/edit")
+    page.locator(f"label.pill:has(input[name=tricks][value='{tricks}'])").click()
+    page.locator("button[name=save]").first.click()
+    page.wait_for_url(re.compile(r"/e/[A-Za-z0-9_-]+$"))
+
+
+def test_a_correction_an_undo_and_a_hand_made_offline_arrive_once_and_in_order(
+        browser: Any, site: tuple[Any, str]) -> None:
+    """Offline: hand 1 corrected (Bob's Three now 2 tricks), hand 2 undone, a new hand 2
+    entered. Sent in any other order the undo or the new hand would be refused."""
+    app, base = site
+    ctx_a, a = _phone(browser)
+    ctx_b, b = _phone(browser)
+    try:
+        key = _start_table(a, base)
+        # Ann deals, Bob (eldest) bids Three and makes it; Bob deals, Cat (eldest) bids Three and makes it
+        _record(app, key, HandFacts(0, ("three", "pass", "pass", "pass"), 3),
+                HandFacts(1, ("three", "pass", "pass", "pass"), 3))
+        _ready_offline(a, base, key, "/undo", "/hand/2", "/hand/2/edit")
+        a.goto(f"{base}/e/{key}/hand/1/edit")  # an older hand's form is kept once it was opened
+        ctx_a.set_offline(True)
+        a.goto(f"{base}/e/{key}")
+        a.locator("#netstate.offline").wait_for(timeout=60000)
+
+        _correct_tricks(a, base, key, 1, 2)
+        a.locator(".outbox-entry.waiting").first.wait_for(timeout=60000)
+        _correct_tricks(a, base, key, 1, 1)  # again, from the same kept form: based on what the first saves
+        a.locator(".outbox-entry.waiting").nth(1).wait_for(timeout=60000)
+        a.click("a:has-text('Undo last hand')")
+        assert "Undo hand 2?" in a.locator("h1").inner_text()
+        a.click("button:has-text('Undo hand 2')")
+        a.wait_for_url(re.compile(r"/e/[A-Za-z0-9_-]+$"))
+        a.locator(".outbox-entry.waiting").nth(2).wait_for(timeout=60000)
+        _quick_offline(a, "Dan", "Four", 4)  # after the undo that waits, it is hand 2 again
+        a.locator(".outbox-entry.waiting").nth(3).wait_for(timeout=60000)
+        assert _entries(a) == ["Correct hand 1 · Bob · Three · 2 — waiting to send",
+                               "Correct hand 1 · Bob · Three · 1 — waiting to send",
+                               "Undo hand 2 — waiting to send",
+                               "Hand 2 · Dan · Four · 4 — waiting to send"]
+        assert _hands(app, key) == [(1, 1, 3), (2, 2, 3)]  # nothing reached the server
+
+        ctx_a.set_offline(False)
+        a.wait_for_function("() => document.querySelectorAll('.outbox-entry').length === 0", timeout=60000)
+        # hand 1: Bob's Three defeated (1 trick), 3 to each other player (P-12); hand 2 now Bob
+        # deals, Dan bids Four and makes it, 4 from each other player (P-12)
+        assert _hands(app, key) == [(1, 1, 1), (2, 3, 4)]
+        with app.app_context():
+            evening = services.get_evening(key, fresh=True)
+            assert evening is not None
+            assert [[v.version for v in h.versions] for h in evening.hands] == [[1, 2, 3], [1]]  # each sent once
+            assert [v.facts["tricks"] for v in evening.hands[0].versions] == [3, 2, 1]  # in the order typed
+        b.goto(f"{base}/e/{key}")
+        totals = {n: b.locator(f".total:has-text('{n}') .pts").inner_text() for n in ("Ann", "Bob", "Cat", "Dan")}
+        assert totals == {"Ann": "−1", "Bob": "−13", "Cat": "−1", "Dan": "+15"}, totals
+        assert b.locator("#hand-3").count() == 0
+    finally:
+        ctx_a.close()
+        ctx_b.close()
+
+
+def test_a_queued_correction_another_phone_beat_is_shown_with_the_servers_version(
+        browser: Any, site: tuple[Any, str]) -> None:
+    app, base = site
+    ctx, a = _phone(browser)
+    try:
+        key = _start_table(a, base)
+        _record(app, key, HandFacts(0, ("three", "pass", "pass", "pass"), 3))
+        _ready_offline(a, base, key, "/hand/1/edit")
+        ctx.set_offline(True)
+        _correct_tricks(a, base, key, 1, 2)
+        a.locator(".outbox-entry.waiting").first.wait_for(timeout=60000)
+        # meanwhile another phone corrects hand 1: Bob won 4 tricks
+        with app.app_context():
+            evening = services.get_evening(key)
+            assert evening is not None
+            services.correct_hand(evening, 1, 1, HandFacts(0, ("three", "pass", "pass", "pass"), 4))
+        ctx.set_offline(False)
+        refused = a.locator(".outbox-entry.refused")
+        refused.wait_for(timeout=60000)
+        text = refused.inner_text()
+        assert "Correct hand 1 · Bob · Three · 2" in text and "not saved:" in text, text
+        assert "corrected on another phone" in text, text
+        assert "on the server now, version 2: Hand 1: Ann · three, pass, pass, pass · 4" in text, text
+        assert refused.locator("a").get_attribute("href").endswith(f"/e/{key}/hand/1")
+        with app.app_context():
+            evening = services.get_evening(key, fresh=True)
+            assert evening is not None and [v.version for v in evening.hands[0].versions] == [1, 2]
+        assert _hands(app, key) == [(1, 1, 4)]
+        a.reload()  # kept until the table dismisses it
+        a.locator(".outbox-entry.refused").wait_for(timeout=60000)
+    finally:
+        ctx.close()
+
+
+GAP_WATCH = """() => {
+  window.napGap = false;
+  window.napWatch = setInterval(() => {
+    const row = document.querySelector(".outbox-entry[data-number='2']");
+    if (!row && !document.getElementById("hand-2")) window.napGap = true;
+  }, 10);
+}"""
+
+
+def test_the_full_form_with_a_claim_offline_follows_the_hands_that_wait(browser: Any, site: tuple[Any, str]) -> None:
+    """Offline, after a quick hand 1 (Ann deals): the full form is hand 2, Bob deals; Cat
+    bids Three, makes 3, but her revoke is upheld: the hand is scored as defeated (P-16).
+    The scoresheet's next-dealer line follows the hands that wait; once sent, the greyed
+    row stays until the fresh scoresheet shows the hand."""
+    app, base = site
+    ctx, a = _phone(browser)
+    try:
+        key = _start_table(a, base)
+        _ready_offline(a, base, key)
+        ctx.set_offline(True)
+        a.goto(f"{base}/e/{key}")
+        assert a.locator(".status p.next").inner_text() == "Hand 1: Ann deals, Bob is eldest hand."
+        _quick_offline(a, "Bob", "Three", 3)
+        a.locator(".outbox-entry.waiting").first.wait_for(timeout=60000)
+        assert a.locator(".status p.next").inner_text() == "Hand 2: Bob deals, Cat is eldest hand."
+        a.goto(f"{base}/e/{key}/quick")  # the kept quick entry was made for hand 1, Ann dealing
+        a.locator("h1:has-text('Hand 2')").wait_for(timeout=60000)
+        assert a.locator("[data-dealer-line]").inner_text() == "Bob deals · Cat is eldest hand"
+
+        a.goto(f"{base}/e/{key}/hand")
+        a.locator("h1:has-text('Hand 2')").wait_for(timeout=60000)
+        assert a.locator("input[name=dealer][value='1']").is_checked()  # Bob deals hand 2
+        a.locator(".call:has(span.label:has-text('Cat')) label.pill:has(input[value=three])").click()
+        a.locator("label.pill:has(input[name=tricks][value='3'])").click()
+        a.locator("details.more summary:has-text('A claim')").click()
+        a.locator("label.pill:has(input[name=claim_kind][value='revoke'])").click()
+        a.locator("label.pill:has(input[name=claim_accused][value='2'])").click()
+        a.locator("label.pill:has(input[name=claim_by][value='3'])").click()
+        a.click("button:has-text('Save hand 2 with the claim')")
+        a.wait_for_url(re.compile(r"/e/[A-Za-z0-9_-]+$"))
+        a.locator(".outbox-entry.waiting").nth(1).wait_for(timeout=60000)
+        assert _entries(a) == ["Hand 1 · Bob · Three · 3 — waiting to send",
+                               "Hand 2 · Cat · Three · 3 · ⚑ Revoke — waiting to send"]
+        assert a.locator(".status p.next").inner_text() == "Hand 3: Cat deals, Dan is eldest hand."
+        assert a.locator("#record-hand").inner_text() == "Record hand 3"
+
+        a.evaluate(GAP_WATCH)
+        ctx.set_offline(False)
+        a.locator("#hand-2").wait_for(timeout=60000)
+        a.wait_for_function("() => document.querySelectorAll('.outbox-entry').length === 0", timeout=60000)
+        assert a.evaluate("() => { clearInterval(window.napWatch); return window.napGap; }") is False
+        assert _hands(app, key) == [(1, 1, 3), (2, 2, 3)]
+        # Bob's Three made: +9, the others −3; Cat's Three with her revoke upheld: −9, the others +3
+        totals = {n: a.locator(f".total:has-text('{n}') .pts").inner_text() for n in ("Ann", "Bob", "Cat", "Dan")}
+        assert totals == {"Ann": "0", "Bob": "+12", "Cat": "−12", "Dan": "0"}, totals
+        assert a.locator(".status p.next").inner_text() == "Hand 3: Cat deals, Dan is eldest hand."
+    finally:
+        ctx.close()
+
+
+def test_online_the_full_form_a_correction_and_undo_post_as_always_and_their_backups_save_nothing_twice(
+        browser: Any, site: tuple[Any, str]) -> None:
+    """Online, the forms post as they always did; the outbox's copy of each command (the
+    form's own token; undo by the hand's row) is sent on the next page and saves nothing."""
+    app, base = site
+    ctx, a = _phone(browser)
+    try:
+        key = _start_table(a, base)
+        _record(app, key, HandFacts(0, ("three", "pass", "pass", "pass"), 3))
+        _ready_offline(a, base, key)
+        a.goto(f"{base}/e/{key}/hand/1/edit")
+        a.locator("label.pill:has(input[name=tricks][value='2'])").click()
+        a.locator("button[name=save]").first.click()
+        a.wait_for_url(re.compile(r"/hand/1$"))
+        assert "Hand 1 corrected" in a.content()
+        assert a.evaluate(OUTBOX_EMPTIED)
+
+        a.goto(f"{base}/e/{key}/hand")
+        a.locator(".call:has(span.label:has-text('Cat')) label.pill:has(input[value=three])").click()
+        a.locator("label.pill:has(input[name=tricks][value='3'])").click()
+        a.click("button:has-text('Save hand 2')")
+        a.wait_for_url(re.compile(r"/e/[A-Za-z0-9_-]+(#hand-\d+)?$"))
+        assert a.evaluate(OUTBOX_EMPTIED)
+        assert _hands(app, key) == [(1, 1, 2), (2, 2, 3)]
+
+        a.click("a:has-text('Undo last hand')")
+        a.click("button:has-text('Undo hand 2')")
+        a.wait_for_url(re.compile(r"/e/[A-Za-z0-9_-]+$"))
+        assert "Hand 2 is undone" in a.content()
+        assert a.evaluate(OUTBOX_EMPTIED)
+        assert a.locator(".outbox-entry").count() == 0
+        assert _hands(app, key) == [(1, 1, 2)]  # the undo's copy did not undo hand 1 too
+        with app.app_context():
+            evening = services.get_evening(key, fresh=True)
+            assert evening is not None
+            assert [[v.version for v in h.versions] for h in evening.hands] == [[1, 2]]
+    finally:
+        ctx.close()
+
+
+def test_undo_offline_takes_back_a_hand_that_waits(browser: Any, site: tuple[Any, str]) -> None:
+    """The last hand is one that waits on this phone: undo takes it out of the outbox
+    (it was never sent), and nothing reaches the server."""
+    app, base = site
+    ctx, a = _phone(browser)
+    try:
+        key = _start_table(a, base)
+        _record(app, key, HandFacts(0, ("three", "pass", "pass", "pass"), 3))
+        _ready_offline(a, base, key, "/undo")
+        ctx.set_offline(True)
+        _quick_offline(a, "Cat", "Four", 4)
+        a.locator(".outbox-entry.waiting").first.wait_for(timeout=60000)
+        a.click("a:has-text('Undo last hand')")
+        a.locator("h1:has-text('Undo hand 2?')").wait_for(timeout=60000)
+        assert a.locator("[data-undo-what]").inner_text() == "Cat · Four · 4"
+        a.click("button:has-text('Undo hand 2')")
+        a.wait_for_url(re.compile(r"/e/[A-Za-z0-9_-]+$"))
+        assert "Hand 2 is taken back: it had not been sent yet." in a.content()
+        assert a.evaluate(OUTBOX_EMPTIED)
+        assert a.locator("#record-hand").inner_text() == "Record hand 2"
+        ctx.set_offline(False)
+        a.locator("#netstate.online").wait_for(timeout=60000)
+        assert _hands(app, key) == [(1, 1, 3)]
+    finally:
         ctx.close()

@@ -27,6 +27,8 @@ bp = Blueprint("hands", __name__)
 
 
 def _hand_page(evening: Evening, ledger: Ledger, form: Any, *, number: int, editing: bool, status: int = 200) -> Any:
+    """The full form. A correction's page also carries the hand's facts as saved (by
+    name, ``kept``): what the form does not show goes with an offline correction too."""
     setup = ledger.setup
     variant = ledger.variant
     try:
@@ -36,6 +38,8 @@ def _hand_page(evening: Evening, ledger: Ledger, form: Any, *, number: int, edit
     dealer = dealer if 0 <= dealer < setup.n else ledger.next_dealer
     order = variant.speaking_order(setup, dealer)
     context: dict[str, Any] = {"sequence": variant.sequence_auction}
+    if editing:
+        context["kept"] = encode_hand(ledger.rows[number - 1].facts, setup.players)
     if variant.sequence_auction:
         try:
             auction: AuctionState | None = AuctionState(variant, setup, dealer, form.call_sequence())
