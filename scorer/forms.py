@@ -540,6 +540,9 @@ class QuickFormBase(FlaskForm):
     contract = RadioField(lazy_gettext("Contract"), validate_choice=False)
     trump = RadioField(lazy_gettext("Trump suit"), validate_choice=False, validators=[_trump],
                        choices=choices([("S", "♠"), ("H", "♥"), ("D", "♦"), ("C", "♣")]))
+    # A Wellington or Blücher overcalls (P-7, H-7): who bid Nap, and who bid Wellington.
+    nap_by = RadioField(lazy_gettext("Who bid Nap before?"), validate_choice=False)
+    wellington_by = RadioField(lazy_gettext("Who bid Wellington before?"), validate_choice=False)
 
     def posted_tricks(self) -> int | None:
         """The trick button pressed (0…5), or ``None``."""
@@ -557,6 +560,8 @@ def quick_form_for(players: tuple[str, ...], ladder: tuple[Any, ...], **kwargs: 
 
     form = QuickForm(**kwargs)
     form.declarer.choices = choices(enumerate(players))
+    form.nap_by.choices = choices(enumerate(players))
+    form.wellington_by.choices = choices(enumerate(players))
     form.contract.choices = choices((bid.id, tr(bid.name)) for bid in ladder)
     return form
 

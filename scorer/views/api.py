@@ -158,7 +158,7 @@ def _lone_bid(data: dict[str, Any], ledger: Ledger, dealer: int) -> dict[str, An
     is the variant's own (:meth:`Variant.lone_bid_auction`: the declarer's bid, everyone
     else passing, in the variant's speaking order from ``dealer`` or the hand's dealer)."""
     lone = data["lone_bid"]
-    if ("auction" in data or not isinstance(lone, dict) or set(lone) - {"declarer", "contract"}
+    if ("auction" in data or not isinstance(lone, dict) or set(lone) - {"declarer", "contract", "nap", "wellington"}
             or (lone.get("declarer") is None) != (lone.get("contract") is None)
             or not isinstance(lone.get("contract"), str | None)):
         raise Refused(gettext("lone_bid must name the declarer and the contract (both null: everyone passed), "
@@ -168,7 +168,9 @@ def _lone_bid(data: dict[str, Any], ledger: Ledger, dealer: int) -> dict[str, An
     if "dealer" in data:
         dealer = seat_of(data["dealer"], "facts.dealer")
     declarer = None if lone.get("declarer") is None else seat_of(lone["declarer"], "facts.lone_bid.declarer")
-    auction = ledger.variant.lone_bid_auction(ledger.setup, dealer, declarer, lone.get("contract"))
+    # a Wellington or Blücher names who bid Nap (and Wellington) before it (P-7, H-7)
+    earlier = {bid: seat_of(lone[bid], f"facts.lone_bid.{bid}") for bid in ("nap", "wellington") if bid in lone}
+    auction = ledger.variant.lone_bid_auction(ledger.setup, dealer, declarer, lone.get("contract"), earlier)
     hand = {k: v for k, v in data.items() if k != "lone_bid"}
     hand.update(dealer=names[dealer], auction=list(auction))
     return hand

@@ -77,6 +77,29 @@ def _form(ledger: Ledger, **values: Any) -> Any:
     return hand_form_for(ledger.setup, variant.ladder(ledger.setup.options), variant.claim_rules, **values)
 
 
+def _tapped(ledger: Ledger) -> dict[str, str]:
+    """What quick entry had tapped when it sent the table here ("Continue in the full
+    form"): ``?declarer=&contract=&trump=&tricks=&nap_by=&wellington_by=`` as the full
+    form's fields (each seat's call, the trump, the tricks). Anything that does not fit
+    this table is left out, never refused: the form is only being filled in."""
+    args, setup, variant = request.args, ledger.setup, ledger.variant
+    if variant.sequence_auction:
+        return {}
+    bids = {bid.id for bid in variant.ladder(setup.options)}
+    seats = {str(seat) for seat in range(setup.n)}
+    values: dict[str, str] = {}
+    contract = str(args.get("contract", ""))
+    for field, call in (("nap_by", "nap"), ("wellington_by", "wellington"), ("declarer", contract)):
+        seat = str(args.get(field, ""))
+        if seat in seats and call in bids:
+            values[f"call_{seat}"] = call
+    if str(args.get("trump", "")) in {"S", "H", "D", "C"}:
+        values["trump"] = str(args["trump"])
+    if str(args.get("tricks", "")) in {"0", "1", "2", "3", "4", "5"}:
+        values["tricks"] = str(args["tricks"])
+    return values
+
+
 def _facts_from(form: Any, ledger: Ledger, kept: HandFacts | None = None) -> HandFacts:
     """The facts entered on the form (read through the codec). ``kept`` is the hand
     being corrected: what the form does not show — further claims (the form edits the
@@ -122,7 +145,8 @@ def new_hand(key: str) -> Any:
         flash(gettext("This evening is finished: no more hands can be recorded."))
         return redirect(url_for("sheet.scoresheet", key=key))
     if request.method == "GET":
-        form = _form(ledger, number=str(number), dealer=str(ledger.next_dealer), token=secrets.token_urlsafe(16))
+        form = _form(ledger, number=str(number), dealer=str(ledger.next_dealer), token=secrets.token_urlsafe(16),
+                     **_tapped(ledger))
         return _hand_page(evening, ledger, form, number=number, editing=False)
     form = _form(ledger)
     if form.validate_on_submit():

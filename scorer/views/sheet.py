@@ -31,6 +31,7 @@ from .common import (
     pdf_cache,
     pdf_failures,
     sheet_cache,
+    undo_offer,
 )
 
 bp = Blueprint("sheet", __name__)
@@ -72,7 +73,8 @@ def scoresheet(key: str) -> str:
         return page
     title, finished, fragment = by_revision(sheet_cache, key, _render_sheet, locale, scorer, revision=revision)
     page = render_template("scoresheet.html", key=key, title=title, finished=finished, sheet=fragment,
-                           action=ActionForm() if scorer else None, scorer=scorer, revision=revision, group=group)
+                           action=ActionForm() if scorer else None, scorer=scorer, revision=revision, group=group,
+                           undo=undo_offer(key) if scorer and not plain else None)
     if plain and not (scorer and finished):
         page_cache.put(page_key, page)
     return page

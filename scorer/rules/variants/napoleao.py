@@ -71,6 +71,8 @@ class Napoleao(Variant):
         super().check_facts(HandFacts(facts.dealer, purchase=facts.purchase, widow=facts.widow, peeks=facts.peeks),
                             setup)
 
+    dealer_declares_on_all_pass = True
+
     def check_all_pass(self, facts: HandFacts, setup: EveningSetup) -> None:
         """B-6: when everyone says «Passo», the dealer becomes declarer and must declare at least one."""
         raise IllegalAuction(

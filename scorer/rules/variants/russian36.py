@@ -112,7 +112,7 @@ class Russian36(Variant):
         return speaker, options
 
     def lone_bid_auction(self, setup: EveningSetup, dealer: int, declarer: int | None,
-                         contract: str | None) -> tuple[str, ...]:
+                         contract: str | None, earlier: Mapping[str, int] | None = None) -> tuple[str, ...]:
         """The common hand's auction in this variant's order, from the dealer one call
         at a time (R-4, R-5): ``declarer`` bids ``contract`` at his first turn, the others
         pass. Raises :class:`IllegalAuction` if that bid is not open to him then."""
