@@ -118,3 +118,12 @@ def test_quick_entry_is_never_kept_by_the_browser(app: Any) -> None:
     response = client.get(f"/e/{key}/quick")
     assert response.headers["Cache-Control"] == "no-store"
     assert 'autocomplete="off"' in response.get_data(as_text=True)
+
+
+def test_the_rule_set_chooser_names_each_game_with_one_line_and_no_file_names(app: Any) -> None:
+    from scorer.rules import VARIANTS
+
+    body = app.test_client().get("/new").get_data(as_text=True)
+    assert ".txt" not in body and not re.search(r"\b[0-9a-f]{16}\b", body)
+    for variant in VARIANTS.values():
+        assert variant.blurb and str(variant.blurb) in body

@@ -85,6 +85,8 @@ class Variant:
     id: ClassVar[str]
     name: ClassVar[str]
     source: ClassVar[str]
+    #: One line for the rule-set chooser: where the game is played and what sets it apart.
+    blurb: ClassVar[str] = ""
     min_players: ClassVar[int]
     max_players: ClassVar[int]
     option_specs: ClassVar[tuple[OptionSpec, ...]] = ()

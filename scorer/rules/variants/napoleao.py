@@ -23,6 +23,8 @@ class Napoleao(Variant):
     id = "napoleao"
     name = Text("Napoleão (Brazilian points game)")
     source = NAPOLEAO_SOURCE
+    blurb = Text("Played in Brazil for points: the declarer names trumps, and when everyone passes the "
+                 "dealer must declare.")
     min_players = 2  # B-1, adopted
     max_players = 6
     points_only = True

@@ -25,6 +25,8 @@ class Russian36(Variant):
     id = "russian36"
     name = Text("Napoleon, 36 cards, with treasure")
     source = RUSSIAN36_SOURCE
+    blurb = Text("The Russian game with a 36-card pack: bidding call by call, «Здесь», a bought card "
+                 "and a treasure that grows.")
     min_players = 2
     max_players = 6
     option_specs = (
