@@ -15,6 +15,7 @@ var SHELL = [
   "/static/app.css", "/static/live.js", "/static/netstate.js", "/static/outbox.js", "/static/register-sw.js",
   "/static/note.js",
   "/static/quick.js",
+  "/static/auction-draft.js",
   "/static/icon.svg", "/static/icon-192.png", "/static/manifest.webmanifest",
 ];
 // a table's scoresheet, quick entry and Big totals

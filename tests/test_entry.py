@@ -127,3 +127,15 @@ def test_the_rule_set_chooser_names_each_game_with_one_line_and_no_file_names(ap
     assert ".txt" not in body and not re.search(r"\b[0-9a-f]{16}\b", body)
     for variant in VARIANTS.values():
         assert variant.blurb and str(variant.blurb) in body
+
+
+def test_a_russian36_auction_in_the_address_is_shown_again(app: Any) -> None:
+    client = app.test_client()
+    key = start_evening(client, variant="russian36", players=("Ivan", "Olga", "Pyotr", "Sveta"))
+    # Ivan (dealer) passed, Olga bid Two: Pyotr is to speak
+    page = client.get(f"/e/{key}/hand?dealer=0&calls=pass,two").get_data(as_text=True)
+    assert 'name="calls" type="hidden" value="pass,two"' in page and "Pyotr to speak" in page
+    # a made-up auction (Olga cannot bid «Здесь»: R-6) starts again instead of failing
+    page = client.get(f"/e/{key}/hand?dealer=0&calls=pass,here").get_data(as_text=True)
+    assert 'name="calls" type="hidden" value=""' in page and "Ivan <small>(dealer)</small> to speak" in page
+    assert client.get(f"/e/{key}/hand?dealer=9&calls=pass").status_code == 200

@@ -83,3 +83,31 @@ def test_wellington_in_five_taps_back_never_resaves_and_undo_is_one_tap(browser:
         assert len(_hands(app, key)) == 1
     finally:
         context.close()
+
+
+def test_a_russian36_auction_survives_a_reload_and_leaving_the_page(browser: Any, site: Any) -> None:  # noqa: F811
+    app, base = site
+    context, page = _phone(browser)
+    try:
+        page.goto(f"{base}/new/russian36")
+        for i, name in enumerate(("Ivan", "Olga", "Pyotr", "Sveta")):
+            page.fill(f"input[name='players-{i}']", name)
+        page.locator("form button[type=submit]").last.click()
+        page.wait_for_url(re.compile(r"/e/[A-Za-z0-9_-]+$"))
+        key = page.url.rsplit("/", 1)[-1]
+        page.goto(f"{base}/e/{key}/hand")
+        # Ivan (dealer) passes, Olga bids Two
+        page.locator("button[name=call][value=pass]").click()
+        page.locator("button[name=call][value=two]").click()
+        page.wait_for_load_state()
+        assert page.locator("input[name=calls]").input_value() == "pass,two"
+        page.reload()
+        assert page.locator("input[name=calls]").input_value() == "pass,two"
+        assert "Pyotr to speak" in page.content()
+        page.goto(f"{base}/e/{key}")
+        page.goto(f"{base}/e/{key}/hand")
+        page.wait_for_url(re.compile(r"calls=pass%2Ctwo|calls=pass,two"))
+        assert page.locator("input[name=calls]").input_value() == "pass,two"
+        assert not _hands(app, key)
+    finally:
+        context.close()

@@ -84,7 +84,7 @@ def _tapped(ledger: Ledger) -> dict[str, str]:
     this table is left out, never refused: the form is only being filled in."""
     args, setup, variant = request.args, ledger.setup, ledger.variant
     if variant.sequence_auction:
-        return {}
+        return _auction_draft(ledger)
     bids = {bid.id for bid in variant.ladder(setup.options)}
     seats = {str(seat) for seat in range(setup.n)}
     values: dict[str, str] = {}
@@ -98,6 +98,23 @@ def _tapped(ledger: Ledger) -> dict[str, str]:
     if str(args.get("tricks", "")) in {"0", "1", "2", "3", "4", "5"}:
         values["tricks"] = str(args["tricks"])
     return values
+
+
+def _auction_draft(ledger: Ledger) -> dict[str, str]:
+    """russian36: the auction so far, from ``?dealer=&calls=`` (the page's own address
+    after each call, and the phone's kept draft, ``static/auction-draft.js``), so that a
+    reload or coming back shows the same auction (R-4, R-5). Calls that do not make a
+    legal auction for this dealer are dropped: the auction starts again."""
+    args, setup = request.args, ledger.setup
+    dealer = str(args.get("dealer", ""))[:3]
+    if dealer not in {str(seat) for seat in range(setup.n)}:
+        return {}
+    calls = tuple(c[:20] for c in str(args.get("calls", ""))[:1200].split(",") if c)[:60]
+    try:
+        AuctionState(ledger.variant, setup, int(dealer), calls)
+    except (RulesError, TypeError, IndexError):
+        return {"dealer": dealer}
+    return {"dealer": dealer, "calls": ",".join(calls), "calls_dealer": dealer if calls else ""}
 
 
 def _facts_from(form: Any, ledger: Ledger, kept: HandFacts | None = None) -> HandFacts:
@@ -145,8 +162,8 @@ def new_hand(key: str) -> Any:
         flash(gettext("This evening is finished: no more hands can be recorded."))
         return redirect(url_for("sheet.scoresheet", key=key))
     if request.method == "GET":
-        form = _form(ledger, number=str(number), dealer=str(ledger.next_dealer), token=secrets.token_urlsafe(16),
-                     **_tapped(ledger))
+        form = _form(ledger, **{"number": str(number), "dealer": str(ledger.next_dealer),
+                                "token": secrets.token_urlsafe(16), **_tapped(ledger)})
         return _hand_page(evening, ledger, form, number=number, editing=False)
     form = _form(ledger)
     if form.validate_on_submit():
