@@ -16,6 +16,8 @@ var SHELL = [
   "/static/note.js",
   "/static/quick.js",
   "/static/auction-draft.js",
+  "/static/fresh.js",
+  "/static/wakelock.js",
   "/static/icon.svg", "/static/icon-192.png", "/static/manifest.webmanifest",
 ];
 // a table's scoresheet, quick entry and Big totals

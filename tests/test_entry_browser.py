@@ -111,3 +111,34 @@ def test_a_russian36_auction_survives_a_reload_and_leaving_the_page(browser: Any
         assert not _hands(app, key)
     finally:
         context.close()
+
+
+def test_a_hand_saved_on_one_phone_is_highlighted_and_announced_on_another(browser: Any, site: Any) -> None:  # noqa: F811
+    app, base = site
+    ctx_a, a = _phone(browser)
+    ctx_b, b = _phone(browser)
+    try:
+        key = _start_hoyle(a, base)
+        b.goto(f"{base}/e/{key}")
+        a.goto(f"{base}/e/{key}/quick")
+        a.locator("form.quick fieldset").nth(0).locator("label.pill:has-text('Bob')").click()
+        a.locator("form.quick fieldset").nth(1).locator("label.pill:has-text('Three')").click()
+        a.locator("button[name=tricks][value='3']").click()
+        a.wait_for_url(f"{base}/e/{key}")
+        # B's live poll swaps the score in; hand 1 and the totals that moved are marked for a while
+        b.locator("tbody#hand-1.fresh").wait_for(timeout=60000)
+        assert b.locator(".total.fresh").count() == 4  # H-11: Bob +9, everyone else −3
+        assert b.locator(".total:has-text('Bob') .pts").inner_text() == "+9"
+        said = b.locator("[aria-live=polite]").inner_text()
+        assert "Bob" in said and "Three" in said
+        b.locator("tbody#hand-1:not(.fresh)").wait_for(timeout=60000)  # and the mark goes again
+
+        # the Share page copies the viewing link
+        ctx_a.grant_permissions(["clipboard-read", "clipboard-write"])
+        a.goto(f"{base}/e/{key}/share")
+        a.locator("[data-share-copy]").click()
+        a.locator("[data-share-said]:has-text('Link copied.')").wait_for()
+        assert a.evaluate("navigator.clipboard.readText()") == f"{base}/e/{key}"
+    finally:
+        ctx_a.close()
+        ctx_b.close()
