@@ -289,7 +289,8 @@ def new_hand(key: str) -> Any:
     evening = _evening(key)
     ledger = services.ledger_of(evening)
     facts = _facts(body.get("facts"), ledger, ledger.next_dealer)
-    hand = services.record_hand(evening, number, facts, device=access.device_name(), token=token)
+    hand = services.record_hand(evening, number, facts, device=access.device_name(), token=token,
+                                device_id=access.device_id())
     return _saved(key, hand.id, 201)
 
 

@@ -215,7 +215,8 @@ def save_new_hand(evening: Evening, number: int, facts: HandFacts, token: str | 
     hand: the refusal is added to ``form.form_errors`` (the caller shows the form again)."""
     key = evening.key
     try:
-        services.record_hand(evening, number, facts, device=access.device_name(), token=token or None)
+        services.record_hand(evening, number, facts, device=access.device_name(), token=token or None,
+                             device_id=access.device_id())
     except (services.AlreadySaved, services.EveningFinished) as error:
         flash(error_text(error))
         return redirect(url_for("sheet.scoresheet", key=key))

@@ -11,10 +11,10 @@ from typing import Any
 from flask import Blueprint, abort, flash, redirect, render_template, request, url_for
 from flask_babel import gettext
 
-from .. import access, services
+from .. import access, disputes, services
 from ..access import permission
 from ..codec import decode_hand, encode_hand
-from ..forms import ActionForm, HandFormBase, error_messages, hand_form_for, override_form_for
+from ..forms import DISPUTE_NAMES, ActionForm, HandFormBase, error_messages, hand_form_for, override_form_for
 from ..i18n import error_text, tr
 from ..ledger import Ledger
 from ..models import Evening
@@ -117,6 +117,30 @@ def _auction_draft(ledger: Ledger) -> dict[str, str]:
     return {"dealer": dealer, "calls": ",".join(calls), "calls_dealer": dealer if calls else ""}
 
 
+def _disputed(evening: Evening, row: Any, hand_id: int) -> dict[str, str]:
+    """"Rule on it" (``?dispute=<id>``): the correction form with the disputed claim
+    filled in (kind, accused, who raised it, trick), when the hand has no claim yet;
+    the scorer then chooses upheld or rejected and the referee rules (issue 12)."""
+    raw = str(request.args.get("dispute", ""))[:9]
+    found = disputes.open_disputes(evening).get(row.number, []) if raw.isdigit() else []
+    wanted = next((d for d in found if d.id == int(raw) and d.hand_id == hand_id), None)
+    if wanted is None or wanted.kind not in disputes.ACCUSING or row.facts.claims:
+        return {"dispute": str(wanted.id)} if wanted is not None else {}
+    return {"dispute": str(wanted.id), "claim_kind": wanted.kind, "claim_accused": str(wanted.accused),
+            "claim_by": "" if wanted.raised_by is None else str(wanted.raised_by),
+            "claim_trick": "" if wanted.trick is None else str(wanted.trick)}
+
+
+def _rule_on_dispute(evening: Evening) -> None:
+    """After a correction made from "Rule on it": the dispute is closed as ruled."""
+    raw = str(request.form.get("dispute", ""))[:9]
+    if raw.isdigit():
+        try:
+            disputes.settle_dispute(evening, int(raw), "ruled", device=access.device_name())
+        except disputes.DisputeRefused:
+            pass  # dismissed or ruled on another phone meanwhile
+
+
 def _facts_from(form: Any, ledger: Ledger, kept: HandFacts | None = None) -> HandFacts:
     """The facts entered on the form (read through the codec). ``kept`` is the hand
     being corrected: what the form does not show — further claims (the form edits the
@@ -205,6 +229,8 @@ def hand(key: str, number: int) -> Any:
         source_lang=lambda rid: SOURCE_LANGUAGES.get(RULES[rid].source, "en") if rid in RULES else "en",
         describe_claim=lambda claim: ledger.variant.describe_claim(ledger.setup, claim),
         override_form=override_form, action=ActionForm(),
+        open_disputes=disputes.open_disputes(evening).get(number, []), dispute_names=DISPUTE_NAMES,
+        waiting=number in disputes.unconfirmed(evening), scorer=access.is_scorer(key),
     )
 
 
@@ -289,7 +315,8 @@ def edit_hand(key: str, number: int) -> Any:
     if request.method == "GET":
         order = ledger.variant.speaking_order(ledger.setup, row.facts.dealer)
         form = _form(ledger, number=str(number), version=str(record.current.version), hand_id=str(record.id),
-                     token=secrets.token_urlsafe(16), **HandFormBase.initial(encode_hand(row.facts), order))
+                     token=secrets.token_urlsafe(16), **{**HandFormBase.initial(encode_hand(row.facts), order),
+                                                         **_disputed(evening, row, record.id)})
         return _hand_page(evening, ledger, form, number=number, editing=True)
     form = _form(ledger)
     if form.validate_on_submit():
@@ -310,6 +337,7 @@ def edit_hand(key: str, number: int) -> Any:
             except RulesError as error:
                 rules_error(form, error)
             else:
+                _rule_on_dispute(evening)
                 flash(gettext("Hand %(number)s corrected; every later total follows.", number=number))
                 return redirect(url_for(".hand", key=key, number=number))
     return _hand_page(evening, ledger, form, number=number, editing=True, status=422)

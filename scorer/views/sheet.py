@@ -11,7 +11,7 @@ from flask import Blueprint, Response, abort, flash, redirect, render_template, 
 from flask_babel import get_locale, gettext
 from markupsafe import Markup
 
-from .. import access, services
+from .. import access, disputes, services
 from ..access import permission
 from ..chart import ledger_chart_svg
 from ..evening_file import dumps
@@ -43,7 +43,7 @@ def _render_sheet(evening: Evening, ledger: Ledger) -> tuple[str, bool, Markup]:
         render_template(
             "_sheet.html", evening=evening, ledger=ledger, closed=services.is_closed(evening, ledger),
             settle=None if ledger.variant.points_only else settle_up(ledger),
-            stats=statistics(ledger),
+            stats=statistics(ledger), disputed=disputes.open_disputes(evening), waiting=disputes.unconfirmed(evening),
             party=lambda p: names[p] if isinstance(p, int) else (ledger.variant.pool_name(ledger.setup.options)
                                                                  or "pool"),
         )

@@ -29,7 +29,7 @@ from flask_babel import gettext as _
 
 from .. import access, services
 from ..access import permission
-from ..forms import ActionForm, DeviceForm, PinForm, is_number, quick_form_for, settings_form_for
+from ..forms import DISPUTE_NAMES, ActionForm, DeviceForm, PinForm, is_number, quick_form_for, settings_form_for
 from ..i18n import error_text, safe_next
 from ..rules import HandFacts, IllegalSetup, RulesError, get_variant
 from .common import call_label, external_url, lan_host, posted_int, save_new_hand, signed
@@ -228,7 +228,7 @@ def history(key: str) -> str:
     variant = get_variant(evening.variant)
     return render_template("history.html", evening=evening, changes=services.history(evening),
                            said=lambda hand: named_auction(variant, setup, hand),
-                           option_changes=lambda change: option_changes(variant, change))
+                           option_changes=lambda change: option_changes(variant, change), dispute_names=DISPUTE_NAMES)
 
 
 def named_auction(variant: Any, setup: Any, hand: dict[str, Any]) -> list[tuple[str, str]]:
