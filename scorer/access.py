@@ -350,6 +350,12 @@ def phone_name(device: Device | None, user_agent: str = "") -> str:
     return f"{guess} {device.tag}" if device is not None and device.tag else guess
 
 
+def device_id() -> int | None:
+    """This phone's :class:`~scorer.models.Device` row id, or ``None`` (no cookie yet)."""
+    device = current_device()
+    return device.id if device is not None else None
+
+
 def device_name() -> str:
     """The name this phone goes by in the history (see :func:`phone_name`)."""
     return phone_name(current_device(), request.headers.get("User-Agent", ""))

@@ -143,9 +143,9 @@ def register_extensions(app: Flask) -> None:
 
 
 def register_blueprints(app: Flask) -> None:
-    from .views import api, common, groups, hands, offline, play, sheet, start, table
+    from .views import api, common, disputes, groups, hands, offline, play, sheet, start, table
 
-    for module in (common, start, sheet, hands, play, table, groups, api, offline):
+    for module in (common, start, sheet, hands, play, table, disputes, groups, api, offline):
         app.register_blueprint(module.bp)
 
 

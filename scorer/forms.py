@@ -310,6 +310,7 @@ class HandFormBase(FlaskForm):
     #: russian36: the calls so far, in speaking order (the auction is built one call at a time)
     calls = HiddenField()
     calls_dealer = HiddenField()  # the dealer the calls so far were made under
+    dispute = HiddenField()  # the dispute a correction rules on ("Rule on it"), if any
     trump = RadioField(_l("Trump named by the declarer"), validate_choice=False, validators=[_trump],
                        choices=choices([("S", "♠"), ("H", "♥"), ("D", "♦"), ("C", "♣"), ("", "–")]))
     purchase = BooleanField(_l("The declarer bought a card (R-9)"))
@@ -583,6 +584,9 @@ class QuickFormBase(FlaskForm):
     contract = RadioField(lazy_gettext("Contract"), validate_choice=False)
     trump = RadioField(lazy_gettext("Trump suit"), validate_choice=False, validators=[_trump],
                        choices=choices([("S", "♠"), ("H", "♥"), ("D", "♦"), ("C", "♣")]))
+    # A Wellington or Blücher overcalls (P-7, H-7): who bid Nap, and who bid Wellington.
+    nap_by = RadioField(lazy_gettext("Who bid Nap before?"), validate_choice=False)
+    wellington_by = RadioField(lazy_gettext("Who bid Wellington before?"), validate_choice=False)
 
     def posted_tricks(self) -> int | None:
         """The trick button pressed (0…5), or ``None``."""
@@ -600,6 +604,8 @@ def quick_form_for(players: tuple[str, ...], ladder: tuple[Any, ...], **kwargs: 
 
     form = QuickForm(**kwargs)
     form.declarer.choices = choices(enumerate(players))
+    form.nap_by.choices = choices(enumerate(players))
+    form.wellington_by.choices = choices(enumerate(players))
     form.contract.choices = choices((bid.id, tr(bid.name)) for bid in ladder)
     return form
 
@@ -638,3 +644,52 @@ def settings_form_for(variant: Variant, **kwargs: Any) -> SettingsFormBase:
     SettingsForm.variant = variant
     _add_option_fields(SettingsForm, variant)
     return SettingsForm(**kwargs)
+
+
+DISPUTE_NAMES = {"revoke": _l("Revoke (did not follow suit)"), "wrong_cards": _l("Wrong number of cards"),
+                 "out_of_turn": _l("Played out of turn"), "misdeal": _l("Misdeal"),
+                 "score": _l("The score is wrong")}
+
+
+class DisputeFormBase(FlaskForm):
+    """Dispute a hand from any phone (see :mod:`scorer.disputes`): what is wrong, who is
+    accused (for a claim), who raises it, the trick, a note. Seat choices are set by
+    :func:`dispute_form_for`."""
+
+    hand_id = HiddenField()
+    kind = RadioField(_l("What is wrong?"), validate_choice=False)
+    accused = RadioField(_l("Accused"), validate_choice=False)
+    raised_by = RadioField(_l("Raised by"), validate_choice=False, default="")
+    trick = RadioField(_l("In trick"), validate_choice=False, default="",
+                       choices=choices([("", "—")] + [(str(t), str(t)) for t in range(1, TRICKS_PER_HAND + 1)]))
+
+    def validate_kind(self, field: RadioField) -> None:
+        if field.data not in [c.value for c in field.choices or []]:
+            raise ValidationError(gettext("Choose what is wrong with the hand."))
+
+    def validate_accused(self, field: RadioField) -> None:
+        if field.data not in [c.value for c in field.choices or []] + ["", None]:
+            raise ValidationError(gettext("Choose who is accused."))
+
+    def validate_raised_by(self, field: RadioField) -> None:
+        if field.data not in [c.value for c in field.choices or []] + [None]:
+            raise ValidationError(gettext("Choose who raises the dispute."))
+
+    def validate_trick(self, field: RadioField) -> None:
+        if field.data not in [c.value for c in field.choices or []] + [None]:
+            raise ValidationError(gettext("Tricks are numbered 1 to 5."))
+    note = StringField(_l("What happened (optional)"),
+                       [Optional(), Length(max=200, message=_l("At most 200 characters."))], filters=[_strip])
+
+
+def dispute_form_for(players: tuple[str, ...], kinds: tuple[str, ...], **kwargs: Any) -> DisputeFormBase:
+    """A :class:`DisputeFormBase` for these players and the dispute ``kinds`` the variant knows."""
+
+    class DisputeForm(DisputeFormBase):
+        pass
+
+    form = DisputeForm(**kwargs)
+    form.kind.choices = choices((k, DISPUTE_NAMES[k]) for k in kinds)
+    form.accused.choices = choices(enumerate(players))
+    form.raised_by.choices = choices([("", gettext("Someone watching"))] + list(enumerate(players)))
+    return form

@@ -15,6 +15,7 @@ from typing import Any
 
 from sqlalchemy import JSON, DateTime, ForeignKey, String, UniqueConstraint, and_, event
 from sqlalchemy import Index as sa_Index
+from sqlalchemy import false as sa_false
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Mapped, foreign, mapped_column, relationship
 
@@ -108,6 +109,9 @@ class Evening(db.Model):  # type: ignore[name-defined,misc]
     #: Bumped when a scorer changes the PIN and the scorers' link: every phone that
     #: became a scorer with an older one is a viewer again (see :class:`TableAccess`).
     access_generation: Mapped[int] = mapped_column(default=0, server_default="0")
+    #: Confirmation (as bridge clubs' table terminals do): each new hand stays
+    #: unconfirmed until a phone other than the one that entered it accepts or disputes it.
+    confirmation: Mapped[bool] = mapped_column(default=False, server_default=sa_false())
 
     players: Mapped[list[Player]] = relationship(
         back_populates="evening", order_by="Player.seat", cascade="all, delete-orphan"
@@ -153,6 +157,11 @@ class Hand(db.Model):  # type: ignore[name-defined,misc]
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     undone_number: Mapped[int | None] = mapped_column(default=None)
     undone_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), default=None)
+    #: The phone (:class:`Device` id) that entered the hand, for confirmation.
+    entered_by: Mapped[int | None] = mapped_column(default=None)
+    #: When another phone accepted the hand (``None``: not confirmed), and its name.
+    confirmed_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), default=None)
+    confirmed_device: Mapped[str] = mapped_column(String(40), default="", server_default="")
 
     evening: Mapped[Evening] = relationship(viewonly=True)
     versions: Mapped[list[HandVersion]] = relationship(
@@ -325,3 +334,39 @@ class GroupAlias(db.Model):  # type: ignore[name-defined,misc]
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
     group: Mapped[Group] = relationship(back_populates="aliases")
+
+
+#: The kinds of dispute a phone may raise: the referee's claims (H-13 to H-16, R-18,
+#: P-16, B-16/B-17), a misdeal found after the hand was saved, or "the score is wrong".
+DISPUTE_KINDS = ("revoke", "wrong_cards", "out_of_turn", "misdeal", "score")
+
+
+class Dispute(db.Model):  # type: ignore[name-defined,misc]
+    """A hand disputed from any phone, a viewer's included (issue 12).
+
+    It is shown as disputed on every phone until a scorer rules on it: the claim goes
+    into the hand's facts as a new version and the referee rules on it citing the rule
+    (``resolution`` "ruled"), or the scorer finds nothing to change ("dismissed").
+    ``accused`` and ``raised_by`` are seats (``raised_by`` ``None``: someone watching);
+    ``trick`` is the trick the claim is about (1–5), if given.
+    """
+
+    __tablename__ = "dispute"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    evening_id: Mapped[int] = mapped_column(ForeignKey("evening.id"), index=True)
+    hand_id: Mapped[int] = mapped_column(ForeignKey("hand.id"), index=True)
+    kind: Mapped[str] = mapped_column(String(20))
+    accused: Mapped[int | None] = mapped_column(default=None)
+    raised_by: Mapped[int | None] = mapped_column(default=None)
+    trick: Mapped[int | None] = mapped_column(default=None)
+    note: Mapped[str] = mapped_column(String(200), default="", server_default="")
+    device: Mapped[str] = mapped_column(String(40), default="", server_default="")
+    device_id: Mapped[int | None] = mapped_column(default=None)
+    raised_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    resolved_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), default=None)
+    resolution: Mapped[str] = mapped_column(String(20), default="", server_default="")
+    resolved_device: Mapped[str] = mapped_column(String(40), default="", server_default="")
+
+    hand: Mapped[Hand] = relationship(viewonly=True)
+

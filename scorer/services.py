@@ -421,7 +421,7 @@ def _log(evening: Evening, kind: str, number: int | None, before: HandFacts | No
 
 @write
 def record_hand(evening: Evening, number: int, facts: HandFacts, *, device: str = "",
-                token: str | None = None) -> Hand:
+                token: str | None = None, device_id: int | None = None) -> Hand:
     """Save hand ``number`` (which must be the next one) with ``facts``.
 
     The engine rules on the facts first; nothing is saved if it refuses them
@@ -429,7 +429,8 @@ def record_hand(evening: Evening, number: int, facts: HandFacts, *, device: str 
     evening and :class:`HandConflict` if hand ``number`` exists already (saved from
     another phone, or a double tap). ``token`` is the form's one-time token: if it was
     used before, :class:`AlreadySaved` is raised and nothing is saved; it is stored
-    with the hand, in the same transaction. ``device`` names the phone in the history.
+    with the hand, in the same transaction. ``device`` names the phone in the history;
+    ``device_id`` is its row, kept with the hand for confirmation (see :mod:`scorer.disputes`).
     """
     facts = normalise(facts)
     evening = _lock(evening)
@@ -451,7 +452,7 @@ def record_hand(evening: Evening, number: int, facts: HandFacts, *, device: str 
         settle_evening(ledger.setup, current_facts(evening) + [facts], seat_changes_of(evening))
     except HandError as error:
         raise error.error from None
-    hand = Hand(evening_id=evening.id, number=number)
+    hand = Hand(evening_id=evening.id, number=number, entered_by=device_id)
     hand.versions.append(_version(1, facts))
     try:
         _bump(evening)

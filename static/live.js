@@ -26,8 +26,10 @@
         var doc = new DOMParser().parseFromString(html, "text/html");
         var fresh = doc.querySelector("[data-live]");
         if (!fresh) throw new Error("no live part");
+        var before = el;
         el.replaceWith(fresh);
         el = fresh;
+        document.dispatchEvent(new CustomEvent("nap:swapped", { detail: { before: before, after: fresh } }));
         shown = fresh.getAttribute("data-revision") || shown;
         window.dispatchEvent(new CustomEvent("nap:live", { detail: { revision: shown } }));
         keepFresh();

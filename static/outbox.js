@@ -322,10 +322,20 @@
     if (!contract) return { error: say("tap-contract") };
     if (trumps && !trump) return { error: say("tap-trump") };
     var facts = { lone_bid: { declarer: labelOf(declarer), contract: contract.value }, tricks: Number(button.value) };
+    overcalled(form, contract.value, facts.lone_bid);
     var label = [labelOf(declarer), labelOf(contract)];
     if (trump) { facts.trump = trump.value; label.push(labelOf(trump)); }
     label.push(button.value);
     return { facts: facts, label: label.join(" · ") };
+  }
+
+  // A Wellington or Blücher names who bid Nap (and Wellington) before it (P-7, H-7).
+  function overcalled(form, contract, lone) {
+    var needs = { wellington: ["nap"], blucher: ["nap", "wellington"] }[contract] || [];
+    needs.forEach(function (bid) {
+      var seat = form.querySelector("input[name=" + bid + "_by]:checked");
+      if (seat) lone[bid] = labelOf(seat);
+    });
   }
 
   function token() {

@@ -17,6 +17,10 @@ var STATIC = "nap-static-v1";
 var SHELL = [
   "/static/app.css", "/static/live.js", "/static/netstate.js", "/static/outbox.js", "/static/register-sw.js",
   "/static/note.js", "/static/fullform.js",
+  "/static/quick.js",
+  "/static/auction-draft.js",
+  "/static/fresh.js",
+  "/static/wakelock.js",
   "/static/icon.svg", "/static/icon-192.png", "/static/manifest.webmanifest",
 ];
 // a table's scoresheet, quick entry, Big totals, full form, undo page, a hand and its correction form

@@ -115,12 +115,12 @@ def test_two_phones_share_watch_race_undo_and_switch_language(browser: Any, site
 
         tap(a.locator("#record-hand"))
         assert _min_target(a, "label.pill span") >= 48 and _min_target(a, "button[name=tricks]") >= 48
-        tap(a.locator("label.pill:has-text('Bob')"))  # Bob won the auction
+        tap(a.locator("fieldset").nth(0).locator("label.pill:has-text('Bob')"))  # Bob won the auction
         tap(a.locator("fieldset").nth(1).locator("label.pill:has-text('Three')"))
         tap(a.locator("button[name=tricks][value='4']"))  # four tricks: this tap saves
         assert len(taps) <= 5
-        a.wait_for_url(re.compile(r"#hand-1$"))
-        assert "Hand 1 saved" in a.content()
+        a.wait_for_url(f"{base}/e/{key}")  # the top of the scoresheet: the totals and "Hand 1 saved · Undo"
+        assert "Hand 1 saved" in a.locator(".flash.saved").inner_text()
 
         # B sees it without reloading (live.js polls every 1.5 s): Bob +9 (P-12: 3 from each of 3)
         b.locator(".total:has-text('Bob') .pts").filter(has_text="+9").wait_for(timeout=60000)
@@ -135,7 +135,7 @@ def test_two_phones_share_watch_race_undo_and_switch_language(browser: Any, site
         # both open hand 2 and save different hands at the same moment: exactly one is kept
         for page, who in ((a, "Cat"), (b, "Dan")):
             page.goto(f"{base}/e/{key}/quick")
-            page.click(f"label.pill:has-text('{who}')")
+            page.locator("fieldset").nth(0).locator(f"label.pill:has-text('{who}')").click()
             page.locator("fieldset").nth(1).locator("label.pill:has-text('Three')").click()
         a.evaluate("document.querySelector(\"button[name=tricks][value='3']\").click()")
         b.evaluate("document.querySelector(\"button[name=tricks][value='3']\").click()")

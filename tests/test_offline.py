@@ -65,7 +65,7 @@ def _ready_offline(page: Any, base: str, key: str, *more: str) -> None:
 def _quick_offline(page: Any, who: str, bid: str, tricks: int, *, double: bool = False) -> None:
     page.click("#record-hand")
     page.wait_for_url(re.compile(r"/quick$"))
-    page.click(f"label.pill:has-text('{who}')")
+    page.locator("fieldset").nth(0).locator(f"label.pill:has-text('{who}')").click()
     page.locator("fieldset").nth(1).locator(f"label.pill:has-text('{bid}')").click()
     button = page.locator(f"button[name=tricks][value='{tricks}']")
     if double:

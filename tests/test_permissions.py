@@ -26,14 +26,16 @@ def test_the_declared_levels_are_the_ones_agreed(app: Any) -> None:
     level = {r.endpoint: permission_of(app.view_functions[r.endpoint])[0] for r in _rules(app)}  # type: ignore[index]
     assert {e for e, lv in level.items() if lv == "score"} == {
         "hands.new_hand", "hands.edit_hand", "hands.override_hand", "hands.restore_version", "play.record_play",
-        "table.undo", "table.confirm_undo", "table.quick", "table.seats",
+        "table.undo", "table.confirm_undo", "table.quick", "table.seats", "disputes.dismiss",
         "api.new_hand", "api.correct", "api.restore", "api.override", "api.claims", "api.play", "api.undo",
         "api.seats", "api.undo_seats"}
     assert {e for e, lv in level.items() if lv == "manage" and not e.startswith("groups.")} == {
         "sheet.finish", "sheet.reopen", "sheet.confirm_finish", "table.settings", "table.revoke", "table.renew",
-        "api.settings", "api.finish", "api.reopen"}
+        "disputes.confirmation", "api.settings", "api.finish", "api.reopen"}
     assert level["sheet.scoresheet"] == level["table.revision"] == level["sheet.export_pdf"] == "view"
     assert level["api.state"] == "view"
+    # any phone, a viewer's included, may dispute a hand or accept one another phone entered (issue 12)
+    assert level["disputes.dispute"] == level["disputes.confirm"] == "view"
 
 
 def test_a_route_without_a_declaration_is_refused(app: Any) -> None:
@@ -56,7 +58,8 @@ def test_a_viewer_is_refused_every_scorer_route_and_nothing_changes(app: Any, cl
             continue
         if method not in rule.methods:
             continue
-        url = rule.build({"key": key, "number": 1, "version": 1, "hand_id": 1, "access_id": 1}, append_unknown=False)[1]
+        url = rule.build({"key": key, "number": 1, "version": 1, "hand_id": 1, "access_id": 1, "dispute_id": 1},
+                         append_unknown=False)[1]
         answer = viewer.open(url, method=method, data={"number": "1", "version": "1", "dealer": "0",
                                                         "call_1": "four", "tricks": "4", "save": "1"})
         if rule.endpoint.startswith("api."):  # a script has no PIN page: a JSON refusal

@@ -159,7 +159,7 @@ def _lone_bid(data: dict[str, Any], ledger: Ledger, dealer: int, seated: tuple[i
     else passing, in the variant's speaking order from ``dealer`` or the hand's dealer,
     among the players ``seated`` for the hand)."""
     lone = data["lone_bid"]
-    if ("auction" in data or not isinstance(lone, dict) or set(lone) - {"declarer", "contract"}
+    if ("auction" in data or not isinstance(lone, dict) or set(lone) - {"declarer", "contract", "nap", "wellington"}
             or (lone.get("declarer") is None) != (lone.get("contract") is None)
             or not isinstance(lone.get("contract"), str | None)):
         raise Refused(gettext("lone_bid must name the declarer and the contract (both null: everyone passed), "
@@ -171,11 +171,14 @@ def _lone_bid(data: dict[str, Any], ledger: Ledger, dealer: int, seated: tuple[i
     declarer = None if lone.get("declarer") is None else seat_of(lone["declarer"], "facts.lone_bid.declarer")
     table = table_ledger(ledger, seated)
     local = {seat: i for i, seat in enumerate(seated or range(ledger.setup.n))}
-    for seat in (dealer, declarer):
+    # a Wellington or Blücher names who bid Nap (and Wellington) before it (P-7, H-7)
+    earlier = {bid: seat_of(lone[bid], f"facts.lone_bid.{bid}") for bid in ("nap", "wellington") if bid in lone}
+    for seat in (dealer, declarer, *earlier.values()):
         if seat is not None and seat not in local:
             raise Refused(gettext("%(name)s is not at the table for this hand.", name=names[seat]))
     auction = ledger.variant.lone_bid_auction(table.setup, local[dealer],
-                                              None if declarer is None else local[declarer], lone.get("contract"))
+                                              None if declarer is None else local[declarer], lone.get("contract"),
+                                              {bid: local[seat] for bid, seat in earlier.items()})
     hand = {k: v for k, v in data.items() if k != "lone_bid"}
     hand.update(dealer=names[dealer], auction=list(auction))
     return hand
@@ -296,7 +299,8 @@ def new_hand(key: str) -> Any:
     evening = _evening(key)
     ledger = services.ledger_of(evening)
     facts = _facts(body.get("facts"), ledger, ledger.next_dealer)
-    hand = services.record_hand(evening, number, facts, device=access.device_name(), token=token)
+    hand = services.record_hand(evening, number, facts, device=access.device_name(), token=token,
+                                device_id=access.device_id())
     return _saved(key, hand.id, 201)
 
 

@@ -23,7 +23,7 @@ from markupsafe import Markup
 from .. import access, groups, i18n, lan, services
 from ..cache import RevisionCache
 from ..evening_file import dump_seat_change
-from ..forms import error_messages
+from ..forms import ActionForm, error_messages
 from ..i18n import error_text, tr
 from ..ledger import Ledger, LedgerRow, table_ledger, to_table
 from ..models import Evening
@@ -249,7 +249,8 @@ def save_new_hand(evening: Evening, number: int, facts: HandFacts, token: str | 
     hand: the refusal is added to ``form.form_errors`` (the caller shows the form again)."""
     key = evening.key
     try:
-        services.record_hand(evening, number, facts, device=access.device_name(), token=token or None)
+        services.record_hand(evening, number, facts, device=access.device_name(), token=token or None,
+                             device_id=access.device_id())
     except (services.AlreadySaved, services.EveningFinished) as error:
         flash(error_text(error))
         return redirect(url_for("sheet.scoresheet", key=key))
@@ -262,8 +263,20 @@ def save_new_hand(evening: Evening, number: int, facts: HandFacts, token: str | 
         if form is not None:
             rules_error(form, error)
         return None
-    flash(gettext("Hand %(number)s saved.", number=number))
-    return redirect(url_for("sheet.scoresheet", key=key) + f"#hand-{number}")
+    flash(gettext("Hand %(number)s saved.", number=number), f"saved:{number}")
+    return redirect(url_for("sheet.scoresheet", key=key))
+
+
+def undo_offer(key: str) -> dict[str, Any] | None:
+    """The one-tap Undo shown with "Hand 7 saved" on the scoresheet: the last hand's
+    number, version and row id (so a stale tap never undoes a newer hand), or ``None``
+    when there is nothing to undo or the evening is finished."""
+    evening = services.get_evening(key)
+    if evening is None or not evening.hands or evening.finished_at is not None:
+        return None
+    last = evening.hands[-1]
+    return {"key": key, "number": last.number, "version": last.current.version, "hand_id": last.id,
+            "form": ActionForm()}
 
 
 def play_rules(ledger: Ledger, row: LedgerRow) -> PlayRules:

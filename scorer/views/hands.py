@@ -11,10 +11,10 @@ from typing import Any
 from flask import Blueprint, abort, flash, redirect, render_template, request, url_for
 from flask_babel import gettext
 
-from .. import access, services
+from .. import access, disputes, services
 from ..access import permission
 from ..codec import decode_hand, encode_hand
-from ..forms import ActionForm, HandFormBase, error_messages, hand_form_for, override_form_for
+from ..forms import DISPUTE_NAMES, ActionForm, HandFormBase, error_messages, hand_form_for, override_form_for
 from ..i18n import error_text, tr
 from ..ledger import Ledger, table_ledger, to_evening, to_table
 from ..models import Evening
@@ -81,6 +81,70 @@ def _form(ledger: Ledger, **values: Any) -> Any:
     return hand_form_for(ledger.setup, variant.ladder(ledger.setup.options), variant.claim_rules, **values)
 
 
+def _tapped(ledger: Ledger) -> dict[str, str]:
+    """What quick entry had tapped when it sent the table here ("Continue in the full
+    form"): ``?declarer=&contract=&trump=&tricks=&nap_by=&wellington_by=`` as the full
+    form's fields (each seat's call, the trump, the tricks). Anything that does not fit
+    this table is left out, never refused: the form is only being filled in."""
+    args, setup, variant = request.args, ledger.setup, ledger.variant
+    if variant.sequence_auction:
+        return _auction_draft(ledger)
+    bids = {bid.id for bid in variant.ladder(setup.options)}
+    seats = {str(seat) for seat in range(setup.n)}
+    values: dict[str, str] = {}
+    contract = str(args.get("contract", ""))
+    for field, call in (("nap_by", "nap"), ("wellington_by", "wellington"), ("declarer", contract)):
+        seat = str(args.get(field, ""))
+        if seat in seats and call in bids:
+            values[f"call_{seat}"] = call
+    if str(args.get("trump", "")) in {"S", "H", "D", "C"}:
+        values["trump"] = str(args["trump"])
+    if str(args.get("tricks", "")) in {"0", "1", "2", "3", "4", "5"}:
+        values["tricks"] = str(args["tricks"])
+    return values
+
+
+def _auction_draft(ledger: Ledger) -> dict[str, str]:
+    """russian36: the auction so far, from ``?dealer=&calls=`` (the page's own address
+    after each call, and the phone's kept draft, ``static/auction-draft.js``), so that a
+    reload or coming back shows the same auction (R-4, R-5). Calls that do not make a
+    legal auction for this dealer are dropped: the auction starts again."""
+    args, setup = request.args, ledger.setup
+    dealer = str(args.get("dealer", ""))[:3]
+    if dealer not in {str(seat) for seat in range(setup.n)}:
+        return {}
+    calls = tuple(c[:20] for c in str(args.get("calls", ""))[:1200].split(",") if c)[:60]
+    try:
+        AuctionState(ledger.variant, setup, int(dealer), calls)
+    except (RulesError, TypeError, IndexError):
+        return {"dealer": dealer}
+    return {"dealer": dealer, "calls": ",".join(calls), "calls_dealer": dealer if calls else ""}
+
+
+def _disputed(evening: Evening, row: Any, hand_id: int) -> dict[str, str]:
+    """"Rule on it" (``?dispute=<id>``): the correction form with the disputed claim
+    filled in (kind, accused, who raised it, trick), when the hand has no claim yet;
+    the scorer then chooses upheld or rejected and the referee rules (issue 12)."""
+    raw = str(request.args.get("dispute", ""))[:9]
+    found = disputes.open_disputes(evening).get(row.number, []) if raw.isdigit() else []
+    wanted = next((d for d in found if d.id == int(raw) and d.hand_id == hand_id), None)
+    if wanted is None or wanted.kind not in disputes.ACCUSING or row.facts.claims:
+        return {"dispute": str(wanted.id)} if wanted is not None else {}
+    return {"dispute": str(wanted.id), "claim_kind": wanted.kind, "claim_accused": str(wanted.accused),
+            "claim_by": "" if wanted.raised_by is None else str(wanted.raised_by),
+            "claim_trick": "" if wanted.trick is None else str(wanted.trick)}
+
+
+def _rule_on_dispute(evening: Evening) -> None:
+    """After a correction made from "Rule on it": the dispute is closed as ruled."""
+    raw = str(request.form.get("dispute", ""))[:9]
+    if raw.isdigit():
+        try:
+            disputes.settle_dispute(evening, int(raw), "ruled", device=access.device_name())
+        except disputes.DisputeRefused:
+            pass  # dismissed or ruled on another phone meanwhile
+
+
 def _facts_from(form: Any, ledger: Ledger, kept: HandFacts | None = None) -> HandFacts:
     """The facts entered on the form (read through the codec). ``kept`` is the hand
     being corrected: what the form does not show — further claims (the form edits the
@@ -127,7 +191,8 @@ def new_hand(key: str) -> Any:
         flash(gettext("This evening is finished: no more hands can be recorded."))
         return redirect(url_for("sheet.scoresheet", key=key))
     if request.method == "GET":
-        form = _form(ledger, number=str(number), dealer=str(ledger.next_dealer), token=secrets.token_urlsafe(16))
+        form = _form(ledger, **{"number": str(number), "dealer": str(ledger.next_dealer),
+                                "token": secrets.token_urlsafe(16), **_tapped(ledger)})
         return _hand_page(evening, ledger, form, number=number, editing=False)
     form = _form(ledger)
     if form.validate_on_submit():
@@ -170,6 +235,8 @@ def hand(key: str, number: int) -> Any:
         source_lang=lambda rid: SOURCE_LANGUAGES.get(RULES[rid].source, "en") if rid in RULES else "en",
         describe_claim=lambda claim: ledger.variant.describe_claim(ledger.setup, claim),
         override_form=override_form, action=ActionForm(), new_token=lambda: secrets.token_urlsafe(16),
+        open_disputes=disputes.open_disputes(evening).get(number, []), dispute_names=DISPUTE_NAMES,
+        waiting=number in disputes.unconfirmed(evening), scorer=access.is_scorer(key),
     )
 
 
@@ -262,7 +329,8 @@ def edit_hand(key: str, number: int) -> Any:
     if request.method == "GET":
         order = ledger.variant.speaking_order(ledger.setup, row.facts.dealer)
         form = _form(ledger, number=str(number), version=str(record.current.version), hand_id=str(record.id),
-                     token=secrets.token_urlsafe(16), **HandFormBase.initial(encode_hand(row.facts), order))
+                     token=secrets.token_urlsafe(16), **{**HandFormBase.initial(encode_hand(row.facts), order),
+                                                         **_disputed(evening, row, record.id)})
         return _hand_page(evening, ledger, form, number=number, editing=True)
     form = _form(ledger)
     if form.validate_on_submit():
@@ -284,6 +352,7 @@ def edit_hand(key: str, number: int) -> Any:
             except RulesError as error:
                 rules_error(form, error)
             else:
+                _rule_on_dispute(evening)
                 flash(gettext("Hand %(number)s corrected; every later total follows.", number=number))
                 return redirect(url_for(".hand", key=key, number=number))
     return _hand_page(evening, ledger, form, number=number, editing=True, status=422)

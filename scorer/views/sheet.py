@@ -12,7 +12,7 @@ from flask import Blueprint, Response, abort, flash, redirect, render_template, 
 from flask_babel import get_locale, gettext
 from markupsafe import Markup
 
-from .. import access, services
+from .. import access, disputes, services
 from ..access import permission
 from ..chart import ledger_chart_svg
 from ..evening_file import dumps
@@ -35,6 +35,7 @@ from .common import (
     result_label,
     seat_lines,
     sheet_cache,
+    undo_offer,
 )
 
 bp = Blueprint("sheet", __name__)
@@ -48,6 +49,7 @@ def _render_sheet(evening: Evening, ledger: Ledger) -> tuple[str, bool, Markup]:
             settle=None if ledger.variant.points_only else settle_up(ledger),
             stats=statistics(ledger), seat_lines=seat_lines(ledger),
             start_names=[ledger.setup.players[s] for s in ledger.setup.seated_at_start],
+            disputed=disputes.open_disputes(evening), waiting=disputes.unconfirmed(evening),
             party=lambda p: names[p] if isinstance(p, int) else (ledger.variant.pool_name(ledger.setup.options)
                                                                  or "pool"),
         )
@@ -77,7 +79,8 @@ def scoresheet(key: str) -> str:
         return page
     title, finished, fragment = by_revision(sheet_cache, key, _render_sheet, locale, scorer, revision=revision)
     page = render_template("scoresheet.html", key=key, title=title, finished=finished, sheet=fragment,
-                           action=ActionForm() if scorer else None, scorer=scorer, revision=revision, group=group)
+                           action=ActionForm() if scorer else None, scorer=scorer, revision=revision, group=group,
+                           undo=undo_offer(key) if scorer and not plain else None)
     if plain and not (scorer and finished):
         page_cache.put(page_key, page)
     return page

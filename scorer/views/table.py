@@ -13,13 +13,24 @@ import secrets
 from typing import Any
 
 import segno
-from flask import Blueprint, Response, abort, flash, jsonify, redirect, render_template, request, url_for
+from flask import (
+    Blueprint,
+    Response,
+    abort,
+    flash,
+    jsonify,
+    make_response,
+    redirect,
+    render_template,
+    request,
+    url_for,
+)
 from flask_babel import gettext as _
 
 from .. import access, services
 from ..access import permission
 from ..evening_file import dump_seat_change
-from ..forms import ActionForm, DeviceForm, PinForm, is_number, quick_form_for, settings_form_for
+from ..forms import DISPUTE_NAMES, ActionForm, DeviceForm, PinForm, is_number, quick_form_for, settings_form_for
 from ..i18n import error_text, safe_next
 from ..ledger import table_ledger, to_evening
 from ..rules import HandFacts, IllegalSetup, RulesError, SeatChange, get_variant
@@ -283,7 +294,7 @@ def history(key: str) -> str:
 
     return render_template("history.html", evening=evening, changes=services.history(evening),
                            said=lambda hand, number=None: named_auction(variant, table_of(number), hand),
-                           option_changes=lambda change: option_changes(variant, change))
+                           option_changes=lambda change: option_changes(variant, change), dispute_names=DISPUTE_NAMES)
 
 
 def named_auction(variant: Any, setup: Any, hand: dict[str, Any]) -> list[tuple[str, str]]:
@@ -379,6 +390,8 @@ def quick(key: str) -> Any:
         if not is_number(posted):
             errors.append(_("This form is missing its hand number; reload the page."))
         else:
+            if _dealer_declares(form, ledger, dealer):
+                return _quick_page(evening, ledger, form, number, dealer, dealer_declares=True)
             facts = _quick_facts(form, ledger, dealer, errors)
             if facts is not None:
                 facts = to_evening(facts, full.seated, full.setup.n)
@@ -406,12 +419,13 @@ def _quick_facts(form: Any, ledger: Any, dealer: int, errors: list[str]) -> Hand
         errors.append(_("Tap the contract."))
     if variant.names_trump and not form.trump.data:
         errors.append(_("Tap the trump suit."))
+    earlier = _overcalled(form, variant, setup, contract, errors)
     if tricks is None:
         errors.append(_("Tap the number of tricks the declarer won."))
     if errors:
         return None
     try:
-        auction = variant.lone_bid_auction(setup, dealer, int(declarer_raw), contract)
+        auction = variant.lone_bid_auction(setup, dealer, int(declarer_raw), contract, earlier)
     except RulesError:
         errors.append(_("That bid is not possible here; use the full form."))
         return None
@@ -419,10 +433,53 @@ def _quick_facts(form: Any, ledger: Any, dealer: int, errors: list[str]) -> Hand
                      trump=(form.trump.data or None) if variant.names_trump else None)
 
 
-def _quick_page(evening: Any, ledger: Any, form: Any, number: int, dealer: int, status: int = 200) -> Any:
-    setup = ledger.setup
-    return render_template(
+def _overcalled(form: Any, variant: Any, setup: Any, contract: str, errors: list[str]) -> dict[str, int]:
+    """A Wellington or Blücher (P-7, H-7): the seats that bid Nap (and Wellington)
+    before the declarer, as tapped; an error asks for any that is missing."""
+    earlier: dict[str, int] = {}
+    asks = {"nap": (form.nap_by, _("Tap who bid Nap before.")),
+            "wellington": (form.wellington_by, _("Tap who bid Wellington before."))}
+    for bid in variant.overcalled(contract):
+        field, ask = asks[bid]
+        raw = field.data or ""
+        if is_number(raw) and 0 <= int(raw) < setup.n:
+            earlier[bid] = int(raw)
+        else:
+            errors.append(ask)
+    return earlier
+
+
+def _dealer_declares(form: Any, ledger: Any, dealer: int) -> bool:
+    """napoleao (B-6): "Everyone passed" makes the dealer the declarer; the page asks
+    for the dealer's bid with the dealer already tapped. ``True`` when that applies."""
+    if "all_pass" not in request.form or not ledger.variant.dealer_declares_on_all_pass:
+        return False
+    form.declarer.data = str(dealer)
+    form.contract.data = form.trump.data = None
+    return True
+
+
+def _quick_page(evening: Any, ledger: Any, form: Any, number: int, dealer: int, status: int = 200,
+                dealer_declares: bool = False) -> Any:
+    setup, variant = ledger.setup, ledger.variant
+    order = variant.speaking_order(setup, dealer) if not variant.sequence_auction else [dealer]
+    overcalls = [bid.id for bid in variant.ladder(setup.options) if variant.overcalled(bid.id)]
+    response = make_response(render_template(
         "quick.html", evening=evening, ledger=ledger, form=form, number=number, dealer=dealer,
-        eldest=ledger.variant.speaking_order(setup, dealer)[0] if not ledger.variant.sequence_auction else dealer,
-        call_label=call_label, tricks=range(6),
-    ), status
+        eldest=order[0], call_label=call_label, tricks=range(6), overcalls=overcalls,
+        speaking=[order.index(seat) if seat in order else 0 for seat in range(setup.n)],
+        dealer_declares=dealer_declares, full_form=_full_form_link(evening, form) if status != 200 else None,
+    ), status)
+    # Back to this page fetches it again (a fresh token and hand number): the previous
+    # hand's taps are never shown again, nor saved twice.
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+def _full_form_link(evening: Any, form: Any) -> str:
+    """The full hand form filled in with what was tapped here (declarer, contract,
+    trump, the Nap and Wellington bidders, tricks), for "Continue in the full form"."""
+    tapped = {"declarer": form.declarer.data, "contract": form.contract.data, "trump": form.trump.data,
+              "nap_by": form.nap_by.data, "wellington_by": form.wellington_by.data,
+              "tricks": str(request.form.get("tricks", ""))[:2]}
+    return url_for("hands.new_hand", key=evening.key, **{k: v for k, v in tapped.items() if v})

@@ -85,6 +85,8 @@ class Variant:
     id: ClassVar[str]
     name: ClassVar[str]
     source: ClassVar[str]
+    #: One line for the rule-set chooser: where the game is played and what sets it apart.
+    blurb: ClassVar[str] = ""
     min_players: ClassVar[int]
     max_players: ClassVar[int]
     option_specs: ClassVar[tuple[OptionSpec, ...]] = ()
@@ -213,11 +215,21 @@ class Variant:
         return [(dealer + 1 + i) % setup.n for i in range(setup.n)]
 
     def lone_bid_auction(self, setup: EveningSetup, dealer: int, declarer: int | None,
-                         contract: str | None) -> tuple[str, ...]:
+                         contract: str | None, earlier: Mapping[str, int] | None = None) -> tuple[str, ...]:
         """The auction of the common hand, as quick entry records it: ``declarer`` bids
         ``contract`` and everyone else passes (``declarer`` ``None``: everyone passes).
-        One call per seat in speaking order; :meth:`check_auction` rules on it."""
-        return tuple(contract if seat == declarer else PASS for seat in self.speaking_order(setup, dealer))
+        ``earlier`` names the overcalled bids of a Wellington or Blücher (P-7, H-7): bid id
+        → the seat that bid it, e.g. ``{"nap": 2}``; that seat makes that call in its turn.
+        One call per seat in speaking order; :meth:`check_auction` rules on it (a Nap
+        bidder who speaks after the Wellington is refused there, citing P-7/H-7)."""
+        made = {seat: bid for bid, seat in (earlier or {}).items() if seat != declarer}
+        return tuple(contract if seat == declarer else made.get(seat, PASS)
+                     for seat in self.speaking_order(setup, dealer))
+
+    def overcalled(self, contract: str | None) -> tuple[str, ...]:
+        """The bids that must have been made before ``contract`` (P-7, H-7): Nap before a
+        Wellington, Nap and Wellington before a Blücher; none for any other bid."""
+        return {"wellington": ("nap",), "blucher": ("nap", "wellington")}.get(contract or "", ())
 
     def speakers(self, setup: EveningSetup, facts: HandFacts) -> list[int]:
         """The seat that made each call of ``facts.auction``, in order."""
@@ -277,6 +289,10 @@ class Variant:
             )
         ]
         return declarer, contract, reasons
+
+    #: True where everyone passing makes the dealer the declarer (napoleao B-6): entry
+    #: then asks the dealer's bid instead of recording an all-pass hand.
+    dealer_declares_on_all_pass: ClassVar[bool] = False
 
     def check_all_pass(self, facts: HandFacts, setup: EveningSetup) -> None:
         """Hook: raise :class:`IllegalAuction` if everyone may not pass. Default: they may."""

@@ -70,6 +70,8 @@ class Hoyle(Variant):
     id = "hoyle"
     name = Text("Nap (Hoyle rules)")
     source = HOYLE_SOURCE
+    blurb = Text("The British pub game: bids from One to Nap, with Wellington, Blücher and a pool if the "
+                 "table likes; paid in chips.")
     min_players = 2  # H-1
     max_players = 6
     schedule = {**SMALL_BIDS, **SCHEDULES["hoyle"]}

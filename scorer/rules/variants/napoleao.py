@@ -23,6 +23,8 @@ class Napoleao(Variant):
     id = "napoleao"
     name = Text("Napoleão (Brazilian points game)")
     source = NAPOLEAO_SOURCE
+    blurb = Text("Played in Brazil for points: the declarer names trumps, and when everyone passes the "
+                 "dealer must declare.")
     min_players = 2  # B-1, adopted
     max_players = 6
     points_only = True
@@ -72,6 +74,8 @@ class Napoleao(Variant):
             raise IllegalFacts(Text("Trump must be one of {suits} (B-7).", suits=", ".join(SUITS)), "B-7")
         super().check_facts(HandFacts(facts.dealer, purchase=facts.purchase, widow=facts.widow, peeks=facts.peeks),
                             setup)
+
+    dealer_declares_on_all_pass = True
 
     def check_all_pass(self, facts: HandFacts, setup: EveningSetup) -> None:
         """B-6: when everyone says «Passo», the dealer becomes declarer and must declare at least one."""

@@ -25,6 +25,8 @@ class Pagat(Variant):
     id = "pagat"
     name = Text("British Nap, basic (Pagat)")
     source = PAGAT_SOURCE
+    blurb = Text("Nap as it is played in Britain and Scandinavia: Three, Four, Nap and Wellington, "
+                 "scored in units on paper.")
     min_players = 3  # P-1
     max_players = 6
     # P-6: units per opponent, the same whether made or defeated (P-12, P-13).

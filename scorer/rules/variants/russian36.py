@@ -25,6 +25,8 @@ class Russian36(Variant):
     id = "russian36"
     name = Text("Napoleon, 36 cards, with treasure")
     source = RUSSIAN36_SOURCE
+    blurb = Text("The Russian game with a 36-card pack: bidding call by call, «Здесь», a bought card "
+                 "and a treasure that grows.")
     min_players = 2  # R-1
     max_players = 6
     option_specs = (
@@ -112,7 +114,7 @@ class Russian36(Variant):
         return speaker, options
 
     def lone_bid_auction(self, setup: EveningSetup, dealer: int, declarer: int | None,
-                         contract: str | None) -> tuple[str, ...]:
+                         contract: str | None, earlier: Mapping[str, int] | None = None) -> tuple[str, ...]:
         """The common hand's auction in this variant's order, from the dealer one call
         at a time (R-4, R-5): ``declarer`` bids ``contract`` at his first turn, the others
         pass. Raises :class:`IllegalAuction` if that bid is not open to him then."""

@@ -1,0 +1,167 @@
+"""Disputes the way a table has them (issue 12): any phone, a viewer's included, may
+dispute a hand; a table may ask that every new hand be confirmed by another phone.
+
+A dispute is not a fact of the hand: it is a request shown on every phone (it bumps the
+evening's revision, so live pages pick it up) until a scorer rules on it. Ruling puts
+the claim into the hand's facts as a new version, where the referee rules on it citing
+the rule as for any claim (H-13 to H-16, R-18, P-16, B-16/B-17); a scorer may instead
+find nothing to change and dismiss it. Both are kept in the history.
+
+Every function here is one unit of work (:func:`services.writing`) and raises
+:class:`services.ScorerError` subclasses whose ``message`` is a :class:`Text` (the
+views translate it).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+import sqlalchemy as sa
+
+from .models import DISPUTE_KINDS, Change, Dispute, Evening, Hand, db, utcnow
+from .rules import Text
+from .rules.variants.base import TRICKS_PER_HAND
+from .services import HandConflict, ScorerError, _bump, _lock, write
+
+#: Kinds that name an accused player (the claims of the referee).
+ACCUSING = ("revoke", "wrong_cards", "out_of_turn")
+
+
+class DisputeRefused(ScorerError):
+    """The dispute, ruling or confirmation asked for cannot be done (bad input, or the
+    phone that entered a hand trying to confirm it)."""
+
+
+def _hand_in_play(evening: Evening, number: int, hand_id: int | None) -> Hand:
+    """Hand ``number`` of the (locked) evening, the row the phone saw; raises
+    :class:`HandConflict` when it was undone or replaced meanwhile."""
+    if not 1 <= number <= len(evening.hands):
+        raise HandConflict(Text("There is no hand {number} now (it was undone on another phone).",
+                                number=number), 0)
+    hand = evening.hands[number - 1]
+    if hand_id is not None and hand.id != hand_id:
+        raise HandConflict(Text("Hand {number} was replaced on another phone; nothing was changed. Here it is now.",
+                                number=number), number)
+    return hand
+
+
+def _log(evening: Evening, kind: str, number: int, device: str, detail: dict[str, object]) -> None:
+    db.session.add(Change(evening_id=evening.id, kind=kind, hand_number=number, device=(device or "")[:40],
+                          after=detail))
+
+
+def _check(evening: Evening, kind: str, accused: int | None, raised_by: int | None, trick: int | None) -> None:
+    n = len(evening.players)
+    if kind not in DISPUTE_KINDS:
+        raise DisputeRefused(Text("Choose what is wrong with the hand."))
+    if kind in ACCUSING and (accused is None or not 0 <= accused < n):
+        raise DisputeRefused(Text("Choose who is accused."))
+    if raised_by is not None and not 0 <= raised_by < n:
+        raise DisputeRefused(Text("Choose who raises the dispute."))
+    if trick is not None and not 1 <= trick <= TRICKS_PER_HAND:
+        raise DisputeRefused(Text("Tricks are numbered 1 to 5."))
+
+
+@write
+def raise_dispute(evening: Evening, number: int, *, hand_id: int | None, kind: str, accused: int | None = None,
+                  raised_by: int | None = None, trick: int | None = None, note: str = "", device: str = "",
+                  device_id: int | None = None) -> Dispute:
+    """Dispute hand ``number`` (its row ``hand_id``, as the phone saw it).
+
+    ``kind`` is one of :data:`~scorer.models.DISPUTE_KINDS`; ``accused`` (a seat) is
+    required for a revoke, a wrong number of cards and play out of turn; ``raised_by``
+    is the seat of the player raising it (``None``: someone watching); ``trick`` 1–5.
+    Raises :class:`DisputeRefused` for bad input (nothing is saved) and
+    :class:`HandConflict` when the hand is no longer in play. A finished evening may
+    still be disputed: a scorer reopens it to rule.
+    """
+    evening = _lock(evening)
+    hand = _hand_in_play(evening, number, hand_id)
+    _check(evening, kind, accused, raised_by, trick)
+    dispute = Dispute(evening_id=evening.id, hand_id=hand.id, kind=kind,
+                      accused=accused if kind in ACCUSING else None, raised_by=raised_by, trick=trick,
+                      note=(note or "").strip()[:200], device=(device or "")[:40], device_id=device_id)
+    db.session.add(dispute)
+    _bump(evening)
+    names = [p.name for p in evening.players]
+    _log(evening, "dispute", number, device, {
+        "kind": kind, "accused": names[accused] if accused is not None and kind in ACCUSING else None,
+        "by": names[raised_by] if raised_by is not None else None, "trick": trick, "note": dispute.note})
+    return dispute
+
+
+@write
+def settle_dispute(evening: Evening, dispute_id: int, resolution: str, *, device: str = "") -> Dispute:
+    """Close an open dispute: ``resolution`` "ruled" (the claim is now in the hand's
+    facts, or the hand was corrected) or "dismissed" (nothing to change). Raises
+    :class:`DisputeRefused` when there is no such open dispute at this table."""
+    evening = _lock(evening)
+    dispute = db.session.get(Dispute, dispute_id)
+    if dispute is None or dispute.evening_id != evening.id or resolution not in ("ruled", "dismissed"):
+        raise DisputeRefused(Text("There is no such dispute at this table."))
+    if dispute.resolved_at is not None:
+        return dispute  # ruled on already (a double tap, another scorer): nothing more to do
+    dispute.resolved_at, dispute.resolution, dispute.resolved_device = utcnow(), resolution, (device or "")[:40]
+    _bump(evening)
+    hand = db.session.get(Hand, dispute.hand_id)
+    number = hand.number if hand is not None and hand.number > 0 else (hand.undone_number if hand else 0) or 0
+    _log(evening, "ruled" if resolution == "ruled" else "dismissed", number, device, {"kind": dispute.kind})
+    return dispute
+
+
+@write
+def confirm_hand(evening: Evening, number: int, *, hand_id: int | None, device: str = "",
+                 device_id: int | None = None) -> Hand:
+    """Accept hand ``number`` from a phone other than the one that entered it
+    (confirmation). Accepting twice changes nothing. Raises :class:`DisputeRefused`
+    when the table does not ask for confirmation or this phone entered the hand, and
+    :class:`HandConflict` when the hand is no longer in play."""
+    evening = _lock(evening)
+    hand = _hand_in_play(evening, number, hand_id)
+    if not evening.confirmation:
+        raise DisputeRefused(Text("This table does not ask for hands to be confirmed."))
+    if hand.entered_by is not None and hand.entered_by == device_id:
+        raise DisputeRefused(Text("This phone entered hand {number}: another phone must confirm it.", number=number))
+    if hand.confirmed_at is None:
+        hand.confirmed_at, hand.confirmed_device = utcnow(), (device or "")[:40]
+        _bump(evening)
+        _log(evening, "confirm", number, device, {})
+    return hand
+
+
+@write
+def set_confirmation(evening: Evening, on: bool, *, device: str = "") -> None:
+    """Turn confirmation on or off for the table (a scorer's setting). Hands entered
+    before it was turned on count as confirmed."""
+    evening = _lock(evening)
+    if evening.confirmation == on:
+        return
+    evening.confirmation = on
+    if on:
+        now = utcnow()
+        for hand in evening.hands:
+            if hand.confirmed_at is None:
+                hand.confirmed_at = now
+    _bump(evening)
+    _log(evening, "confirmation", 0, device, {"on": on})
+
+
+def open_disputes(evening: Evening) -> dict[int, list[Dispute]]:
+    """The open disputes of the hands in play, by hand number (oldest first)."""
+    numbers = {hand.id: hand.number for hand in evening.hands}
+    found: dict[int, list[Dispute]] = defaultdict(list)
+    rows = db.session.scalars(sa.select(Dispute).where(Dispute.evening_id == evening.id,
+                                                       Dispute.resolved_at.is_(None)).order_by(Dispute.id))
+    for dispute in rows:
+        if dispute.hand_id in numbers:
+            found[numbers[dispute.hand_id]].append(dispute)
+    return dict(found)
+
+
+def unconfirmed(evening: Evening) -> set[int]:
+    """The numbers of the hands still waiting for another phone (confirmation on, not
+    accepted and never disputed)."""
+    if not evening.confirmation:
+        return set()
+    disputed = set(db.session.scalars(sa.select(Dispute.hand_id).where(Dispute.evening_id == evening.id)))
+    return {hand.number for hand in evening.hands if hand.confirmed_at is None and hand.id not in disputed}

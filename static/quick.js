@@ -1,0 +1,51 @@
+// Quick entry offers only what it can save. A Wellington or Blücher overcalls a bid made
+// earlier in the same round (P-7, H-7), so the player who bid Nap (or Wellington) must
+// speak before the declarer: the others are greyed out and cannot be tapped. In
+// napoleao, "Everyone passed" makes the dealer the declarer (B-6): the tap selects the
+// dealer and asks for the bid instead of saving. Without JavaScript the server does both.
+(function () {
+  "use strict";
+  var form = document.querySelector("form.quick");
+  if (!form) return;
+
+  function speaks(input) {
+    var label = input.closest("label");
+    return label ? Number(label.getAttribute("data-speaks")) : 0;
+  }
+
+  function limitEarlier() {
+    var declarer = form.querySelector("input[name=declarer]:checked");
+    var limit = declarer ? speaks(declarer) : Infinity;
+    form.querySelectorAll("input[name=nap_by], input[name=wellington_by]").forEach(function (input) {
+      var later = speaks(input) >= limit;
+      input.disabled = later;
+      input.closest("label").classList.toggle("later", later);
+      if (later) input.checked = false;
+    });
+  }
+
+  form.addEventListener("change", function (event) {
+    if (event.target.name === "declarer") limitEarlier();
+  });
+  limitEarlier();
+
+  var allPass = form.querySelector("button[data-dealer-declares]");
+  if (allPass) {
+    allPass.addEventListener("click", function (event) {
+      event.preventDefault();
+      var dealer = form.querySelector("input[name=declarer][value='" + allPass.getAttribute("data-dealer-declares") + "']");
+      if (dealer) { dealer.checked = true; limitEarlier(); }
+      var note = document.getElementById("dealer-declares");
+      if (!note) {
+        note = document.createElement("p");
+        note.id = "dealer-declares";
+        note.className = "flash";
+        note.setAttribute("role", "status");
+        note.textContent = allPass.getAttribute("data-note");
+        form.parentNode.insertBefore(note, form);
+      }
+      var contract = form.querySelector("input[name=contract]");
+      if (contract) contract.focus();
+    });
+  }
+})();

@@ -1,0 +1,123 @@
+"""Disputes the way a table has them (issue 12): any phone, a viewer's included, disputes
+a hand; it shows as disputed on every phone until a scorer rules on it (the referee's
+ruling, citing the rule) or dismisses it; a table may ask another phone to confirm each
+new hand. Values worked out by hand from shared/rules/pagat.md (P-12, P-16; the
+Norwegian seed is silent on revokes, P-16 adopts "revoke by an opponent: scored as made").
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from scorer import services
+from tests.test_entry import checked
+from tests.webhelpers import post_hand, start_evening, totals_on_page
+
+
+def _hand_id(app: Any, key: str, number: int) -> int:
+    with app.app_context():
+        evening = services.get_evening(key)
+        assert evening is not None
+        return evening.hands[number - 1].id
+
+
+def _viewer(app: Any, key: str) -> Any:
+    phone = app.test_client()
+    assert phone.get(f"/e/{key}").status_code == 200
+    return phone
+
+
+def test_a_viewer_disputes_a_revoke_and_a_scorer_rules_on_it_by_p16(app: Any) -> None:
+    scorer = app.test_client()
+    key = start_evening(scorer)  # pagat: Ann, Bob, Cat, Dan; Ann deals
+    # Hand 1: Bob bids Three and takes two: defeated, Bob pays 3 to each (P-12)
+    assert post_hand(scorer, key, 1, 0, {1: "three"}, tricks=2).status_code == 302
+    assert totals_on_page(scorer.get(f"/e/{key}").get_data(as_text=True)) == {
+        "Ann": "+3", "Bob": "−9", "Cat": "+3", "Dan": "+3"}
+    viewer = _viewer(app, key)
+    assert "Become a scorer" in viewer.get(f"/e/{key}").get_data(as_text=True)
+    form = viewer.get(f"/e/{key}/hand/1/dispute").get_data(as_text=True)
+    assert "Revoke" in form and "The score is wrong" in form and "Out of turn" not in form  # pagat claims: revoke
+    revision = viewer.get(f"/e/{key}/revision").get_json()["revision"]
+    # Bob says Cat revoked in trick 2
+    raised = viewer.post(f"/e/{key}/hand/1/dispute", data={
+        "hand_id": str(_hand_id(app, key, 1)), "kind": "revoke", "accused": "2", "raised_by": "1", "trick": "2"})
+    assert raised.status_code == 302
+    assert viewer.get(f"/e/{key}/revision").get_json()["revision"] == revision + 1  # live: every phone sees it
+    for phone in (viewer, scorer):
+        sheet = phone.get(f"/e/{key}").get_data(as_text=True)
+        assert 'class="badge disputed"' in sheet
+    hand = scorer.get(f"/e/{key}/hand/1").get_data(as_text=True)
+    assert "Revoke (did not follow suit): Cat · trick 2 · raised by Bob" in " ".join(hand.split())
+    dispute_id = int(re.search(r"/hand/1/edit\?dispute=(\d+)", hand).group(1))  # type: ignore[union-attr]
+    assert "Rule on it" not in viewer.get(f"/e/{key}/hand/1").get_data(as_text=True)  # a viewer cannot rule
+
+    # "Rule on it": the correction form comes with the claim filled in
+    edit = scorer.get(f"/e/{key}/hand/1/edit?dispute={dispute_id}").get_data(as_text=True)
+    assert checked(edit, "claim_kind") == ["revoke"] and checked(edit, "claim_accused") == ["2"]
+    assert checked(edit, "claim_by") == ["1"] and checked(edit, "claim_trick") == ["2"]
+    ruled = scorer.post(f"/e/{key}/hand/1/edit", data={
+        "number": "1", "version": "1", "hand_id": str(_hand_id(app, key, 1)), "dealer": "0", "call_1": "three",
+        "tricks": "2", "claim_kind": "revoke", "claim_accused": "2", "claim_by": "1", "claim_trick": "2",
+        "claim_upheld": "yes", "dispute": str(dispute_id), "save": "1"})
+    assert ruled.status_code == 302, ruled.get_data(as_text=True)
+    # P-16 (adopted): a revoke by an opponent scores the contract as made: Bob +3 from each
+    sheet = scorer.get(f"/e/{key}").get_data(as_text=True)
+    assert totals_on_page(sheet) == {"Ann": "−3", "Bob": "+9", "Cat": "−3", "Dan": "−3"}
+    assert 'class="badge disputed"' not in sheet
+    assert "P-16" in scorer.get(f"/e/{key}/hand/1").get_data(as_text=True)
+    history = scorer.get(f"/e/{key}/history").get_data(as_text=True)
+    assert "Hand disputed" in history and "Dispute ruled on" in history
+
+
+def test_a_dispute_asks_only_what_its_kind_needs_and_bad_input_changes_nothing(app: Any) -> None:
+    scorer = app.test_client()
+    key = start_evening(scorer)
+    assert post_hand(scorer, key, 1, 0, {1: "three"}, tricks=3).status_code == 302
+    viewer = _viewer(app, key)
+    hand_id = str(_hand_id(app, key, 1))
+    revision = viewer.get(f"/e/{key}/revision").get_json()["revision"]
+    for bad in ({"kind": ""}, {"kind": "revoke"}, {"kind": "revoke", "accused": "9"}, {"kind": "<b>"},
+                {"kind": "score", "trick": "7"}, {"kind": "score", "raised_by": "x1"}):
+        response = viewer.post(f"/e/{key}/hand/1/dispute", data={"hand_id": hand_id, **bad})
+        assert response.status_code == 422, bad
+    assert viewer.get(f"/e/{key}/revision").get_json()["revision"] == revision
+    # "the score is wrong" names nobody; a scorer dismisses it and the hand stands
+    assert viewer.post(f"/e/{key}/hand/1/dispute", data={"hand_id": hand_id, "kind": "score",
+                                                          "note": "Bob had four"}).status_code == 302
+    hand = scorer.get(f"/e/{key}/hand/1").get_data(as_text=True)
+    assert "The score is wrong · raised by someone watching" in " ".join(hand.split()) and "Bob had four" in hand
+    dispute_id = re.search(r"/dispute/(\d+)/dismiss", hand).group(1)  # type: ignore[union-attr]
+    assert viewer.post(f"/e/{key}/dispute/{dispute_id}/dismiss").status_code in (302, 403)
+    assert 'class="badge disputed"' in scorer.get(f"/e/{key}").get_data(as_text=True)  # a viewer cannot dismiss
+    assert scorer.post(f"/e/{key}/dispute/{dispute_id}/dismiss").status_code == 302
+    sheet = scorer.get(f"/e/{key}").get_data(as_text=True)
+    assert 'class="badge disputed"' not in sheet
+    assert totals_on_page(sheet) == {"Ann": "−3", "Bob": "+9", "Cat": "−3", "Dan": "−3"}  # P-12, unchanged
+
+
+def test_confirmation_waits_for_another_phone(app: Any) -> None:
+    scorer = app.test_client()
+    key = start_evening(scorer)
+    assert post_hand(scorer, key, 1, 0, {1: "three"}, tricks=3).status_code == 302  # before: counts as confirmed
+    assert scorer.post(f"/e/{key}/confirmation", data={"on": "1"}).status_code == 302
+    assert post_hand(scorer, key, 2, 0, {2: "three"}, tricks=3).status_code == 302
+    sheet = scorer.get(f"/e/{key}").get_data(as_text=True)
+    assert "Hand 2 waits for another phone" in sheet and 'class="badge waiting"' in sheet
+    hand_id = str(_hand_id(app, key, 2))
+    # the phone that entered it cannot accept it
+    scorer.post(f"/e/{key}/hand/2/confirm", data={"hand_id": hand_id})
+    assert "another phone must confirm it" in scorer.get(f"/e/{key}").get_data(as_text=True)
+    viewer = _viewer(app, key)
+    assert "Accept hand 2" in viewer.get(f"/e/{key}/hand/2").get_data(as_text=True)
+    assert viewer.post(f"/e/{key}/hand/2/confirm", data={"hand_id": hand_id}).status_code == 302
+    sheet = scorer.get(f"/e/{key}").get_data(as_text=True)
+    assert "waits for another phone" not in sheet and 'class="badge waiting"' not in sheet
+    assert "Hand confirmed" in scorer.get(f"/e/{key}/history").get_data(as_text=True)
+    # a hand another phone disputes is no longer waiting either
+    assert post_hand(scorer, key, 3, 1, {3: "three"}, tricks=3).status_code == 302
+    assert viewer.post(f"/e/{key}/hand/3/dispute", data={"hand_id": str(_hand_id(app, key, 3)),
+                                                          "kind": "misdeal"}).status_code == 302
+    sheet = scorer.get(f"/e/{key}").get_data(as_text=True)
+    assert 'class="badge waiting"' not in sheet and 'class="badge disputed"' in sheet

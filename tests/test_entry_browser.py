@@ -1,0 +1,144 @@
+"""Entry that never dead-ends, in a real browser at 390×844 (issue 12): a Wellington from
+quick entry in 5 taps (P-7, H-7), Back after a save never saving again, and the one-tap
+Undo under "Hand N saved". Skipped without Chromium unless NAP_REQUIRE_BROWSER=1."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from scorer import services
+from tests.test_browser import _phone, browser, site  # noqa: F401  (fixtures)
+
+
+def _start_hoyle(page: Any, base: str) -> str:
+    page.goto(f"{base}/new/hoyle")
+    for i, name in enumerate(("Ann", "Bob", "Cat", "Dan")):
+        page.fill(f"input[name='players-{i}']", name)
+    page.locator("form button[type=submit]").last.click()
+    page.wait_for_url(re.compile(r"/e/[A-Za-z0-9_-]+$"))
+    return page.url.rsplit("/", 1)[-1]
+
+
+def _hands(app: Any, key: str) -> list[Any]:
+    with app.app_context():
+        evening = services.get_evening(key)
+        assert evening is not None
+        return services.ledger_of(evening).rows
+
+
+def test_wellington_in_five_taps_back_never_resaves_and_undo_is_one_tap(browser: Any, site: Any) -> None:  # noqa: F811
+    app, base = site
+    context, page = _phone(browser)
+    try:
+        key = _start_hoyle(page, base)
+        taps = 0
+
+        def tap(locator: Any) -> None:
+            nonlocal taps
+            locator.click()
+            taps += 1
+
+        # Ann deals: Bob (eldest) bid Nap, Dan overcalled Wellington and took all five.
+        tap(page.locator("#record-hand"))
+        quick = page.locator("form.quick")
+        tap(quick.locator("fieldset").nth(0).locator("label.pill:has-text('Dan')"))
+        tap(quick.locator("fieldset").nth(1).locator("label.pill:has-text('Wellington')"))
+        asked = quick.locator(".overcall-nap")
+        assert asked.is_visible()
+        # only players who speak before Dan can have bid the Nap: Ann (the dealer) speaks after him
+        assert asked.locator("label.pill:has-text('Ann') input").is_disabled()
+        assert not asked.locator("label.pill:has-text('Bob') input").is_disabled()
+        tap(asked.locator("label.pill:has-text('Bob')"))
+        tap(quick.locator("button[name=tricks][value='5']"))
+        page.wait_for_url(f"{base}/e/{key}")
+        assert taps == 5
+        rows = _hands(app, key)
+        assert len(rows) == 1 and rows[0].facts.auction == ("nap", "pass", "wellington", "pass")
+        # H-11 (Hoyle tradition): 10 from each opponent
+        assert page.locator(".total:has-text('Dan') .pts").inner_text() == "+30"
+        banner = page.locator(".flash.saved")
+        assert "Hand 1 saved" in banner.inner_text()
+
+        # Back to quick entry shows hand 2, nothing tapped; tapping a number saves nothing
+        page.go_back()
+        page.wait_for_url(f"{base}/e/{key}/quick")
+        assert page.locator("h1").inner_text() == "Hand 2"
+        assert page.locator("form.quick input:checked").count() == 0
+        page.locator("button[name=tricks][value='5']").click()
+        assert "Tap the player who won the auction" in page.content()
+        assert len(_hands(app, key)) == 1
+
+        # one tap on Undo under "Hand 1 saved" takes hand 1 out (it stays in the history)
+        page.goto(f"{base}/e/{key}")
+        tap(page.locator("#record-hand"))
+        tap(page.locator("form.quick fieldset").nth(0).locator("label.pill:has-text('Cat')"))
+        tap(page.locator("form.quick fieldset").nth(1).locator("label.pill:has-text('Three')"))
+        tap(page.locator("button[name=tricks][value='3']"))
+        page.wait_for_url(f"{base}/e/{key}")
+        assert len(_hands(app, key)) == 2
+        page.locator(".flash.saved button").click()
+        page.wait_for_url(f"{base}/e/{key}")
+        assert "Hand 2 is undone" in page.content()
+        assert len(_hands(app, key)) == 1
+    finally:
+        context.close()
+
+
+def test_a_russian36_auction_survives_a_reload_and_leaving_the_page(browser: Any, site: Any) -> None:  # noqa: F811
+    app, base = site
+    context, page = _phone(browser)
+    try:
+        page.goto(f"{base}/new/russian36")
+        for i, name in enumerate(("Ivan", "Olga", "Pyotr", "Sveta")):
+            page.fill(f"input[name='players-{i}']", name)
+        page.locator("form button[type=submit]").last.click()
+        page.wait_for_url(re.compile(r"/e/[A-Za-z0-9_-]+$"))
+        key = page.url.rsplit("/", 1)[-1]
+        page.goto(f"{base}/e/{key}/hand")
+        # R-5: Ivan (dealer) passes, Olga bids Two
+        page.locator("button[name=call][value=pass]").click()
+        page.locator("button[name=call][value=two]").click()
+        page.wait_for_load_state()
+        assert page.locator("input[name=calls]").input_value() == "pass,two"
+        page.reload()
+        assert page.locator("input[name=calls]").input_value() == "pass,two"
+        assert "Pyotr to speak" in page.content()
+        page.goto(f"{base}/e/{key}")
+        page.goto(f"{base}/e/{key}/hand")
+        page.wait_for_url(re.compile(r"calls=pass%2Ctwo|calls=pass,two"))
+        assert page.locator("input[name=calls]").input_value() == "pass,two"
+        assert not _hands(app, key)
+    finally:
+        context.close()
+
+
+def test_a_hand_saved_on_one_phone_is_highlighted_and_announced_on_another(browser: Any, site: Any) -> None:  # noqa: F811
+    app, base = site
+    ctx_a, a = _phone(browser)
+    ctx_b, b = _phone(browser)
+    try:
+        key = _start_hoyle(a, base)
+        b.goto(f"{base}/e/{key}")
+        a.goto(f"{base}/e/{key}/quick")
+        a.locator("form.quick fieldset").nth(0).locator("label.pill:has-text('Bob')").click()
+        a.locator("form.quick fieldset").nth(1).locator("label.pill:has-text('Three')").click()
+        a.locator("button[name=tricks][value='3']").click()
+        a.wait_for_url(f"{base}/e/{key}")
+        # B's live poll swaps the score in; hand 1 and the totals that moved are marked for a while
+        b.locator("tbody#hand-1.fresh").wait_for(timeout=60000)
+        assert b.locator(".total.fresh").count() == 4  # H-11: Bob +9, everyone else −3
+        assert b.locator(".total:has-text('Bob') .pts").inner_text() == "+9"
+        said = b.locator("[aria-live=polite]").inner_text()
+        assert "Bob" in said and "Three" in said
+        b.locator("tbody#hand-1:not(.fresh)").wait_for(timeout=60000)  # and the mark goes again
+
+        # the Share page copies the viewing link
+        ctx_a.grant_permissions(["clipboard-read", "clipboard-write"])
+        a.goto(f"{base}/e/{key}/share")
+        a.locator("[data-share-copy]").click()
+        a.locator("[data-share-said]:has-text('Link copied.')").wait_for()
+        assert a.evaluate("navigator.clipboard.readText()") == f"{base}/e/{key}"
+    finally:
+        ctx_a.close()
+        ctx_b.close()
