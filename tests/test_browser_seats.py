@@ -17,7 +17,8 @@ def _quick(page: Any, base: str, key: str, declarer: str, contract: str, tricks:
     page.locator("label.pill").filter(has_text=re.compile(f"^{declarer}$")).first.click()
     page.locator("fieldset").nth(1).locator(f"label.pill:has-text('{contract}')").click()
     page.locator(f"button[name=tricks][value='{tricks}']").click()
-    page.wait_for_url(re.compile(r"#hand-\d+$"))
+    page.wait_for_url(f"{base}/e/{key}")  # the top of the scoresheet: "Hand N saved · Undo"
+    page.locator(".flash.saved").wait_for()
 
 
 def test_a_player_joins_and_one_leaves_mid_evening(browser: Any, site: tuple[Any, str]) -> None:  # noqa: F811
