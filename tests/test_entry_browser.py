@@ -142,3 +142,89 @@ def test_a_hand_saved_on_one_phone_is_highlighted_and_announced_on_another(brows
     finally:
         ctx_a.close()
         ctx_b.close()
+
+
+def test_a_viewer_disputes_and_a_scorer_rules_seen_live_on_every_phone(browser: Any, site: Any) -> None:  # noqa: F811
+    """Three phones: the scorer records hand 1 (Bob Three, two tricks: defeated, P-12);
+    a viewer disputes it (Cat revoked in trick 2); every phone shows it disputed without
+    reloading; the scorer rules on it and P-16 scores it as made: Bob +9, the others −3."""
+    app, base = site
+    phones = [_phone(browser) for _ in range(3)]
+    (ctx_s, scorer), (ctx_v, viewer), (ctx_w, watcher) = phones
+    try:
+        scorer.goto(f"{base}/new/pagat")
+        for i, name in enumerate(("Ann", "Bob", "Cat", "Dan")):
+            scorer.fill(f"input[name='players-{i}']", name)
+        scorer.locator("form button[type=submit]").last.click()
+        scorer.wait_for_url(re.compile(r"/e/[A-Za-z0-9_-]+$"))
+        key = scorer.url.rsplit("/", 1)[-1]
+        scorer.locator("#record-hand").click()
+        scorer.locator("form.quick label.pill:has(input[name=declarer][value='1'])").click()
+        scorer.locator("form.quick label.pill:has(input[name=contract][value='three'])").click()
+        scorer.locator("button[name=tricks][value='2']").click()
+        scorer.wait_for_url(f"{base}/e/{key}")
+        for phone in (viewer, watcher):
+            phone.goto(f"{base}/e/{key}")
+        assert viewer.locator(".total:has-text('Bob') .pts").inner_text() == "−9"
+
+        # the viewer disputes hand 1: Bob says Cat revoked in trick 2
+        viewer.goto(f"{base}/e/{key}/hand/1")
+        viewer.locator("text=Dispute this hand").click()
+        viewer.locator("label.pill:has(input[name=kind][value=revoke])").click()
+        viewer.locator("label.pill:has(input[name=accused][value='2'])").click()
+        viewer.locator("label.pill:has(input[name=trick][value='2'])").click()
+        viewer.locator("label.pill:has(input[name=raised_by][value='1'])").click()
+        viewer.locator("form.dispute button[type=submit]").click()
+        viewer.wait_for_url(f"{base}/e/{key}/hand/1")
+        # the watcher and the scorer see it without reloading
+        for phone in (watcher, scorer):
+            phone.locator("tbody#hand-1 .badge.disputed").wait_for(timeout=60000)
+
+        # the scorer rules: the correction form comes with the claim filled in; upheld
+        scorer.locator("tbody#hand-1 .badge.disputed").click()
+        scorer.locator("text=Rule on it").click()
+        assert scorer.locator("input[name=claim_accused][value='2']").is_checked()
+        scorer.locator("form button[name=save]").first.click()
+        scorer.wait_for_url(f"{base}/e/{key}/hand/1")
+        assert "P-16" in scorer.content()
+        viewer.goto(f"{base}/e/{key}")  # it was on hand 1's page; the watcher stayed on the scoresheet
+        for phone in (watcher, viewer):
+            phone.locator(".total:has-text('Bob') .pts").filter(has_text="+9").wait_for(timeout=60000)
+            assert phone.locator("tbody#hand-1 .badge.disputed").count() == 0
+        assert [watcher.locator(f".total:has-text('{n}') .pts").inner_text() for n in ("Ann", "Cat", "Dan")] == [
+            "−3", "−3", "−3"]
+    finally:
+        for context, _page in phones:
+            context.close()
+
+
+def test_confirmation_mode_waits_for_another_phone(browser: Any, site: Any) -> None:  # noqa: F811
+    app, base = site
+    (ctx_s, scorer), (ctx_v, viewer) = _phone(browser), _phone(browser)
+    try:
+        key = _start_hoyle(scorer, base)
+        scorer.goto(f"{base}/e/{key}/settings")
+        scorer.locator("text=Ask another phone to confirm each hand").click()
+        scorer.wait_for_url(f"{base}/e/{key}/settings")
+        viewer.goto(f"{base}/e/{key}")
+        scorer.goto(f"{base}/e/{key}/quick")
+        scorer.locator("form.quick label.pill:has(input[name=declarer][value='2'])").click()
+        scorer.locator("form.quick label.pill:has(input[name=contract][value='three'])").click()
+        scorer.locator("button[name=tricks][value='3']").click()
+        scorer.wait_for_url(f"{base}/e/{key}")
+        assert scorer.locator("tbody#hand-1 .badge.waiting").count() == 1
+        # the entering phone may not accept its own hand
+        scorer.goto(f"{base}/e/{key}/hand/1")
+        scorer.locator("text=Accept hand 1").click()
+        assert "another phone must confirm it" in scorer.content()
+        # the viewer sees it waiting (live) and accepts it
+        viewer.locator("tbody#hand-1 .badge.waiting").wait_for(timeout=60000)
+        viewer.locator("tbody#hand-1 .badge.waiting").click()
+        viewer.locator("text=Accept hand 1").click()
+        viewer.wait_for_url(f"{base}/e/{key}")
+        assert "Hand 1 confirmed." in viewer.content()
+        scorer.goto(f"{base}/e/{key}")
+        assert scorer.locator(".badge.waiting").count() == 0
+    finally:
+        ctx_s.close()
+        ctx_v.close()
