@@ -72,9 +72,11 @@ def _phone(browser: Any, **extra: Any) -> Any:
     return context, context.new_page()
 
 
-def _start_table(page: Any, base: str) -> str:
-    page.goto(f"{base}/new/pagat")
-    for i, name in enumerate(("Ann", "Bob", "Cat", "Dan")):
+def _start_table(page: Any, base: str, variant: str = "pagat",
+                 names: tuple[str, ...] = ("Ann", "Bob", "Cat", "Dan")) -> str:
+    """Start a table of ``variant`` from the new-evening form; its key."""
+    page.goto(f"{base}/new/{variant}")
+    for i, name in enumerate(names):
         page.fill(f"input[name='players-{i}']", name)
     page.locator("form button[type=submit]").last.click()
     page.wait_for_url(re.compile(r"/e/[A-Za-z0-9_-]+$"))

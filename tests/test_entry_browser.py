@@ -8,16 +8,11 @@ import re
 from typing import Any
 
 from scorer import services
-from tests.test_browser import _phone, browser, site  # noqa: F401  (fixtures)
+from tests.test_browser import _phone, _start_table, browser, site  # noqa: F401  (fixtures)
 
 
 def _start_hoyle(page: Any, base: str) -> str:
-    page.goto(f"{base}/new/hoyle")
-    for i, name in enumerate(("Ann", "Bob", "Cat", "Dan")):
-        page.fill(f"input[name='players-{i}']", name)
-    page.locator("form button[type=submit]").last.click()
-    page.wait_for_url(re.compile(r"/e/[A-Za-z0-9_-]+$"))
-    return page.url.rsplit("/", 1)[-1]
+    return _start_table(page, base, "hoyle")
 
 
 def _hands(app: Any, key: str) -> list[Any]:
@@ -89,12 +84,7 @@ def test_a_russian36_auction_survives_a_reload_and_leaving_the_page(browser: Any
     app, base = site
     context, page = _phone(browser)
     try:
-        page.goto(f"{base}/new/russian36")
-        for i, name in enumerate(("Ivan", "Olga", "Pyotr", "Sveta")):
-            page.fill(f"input[name='players-{i}']", name)
-        page.locator("form button[type=submit]").last.click()
-        page.wait_for_url(re.compile(r"/e/[A-Za-z0-9_-]+$"))
-        key = page.url.rsplit("/", 1)[-1]
+        key = _start_table(page, base, "russian36", ("Ivan", "Olga", "Pyotr", "Sveta"))
         page.goto(f"{base}/e/{key}/hand")
         # Ivan (dealer) passes, Olga bids Two
         page.locator("button[name=call][value=pass]").click()
@@ -152,12 +142,7 @@ def test_a_viewer_disputes_and_a_scorer_rules_seen_live_on_every_phone(browser: 
     phones = [_phone(browser) for _ in range(3)]
     (ctx_s, scorer), (ctx_v, viewer), (ctx_w, watcher) = phones
     try:
-        scorer.goto(f"{base}/new/pagat")
-        for i, name in enumerate(("Ann", "Bob", "Cat", "Dan")):
-            scorer.fill(f"input[name='players-{i}']", name)
-        scorer.locator("form button[type=submit]").last.click()
-        scorer.wait_for_url(re.compile(r"/e/[A-Za-z0-9_-]+$"))
-        key = scorer.url.rsplit("/", 1)[-1]
+        key = _start_table(scorer, base)
         scorer.locator("#record-hand").click()
         scorer.locator("form.quick label.pill:has(input[name=declarer][value='1'])").click()
         scorer.locator("form.quick label.pill:has(input[name=contract][value='three'])").click()
