@@ -110,8 +110,11 @@ def main() -> None:
 
             season_group = create_group("Benchmark club")
             group_key = season_group.key
-            for i in range(args.group_evenings):  # one evening a week, each from its own seed
-                member = services.import_evening(make_evening(args.group_hands, seed=100 + i))
+            # each import is its own unit of work (it rolls back what is pending first), so the
+            # evenings join the group after every import: one evening a week, each from its own seed
+            members = [services.import_evening(make_evening(args.group_hands, seed=100 + i))
+                       for i in range(args.group_evenings)]
+            for i, member in enumerate(members):
                 member.group_id = season_group.id
                 member.played_on = member.played_on.fromordinal(member.played_on.toordinal() - 7 * i)
             db.session.commit()
