@@ -78,8 +78,9 @@ def test_referee_evening_hand_log_with_rulings_and_the_override(client: Any, ref
     # hand 4 (examples/README.md): Nora's Nap defeated with 4 tricks; Ed played out of turn,
     # so Nora pays 5 to Sam and Wes only (H-14); Ed's 3-chip fine (H-16); the failed Nap doubles
     # the pool of 13 + 3 = 16 (H-16): Nora −5−5−16 = −26, Ed −3, Sam +5, Wes +5, pool +19 → 32
-    assert "4 Sam Nora: Nap 4 defeated −26 −31 −3 +4 +5 −5 +5 0 +19 32" in text
-    assert "Auction: Wes pass, Nora Nap, Ed pass, Sam pass. Disputed. H-6 Nora made the highest bid, Nap" in text
+    # (the hand's row: the changes; under them the auction and the running totals; then the ruling)
+    assert ("4 Sam Nora: Nap 4 defeated −26 −3 +5 +5 +19 Auction: Wes pass, Nora Nap, Ed pass, Sam pass. "
+            "−31 +4 −5 0 32 Disputed. H-6 Nora made the highest bid, Nap") in text
     assert "H-14 Ed played out of turn" in text
     assert "H-16 Nora failed Nap and doubles the pool: pays in 16 (now 32)." in text
     # hand 3: a misdeal by claim shows no empty auction
