@@ -87,12 +87,21 @@ class PdfTableBusy(PdfBusy):
 
 
 def workers() -> pdf_worker.WorkerPool:
-    """This app's render workers: config ``PDF_WORKERS`` of them (default
-    :data:`DEFAULT_WORKERS`), each replaced after ``PDF_WORKER_RENDERS`` renders. Needs an app context."""
-    config = current_app.config
-    return pdf_worker.pool(int(config.get("PDF_WORKERS") or DEFAULT_WORKERS),
-                           Path(current_app.static_folder or "static"),
-                           int(config.get("PDF_WORKER_RENDERS") or DEFAULT_WORKER_RENDERS))
+    """This app's render workers: ``PDF_WORKERS`` of them (config or environment; default
+    :data:`DEFAULT_WORKERS`), each replaced after ``PDF_WORKER_RENDERS`` renders (default
+    :data:`DEFAULT_WORKER_RENDERS`). Needs an app context."""
+    return pdf_worker.pool(_count("PDF_WORKERS", DEFAULT_WORKERS), Path(current_app.static_folder or "static"),
+                           _count("PDF_WORKER_RENDERS", DEFAULT_WORKER_RENDERS))
+
+
+def _count(name: str, default: int) -> int:
+    """A whole number ≥ 1 from config ``name``, else the environment's ``name``, else ``default``."""
+    value = current_app.config.get(name) or os.environ.get(name) or default
+    try:
+        return max(1, int(value))
+    except (TypeError, ValueError):
+        current_app.logger.warning("%s %r is not a whole number; using %s", name, value, default)
+        return default
 
 
 def warm_workers() -> None:

@@ -136,3 +136,21 @@ def test_the_app_answers_a_crash_with_a_clear_page_and_goes_on(sqlite_url: str, 
         from scorer.pdf import workers
 
         workers().close()
+
+
+def test_how_many_workers_comes_from_config_or_environment(sqlite_url: str, monkeypatch: Any) -> None:
+    sys.path.insert(0, str(HERE))
+    from conftest import make_app
+
+    from scorer.pdf import DEFAULT_WORKER_RENDERS, DEFAULT_WORKERS, workers
+
+    app = make_app(sqlite_url)
+    monkeypatch.setenv("PDF_WORKERS", "2")
+    monkeypatch.setenv("PDF_WORKER_RENDERS", "17")
+    with app.app_context():
+        pool = workers()  # no process starts until a render needs one
+        assert pool.size == 2 and all(w.max_renders == 17 and not w.alive() for w in pool.all)
+        monkeypatch.setenv("PDF_WORKERS", "two")
+        app.config["PDF_WORKER_RENDERS"] = 5  # config wins over the environment
+        pool = workers()
+        assert pool.size == DEFAULT_WORKERS == 1 and pool.all[0].max_renders == 5 != DEFAULT_WORKER_RENDERS
