@@ -88,7 +88,10 @@ def lower_priority(niceness: str) -> None:
 def serve(static_dir: Path, requests: BinaryIO, replies: BinaryIO) -> None:
     """Render every document read from ``requests`` onto ``replies`` until the input ends."""
     font_config = FontConfiguration()
-    write_pdf(WARM_UP, static_dir, font_config)
+    try:
+        write_pdf(WARM_UP, static_dir, font_config)
+    except Exception as error:  # noqa: BLE001 - the first real document will say what is wrong
+        print(f"warm-up render failed: {type(error).__name__}: {error}", file=sys.stderr, flush=True)
     gc.collect()
     gc.freeze()  # what the imports made lives as long as the worker: never scanned again
     gc.set_threshold(*GC_THRESHOLDS)

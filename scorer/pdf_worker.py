@@ -163,12 +163,15 @@ class RenderWorker:
         (:func:`time.monotonic`). Raises :class:`RenderTimeout` (the worker is killed and
         replaced), :class:`RenderCrashed` (likewise), :class:`RenderFailed` (WeasyPrint's
         error; the worker lives on)."""
-        if not self.alive():
-            self.start()
         try:
+            if not self.alive():
+                self.start()
             status, payload, cpu = self._exchange(REQUEST.pack(len(html)) + html, deadline)
+        except OSError as error:  # no process could be started (out of memory, no such interpreter)
+            self.stop()
+            raise RenderCrashed(f"the worker could not be started: {error}") from None
         except RenderTimeout:
-            self.start()  # kills the stuck one; the new one warms up while the user reads the 503 page
+            self._replace()  # kills the stuck one; the new one warms up while the user reads the 503 page
             raise
         except RenderCrashed as crash:
             said = self.stderr_tail() or str(crash)
@@ -177,10 +180,18 @@ class RenderWorker:
         self.renders += 1
         if self.renders >= self.max_renders:
             self.stop(kill=False)
-            self.start()
+            self._replace()
         if status != b"P":
             raise RenderFailed(payload.decode(errors="replace"))
         return payload, cpu
+
+    def _replace(self) -> None:
+        """A fresh process in place of the current one (killed if still there); if none can be
+        started now, the next render tries again."""
+        try:
+            self.start()
+        except OSError:
+            self.stop()
 
     def _exchange(self, request: bytes, deadline: float) -> tuple[bytes, bytes, float]:
         process = self.process

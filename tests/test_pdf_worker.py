@@ -91,6 +91,14 @@ def test_a_crashed_worker_costs_one_render_and_says_why(worker: RenderWorker, mo
     assert worker.render(PAGE, soon())[0].startswith(b"%PDF")
 
 
+def test_a_worker_that_cannot_start_costs_one_render(worker: RenderWorker, monkeypatch: Any) -> None:
+    monkeypatch.setattr(scorer.pdf_worker, "worker_command", lambda static_dir: [str(HERE / "no-such-python")])
+    with pytest.raises(RenderCrashed, match="could not be started"):
+        worker.render(PAGE, soon())
+    monkeypatch.undo()
+    assert worker.render(PAGE, soon())[0].startswith(b"%PDF")
+
+
 def test_a_worker_killed_while_idle_is_started_again_unnoticed(worker: RenderWorker) -> None:
     worker.render(PAGE, soon())
     assert worker.process is not None
