@@ -34,8 +34,8 @@ from .services import reading
 from .views.common import auction_of
 
 #: Seconds a render may take before its worker is killed (config ``PDF_TIME_LIMIT``).
-#: A 300-hand evening (23 A4 pages) renders in about 10 s on the two-core machine the
-#: benchmark ran on, so 30 s leaves room for a slower or busier server.
+#: A 300-hand evening renders in about 3.3 s of CPU through the worker (benchmarks/pdf_bench.py;
+#: 7.2 s with a child per render before), so 30 s leaves room for a slower or busier server.
 DEFAULT_TIME_LIMIT = 30.0
 #: Render workers, so renders at once (config ``PDF_WORKERS``); a request that finds them
 #: all busy is told to try again (503) at once, never queued, so the server's threads stay
