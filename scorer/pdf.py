@@ -1,19 +1,17 @@
 """The evening's PDF summary: HTML built here (translated in the phone's language),
-rendered by WeasyPrint in a child process with a time limit (:mod:`scorer.pdf_render`).
+rendered by WeasyPrint in a long-lived render worker with a time limit
+(:mod:`scorer.pdf_worker` runs :mod:`scorer.pdf_render`).
 
-The child loads only the app's own static files (fonts, CSS) through
+The worker loads only the app's own static files (fonts, CSS) through
 :class:`~scorer.pdf_render.StaticOnlyFetcher`; a render that takes longer than
-``PDF_TIME_LIMIT`` seconds is killed and reported as :class:`PdfTooSlow`, so a long
-evening can never hang a server worker.
+``PDF_TIME_LIMIT`` seconds is stopped by killing the worker and reported as
+:class:`PdfTooSlow`, so a long evening can never hang a server worker.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
-import re
-import subprocess
-import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -25,32 +23,30 @@ from flask_babel import format_date, get_locale
 from flask_babel import gettext as _
 from markupsafe import Markup
 
+from . import pdf_worker
 from .chart import ledger_chart_svg, line_style
-from .extensions import ROOT  # the folder holding the package: the child imports scorer from it
 from .i18n import tr
 from .ledger import Ledger, settle_up, statistics
 from .models import Evening
-from .pdf_render import STATIC_BASE, StaticOnlyFetcher  # noqa: F401 - re-exported: the fetcher the child uses
+from .pdf_render import STATIC_BASE, StaticOnlyFetcher  # noqa: F401 - re-exported: the fetcher the worker uses
 from .rules import RULES
 from .services import reading
 from .views.common import auction_of, seat_lines
 
-#: Seconds a render may take before the child is killed (config ``PDF_TIME_LIMIT``).
-#: A 300-hand evening (23 A4 pages) renders in about 10 s on the two-core machine the
-#: benchmark ran on, so 30 s leaves room for a slower or busier server.
+#: Seconds a render may take before its worker is killed (config ``PDF_TIME_LIMIT``).
+#: A 300-hand evening renders in about 3.3 s of CPU through the worker (benchmarks/pdf_bench.py;
+#: 7.2 s with a child per render before), so 30 s leaves room for a slower or busier server.
 DEFAULT_TIME_LIMIT = 30.0
-#: Renders at once (config ``PDF_WORKERS``); a request that finds them all busy is told
-#: to try again (503) at once, never queued, so the server's threads stay free for pages.
-#: One render on the two-core machine this runs on leaves a core for the pages.
+#: Render workers, so renders at once (config ``PDF_WORKERS``); a request that finds them
+#: all busy is told to try again (503) at once, never queued, so the server's threads stay
+#: free for pages. One render on the two-core machine this runs on leaves a core for the pages.
 DEFAULT_WORKERS = 1
+#: Renders before a worker is replaced by a fresh one (config ``PDF_WORKER_RENDERS``).
+DEFAULT_WORKER_RENDERS = pdf_worker.DEFAULT_MAX_RENDERS
 
 #: ``?paper=`` values and the CSS ``@page`` size each gives; anything else is A4.
 PAPERS = {"a4": "A4", "letter": "letter"}
 
-_SECRET = re.compile(r"SECRET|PASSWORD|TOKEN|KEY|DATABASE|PG|CREDENTIAL", re.IGNORECASE)
-
-_slots: dict[int, threading.BoundedSemaphore] = {}
-_slots_lock = threading.Lock()
 
 
 class PdfError(Exception):
@@ -68,7 +64,7 @@ class PdfTooSlow(PdfError):
 
 
 class PdfFailed(PdfError):
-    """WeasyPrint could not make this PDF (the child failed): it will fail again the same way."""
+    """WeasyPrint could not make this PDF (it raised, or the worker died): it will fail again the same way."""
 
     def __init__(self, _limit: object = None) -> None:
         super().__init__(_("The PDF could not be made. The evening is safe: export it as CSV or JSON."))
@@ -90,9 +86,28 @@ class PdfTableBusy(PdfBusy):
         self.limit = limit
 
 
-def _slot(workers: int) -> threading.BoundedSemaphore:
-    with _slots_lock:
-        return _slots.setdefault(workers, threading.BoundedSemaphore(workers))
+def workers() -> pdf_worker.WorkerPool:
+    """This app's render workers: ``PDF_WORKERS`` of them (config or environment; default
+    :data:`DEFAULT_WORKERS`), each replaced after ``PDF_WORKER_RENDERS`` renders (default
+    :data:`DEFAULT_WORKER_RENDERS`). Needs an app context."""
+    return pdf_worker.pool(_count("PDF_WORKERS", DEFAULT_WORKERS), Path(current_app.static_folder or "static"),
+                           _count("PDF_WORKER_RENDERS", DEFAULT_WORKER_RENDERS))
+
+
+def _count(name: str, default: int) -> int:
+    """A whole number ≥ 1 from config ``name``, else the environment's ``name``, else ``default``."""
+    value = current_app.config.get(name) or os.environ.get(name) or default
+    try:
+        return max(1, int(value))
+    except (TypeError, ValueError):
+        current_app.logger.warning("%s %r is not a whole number; using %s", name, value, default)
+        return default
+
+
+def warm_workers() -> None:
+    """Start the render workers now (``nap serve`` does, at start): the first PDF does not
+    wait for WeasyPrint to load. Needs an app context."""
+    workers().warm()
 
 
 #: What has a render going on now: table (or group) keys and clients (addresses).
@@ -134,53 +149,50 @@ def pdf_job(build_html: Callable[[], str], *, owner: str, client: str = "",
     """Make one PDF without starving the rest of the server.
 
     ``build_html()`` (settling the evening, drawing the chart, the HTML) runs only once a
-    render slot is held, and the render runs in a child process at low priority, killed
-    after ``seconds`` in all (default: :func:`time_limit`). At most ``PDF_WORKERS`` renders run
-    at once (default :data:`DEFAULT_WORKERS`), at most one per ``owner`` (a table's or a
+    render worker is held, and the render runs in that worker (a child process at low
+    priority, :mod:`scorer.pdf_worker`), killed if it is not done ``seconds`` after the
+    request began (default: :func:`time_limit`). At most ``PDF_WORKERS`` renders run at
+    once (default :data:`DEFAULT_WORKERS`), at most one per ``owner`` (a table's or a
     group's key) and one per ``client`` (the phone's address); a request that finds its
     slot taken is answered at once, never queued. Needs an app context.
 
     Raises :class:`PdfTableBusy` or :class:`PdfBusy` (try again soon), :class:`PdfTooSlow`
-    past the limit, :class:`PdfError` if WeasyPrint fails.
+    past the limit, :class:`PdfFailed` if WeasyPrint fails or the worker dies.
     """
     limit = time_limit(seconds)
-    started = time.monotonic()
+    deadline = time.monotonic() + limit
     names = (f"owner:{owner}", f"client:{client}") if client else (f"owner:{owner}",)
     with _claim(names, limit):
-        slot = _slot(int(current_app.config.get("PDF_WORKERS", DEFAULT_WORKERS)))
-        if not slot.acquire(blocking=False):
+        pool = workers()
+        worker = pool.take()
+        if worker is None:
             raise PdfBusy(limit)
         try:
             # the document is built in a read that ends with it, so a long render holds
             # no database lock (SQLite) and no snapshot (PostgreSQL)
             with reading():
                 html = build_html()
-            return _render_in_child(html, limit - (time.monotonic() - started), limit)
+            return _render(worker, html, deadline, limit)
         finally:
-            slot.release()
+            pool.give(worker)
 
 
-def _render_in_child(html: str, left: float, limit: float) -> bytes:
-    """``python -m scorer.pdf_render`` on ``html``, killed after ``left`` seconds."""
-    if left <= 0:
+def _render(worker: pdf_worker.RenderWorker, html: str, deadline: float, limit: float) -> bytes:
+    """``html`` through ``worker`` by ``deadline``, its failures as :class:`PdfError`."""
+    if time.monotonic() >= deadline:
         raise PdfTooSlow(limit)
-    # the child needs no secrets: it gets the environment without keys, passwords or the database
-    env = {k: v for k, v in os.environ.items() if not _SECRET.search(k)}
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
-    env["NAP_PDF_NICE"] = "10"  # the child yields the CPU to the server's pages
     try:
-        done = subprocess.run(  # noqa: S603 - a fixed command; the HTML goes through stdin
-            [sys.executable, "-m", "scorer.pdf_render", str(Path(current_app.static_folder or "static"))],
-            input=html.encode("utf-8"), capture_output=True, timeout=left, cwd=ROOT, env=env, check=False,
-        )
-    except subprocess.TimeoutExpired:  # subprocess.run has killed the child and reaped it
+        pdf, _cpu = worker.render(html.encode("utf-8"), deadline)
+    except pdf_worker.RenderTimeout:
         current_app.logger.warning("PDF render stopped after %s s", limit)
         raise PdfTooSlow(limit) from None
-    if done.returncode != 0 or not done.stdout.startswith(b"%PDF"):
-        current_app.logger.error("PDF render failed (%s): %s", done.returncode,
-                                 done.stderr.decode(errors="replace")[-2000:])
+    except (pdf_worker.RenderFailed, pdf_worker.RenderCrashed) as error:
+        current_app.logger.error("PDF render failed (%s): %s", type(error).__name__, str(error)[-2000:])
+        raise PdfFailed() from None
+    if not pdf.startswith(b"%PDF"):
+        current_app.logger.error("PDF render failed: the worker's answer is not a PDF")
         raise PdfFailed()
-    return done.stdout
+    return pdf
 
 
 def render_html_pdf(html: str, time_limit: float | None = None, *, owner: str = "", client: str = "") -> bytes:

@@ -9,7 +9,7 @@ One place for the server's settings, used by ``nap serve`` and ``./scripts/serve
   is closed.
 - ``max_request_body_size`` just over the app's 1 MB ``MAX_CONTENT_LENGTH``: a larger
   body is refused (413) as it arrives, never written to a temporary file first.
-- ``threads`` 8: pages are short; PDFs run in child processes one at a time
+- ``threads`` 8: pages are short; PDFs run in a render worker process, one at a time
   (:mod:`scorer.pdf`), so a thread is never held by a render queue.
 
 On the open internet the app belongs behind a reverse proxy that buffers slow clients
@@ -61,6 +61,10 @@ def serve(host: str = "0.0.0.0", port: int = 5000, *, upgrade: bool = True) -> N
 
         with app.app_context():
             migrate_up()
+    from .pdf import warm_workers
+
+    with app.app_context():
+        warm_workers()  # WeasyPrint loads in the render worker while the server starts
     print(f"Nap scorer: serving on http://{host}:{port}/ (Ctrl-C stops it)", flush=True)
     public_url = app.config.get("PUBLIC_URL") or ""
     if app.config.get("NAP_PROXY_HOPS") and not public_url:

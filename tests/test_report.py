@@ -78,8 +78,9 @@ def test_referee_evening_hand_log_with_rulings_and_the_override(client: Any, ref
     # hand 4 (examples/README.md): Nora's Nap defeated with 4 tricks; Ed played out of turn,
     # so Nora pays 5 to Sam and Wes only (H-14); Ed's 3-chip fine (H-16); the failed Nap doubles
     # the pool of 13 + 3 = 16 (H-16): Nora −5−5−16 = −26, Ed −3, Sam +5, Wes +5, pool +19 → 32
-    assert "4 Sam Nora: Nap 4 defeated −26 −31 −3 +4 +5 −5 +5 0 +19 32" in text
-    assert "Auction: Wes pass, Nora Nap, Ed pass, Sam pass. Disputed. H-6 Nora made the highest bid, Nap" in text
+    # (the hand's row: the changes; under them the auction and the running totals; then the ruling)
+    assert ("4 Sam Nora: Nap 4 defeated −26 −3 +5 +5 +19 Auction: Wes pass, Nora Nap, Ed pass, Sam pass. "
+            "−31 +4 −5 0 32 Disputed. H-6 Nora made the highest bid, Nap") in text
     assert "H-14 Ed played out of turn" in text
     assert "H-16 Nora failed Nap and doubles the pool: pays in 16 (now 32)." in text
     # hand 3: a misdeal by claim shows no empty auction
@@ -132,7 +133,7 @@ def test_the_time_limit_gives_a_clear_page_not_a_hang(sqlite_url: str) -> None:
     app = make_app(sqlite_url, PDF_TIME_LIMIT=0.05)
     key = import_example(app, "hoyle-five")
     client = app.test_client()
-    response = client.get(f"/e/{key}/evening.pdf")  # WeasyPrint alone takes longer than 0.05 s to start
+    response = client.get(f"/e/{key}/evening.pdf")  # a five-page PDF takes longer than 0.05 s, warm or not
     assert response.status_code == 503 and response.mimetype == "text/html"
     assert response.headers["Retry-After"] == "60"
     body = response.get_data(as_text=True)
@@ -144,14 +145,12 @@ def test_the_time_limit_gives_a_clear_page_not_a_hang(sqlite_url: str) -> None:
 
 
 def test_a_failing_render_gives_a_clear_page(app: Any, client: Any, referee: str, monkeypatch: Any) -> None:
-    import subprocess
+    import scorer.pdf_worker
 
-    import scorer.pdf
+    def broken(self: Any, html: bytes, deadline: float) -> tuple[bytes, float]:
+        raise scorer.pdf_worker.RenderFailed("boom")
 
-    def broken(*args: Any, **kwargs: Any) -> subprocess.CompletedProcess[bytes]:
-        return subprocess.CompletedProcess(args, 1, b"", b"boom")
-
-    monkeypatch.setattr(scorer.pdf.subprocess, "run", broken)
+    monkeypatch.setattr(scorer.pdf_worker.RenderWorker, "render", broken)
     response = client.get(f"/e/{referee}/evening.pdf?paper=letter")
     assert response.status_code == 503
     assert "The PDF could not be made." in response.get_data(as_text=True)
@@ -256,42 +255,19 @@ def test_csv_sums_match_the_ledger(app: Any, client: Any, referee: str) -> None:
     assert sum(sums.values()) + ledger.pool == 0
 
 
-def test_the_render_child_gets_no_secrets(app: Any, monkeypatch: Any) -> None:
-    import subprocess
-
-    import scorer.pdf
-
-    seen: dict[str, Any] = {}
-
-    def fake(args: list[str], **kwargs: Any) -> subprocess.CompletedProcess[bytes]:
-        seen.update(kwargs, args=args)
-        return subprocess.CompletedProcess(args, 0, b"%PDF-1.7 fake", b"")
-
-    monkeypatch.setenv("SECRET_KEY", "s3cret")
-    monkeypatch.setenv("DATABASE_URL", "postgresql://u:pw@db/nap")
-    monkeypatch.setattr(scorer.pdf.subprocess, "run", fake)
-    with app.app_context():
-        assert scorer.pdf.render_html_pdf("<p>x</p>", time_limit=7) == b"%PDF-1.7 fake"
-    assert seen["args"][1:3] == ["-m", "scorer.pdf_render"] and seen["input"] == b"<p>x</p>"
-    assert "SECRET_KEY" not in seen["env"] and "DATABASE_URL" not in seen["env"]
-    assert 0 < seen["timeout"] <= 7
-
-
 def test_a_pdf_that_failed_is_answered_at_once_until_the_evening_changes(
         app: Any, client: Any, referee: str, monkeypatch: Any) -> None:
     """A PDF that always fails (or runs past the limit) was rendered again on every request:
     a flood of requests for it kept the server busy. The failure is remembered per revision."""
-    import subprocess
-
-    import scorer.pdf
+    import scorer.pdf_worker
 
     calls: list[int] = []
 
-    def broken(*args: Any, **kwargs: Any) -> subprocess.CompletedProcess[bytes]:
+    def broken(self: Any, html: bytes, deadline: float) -> tuple[bytes, float]:
         calls.append(1)
-        return subprocess.CompletedProcess(args, 1, b"", b"boom")
+        raise scorer.pdf_worker.RenderFailed("boom")
 
-    monkeypatch.setattr(scorer.pdf.subprocess, "run", broken)
+    monkeypatch.setattr(scorer.pdf_worker.RenderWorker, "render", broken)
     for _ in range(3):
         response = client.get(f"/e/{referee}/evening.pdf")
         assert response.status_code == 503 and "The PDF could not be made." in response.get_data(as_text=True)
@@ -318,11 +294,14 @@ def test_a_second_pdf_of_one_table_is_refused_at_once_and_builds_nothing(
         scorer.pdf._in_progress.discard(f"owner:{referee}")
     assert busy.status_code == 503 and busy.headers["Retry-After"] == "10"
     assert "This PDF is being made right now." in busy.get_data(as_text=True) and built == []
-    slot = scorer.pdf._slot(scorer.pdf.DEFAULT_WORKERS)
-    assert slot.acquire(blocking=False)  # every render slot taken (by another table)
+    with app.app_context():
+        pool = scorer.pdf.workers()
+    taken = [pool.take() for _ in range(pool.size)]  # every render worker busy (with other tables)
+    assert None not in taken
     try:
         full = client.get(f"/e/{referee}/evening.pdf")
     finally:
-        slot.release()
+        for worker in taken:
+            pool.give(worker)  # type: ignore[arg-type]
     assert full.status_code == 503 and "busy making other PDFs" in full.get_data(as_text=True) and built == []
     assert client.get(f"/e/{referee}/evening.pdf").status_code == 200 and built == [1]
