@@ -106,9 +106,9 @@ def test_every_script_a_player_may_type_prints_without_boxes(app: Any, client: A
     assert response.status_code == 200
     assert notdef_glyphs(response.data) == []
     text = " ".join(pdf_text(response.data).split())
-    # Зоя and 小龙 🐉 +15 −3 = +12 each (£1.20); the other four −3 −3 = −6 each (−£0.60)
+    # Зоя and 小龙 🐉 +15 −3 = +12 each (+£1.20); the other four −3 −3 = −6 each (−£0.60)
     assert "Winners: Зоя, 小龙 🐉 (equal totals share the win, P-14)" in text
-    assert "1 小龙 🐉 — shares the win +12 £1.20" in text
+    assert "1 小龙 🐉 — shares the win +12 +£1.20" in text  # a money gain carries its "+" (issue 13 item 12)
     assert "3 अनुज −6 −£0.60" in text
     for name in [*PLAYERS, TABLE]:
         assert name in text, name
