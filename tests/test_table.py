@@ -104,7 +104,7 @@ def _urls(app: Any, key: str, edit_key: str) -> list[tuple[str, str]]:
         if "key" not in rule.arguments or rule.endpoint.startswith("groups."):
             continue
         values = {"key": key, "number": 1, "version": 1, "edit_key": edit_key,
-                  "hand_id": 1, "access_id": 1}  # table A's first hand and first phone
+                  "hand_id": 1, "access_id": 1, "dispute_id": 1}  # table A's first hand, phone and dispute
         url = rule.build({k: values[k] for k in rule.arguments if k in values}, append_unknown=False)[1]
         for method in sorted((rule.methods or set()) - {"HEAD", "OPTIONS"}):
             out.append((method, url))
@@ -119,6 +119,8 @@ def test_one_tables_links_never_read_or_change_another_table(app: Any) -> None:
     b = start_evening(bob, players=("Bea", "Ben", "Bo", "Bud"), name="Beta table")
     assert _quick(alice, a, 1, 1, "three", 3).status_code == 302
     assert _quick(bob, b, 1, 2, "four", 4).status_code == 302
+    assert alice.post(f"/e/{a}/hand/1/dispute", data={"kind": "score", "hand_id": str(_evening(app, a).hands[0].id),
+                                                      "note": "Abe counted wrong"}).status_code == 302
     a_edit = _evening(app, a).edit_key
     before = _evening(app, b).revision
     form = {"number": "2", "version": "1", "dealer": "1", "declarer": "1", "contract": "three", "tricks": "3",
