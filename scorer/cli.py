@@ -68,6 +68,8 @@ def ledger_report(evening: EveningFile, ledger: Ledger) -> dict[str, Any]:
         "next_dealer": names[ledger.next_dealer],
         "hands_remaining": ledger.hands_remaining,
     }
+    if ledger.deals_owed is not None:  # P-14: counted deals each player still owes
+        report["still_to_deal"] = {names[s]: d for s, d in ledger.still_to_deal}
     if ledger.money_totals is not None:
         report["money_totals"] = by_name(ledger.money_totals)
     if not ledger.variant.points_only:
@@ -141,6 +143,9 @@ def text_report(evening: EveningFile, ledger: Ledger) -> str:
             lines.append("  nobody owes anything")
     if ledger.hands_remaining is not None:
         lines.append(f"Hands remaining to the agreed end: {ledger.hands_remaining}")
+    if ledger.still_to_deal:
+        owed = ", ".join(f"{names[s]} {d}" for s, d in ledger.still_to_deal)
+        lines.append(f"Still to deal (counted hands, P-14): {owed}")
     return "\n".join(lines) + "\n"
 
 

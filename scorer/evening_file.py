@@ -197,6 +197,10 @@ def _check_not_over(ledger: Ledger, i: int) -> None:
         raise EveningFileError(
             Text("A player reached the target of {target} before hand {number}; no more hands can follow.",
                  target=target_score, number=i + 1), f"hands[{i}]", variant.rule_end)
+    if ledger.deals_owed is not None and ledger.hands_remaining == 0:
+        raise EveningFileError(
+            Text("Every player had dealt the agreed {each} counted hands before hand {number}; no more hands can "
+                 "follow.", each=variant.deals_each(setup), number=i + 1), f"hands[{i}]", variant.rule_end)
     if ledger.hands_remaining == 0:
         raise EveningFileError(
             Text("The agreed {target} hands were played before hand {number}; no more hands can follow.",

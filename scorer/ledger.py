@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .rules import POOL, EveningSetup, HandFacts, RulesError, Ruling, TableState, Variant, get_variant
+from .rules.endpoint import deals_owed, hands_to_end
 
 
 class HandError(RulesError):
@@ -40,7 +41,9 @@ class Ledger:
     ``totals`` are units per seat; ``pool`` the units in the pool (0 for variants
     without one); ``next_dealer`` the seat to deal next and ``shuffle`` whether
     that dealer shuffles; ``hands_counted`` counts the hands that count towards the
-    agreed end (P-14), ``hands_to_play`` is that agreed number or ``None``.
+    agreed end, ``hands_to_play`` is the agreed number of hands (B-14) or ``None``;
+    ``deals_owed`` is, per seat, the counted deals still owed before the agreed end
+    (P-14, counted per player: :mod:`scorer.rules.endpoint`) or ``None``.
     """
 
     setup: EveningSetup
@@ -52,13 +55,24 @@ class Ledger:
     shuffle: bool
     hands_counted: int
     hands_to_play: int | None
+    deals_owed: tuple[int, ...] | None = None
 
     @property
     def hands_remaining(self) -> int | None:
-        """Counted hands still to play before the agreed end, or ``None`` if open-ended."""
+        """Counted hands still to play before the agreed end, or ``None`` if open-ended.
+        Under P-14 the fewest: the deal going round until every player has dealt the
+        agreed number of counted hands (more if hands are passed out and do not count)."""
+        if self.deals_owed is not None:
+            return hands_to_end(dict(enumerate(self.deals_owed)), range(self.setup.n), self.next_dealer)
         if self.hands_to_play is None:
             return None
         return max(0, self.hands_to_play - self.hands_counted)
+
+    @property
+    def still_to_deal(self) -> tuple[tuple[int, int], ...]:
+        """``(seat, counted deals owed)`` for each player who still has to deal (P-14),
+        in seat order; empty when there is no such end point or it is reached."""
+        return tuple((s, d) for s, d in enumerate(self.deals_owed or ()) if d)
 
     @property
     def end_reached(self) -> bool:
@@ -128,6 +142,11 @@ class Fold:
 
     def ledger(self) -> Ledger:
         """The evening as folded so far."""
+        each = self.variant.deals_each(self.setup)
+        owed = None
+        if each is not None:
+            by_seat = deals_owed(((r.ruling.dealer, r.ruling.counts) for r in self.rows), range(self.setup.n), each)
+            owed = tuple(by_seat[s] for s in range(self.setup.n))
         return Ledger(
             setup=self.setup,
             variant=self.variant,
@@ -138,6 +157,7 @@ class Fold:
             shuffle=self.shuffle,
             hands_counted=self.counted,
             hands_to_play=self.variant.hands_to_play(self.setup),
+            deals_owed=owed,
         )
 
 

@@ -31,7 +31,8 @@ def test_json(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["settle", "--json", str(EXAMPLES / "pagat-thursday.json")]) == 0
     report = json.loads(capsys.readouterr().out)
     assert report["totals"] == {"Ann": 29, "Bob": 9, "Cat": -19, "Dan": -19}
-    assert report["winners"] == ["Ann"] and report["hands_remaining"] == 5
+    assert report["winners"] == ["Ann"] and report["hands_remaining"] == 7
+    assert report["still_to_deal"] == {"Bob": 2, "Cat": 1, "Dan": 2}  # examples/README.md, P-14
     hand3 = report["hands"][2]
     assert hand3["contract"] == "wellington" and hand3["entries"]["Bob"] == 30
     assert hand3["rules"] == ["P-7", "P-6", "P-12"]

@@ -126,7 +126,16 @@ def test_no_hand_after_the_agreed_end() -> None:
     with pytest.raises(EveningFileError) as err:
         load(data)
     assert err.value.rule == "P-14" and "hands[3]" in str(err.value)
+    assert "Every player had dealt the agreed 1 counted hands before hand 4" in str(err.value)
     assert len(load(with_hands(*([hand] * 3), options={"hands_per_dealer": 1})).hands) == 3
+    # P-14 counts per player: Bob's deal (hand 2) was passed out, so after Ann, Bob, Cat, Ann
+    # he still owes one and a fifth hand (Bob deals) is accepted; a sixth is refused.
+    passed = {"auction": ["pass", "pass", "pass"]}
+    five = with_hands(hand, passed, hand, hand, hand, options={"hands_per_dealer": 1})
+    assert [h.dealer for h in load(five).hands] == [0, 1, 2, 0, 1]
+    with pytest.raises(EveningFileError) as err:
+        load(with_hands(hand, passed, hand, hand, hand, hand, options={"hands_per_dealer": 1}))
+    assert "hands[5]" in str(err.value) and err.value.rule == "P-14"
 
 
 def test_schema_errors_are_readable() -> None:

@@ -143,10 +143,27 @@ def test_agreed_end_reached_refuses_more_hands(client: Any, app: Any) -> None:
     for number in (1, 2, 3):
         assert post_hand(client, key, number, number - 1, {number % 3: "three"}, 3).status_code == 302
     page = client.get(f"/e/{key}").get_data(as_text=True)
-    assert "The agreed 3 hands are played" in page and "Winners" in page  # each made a Three: all share
+    # each made a Three: all share
+    assert "Every player has dealt the agreed 1 counted hand" in page and "Winners" in page
     before = counts(app)
     post_hand(client, key, 4, 0, {1: "three"}, 3)
     assert counts(app) == before
+
+
+def test_p14_counts_deals_per_player_on_the_sheet(client: Any, app: Any) -> None:
+    """The issue's evening: Bea's deal (hand 2) is passed out, so after hand 4 she still
+    owes a counted deal and hand 5 is accepted; totals by hand: −18, +12, +6 (P-14)."""
+    key = start_evening(client, players=("Ada", "Bea", "Cy"), opt_hands_per_dealer="1")
+    assert post_hand(client, key, 1, 0, {1: "three"}, 3).status_code == 302
+    assert post_hand(client, key, 2, 1, {}, None).status_code == 302
+    assert post_hand(client, key, 3, 2, {1: "four"}, 4).status_code == 302
+    assert post_hand(client, key, 4, 0, {0: "three"}, 2).status_code == 302
+    page = client.get(f"/e/{key}").get_data(as_text=True)
+    assert "Still to deal (counted hands): <strong>Bea</strong> (1)" in page and "1 hand to the agreed end" in page
+    assert post_hand(client, key, 5, 1, {2: "nap"}, 5).status_code == 302
+    page = client.get(f"/e/{key}").get_data(as_text=True)
+    assert totals_on_page(page) == {"Ada": "−18", "Bea": "+12", "Cy": "+6"}
+    assert "Every player has dealt the agreed 1 counted hand" in page
 
 
 @pytest.mark.parametrize(

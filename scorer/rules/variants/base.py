@@ -700,7 +700,11 @@ class Variant:
         return True
 
     def hands_to_play(self, setup: EveningSetup) -> int | None:
-        """The number of counted hands agreed for the evening, or ``None`` if open-ended."""
+        """The number of counted hands agreed for the evening (B-14), or ``None``."""
+        return None
+
+    def deals_each(self, setup: EveningSetup) -> int | None:
+        """The counted deals each player gives before the agreed end (P-14), or ``None``."""
         return None
 
     def pool_name(self, options: Mapping[str, Any]) -> str | None:
