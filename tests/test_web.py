@@ -166,6 +166,18 @@ def test_p14_counts_deals_per_player_on_the_sheet(client: Any, app: Any) -> None
     assert "Every player has dealt the agreed 1 counted hand" in page
 
 
+def test_history_shows_tricks_only_when_there_are_some(client: Any) -> None:
+    """An all-passed hand has no tricks: its line ends with the calls, not "· tricks"."""
+    key = start_evening(client, players=("Ada", "Bea", "Cy"))
+    assert post_hand(client, key, 1, 0, {1: "three"}, 3).status_code == 302
+    assert post_hand(client, key, 2, 1, {}, None).status_code == 302
+    page = client.get(f"/e/{key}/history").get_data(as_text=True)
+    after = [re.sub(r"\s+", " ", a).strip() for a in re.findall(r'<span class="after">After: (.*?)</span>', page, re.S)]
+    assert "dealer Ada · Bea Three, Cy Pass, Ada Pass · 3 tricks" in after
+    assert "dealer Bea · Cy Pass, Ada Pass, Bea Pass" in after
+    assert not any(a.endswith("tricks") and not a[-8].isdigit() for a in after) and "· tricks" not in page
+
+
 @pytest.mark.parametrize(
     ("fields", "message"),
     [
