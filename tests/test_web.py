@@ -166,6 +166,31 @@ def test_p14_counts_deals_per_player_on_the_sheet(client: Any, app: Any) -> None
     assert "Every player has dealt the agreed 1 counted hand" in page
 
 
+@pytest.mark.parametrize(("variant", "message"), [
+    ("pagat", "British Nap, basic (Pagat) needs 3 to 6 players (P-1); you entered 7."),
+    ("hoyle", "Nap (Hoyle rules) needs 2 to 6 players (H-1); you entered 7."),
+])
+def test_seven_players_are_refused_citing_the_rule(client: Any, app: Any, variant: str, message: str) -> None:
+    """The form has six rows; a seventh name posted anyway counts, and is refused with the
+    variant's rule and range rather than dropped."""
+    before = counts(app)
+    data = {f"players-{i}": name for i, name in enumerate(("Ada", "Bea", "Cy", "Dov", "Eli", "Fay", "Gus"))}
+    response = client.post(f"/new/{variant}", data={"scoring": "points", "first_dealer": "0", **data})
+    assert response.status_code == 422 and message in response.get_data(as_text=True)
+    assert counts(app) == before
+
+
+def test_import_limit_is_said_in_the_phones_language(client: Any, app: Any) -> None:
+    import io
+
+    body = json.dumps({"format": "nap-evening", "version": 1, "variant": "pagat", "players": ["Ада", "Бея", "Сай"],
+                       "hands": [{"auction": ["pass"] * 3}] * 501}).encode()
+    response = client.post("/import", data={"file": (io.BytesIO(body), "x.json")}, content_type="multipart/form-data",
+                           headers={"Accept-Language": "ru"})
+    assert response.status_code == 422
+    assert "hands: В файле вечера максимум 500 сдач; в этом 501." in response.get_data(as_text=True)
+
+
 def test_history_shows_tricks_only_when_there_are_some(client: Any) -> None:
     """An all-passed hand has no tricks: its line ends with the calls, not "· tricks"."""
     key = start_evening(client, players=("Ada", "Bea", "Cy"))
@@ -241,6 +266,11 @@ def test_import_and_export_round_trip(client: Any, app: Any) -> None:
         (b'{"format": "nap-evening"}', "required"),
         (b'{"format":"nap-evening","version":1,"variant":"pagat","players":["A","B","C"],'
          b'"hands":[{"auction":["two","pass","pass"],"tricks":2}]}', "P-15"),
+        (json.dumps({"format": "nap-evening", "version": 1, "variant": "hoyle", "players": list("ABCDEFG"),
+                     "hands": []}).encode(), "players: Nap (Hoyle rules) is for 2 to 6 players, not 7. (H-1)"),
+        (json.dumps({"format": "nap-evening", "version": 1, "variant": "pagat", "players": list("ABC"),
+                     "hands": [{"auction": ["pass"] * 3}] * 501}).encode(),
+         "hands: An evening file holds at most 500 hands; this one has 501."),
     ],
 )
 def test_import_refuses_bad_files(client: Any, app: Any, body: bytes, message: str) -> None:
