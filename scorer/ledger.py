@@ -175,9 +175,9 @@ def settle_evening(setup: EveningSetup, hands: Sequence[HandFacts]) -> Ledger:
 
 @dataclass(frozen=True)
 class Payment:
-    """One payment of the settle-up: ``payer`` pays ``payee`` ``amount`` units. Each is a
-    seat, or :data:`~scorer.rules.POOL` for chips that stay in the pool (kept for
-    another evening, or the remainder of an equal share)."""
+    """One payment of the settle-up: ``payer`` pays ``payee`` ``amount`` (in the
+    settle-up's unit: see :class:`SettleUp`). Each is a seat, or
+    :data:`~scorer.rules.POOL` for chips paid into a pool the table leaves unsettled."""
 
     payer: int | str
     payee: int | str
@@ -186,40 +186,59 @@ class Payment:
 
 @dataclass(frozen=True)
 class SettleUp:
-    """The end of an evening: what each seat is owed or owes (``balances``, units),
-    including its share of the pool when the table shares it (H-16, adopted), the
-    chips left in the pool (``pool_left``: all of it when the table leaves it, or
-    the remainder that does not divide equally), and the ``payments`` that clear
-    every balance."""
+    """The end of an evening: what each seat is owed or owes (``balances``), including
+    its share of the pool when the table shares it, the pool's ``pool_share`` each and
+    what stays in it (``pool_left``: all of it when the table leaves it, else 0), and the
+    ``payments`` that clear every balance.
+
+    Every figure is in the settle-up's unit: the currency's smallest unit (pence,
+    kopecks, centavos) when ``money`` is true (a money evening is settled in money, to
+    the penny), else the variant's units (chips). ``odd`` lists the seats that received
+    one more smallest unit than the others because the pool did not divide equally.
+    """
 
     balances: tuple[int, ...]
     pool_share: int
     pool_left: int
     payments: tuple[Payment, ...]
+    money: bool = False
+    odd: tuple[int, ...] = ()
 
 
 def settle_up(ledger: Ledger) -> SettleUp:
     """Who pays whom how much, in as few payments as possible.
 
-    The pool is shared equally when the variant's option says so (``pool_at_end``
-    ``"share"``; a remainder smaller than the number of players stays in it), and
-    whatever stays in the pool is paid into it by the players who owe. The fewest
-    payments that clear the balances are ``parties − g``, where ``g`` is the largest
-    number of groups of parties whose balances sum to zero; with at most six players
-    and the pool every grouping is tried. At most ``n − 1`` payments when the pool
-    is empty.
+    A money evening is settled in the currency's smallest unit, an evening without a
+    stake in units. When the table shares the pool (``pool_at_end`` ``"share"``: H-16
+    adopted; the treasure, R-2 adopted) it is shared equally in that unit and nothing is
+    owed to it: the last smallest units that do not divide equally (fewer than the
+    number of players) go one each to the players in dealing order from the next dealer.
+    Adopted reading: Peel, *Round Games with Cards* (1891), has a pool left at the end
+    «divided equally or drawn for» (shared/rules/other-sources.md): divided equally to the
+    penny, and the deal's turn stands in for the draw of the odd pennies. When the table
+    leaves the pool, the players who owe pay what it holds into it.
+
+    The fewest payments that clear the balances are ``parties − g``, where ``g`` is the
+    largest number of groups of parties whose balances sum to zero; with at most six
+    players and the pool every grouping is tried. At most ``n − 1`` payments when
+    nothing is paid into the pool.
     """
     n = ledger.setup.n
-    share, left = 0, ledger.pool
+    stake = ledger.setup.stake
+    scale = stake.minor if stake is not None else 1
+    pool = ledger.pool * scale
+    share, left, odd = 0, pool, ()
     if ledger.pool > 0 and ledger.variant.pool_at_end(ledger.setup.options) == "share":
-        share, left = divmod(ledger.pool, n)
-    balances = tuple(t + share for t in ledger.totals)
+        share, rest = divmod(pool, n)
+        odd = tuple((ledger.next_dealer + i) % n for i in range(rest))
+        left = 0
+    balances = tuple(t * scale + share + (s in odd) for s, t in enumerate(ledger.totals))
     parties = balances + (left,)  # the pool is the last party: it keeps what is left in it
     payments: list[Payment] = []
     for group in _zero_sum_groups(parties):
         for p in _settle_group(parties, group):
             payments.append(Payment(*(POOL if x == n else x for x in (p.payer, p.payee)), p.amount))
-    return SettleUp(balances, share, left, tuple(payments))
+    return SettleUp(balances, share, left, tuple(payments), money=stake is not None, odd=odd)
 
 
 def _zero_sum_groups(balances: tuple[int, ...]) -> list[list[int]]:

@@ -101,6 +101,8 @@ class Variant:
     rule_extra_tricks: ClassVar[str]
     rule_schedule: ClassVar[str]  # the table of units per opponent
     rule_end: ClassVar[str] = "P-14"  # the agreed end of the evening
+    #: The rule of what happens to the pool (treasure) at the end (H-16, R-2), if any.
+    rule_pool_end: ClassVar[str | None] = None
     deal_note: ClassVar[str] = Text("Shuffle and deal five cards each.")
     misdeal_source_silent: ClassVar[bool] = False
     #: Points variants award points and take no stake (``napoleao``).
