@@ -47,6 +47,8 @@ def ledger_report(evening: EveningFile, ledger: Ledger) -> dict[str, Any]:
             "result": r.result.value,
             "entries": by_name(r.units),
             "pool": r.pool,
+            **({"contract_entries": by_name(r.contract_units), "pool_entries": by_name(r.pool_units)}
+               if r.pool_units else {}),
             "rules": list(r.rule_ids),
             "reasons": [{"rule": x.rule, "text": x.text} for x in r.reasons],
             "totals": by_name(row.totals),

@@ -310,7 +310,7 @@ class Variant:
         reason = Reason("TABLE", "The table overruled this ruling: {reason}", {"reason": override.reason.strip()})
         after = dataclasses.replace(ruling.state_after, pool=state.pool + override.pool)
         return dataclasses.replace(ruling, units=units, pool=override.pool, reasons=ruling.reasons + (reason,),
-                                   state_after=after, overruled=(ruling.units, ruling.pool))
+                                   state_after=after, overruled=(ruling.units, ruling.pool), pool_units=())
 
     def misdeal_ruling(self, facts: HandFacts, setup: EveningSetup, state: TableState) -> Ruling:
         """A misdeal: nobody pays, the same dealer deals again and the hand does not count."""
@@ -735,6 +735,7 @@ class Tally:
         self.state = state
         self.units = [0] * setup.n
         self.pool = 0
+        self.pool_units = [0] * setup.n  # each seat's part of ``units`` paid into or taken from the pool
         self.reasons: list[Reason] = []
         self.pool_open = state.pool_open
         self.double_next = False
@@ -755,6 +756,10 @@ class Tally:
         """``payer`` pays ``amount`` units to ``payee``."""
         self._move(payer, -amount)
         self._move(payee, amount)
+        if payee == POOL and payer != POOL:
+            self.pool_units[int(payer)] -= amount
+        elif payer == POOL and payee != POOL:
+            self.pool_units[int(payee)] += amount
 
     def award(self, seat: int, points: int) -> None:
         """Score ``points`` for ``seat`` without anyone paying (points variants)."""
@@ -785,4 +790,5 @@ class Tally:
             counts=counts,
             state_after=state_after,
             claims=facts.claims,
+            pool_units=tuple(self.pool_units) if any(self.pool_units) else (),
         )
