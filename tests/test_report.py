@@ -77,8 +77,11 @@ def test_referee_evening_hand_log_with_rulings_and_the_override(client: Any, ref
     text = " ".join(pages(client.get(f"/e/{referee}/evening.pdf").data))
     # hand 4 (examples/README.md): Nora's Nap defeated with 4 tricks; Ed played out of turn,
     # so Nora pays 5 to Sam and Wes only (H-14); Ed's 3-chip fine (H-16); the failed Nap doubles
-    # the pool of 13 + 3 = 16 (H-16): Nora −5−5−16 = −26, Ed −3, Sam +5, Wes +5, pool +19 → 32
-    assert "4 Sam Nora: Nap 4 defeated −26 −31 −3 +4 +5 −5 +5 0 +19 32" in text
+    # the pool of 13 + 3 = 16 (H-16): Nora −5−5−16 = −26, Ed −3, Sam +5, Wes +5, pool +19 → 32.
+    # The contract's figures (Nora −10, Ed 0, Sam +5, Wes +5) and the pool's (Nora −16, Ed −3)
+    # are shown apart: the row gives the contract's with the running totals, a line its own the pool's.
+    assert "4 Sam Nora: Nap 4 defeated −10 −31 0 +4 +5 −5 +5 0 +19 32" in text
+    assert "In or out of the pool (H-16) −16 −3 · ·" in text
     assert "Auction: Wes pass, Nora Nap, Ed pass, Sam pass. Disputed. H-6 Nora made the highest bid, Nap" in text
     assert "H-14 Ed played out of turn" in text
     assert "H-16 Nora failed Nap and doubles the pool: pays in 16 (now 32)." in text
