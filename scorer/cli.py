@@ -47,6 +47,8 @@ def ledger_report(evening: EveningFile, ledger: Ledger) -> dict[str, Any]:
             "result": r.result.value,
             "entries": by_name(r.units),
             "pool": r.pool,
+            **({"contract_entries": by_name(r.contract_units), "pool_entries": by_name(r.pool_units)}
+               if r.pool_units else {}),
             "rules": list(r.rule_ids),
             "reasons": [{"rule": x.rule, "text": x.text} for x in r.reasons],
             "totals": by_name(row.totals),
@@ -68,17 +70,20 @@ def ledger_report(evening: EveningFile, ledger: Ledger) -> dict[str, Any]:
         "next_dealer": names[ledger.next_dealer],
         "hands_remaining": ledger.hands_remaining,
     }
+    if ledger.deals_owed is not None:  # P-14: counted deals each player still owes
+        report["still_to_deal"] = {names[s]: d for s, d in ledger.still_to_deal}
     if ledger.money_totals is not None:
         report["money_totals"] = by_name(ledger.money_totals)
     if not ledger.variant.points_only:
         result = settle_up(ledger)
         report["settle_up"] = {
+            "unit": "money" if result.money else "units",  # money: the currency's smallest unit
             "balances": by_name(result.balances),
             "pool_share": result.pool_share,
             "pool_left": result.pool_left,
+            "odd": [names[s] for s in result.odd],
             "payments": [
-                {"payer": _party(names, p.payer), "payee": _party(names, p.payee), "amount": p.amount,
-                 **({"money": p.amount * stake.minor} if stake else {})}
+                {"payer": _party(names, p.payer), "payee": _party(names, p.payee), "amount": p.amount}
                 for p in result.payments
             ],
         }
@@ -132,14 +137,27 @@ def text_report(evening: EveningFile, ledger: Ledger) -> str:
     if ledger.rows and not ledger.variant.points_only:
         result = settle_up(ledger)
         lines.append("")
-        lines.append("Settle-up" + (f" (pool shared: {result.pool_share} each)" if result.pool_share else "") + ":")
+        stake = setup.stake
+
+        def amount(x: int) -> str:
+            return str(stake.format(x)) if result.money and stake is not None else str(x)
+
+        rule = ledger.variant.rule_pool_end
+        shared = f" (pool shared: {amount(result.pool_share)} each, {rule})" if result.pool_share else ""
+        lines.append("Settle-up" + shared + ":")
+        if result.odd:
+            odd = ", ".join(names[s] for s in result.odd)
+            lines.append(f"  the last {amount(len(result.odd))} does not divide equally: {amount(1)} each to {odd}, "
+                         f"in turn from the next dealer ({rule}, adopted)")
         for p in result.payments:
-            money = f" ({setup.stake.format(p.amount * setup.stake.minor)})" if setup.stake else ""
-            lines.append(f"  {_party(names, p.payer)} pays {_party(names, p.payee)} {p.amount}{money}")
+            lines.append(f"  {_party(names, p.payer)} pays {_party(names, p.payee)} {amount(p.amount)}")
         if not result.payments:
             lines.append("  nobody owes anything")
     if ledger.hands_remaining is not None:
         lines.append(f"Hands remaining to the agreed end: {ledger.hands_remaining}")
+    if ledger.still_to_deal:
+        owed = ", ".join(f"{names[s]} {d}" for s, d in ledger.still_to_deal)
+        lines.append(f"Still to deal (counted hands, P-14): {owed}")
     return "\n".join(lines) + "\n"
 
 

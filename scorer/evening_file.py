@@ -30,6 +30,7 @@ from .rules import (
     Text,
     clean_text,
     get_variant,
+    ntext,
 )
 from .rules.cards import parse_card
 
@@ -38,6 +39,9 @@ FORMAT = "nap-evening"
 #: every reader takes) is written. Both are read.
 VERSION = 2
 MAX_STAKE_MINOR = 100_000_000  # 1,000,000.00 in the currency's main unit
+#: The largest evening file, in bytes (1 MB: 500 hands with every field fit easily); the
+#: web app's upload limit (``MAX_CONTENT_LENGTH``) is the same.
+MAX_FILE_BYTES = 1024 * 1024
 
 
 class EveningFileError(ValueError):
@@ -105,7 +109,12 @@ def format_stake(minor: int) -> str:
 
 
 def loads(text: str | bytes) -> EveningFile:
-    """Read an evening from JSON text; see :func:`load`."""
+    """Read an evening from JSON text of at most :data:`MAX_FILE_BYTES` (in UTF-8); see
+    :func:`load`. Raises :class:`EveningFileError`."""
+    size = len(text.encode("utf-8", "surrogatepass") if isinstance(text, str) else text)
+    if size > MAX_FILE_BYTES:
+        raise EveningFileError(Text("An evening file is at most 1 MB ({limit} bytes); this one has {size} bytes.",
+                                    limit=MAX_FILE_BYTES, size=size))
     try:
         data = json.loads(text)
     except (ValueError, RecursionError) as error:  # bad JSON, bad UTF-8, absurd nesting or numbers
@@ -226,9 +235,26 @@ def _change_seats(fold: Fold, pending: list[tuple[int, SeatChange]], before: int
     return pending
 
 
+def _check_player_count(data: Any) -> None:
+    """Refuse a player count outside the variant's range citing its rule (P-1, H-1, R-1,
+    B-1), before the schema's own bounds (2 to 6 names) can answer with no rule."""
+    if not isinstance(data, dict) or not isinstance(data.get("players"), list):
+        return
+    try:
+        variant = get_variant(data.get("variant"))  # type: ignore[arg-type]
+    except (KeyError, TypeError, ValueError):
+        return  # an unknown variant: the schema names the ones there are
+    n = len(data["players"])
+    if not variant.min_players <= n <= variant.max_players:
+        raise EveningFileError(
+            Text("{name} is for {low} to {high} players, not {n}.", name=variant.name, low=variant.min_players,
+                 high=variant.max_players, n=n), "players", variant.rule_players)
+
+
 def _check_shape(data: Any) -> None:
     """Check ``data`` against the schema (and its date); raise :class:`EveningFileError`
     naming the first place that is wrong."""
+    _check_player_count(data)
     validator = jsonschema.Draft202012Validator(schema())
     try:
         errors = sorted(validator.iter_errors(data), key=lambda e: [str(p) for p in e.absolute_path])
@@ -255,6 +281,10 @@ def _check_not_over(ledger: Ledger, i: int) -> None:
         raise EveningFileError(
             Text("A player reached the target of {target} before hand {number}; no more hands can follow.",
                  target=target_score, number=i + 1), f"hands[{i}]", variant.rule_end)
+    if ledger.deals_owed is not None and ledger.hands_remaining == 0:
+        raise EveningFileError(
+            Text("Every player had dealt the agreed {each} counted hands before hand {number}; no more hands can "
+                 "follow.", each=variant.deals_each(setup), number=i + 1), f"hands[{i}]", variant.rule_end)
     if ledger.hands_remaining == 0:
         raise EveningFileError(
             Text("The agreed {target} hands were played before hand {number}; no more hands can follow.",
@@ -313,12 +343,53 @@ def _schema_message(err: jsonschema.ValidationError) -> str:
         return _short(err.message)
     if err.validator == "additionalProperties":
         return _short(err.message.replace("Additional properties are not allowed", "Unknown field"))
+    limit = _limit_message(err)
+    if limit is not None:
+        return limit
     if err.validator in ("type", "const", "enum", "oneOf", "anyOf", "pattern", "minimum", "maximum", "maxLength",
                          "minLength", "maxItems", "minItems", "not", "format"):
         value = _short(json.dumps(err.instance, ensure_ascii=False), 40)
         expected = described or _short(str(err.validator_value), 80)
         return f"{value} is not allowed here (expected: {expected})"
     return _short(err.message)
+
+
+#: What a list of the file holds, by its field name, as a count in words.
+_ITEMS: dict[str, Callable[[int], Text]] = {
+    "hands": lambda n: ntext("{n} hand", "{n} hands", n),
+    "players": lambda n: ntext("{n} player", "{n} players", n),
+    "auction": lambda n: ntext("{n} call", "{n} calls", n),
+    "claims": lambda n: ntext("{n} claim", "{n} claims", n),
+    "peeks": lambda n: ntext("{n} name", "{n} names", n),
+    "record": lambda n: ntext("{n} trick", "{n} tricks", n),
+}
+
+
+def _limit_message(err: jsonschema.ValidationError) -> Text | None:
+    """A limit of the format (docs/evening-format.md, "Limits") broken, in words: which
+    limit and its value, and how far the file went ("An evening file holds at most 500
+    hands; this one has 501."). ``None`` for an error that is not a limit."""
+    bound = err.validator_value
+    if err.validator in ("maxItems", "minItems") and isinstance(err.instance, list):
+        path = [p for p in err.absolute_path if isinstance(p, str)]
+        count = _ITEMS.get(path[-1] if path else "", lambda n: ntext("{n} item", "{n} items", n))
+        if path == ["hands"]:
+            return Text("An evening file holds at most {limit}; this one has {n}.", limit=count(bound),
+                        n=len(err.instance))
+        if err.validator == "maxItems":
+            return Text("At most {limit} here; this has {n}.", limit=count(bound), n=len(err.instance))
+        return Text("At least {limit} here; this has {n}.", limit=count(bound), n=len(err.instance))
+    if err.validator == "maxLength" and isinstance(err.instance, str):
+        return Text("At most {limit} here; this has {n}.", limit=ntext("{n} character", "{n} characters", bound),
+                    n=len(err.instance))
+    if err.validator == "minLength" and isinstance(err.instance, str):
+        return Text("This cannot be empty.")
+    if err.validator in ("maximum", "minimum") and isinstance(err.instance, int | float):
+        value = _short(json.dumps(err.instance), 40)
+        if err.validator == "maximum":
+            return Text("{value} is too large: at most {limit} here.", value=value, limit=bound)
+        return Text("{value} is too small: at least {limit} here.", value=value, limit=bound)
+    return None
 
 
 def dump(evening: EveningFile) -> dict[str, Any]:

@@ -10,6 +10,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from flask import has_request_context, request
 from flask_babel import gettext, lazy_gettext
 from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
@@ -141,6 +142,14 @@ class EveningFormBase(OptionFields, FlaskForm):
     submit = SubmitField(_l("Start the evening"))
 
     variant: Variant
+    def extra_players(self) -> int:
+        """Names posted in rows beyond the form's six (a crafted post or an old page): the
+        field list drops them, but they still count towards the players refused (P-1, …)."""
+        if not has_request_context():
+            return 0
+        rows = re.compile(r"players-(\d+)")
+        return sum(1 for key, value in request.form.items(multi=True)
+                   if (m := rows.fullmatch(key)) and int(m.group(1)) >= MAX_PLAYERS and value.strip())
 
     #: the browser's time zone (``Intl``), filled in by static/zone.js; "" without JavaScript
     time_zone = HiddenField()
@@ -183,10 +192,11 @@ class EveningFormBase(OptionFields, FlaskForm):
     def validate_players(self, field: FieldList) -> None:
         names = [n for n in field.data if n]
         v = self.variant
-        if not v.min_players <= len(names) <= v.max_players:
+        entered = len(names) + self.extra_players()
+        if not v.min_players <= entered <= v.max_players:
             raise ValidationError(gettext(
                 "%(name)s needs %(low)s to %(high)s players (%(rule)s); you entered %(n)s.", name=tr(v.name),
-                low=v.min_players, high=v.max_players, rule=v.rule_players, n=len(names)
+                low=v.min_players, high=v.max_players, rule=v.rule_players, n=entered
             ))
         folded = [n.casefold() for n in names]
         if len(set(folded)) != len(folded):

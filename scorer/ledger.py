@@ -26,6 +26,7 @@ from .rules import (
     Variant,
     get_variant,
 )
+from .rules.endpoint import deals_owed, hands_to_end
 
 
 class HandError(RulesError):
@@ -60,7 +61,9 @@ class Ledger:
     ``totals`` are units per seat; ``pool`` the units in the pool (0 for variants
     without one); ``next_dealer`` the seat to deal next and ``shuffle`` whether
     that dealer shuffles; ``hands_counted`` counts the hands that count towards the
-    agreed end (P-14), ``hands_to_play`` is that agreed number or ``None``.
+    agreed end, ``hands_to_play`` is the agreed number of hands (B-14) or ``None``;
+    ``deals_owed`` is, per seat, the counted deals still owed before the agreed end
+    (P-14, counted per player among those seated: :mod:`scorer.rules.endpoint`) or ``None``.
     ``seated`` are the seats at the table now, clockwise (everyone in ``setup.players``
     who has not left; see :class:`~scorer.rules.SeatChange`), and ``changes`` the seat
     changes folded in, in order.
@@ -77,13 +80,25 @@ class Ledger:
     hands_to_play: int | None
     seated: tuple[int, ...] = ()
     changes: tuple[SeatChange, ...] = ()
+    deals_owed: tuple[int, ...] | None = None
 
     @property
     def hands_remaining(self) -> int | None:
-        """Counted hands still to play before the agreed end, or ``None`` if open-ended."""
+        """Counted hands still to play before the agreed end, or ``None`` if open-ended.
+        Under P-14 the fewest: the deal going round until every player has dealt the
+        agreed number of counted hands (more if hands are passed out and do not count)."""
+        if self.deals_owed is not None:
+            dealers = self.seated or tuple(range(self.setup.n))  # clockwise: who deals in turn
+            return hands_to_end({s: self.deals_owed[s] for s in dealers}, dealers, self.next_dealer)
         if self.hands_to_play is None:
             return None
         return max(0, self.hands_to_play - self.hands_counted)
+
+    @property
+    def still_to_deal(self) -> tuple[tuple[int, int], ...]:
+        """``(seat, counted deals owed)`` for each player who still has to deal (P-14),
+        in seat order; empty when there is no such end point or it is reached."""
+        return tuple((s, d) for s, d in enumerate(self.deals_owed or ()) if d)
 
     @property
     def end_reached(self) -> bool:
@@ -236,6 +251,11 @@ class Fold:
     def ledger(self) -> Ledger:
         """The evening as folded so far."""
         seated = self.seated
+        each = self.variant.deals_each(self.current_setup()) if seated else None
+        owed = None
+        if each is not None:  # P-14: the players seated now are the ones who deal (issue 12)
+            by_seat = deals_owed(((r.ruling.dealer, r.ruling.counts) for r in self.rows), seated, each)
+            owed = tuple(by_seat.get(s, 0) for s in range(self.setup.n))
         return Ledger(
             setup=self.setup,
             variant=self.variant,
@@ -248,6 +268,7 @@ class Fold:
             hands_to_play=self.variant.hands_to_play(self.current_setup()) if seated else None,
             seated=seated,
             changes=tuple(self.changes),
+            deals_owed=owed,
         )
 
 
@@ -366,9 +387,9 @@ def settle_evening(setup: EveningSetup, hands: Sequence[HandFacts], changes: Seq
 
 @dataclass(frozen=True)
 class Payment:
-    """One payment of the settle-up: ``payer`` pays ``payee`` ``amount`` units. Each is a
-    seat, or :data:`~scorer.rules.POOL` for chips that stay in the pool (kept for
-    another evening, or the remainder of an equal share)."""
+    """One payment of the settle-up: ``payer`` pays ``payee`` ``amount`` (in the
+    settle-up's unit: see :class:`SettleUp`). Each is a seat, or
+    :data:`~scorer.rules.POOL` for chips paid into a pool the table leaves unsettled."""
 
     payer: int | str
     payee: int | str
@@ -377,44 +398,63 @@ class Payment:
 
 @dataclass(frozen=True)
 class SettleUp:
-    """The end of an evening: what each seat is owed or owes (``balances``, units),
-    including its share of the pool when the table shares it (H-16, adopted), the
-    chips left in the pool (``pool_left``: all of it when the table leaves it, or
-    the remainder that does not divide equally), and the ``payments`` that clear
-    every balance."""
+    """The end of an evening: what each seat is owed or owes (``balances``), including
+    its share of the pool when the table shares it, the pool's ``pool_share`` each and
+    what stays in it (``pool_left``: all of it when the table leaves it, else 0), and the
+    ``payments`` that clear every balance.
+
+    Every figure is in the settle-up's unit: the currency's smallest unit (pence,
+    kopecks, centavos) when ``money`` is true (a money evening is settled in money, to
+    the penny), else the variant's units (chips). ``odd`` lists the seats that received
+    one more smallest unit than the others because the pool did not divide equally.
+    """
 
     balances: tuple[int, ...]
     pool_share: int
     pool_left: int
     payments: tuple[Payment, ...]
+    money: bool = False
+    odd: tuple[int, ...] = ()
 
 
 def settle_up(ledger: Ledger) -> SettleUp:
     """Who pays whom how much, in as few payments as possible.
 
-    The pool is shared equally when the variant's option says so (``pool_at_end``
-    ``"share"``; a remainder smaller than the number of players stays in it) among the
-    players seated at the end (H-16 "divided among the players"; the source is silent
-    on players who left, and a player who left took no part in the pool's last hands:
-    adopted, issue 12), and
-    whatever stays in the pool is paid into it by the players who owe. The fewest
-    payments that clear the balances are ``parties − g``, where ``g`` is the largest
-    number of groups of parties whose balances sum to zero; with at most six players
-    and the pool every grouping is tried. At most ``n − 1`` payments when the pool
-    is empty.
+    A money evening is settled in the currency's smallest unit, an evening without a
+    stake in units. When the table shares the pool (``pool_at_end`` ``"share"``: H-16
+    adopted; the treasure, R-2 adopted) it is shared equally in that unit among the
+    players seated at the end, and nothing is owed to it: the last smallest units that
+    do not divide equally (fewer than the players seated) go one each to them in dealing
+    order from the next dealer. Adopted readings: Peel, *Round Games with Cards* (1891),
+    has a pool left at the end «divided equally or drawn for»
+    (shared/rules/other-sources.md): divided equally to the penny, and the deal's turn
+    stands in for the draw of the odd pennies; the source is silent on players who left,
+    and a player who left took no part in the pool's last hands (issue 12). When the
+    table leaves the pool, the players who owe pay what it holds into it.
+
+    The fewest payments that clear the balances are ``parties − g``, where ``g`` is the
+    largest number of groups of parties whose balances sum to zero; with at most six
+    players and the pool every grouping is tried. At most ``n − 1`` payments when
+    nothing is paid into the pool.
     """
     n = ledger.setup.n
     seated = ledger.seated or tuple(range(n))
-    share, left = 0, ledger.pool
+    stake = ledger.setup.stake
+    scale = stake.minor if stake is not None else 1
+    pool = ledger.pool * scale
+    share, left, odd = 0, pool, ()
     if ledger.pool > 0 and ledger.variant.pool_at_end(ledger.setup.options) == "share":
-        share, left = divmod(ledger.pool, len(seated))
-    balances = tuple(t + (share if s in seated else 0) for s, t in enumerate(ledger.totals))
+        share, rest = divmod(pool, len(seated))
+        start = seated.index(ledger.next_dealer) if ledger.next_dealer in seated else 0
+        odd = tuple(seated[(start + i) % len(seated)] for i in range(rest))
+        left = 0
+    balances = tuple(t * scale + (share if s in seated else 0) + (s in odd) for s, t in enumerate(ledger.totals))
     parties = balances + (left,)  # the pool is the last party: it keeps what is left in it
     payments: list[Payment] = []
     for group in _zero_sum_groups(parties):
         for p in _settle_group(parties, group):
             payments.append(Payment(*(POOL if x == n else x for x in (p.payer, p.payee)), p.amount))
-    return SettleUp(balances, share, left, tuple(payments))
+    return SettleUp(balances, share, left, tuple(payments), money=stake is not None, odd=odd)
 
 
 def _zero_sum_groups(balances: tuple[int, ...]) -> list[list[int]]:

@@ -31,7 +31,8 @@ def test_json(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["settle", "--json", str(EXAMPLES / "pagat-thursday.json")]) == 0
     report = json.loads(capsys.readouterr().out)
     assert report["totals"] == {"Ann": 29, "Bob": 9, "Cat": -19, "Dan": -19}
-    assert report["winners"] == ["Ann"] and report["hands_remaining"] == 5
+    assert report["winners"] == ["Ann"] and report["hands_remaining"] == 7
+    assert report["still_to_deal"] == {"Bob": 2, "Cat": 1, "Dan": 2}  # examples/README.md, P-14
     hand3 = report["hands"][2]
     assert hand3["contract"] == "wellington" and hand3["entries"]["Bob"] == 30
     assert hand3["rules"] == ["P-7", "P-6", "P-12"]
@@ -45,6 +46,22 @@ def test_bad_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["settle", str(bad)]) == 2
     assert "P-15" in capsys.readouterr().err
     assert main(["settle", str(tmp_path / "missing.json")]) == 2
+
+
+def test_limits_are_refused_in_words(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Seven players cite the variant's rule and range; 501 hands and an over-size file
+    say the limit (docs/evening-format.md, "Limits")."""
+    def settle(data: dict[str, object] | bytes) -> str:
+        path = tmp_path / "e.json"
+        path.write_bytes(data if isinstance(data, bytes) else json.dumps(data).encode())
+        assert main(["settle", str(path)]) == 2
+        return capsys.readouterr().err
+
+    base = {"format": "nap-evening", "version": 1, "variant": "russian36", "players": list("ABCDEFG"), "hands": []}
+    assert "players: Napoleon" in settle(base) and "is for 2 to 6 players, not 7. (R-1)" in settle(base)
+    many = {**base, "variant": "pagat", "players": ["Ada", "Bea", "Cy"], "hands": [{"auction": ["pass"] * 3}] * 501}
+    assert "hands: An evening file holds at most 500 hands; this one has 501." in settle(many)
+    assert "at most 1 MB (1048576 bytes); this one has 1048577 bytes" in settle(b" " * (1024 * 1024 + 1))
 
 
 def test_console_entry_point_runs_without_flask() -> None:

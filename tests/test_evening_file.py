@@ -126,7 +126,42 @@ def test_no_hand_after_the_agreed_end() -> None:
     with pytest.raises(EveningFileError) as err:
         load(data)
     assert err.value.rule == "P-14" and "hands[3]" in str(err.value)
+    assert "Every player had dealt the agreed 1 counted hands before hand 4" in str(err.value)
     assert len(load(with_hands(*([hand] * 3), options={"hands_per_dealer": 1})).hands) == 3
+    # P-14 counts per player: Bob's deal (hand 2) was passed out, so after Ann, Bob, Cat, Ann
+    # he still owes one and a fifth hand (Bob deals) is accepted; a sixth is refused.
+    passed = {"auction": ["pass", "pass", "pass"]}
+    five = with_hands(hand, passed, hand, hand, hand, options={"hands_per_dealer": 1})
+    assert [h.dealer for h in load(five).hands] == [0, 1, 2, 0, 1]
+    with pytest.raises(EveningFileError) as err:
+        load(with_hands(hand, passed, hand, hand, hand, hand, options={"hands_per_dealer": 1}))
+    assert "hands[5]" in str(err.value) and err.value.rule == "P-14"
+
+
+@pytest.mark.parametrize(("change", "where", "message", "rule"), [
+    ({"players": [f"P{i}" for i in range(7)]}, "players",
+     "British Nap, basic (Pagat) is for 3 to 6 players, not 7.", "P-1"),
+    ({"players": ["Ada", "Bea"]}, "players", "British Nap, basic (Pagat) is for 3 to 6 players, not 2.", "P-1"),
+    ({"variant": "napoleao", "players": ["Ada"]}, "players",
+     "Napoleão (Brazilian points game) is for 2 to 6 players, not 1.", "B-1"),
+    ({"hands": [{"auction": ["pass"] * 3}] * 501}, "hands",
+     "An evening file holds at most 500 hands; this one has 501.", None),
+    ({"players": ["x" * 41, "Bea", "Cy"]}, "players[0]", "At most 40 characters here; this has 41.", None),
+    ({"name": "x" * 81}, "name", "At most 80 characters here; this has 81.", None),
+    ({"hands": [{"auction": ["pass"] * 61}]}, "hands[0].auction", "At most 60 calls here; this has 61.", None),
+    ({"options": {"hands_per_dealer": 51}}, "options.hands_per_dealer", "51 is too large: at most 50 here.", None),
+])
+def test_limits_are_said_in_words(change: dict[str, Any], where: str, message: str, rule: str | None) -> None:
+    """Each limit of docs/evening-format.md ("Limits") is refused naming the limit and its value."""
+    with pytest.raises(EveningFileError) as err:
+        load({**deepcopy(BASE), **change})
+    assert (err.value.where, err.value.message, err.value.rule) == (where, message, rule)
+
+
+def test_file_size_limit() -> None:
+    with pytest.raises(EveningFileError) as err:
+        loads(b" " * (1024 * 1024 + 1))
+    assert err.value.message == "An evening file is at most 1 MB (1048576 bytes); this one has 1048577 bytes."
 
 
 def test_schema_errors_are_readable() -> None:

@@ -9,6 +9,7 @@ from scorer.evening_file import EveningFile, dump, load
 from scorer.ledger import settle_evening
 from scorer.rules import PASS, VARIANTS, Claim, EveningSetup, HandFacts, Stake, TableState, get_variant
 from scorer.rules.cards import SUITS
+from scorer.rules.endpoint import deals_owed
 from scorer.rules.options import OptionSpec
 
 NAMES = ("Ann", "Bob", "Cat", "Dan", "Eve", "Fay")
@@ -98,16 +99,21 @@ def evenings(draw: st.DrawFn, variant_ids: tuple[str, ...] = tuple(VARIANTS)) ->
     hands: list[HandFacts] = []
     dealer = setup.first_dealer
     target = variant.hands_to_play(setup)
+    each = variant.deals_each(setup)
+    dealt: list[tuple[int, bool]] = []
     target_score = variant.target_score(setup.options)
     totals = [0] * setup.n
     counted = 0
     state = TableState()
     for _ in range(draw(st.integers(0, 25))):
-        if (target is not None and counted >= target) or (target_score is not None and max(totals) >= target_score):
+        over = each is not None and not any(deals_owed(dealt, range(setup.n), each).values())
+        if over or (target is not None and counted >= target) or (
+                target_score is not None and max(totals) >= target_score):
             break  # P-14, B-14: no hand after the agreed end
         facts = draw(legal_hand(setup, dealer))
         hands.append(facts)
         ruling = variant.settle(facts, setup, state)
+        dealt.append((ruling.dealer, ruling.counts))
         dealer, counted, state = ruling.next_dealer, counted + ruling.counts, ruling.state_after
         totals = [t + u for t, u in zip(totals, ruling.units)]
     return setup, hands

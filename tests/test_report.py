@@ -59,6 +59,7 @@ def test_referee_evening_first_page_standings_and_settle_up(client: Any, referee
 
 def test_referee_evening_statistics(client: Any, referee: str) -> None:
     text = " ".join(pages(client.get(f"/e/{referee}/evening.pdf").data))
+    print("TEXT:", text[text.index("4 Sam Nora"):text.index("4 Sam Nora")+400])
     # Worked from the table in examples/README.md ("hoyle-referee.json"):
     # dealers 1 Nora, 2 Ed, 3 Sam, 4 Sam, 5 Wes, 6 Nora, 7 Ed;
     # declarers 1 Ed Four (made: play stops on Sam's revoke, H-15), 2 Sam Three made,
@@ -77,10 +78,13 @@ def test_referee_evening_hand_log_with_rulings_and_the_override(client: Any, ref
     text = " ".join(pages(client.get(f"/e/{referee}/evening.pdf").data))
     # hand 4 (examples/README.md): Nora's Nap defeated with 4 tricks; Ed played out of turn,
     # so Nora pays 5 to Sam and Wes only (H-14); Ed's 3-chip fine (H-16); the failed Nap doubles
-    # the pool of 13 + 3 = 16 (H-16): Nora −5−5−16 = −26, Ed −3, Sam +5, Wes +5, pool +19 → 32
-    # (the hand's row: the changes; under them the auction and the running totals; then the ruling)
-    assert ("4 Sam Nora: Nap 4 defeated −26 −3 +5 +5 +19 Auction: Wes pass, Nora Nap, Ed pass, Sam pass. "
-            "−31 +4 −5 0 32 Disputed. H-6 Nora made the highest bid, Nap") in text
+    # the pool of 13 + 3 = 16 (H-16): Nora −5−5−16 = −26, Ed −3, Sam +5, Wes +5, pool +19 → 32.
+    # The contract's figures (Nora −10, Ed 0, Sam +5, Wes +5) and the pool's (Nora −16, Ed −3)
+    # are shown apart (issue 13): the hand's row gives the contract's and the pool's +19; under
+    # it the auction and the running totals (−31 +4 −5 0, pool 32); a line of its own the pool's.
+    assert ("4 Sam Nora: Nap 4 defeated −10 0 +5 +5 +19 Auction: Wes pass, Nora Nap, Ed pass, Sam pass. "
+            "−31 +4 −5 0 32 In or out of the pool (H-16) −16 −3 · · "
+            "Disputed. H-6 Nora made the highest bid, Nap") in text
     assert "H-14 Ed played out of turn" in text
     assert "H-16 Nora failed Nap and doubles the pool: pays in 16 (now 32)." in text
     # hand 3: a misdeal by claim shows no empty auction

@@ -138,12 +138,54 @@ def test_p14_end_point_and_shared_win() -> None:
         HandFacts(2, ("pass", "pass", "four", "pass"), 4),  # order West, North, East, South: East +12
     ]
     ledger = settle_evening(s, hands)
-    assert ledger.hands_to_play == 4 and ledger.hands_counted == 2 and ledger.hands_remaining == 2
+    # Counted per player: North (hand 1) and South (hand 3) have dealt a counted hand; East's
+    # deal was passed out, West has not dealt: they owe one each. West deals next, then North,
+    # then East: three hands at least.
+    assert ledger.hands_counted == 2 and ledger.deals_owed == (0, 1, 0, 1) and ledger.hands_remaining == 3
     assert ledger.totals == (-8, 8, 8, -8)
     assert ledger.winners == (1, 2)  # equal totals share the win
     counting = setup(P, hands_per_dealer=1, all_pass_counts=True)
     assert settle_evening(counting, hands).hands_remaining == 1
     assert settle_evening(counting, hands + [HandFacts(3, ("pass",) * 4)]).end_reached
+
+
+def test_p14_counts_deals_per_player_issue_example() -> None:
+    """«Avtal derfor før start hvor mange utdelinger hver spiller skal gi»: A, B, C,
+    one counted deal each, passed-out hands do not count. Worked by hand:
+    1 A deals, B Three takes 3: A −3, B +6, C −3.  2 B deals: all pass (B still owes).
+    3 C deals, B Four takes 4: A −7, B +14, C −7.  4 A deals, A Three takes 2: A −13,
+    B +17, C −4; B has not dealt a counted hand, so the evening goes on.
+    5 B deals, C Nap takes 5: A −18, B +12, C +6; every player has dealt: the end."""
+    s = setup(P, ("Ada", "Bea", "Cy"), hands_per_dealer=1, all_pass_counts=False)
+    hands = [
+        HandFacts(0, ("three", "pass", "pass"), 3),
+        HandFacts(1, ("pass", "pass", "pass")),
+        HandFacts(2, ("pass", "four", "pass"), 4),
+        HandFacts(0, ("pass", "pass", "three"), 2),
+    ]
+    four = settle_evening(s, hands)
+    assert four.totals == (-13, 17, -4)
+    assert not four.end_reached and four.deals_owed == (0, 1, 0) and four.still_to_deal == ((1, 1),)
+    assert four.next_dealer == 1 and four.hands_remaining == 1
+    five = settle_evening(s, hands + [HandFacts(1, ("nap", "pass", "pass"), 5)])
+    assert five.end_reached and five.hands_remaining == 0 and five.still_to_deal == ()
+    # The highest total wins (P-14): Bea's +12, not Cy's +6 (the issue's "winner C" slipped).
+    assert five.totals == (-18, 12, 6) and five.winners == (1,)
+
+
+def test_p14_end_point_pure_functions() -> None:
+    """The end point over (dealer, counted) pairs and the seats that deal."""
+    from scorer.rules.endpoint import deals_owed, hands_to_end
+
+    hands = [(0, True), (1, False), (2, True), (0, True)]
+    assert deals_owed(hands, [0, 1, 2], 1) == {0: 0, 1: 1, 2: 0}
+    assert deals_owed(hands, [0, 2], 2) == {0: 0, 2: 1}  # seat 1 no longer deals
+    # two deals each from scratch, 3 seats, seat 1 deals first: 1 2 0 1 2 0
+    assert hands_to_end({0: 2, 1: 2, 2: 2}, [0, 1, 2], 1) == 6
+    # seat 2 owes two, the others one; seat 0 deals next: 0 1 2 0 1 2 → ends at the 6th
+    assert hands_to_end({0: 1, 1: 1, 2: 2}, [0, 1, 2], 0) == 6
+    assert hands_to_end({0: 1, 1: 0, 2: 2}, [0, 1, 2], 2) == 4  # 2 0 1 2
+    assert hands_to_end({0: 0, 1: 0}, [0, 1], 1) == 0
 
 
 def test_p15_two_is_not_a_bid_here() -> None:

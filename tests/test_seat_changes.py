@@ -130,9 +130,11 @@ def test_russian36_antes_from_the_seated_and_the_treasure_shared_at_the_end() ->
     assert ledger.rows[1].ruling.units == (25, 25, 25, -125) and ledger.rows[1].ruling.pool == 50
     assert ledger.totals == (0, 60, 0, -125) and ledger.pool == 65
     result = settle_up(ledger)
-    # E left after hand 2: the treasure's 65 goes to N, S and W: 21 each, 2 stay in it
-    assert result.pool_share == 21 and result.pool_left == 2
-    assert result.balances == (21, 60, 21, -104)
+    # E left after hand 2: the treasure's 65 goes to N, S and W: 21 each, and the 2 that do
+    # not divide one each in dealing order from the next dealer, S (on E's left), then W
+    # (issue 13 item 3's reading); nothing stays in it
+    assert result.pool_share == 21 and result.pool_left == 0 and result.odd == (s_, w)
+    assert result.balances == (21, 60, 22, -103)
 
 
 def test_napoleao_points_follow_the_seats_and_b1_counts_the_seated() -> None:

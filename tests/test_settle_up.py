@@ -7,7 +7,7 @@ from pathlib import Path
 
 from scorer.evening_file import loads
 from scorer.ledger import Payment, settle_evening, settle_up
-from scorer.rules import POOL, HandFacts
+from scorer.rules import POOL, HandFacts, Stake
 from tests.helpers import setup
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
@@ -16,9 +16,10 @@ EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 def test_hoyle_example_settles_in_three_payments() -> None:
     evening = loads((EXAMPLES / "hoyle-five.json").read_bytes())
     result = settle_up(settle_evening(evening.setup, evening.hands))
-    # balances +70 −125 +55 −5 +5: Dmitri→Eve 5 is a group of its own, Boris pays Alice and Chloe
-    assert result.balances == (70, -125, 55, -5, 5)
-    assert set(result.payments) == {Payment(3, 4, 5), Payment(1, 0, 70), Payment(1, 2, 55)}
+    # units +70 −125 +55 −5 +5 at 5p: a money evening is settled in pence.
+    # Dmitri→Eve 25p is a group of its own, Boris pays Alice and Chloe
+    assert result.money and result.balances == (350, -625, 275, -25, 25)
+    assert set(result.payments) == {Payment(3, 4, 25), Payment(1, 0, 350), Payment(1, 2, 275)}
 
 
 def test_two_independent_pairs_need_two_payments_not_three() -> None:
@@ -32,19 +33,43 @@ def test_two_independent_pairs_need_two_payments_not_three() -> None:
     assert len(result.payments) == 2 and sum(p.amount for p in result.payments) == 16
 
 
-def test_pool_shared_equally_with_the_remainder_left_in_it() -> None:
+def test_pool_shared_with_the_odd_chip_to_the_next_dealer() -> None:
     # hoyle with a pool: opening 5 each (3 players → 15), dealer A adds 1 → 16; B makes Three: +6
     s = setup("hoyle", ("A", "B", "C"), pool=True, pool_opening=5, pool_top_up=1)
     ledger = settle_evening(s, [HandFacts(0, ("three", "pass", "pass"), 3)])
     assert ledger.totals == (-5 - 1 - 3, -5 + 6, -5 - 3) and ledger.pool == 16
     result = settle_up(ledger)
-    assert result.pool_share == 5 and result.pool_left == 1  # 16 = 3 × 5 + 1
-    assert result.balances == (-4, 6, -3)
-    owed = {0: -4, 1: 6, 2: -3, POOL: 1}
-    for p in result.payments:
-        owed[p.payer] += p.amount
-        owed[p.payee] -= p.amount
-    assert set(owed.values()) == {0}
+    # 16 = 3 × 5 + 1: the odd chip goes to the next dealer, B (adopted reading, after Peel)
+    assert (result.pool_share, result.pool_left, result.odd) == (5, 0, (1,)) and not result.money
+    assert result.balances == (-4, 7, -3)
+    assert set(result.payments) == {Payment(0, 1, 4), Payment(2, 1, 3)}  # nothing to the pool
+
+
+def test_shared_pool_leaves_no_payment_to_nobody() -> None:
+    """The issue's evening: hoyle, 6 players, £3 a chip, pool shared. Ada deals: the pool
+    opens at 6 × 5 = 30, Ada tops it up with 1 (31). Bea bids Nap and takes 4: defeated,
+    she pays 5 to each of the 5 others (H-11) and doubles the pool, paying in 31 (H-16):
+    the pool holds 62 chips = £186.00 = 6 × £31.00. Totals: Ada −5 − 1 + 5 = −1, Bea
+    −5 − 25 − 31 = −61, the others −5 + 5 = 0. Balances in pence: Ada −300 + 3100 = 2800,
+    Bea −18300 + 3100 = −15200, the others +3100 each: Bea pays everyone, nobody pays the pool."""
+    names = ("Ada", "Bea", "Cy", "Dov", "Eli", "Fay")
+    s = setup("hoyle", names, stake=Stake(300, "£"), pool=True)
+    ledger = settle_evening(s, [HandFacts(0, ("nap",) + ("pass",) * 5, 4)])
+    assert ledger.pool == 62 and ledger.totals == (-1, -61, 0, 0, 0, 0)
+    result = settle_up(ledger)
+    assert (result.money, result.pool_share, result.pool_left, result.odd) == (True, 3100, 0, ())
+    assert result.balances == (2800, -15200, 3100, 3100, 3100, 3100)
+    assert set(result.payments) == {Payment(1, 0, 2800)} | {Payment(1, s, 3100) for s in range(2, 6)}
+
+
+def test_shared_pool_in_money_to_the_penny_odd_pennies_from_the_next_dealer() -> None:
+    # as above with 3 players at 5p a chip: the pool of 16 chips is 80p = 3 × 26p + 2p; the
+    # 2 odd pennies go to B (the next dealer) and C. Units −9, +1, −8 → −45p, +5p, −40p.
+    s = setup("hoyle", ("A", "B", "C"), stake=Stake(5, "£"), pool=True, pool_opening=5, pool_top_up=1)
+    result = settle_up(settle_evening(s, [HandFacts(0, ("three", "pass", "pass"), 3)]))
+    assert (result.pool_share, result.pool_left, result.odd) == (26, 0, (1, 2))
+    assert result.balances == (-45 + 26, 5 + 27, -40 + 27) == (-19, 32, -13)
+    assert all(POOL not in (p.payer, p.payee) for p in result.payments)
 
 
 def test_pool_left_unsettled_is_paid_into_by_the_debtors() -> None:

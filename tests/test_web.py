@@ -143,10 +143,64 @@ def test_agreed_end_reached_refuses_more_hands(client: Any, app: Any) -> None:
     for number in (1, 2, 3):
         assert post_hand(client, key, number, number - 1, {number % 3: "three"}, 3).status_code == 302
     page = client.get(f"/e/{key}").get_data(as_text=True)
-    assert "The agreed 3 hands are played" in page and "Winners" in page  # each made a Three: all share
+    # each made a Three: all share
+    assert "Every player has dealt the agreed 1 counted hand" in page and "Winners" in page
     before = counts(app)
     post_hand(client, key, 4, 0, {1: "three"}, 3)
     assert counts(app) == before
+
+
+def test_p14_counts_deals_per_player_on_the_sheet(client: Any, app: Any) -> None:
+    """The issue's evening: Bea's deal (hand 2) is passed out, so after hand 4 she still
+    owes a counted deal and hand 5 is accepted; totals by hand: −18, +12, +6 (P-14)."""
+    key = start_evening(client, players=("Ada", "Bea", "Cy"), opt_hands_per_dealer="1")
+    assert post_hand(client, key, 1, 0, {1: "three"}, 3).status_code == 302
+    assert post_hand(client, key, 2, 1, {}, None).status_code == 302
+    assert post_hand(client, key, 3, 2, {1: "four"}, 4).status_code == 302
+    assert post_hand(client, key, 4, 0, {0: "three"}, 2).status_code == 302
+    page = client.get(f"/e/{key}").get_data(as_text=True)
+    assert "Still to deal (counted hands): <strong>Bea</strong> (1)" in page and "1 hand to the agreed end" in page
+    assert post_hand(client, key, 5, 1, {2: "nap"}, 5).status_code == 302
+    page = client.get(f"/e/{key}").get_data(as_text=True)
+    assert totals_on_page(page) == {"Ada": "−18", "Bea": "+12", "Cy": "+6"}
+    assert "Every player has dealt the agreed 1 counted hand" in page
+
+
+@pytest.mark.parametrize(("variant", "message"), [
+    ("pagat", "British Nap, basic (Pagat) needs 3 to 6 players (P-1); you entered 7."),
+    ("hoyle", "Nap (Hoyle rules) needs 2 to 6 players (H-1); you entered 7."),
+])
+def test_seven_players_are_refused_citing_the_rule(client: Any, app: Any, variant: str, message: str) -> None:
+    """The form has six rows; a seventh name posted anyway counts, and is refused with the
+    variant's rule and range rather than dropped."""
+    before = counts(app)
+    data = {f"players-{i}": name for i, name in enumerate(("Ada", "Bea", "Cy", "Dov", "Eli", "Fay", "Gus"))}
+    response = client.post(f"/new/{variant}", data={"scoring": "points", "first_dealer": "0", **data})
+    assert response.status_code == 422 and message in response.get_data(as_text=True)
+    assert counts(app) == before
+
+
+def test_import_limit_is_said_in_the_phones_language(client: Any, app: Any) -> None:
+    import io
+
+    body = json.dumps({"format": "nap-evening", "version": 1, "variant": "pagat", "players": ["Ада", "Бея", "Сай"],
+                       "hands": [{"auction": ["pass"] * 3}] * 501}).encode()
+    response = client.post("/import", data={"file": (io.BytesIO(body), "x.json")}, content_type="multipart/form-data",
+                           headers={"Accept-Language": "ru"})
+    assert response.status_code == 422
+    assert "hands: В файле вечера максимум 500 сдач; в этом 501." in response.get_data(as_text=True)
+
+
+def test_history_shows_tricks_only_when_there_are_some(client: Any) -> None:
+    """An all-passed hand has no tricks: its line ends with the calls, not "· tricks"."""
+    key = start_evening(client, players=("Ada", "Bea", "Cy"))
+    assert post_hand(client, key, 1, 0, {1: "three"}, 3).status_code == 302
+    assert post_hand(client, key, 2, 1, {}, None).status_code == 302
+    page = client.get(f"/e/{key}/history").get_data(as_text=True)
+    after = [re.sub(r"\s+", " ", a).strip() for a in re.findall(r'<span class="after">After: (.*?)</span>', page, re.S)]
+    assert "dealer Ada · Bea Three, Cy Pass, Ada Pass · 3 tricks" in after
+    assert "dealer Bea · Cy Pass, Ada Pass, Bea Pass" in after
+    assert not any(a.endswith("tricks") and not a[-8].isdigit() for a in after) and "· tricks" not in page
 
 
 @pytest.mark.parametrize(
@@ -212,6 +266,11 @@ def test_import_and_export_round_trip(client: Any, app: Any) -> None:
         (b'{"format": "nap-evening"}', "required"),
         (b'{"format":"nap-evening","version":1,"variant":"pagat","players":["A","B","C"],'
          b'"hands":[{"auction":["two","pass","pass"],"tricks":2}]}', "P-15"),
+        (json.dumps({"format": "nap-evening", "version": 1, "variant": "hoyle", "players": list("ABCDEFG"),
+                     "hands": []}).encode(), "players: Nap (Hoyle rules) is for 2 to 6 players, not 7. (H-1)"),
+        (json.dumps({"format": "nap-evening", "version": 1, "variant": "pagat", "players": list("ABC"),
+                     "hands": [{"auction": ["pass"] * 3}] * 501}).encode(),
+         "hands: An evening file holds at most 500 hands; this one has 501."),
     ],
 )
 def test_import_refuses_bad_files(client: Any, app: Any, body: bytes, message: str) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.webhelpers import counts, start_evening, totals_on_page
+from tests.webhelpers import counts, post_hand, start_evening, totals_on_page
 
 
 def _step(client: Any, key: str, calls: str, call: str | None = None, **extra: str) -> Any:
@@ -70,7 +70,7 @@ def test_hoyle_peep_nap_peeks_and_pool(client: Any) -> None:
     assert totals_on_page(page) == {"Ann": "−7", "Ben": "+2", "Cai": "−7", "Pool": "12"}
     assert "Settle-up" in page
     # if it ended now: pool 12 shared, 4 each → Ann −3, Ben +6, Cai −3
-    assert "<strong>Ann</strong> pays <strong>Ben</strong> 3 · £0.30" in page
+    assert "<strong>Ann</strong> pays <strong>Ben</strong> £0.30" in page  # a money evening settles in money
     rules = client.get(f"/e/{key}/rules").get_data(as_text=True)
     assert "a new pool starts with 3 from each player; each dealer adds 1" in rules
     assert "Nap 10 / 5" in rules
@@ -78,7 +78,7 @@ def test_hoyle_peep_nap_peeks_and_pool(client: Any) -> None:
 
 def test_rules_page_of_every_variant_fills_in_the_options(client: Any) -> None:
     cases = {
-        "pagat": ({"opt_hands_per_dealer": "3"}, "until each player has dealt 3 hands (12 hands)"),
+        "pagat": ({"opt_hands_per_dealer": "3"}, "until each player has dealt 3 hands that count (at least 12 hands)"),
         "hoyle": ({"opt_lowest_bid": "2", "opt_schedule": "peel"}, "The lowest bid here is Two"),
         "russian36": ({"opt_stake_per_trick": "7", "opt_ante": "2"}, "every player pays 2 into it at every deal"),
         "napoleao": ({"opt_end": "hands", "opt_hands": "12"}, "This table plays 12 hands"),
@@ -188,3 +188,32 @@ def test_record_the_play_card_by_card(client: Any, app: Any) -> None:
     sheet = client.get(f"/e/{key}").get_data(as_text=True)
     assert totals_on_page(sheet) == {"North": "+3", "East": "−9", "South": "+3", "West": "+3"}
     assert client.get(f"/e/{key}/evening.json").get_json()["hands"][0]["record"][3] == ["KD", "2D", "3D", "4D"]
+
+
+def test_a_shared_pool_is_shared_in_money_and_nothing_is_owed_to_it(client: Any) -> None:
+    """hoyle, 6 players, £3 a chip, pool shared: the pool opens at 30, Ada (dealing) adds 1,
+    Bea's Nap is defeated (4 tricks) and she doubles it to 62 chips = £186.00 = 6 × £31.00
+    (H-16). Totals Ada −1, Bea −61, the others 0 → Bea pays Ada £28.00 and each other £31.00."""
+    names = ("Ada", "Bea", "Cy", "Dov", "Eli", "Fay")
+    key = start_evening(client, "hoyle", names, opt_pool="y", scoring="money", stake="3.00")
+    assert post_hand(client, key, 1, 0, {1: "nap"}, 4).status_code == 302
+    assert client.post(f"/e/{key}/finish").status_code == 302
+    page = client.get(f"/e/{key}").get_data(as_text=True)
+    assert "The pool is shared: £31.00 each." in page and "does not divide" not in page
+    assert "<strong>Bea</strong> pays <strong>Ada</strong> £28.00" in page
+    for other in names[2:]:
+        assert f"<strong>Bea</strong> pays <strong>{other}</strong> £31.00" in page
+    assert "pays <strong>pool</strong>" not in page
+
+
+def test_the_odd_penny_of_a_shared_pool_is_said_and_goes_to_the_next_dealer(client: Any) -> None:
+    """3 players at 5p: pool 3 × 5 + 1 = 16 chips = 80p = 3 × 26p + 2p; Bea made Three (+6).
+    The 2 odd pennies go to Bea (next dealer) and Cy: balances Ada −19p, Bea +32p, Cy −13p."""
+    key = start_evening(client, "hoyle", ("Ada", "Bea", "Cy"), opt_pool="y", opt_pool_opening="5",
+                        opt_pool_top_up="1", scoring="money", stake="0.05")
+    assert post_hand(client, key, 1, 0, {1: "three"}, 3).status_code == 302
+    page = client.get(f"/e/{key}").get_data(as_text=True)
+    assert ("The pool is shared: £0.26 each. The last £0.02 does not divide equally: £0.01 each to Bea, Cy, "
+            "in turn from the next dealer (H-16, adopted).") in page
+    assert "<strong>Ada</strong> pays <strong>Bea</strong> £0.19" in page
+    assert "<strong>Cy</strong> pays <strong>Bea</strong> £0.13" in page

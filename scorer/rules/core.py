@@ -371,6 +371,19 @@ class Ruling:
     overruled: tuple[tuple[int, ...], int] | None = None
     #: the claims as decided: by the table, or by the record of play where it proves or disproves them
     claims: tuple[Claim, ...] = ()
+    #: each seat's movements with the pool (treasure) in units, within ``units``: negative
+    #: for stakes, top-ups, antes, fines and doublings paid in (H-16, H-18, R-2, R-16),
+    #: positive for a pool taken (H-16, R-15). Empty when nobody paid in or out, and when
+    #: the table overruled the ruling (its figures are not split).
+    pool_units: tuple[int, ...] = ()
+
+    @property
+    def contract_units(self) -> tuple[int, ...]:
+        """Each seat's change from the contract alone (the players paying one another,
+        P-12, H-11, R-13 …): ``units`` less the pool movements (``pool_units``)."""
+        if not self.pool_units:
+            return self.units
+        return tuple(u - p for u, p in zip(self.units, self.pool_units))
 
     @property
     def rule_ids(self) -> tuple[str, ...]:

@@ -103,6 +103,8 @@ class Variant:
     rule_extra_tricks: ClassVar[str]
     rule_schedule: ClassVar[str]  # the table of units per opponent
     rule_end: ClassVar[str] = "P-14"  # the agreed end of the evening
+    #: The rule of what happens to the pool (treasure) at the end (H-16, R-2), if any.
+    rule_pool_end: ClassVar[str | None] = None
     deal_note: ClassVar[str] = Text("Shuffle and deal five cards each.")
     misdeal_source_silent: ClassVar[bool] = False
     #: Points variants award points and take no stake (``napoleao``).
@@ -334,7 +336,7 @@ class Variant:
         reason = Reason("TABLE", "The table overruled this ruling: {reason}", {"reason": override.reason.strip()})
         after = dataclasses.replace(ruling.state_after, pool=state.pool + override.pool)
         return dataclasses.replace(ruling, units=units, pool=override.pool, reasons=ruling.reasons + (reason,),
-                                   state_after=after, overruled=(ruling.units, ruling.pool))
+                                   state_after=after, overruled=(ruling.units, ruling.pool), pool_units=())
 
     def misdeal_ruling(self, facts: HandFacts, setup: EveningSetup, state: TableState) -> Ruling:
         """A misdeal: nobody pays, the same dealer deals again and the hand does not count."""
@@ -726,7 +728,11 @@ class Variant:
         return True
 
     def hands_to_play(self, setup: EveningSetup) -> int | None:
-        """The number of counted hands agreed for the evening, or ``None`` if open-ended."""
+        """The number of counted hands agreed for the evening (B-14), or ``None``."""
+        return None
+
+    def deals_each(self, setup: EveningSetup) -> int | None:
+        """The counted deals each player gives before the agreed end (P-14), or ``None``."""
         return None
 
     def pool_name(self, options: Mapping[str, Any]) -> str | None:
@@ -755,6 +761,7 @@ class Tally:
         self.state = state
         self.units = [0] * setup.n
         self.pool = 0
+        self.pool_units = [0] * setup.n  # each seat's part of ``units`` paid into or taken from the pool
         self.reasons: list[Reason] = []
         self.pool_open = state.pool_open
         self.double_next = False
@@ -775,6 +782,10 @@ class Tally:
         """``payer`` pays ``amount`` units to ``payee``."""
         self._move(payer, -amount)
         self._move(payee, amount)
+        if payee == POOL and payer != POOL:
+            self.pool_units[int(payer)] -= amount
+        elif payer == POOL and payee != POOL:
+            self.pool_units[int(payee)] += amount
 
     def award(self, seat: int, points: int) -> None:
         """Score ``points`` for ``seat`` without anyone paying (points variants)."""
@@ -805,4 +816,5 @@ class Tally:
             counts=counts,
             state_after=state_after,
             claims=facts.claims,
+            pool_units=tuple(self.pool_units) if any(self.pool_units) else (),
         )

@@ -113,6 +113,7 @@ class Hoyle(Variant):
                             ("garnet", Text("Sir Garnet: take the widow instead of a bid (H-19)"))), advanced=True),
     )
     draw_rule = ("H-3", True)
+    rule_pool_end = "H-16"
     rule_players = "H-1"
     rule_auction = "H-6"
     rule_bids = "H-6"

@@ -93,9 +93,10 @@ class Pagat(Variant):
         """P-14: as the table agreed."""
         return bool(options["all_pass_counts"])
 
-    def hands_to_play(self, setup: EveningSetup) -> int | None:
-        """P-14: hands per dealer × number of players."""
-        return int(setup.options["hands_per_dealer"]) * setup.n
+    def deals_each(self, setup: EveningSetup) -> int | None:
+        """P-14: the counted deals each player gives («hvor mange utdelinger hver spiller
+        skal gi»); see :mod:`scorer.rules.endpoint`."""
+        return int(setup.options["hands_per_dealer"])
 
 
 assert set(Pagat.schedule) <= set(BIDS)

@@ -40,6 +40,7 @@ class Russian36(Variant):
                    Text("What happens to chips left in the treasure when the evening ends (the source is silent)."),
                    choices=(("share", Text("Shared equally")), ("leave", Text("Left unsettled")))),
     )
+    rule_pool_end = "R-2"
     rule_players = "R-1"
     rule_auction = "R-5"
     rule_bids = "R-7"
