@@ -76,8 +76,14 @@ def raise_dispute(evening: Evening, number: int, *, hand_id: int | None, kind: s
     still be disputed: a scorer reopens it to rule.
     """
     evening = _lock(evening)
+    if evening.finished_at is not None:
+        raise DisputeRefused(Text("This evening is finished: a scorer reopens it before a hand can be disputed."))
     hand = _hand_in_play(evening, number, hand_id)
     _check(evening, kind, accused, raised_by, trick)
+    # one open dispute of each kind a hand: a phone cannot flood every other phone with the same complaint
+    if any(d.hand_id == hand.id and d.kind == kind for d in _open(evening)):
+        raise DisputeRefused(Text("Hand {number} is already disputed for that; a scorer will rule on it.",
+                                  number=number))
     dispute = Dispute(evening_id=evening.id, hand_id=hand.id, kind=kind,
                       accused=accused if kind in ACCUSING else None, raised_by=raised_by, trick=trick,
                       note=(note or "").strip()[:200], device=(device or "")[:40], device_id=device_id)
@@ -96,7 +102,7 @@ def settle_dispute(evening: Evening, dispute_id: int, resolution: str, *, device
     facts, or the hand was corrected) or "dismissed" (nothing to change). Raises
     :class:`DisputeRefused` when there is no such open dispute at this table."""
     evening = _lock(evening)
-    dispute = db.session.get(Dispute, dispute_id)
+    dispute = db.session.get(Dispute, dispute_id) if 0 < dispute_id < 2**31 else None
     if dispute is None or dispute.evening_id != evening.id or resolution not in ("ruled", "dismissed"):
         raise DisputeRefused(Text("There is no such dispute at this table."))
     if dispute.resolved_at is not None:
@@ -146,13 +152,17 @@ def set_confirmation(evening: Evening, on: bool, *, device: str = "") -> None:
     _log(evening, "confirmation", 0, device, {"on": on})
 
 
+def _open(evening: Evening) -> list[Dispute]:
+    """The evening's open disputes, oldest first."""
+    return list(db.session.scalars(sa.select(Dispute).where(Dispute.evening_id == evening.id,
+                                                            Dispute.resolved_at.is_(None)).order_by(Dispute.id)))
+
+
 def open_disputes(evening: Evening) -> dict[int, list[Dispute]]:
     """The open disputes of the hands in play, by hand number (oldest first)."""
     numbers = {hand.id: hand.number for hand in evening.hands}
     found: dict[int, list[Dispute]] = defaultdict(list)
-    rows = db.session.scalars(sa.select(Dispute).where(Dispute.evening_id == evening.id,
-                                                       Dispute.resolved_at.is_(None)).order_by(Dispute.id))
-    for dispute in rows:
+    for dispute in _open(evening):
         if dispute.hand_id in numbers:
             found[numbers[dispute.hand_id]].append(dispute)
     return dict(found)

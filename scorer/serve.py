@@ -65,6 +65,11 @@ def serve(host: str = "0.0.0.0", port: int = 5000, *, upgrade: bool = True) -> N
 
     with app.app_context():
         warm_workers()  # WeasyPrint loads in the render worker while the server starts
+    from . import lan
+
+    # listening on a loopback address only: the Share page must not offer the LAN address,
+    # which this server does not answer on
+    app.config["LISTENING_LOCAL_ONLY"] = host not in ("0.0.0.0", "::", "") and lan.is_local_name(host)  # noqa: S104
     print(f"Nap scorer: serving on http://{host}:{port}/ (Ctrl-C stops it)", flush=True)
     public_url = app.config.get("PUBLIC_URL") or ""
     if app.config.get("NAP_PROXY_HOPS") and not public_url:

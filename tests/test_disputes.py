@@ -121,3 +121,43 @@ def test_confirmation_waits_for_another_phone(app: Any) -> None:
                                                           "kind": "misdeal"}).status_code == 302
     sheet = scorer.get(f"/e/{key}").get_data(as_text=True)
     assert 'class="badge waiting"' not in sheet and 'class="badge disputed"' in sheet
+
+
+def test_a_phone_cannot_flood_a_hand_with_disputes_or_dispute_a_finished_evening(app: Any) -> None:
+    scorer = app.test_client()
+    key = start_evening(scorer)
+    assert post_hand(scorer, key, 1, 0, {1: "three"}, tricks=3).status_code == 302
+    viewer = _viewer(app, key)
+    data = {"hand_id": str(_hand_id(app, key, 1)), "kind": "score"}
+    assert viewer.post(f"/e/{key}/hand/1/dispute", data=data).status_code == 302
+    revision = viewer.get(f"/e/{key}/revision").get_json()["revision"]
+    again = viewer.post(f"/e/{key}/hand/1/dispute", data=data)
+    assert again.status_code == 422 and "already disputed for that" in again.get_data(as_text=True)
+    assert viewer.get(f"/e/{key}/revision").get_json()["revision"] == revision  # nothing pushed to the phones
+    hand = scorer.get(f"/e/{key}/hand/1").get_data(as_text=True)
+    assert hand.count("/dismiss") == 1
+    # a different complaint about the same hand is still heard
+    assert viewer.post(f"/e/{key}/hand/1/dispute", data={**data, "kind": "misdeal"}).status_code == 302
+    # finished: no dispute until a scorer reopens the evening
+    assert scorer.post(f"/e/{key}/finish").status_code == 302
+    assert "Dispute this hand" not in viewer.get(f"/e/{key}/hand/1").get_data(as_text=True)
+    late = viewer.post(f"/e/{key}/hand/1/dispute", data={**data, "kind": "revoke", "accused": "2"})
+    assert late.status_code == 422 and "This evening is finished" in late.get_data(as_text=True)
+    # a dispute id no database row can have is refused, not a server error
+    assert scorer.post(f"/e/{key}/dispute/99999999999999999999/dismiss").status_code in (302, 404)
+
+
+def test_junk_in_a_hand_id_is_refused_as_stale_not_ignored(app: Any) -> None:
+    client = app.test_client()
+    key = start_evening(client)
+    assert post_hand(client, key, 1, 0, {1: "three"}, tricks=3).status_code == 302
+    for junk in ("abc", "99999999999999999999", "-5"):
+        client.post(f"/e/{key}/undo", data={"number": "1", "version": "1", "hand_id": junk})
+        with app.app_context():
+            evening = services.get_evening(key)
+            assert evening is not None and len(evening.hands) == 1, junk  # nothing undone
+    # the API answers 404 (not 500) for a hand id no row can have
+    for huge in ("9223372036854775808", "99999999999999999999999"):
+        answer = client.post(f"/api/e/{key}/hands/{huge}/versions", json={"version": 1, "token": "t-" + huge[:8],
+                                                                           "facts": {"dealer": "Ann"}})
+        assert answer.status_code == 404, answer.get_data(as_text=True)

@@ -112,3 +112,13 @@ def test_the_lan_address_is_found_without_sending_anything(monkeypatch: pytest.M
     monkeypatch.setattr(lan.socket, "socket", NoNetwork)
     assert REAL_LAN_ADDRESS() == "127.0.0.1"
     assert lan.is_local_name("localhost") and lan.is_local_name("[::1]") and not lan.is_local_name(LAN)
+
+
+def test_a_server_listening_on_loopback_only_never_offers_the_lan_address(app: Any, client: Any,
+                                                                         on_a_home_network: None) -> None:
+    """``HOST=127.0.0.1``: the server does not answer on the LAN address, so the Share page
+    keeps the address the phone used (the terminal already says only this machine can open it)."""
+    app.config["LISTENING_LOCAL_ONLY"] = True
+    key = start_evening(client, "http://127.0.0.1:5000")
+    page = client.get(f"/e/{key}/share", base_url="http://127.0.0.1:5000").get_data(as_text=True)
+    assert _links(page)[0] == f"http://127.0.0.1:5000/e/{key}" and "lan-note" not in page and LAN not in page

@@ -239,6 +239,8 @@ def _hand_in_play(evening: Evening, hand_id: int, version: int | None = None) ->
     conflict (undone, or corrected since), or 404 for a hand that was never at this table."""
     hand = next((h for h in evening.hands if h.id == hand_id), None)
     if hand is None:
+        if not 0 < hand_id < 2**31:  # no row has such an id (and the database cannot even look one up)
+            abort(404)
         gone = db.session.get(Hand, hand_id)
         if gone is None or gone.evening_id != evening.id:
             abort(404)

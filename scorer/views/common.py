@@ -147,8 +147,9 @@ def external_url(endpoint: str, **values: Any) -> str:
 def lan_host() -> str | None:
     """``192.168.1.23:5000`` when this request's host is a name only this machine
     understands (``localhost``, ``127.0.0.1``, ``0.0.0.0``, ``[::1]``) and the machine
-    has a LAN address (same port); ``None`` otherwise, or when ``PUBLIC_URL`` is set."""
-    if current_app.config.get("PUBLIC_URL"):
+    has a LAN address (same port); ``None`` otherwise, when ``PUBLIC_URL`` is set, or when
+    the server listens on a loopback address only (it would not answer on the LAN one)."""
+    if current_app.config.get("PUBLIC_URL") or current_app.config.get("LISTENING_LOCAL_ONLY"):
         return None
     parts = urlsplit("//" + request.host)
     try:
@@ -171,9 +172,14 @@ def client_id() -> str:
 
 
 def posted_int(name: str) -> int | None:
-    """A whole number a form posted in field ``name`` (ASCII digits, at most 9), or ``None``."""
-    text = str(request.form.get(name, ""))
-    return int(text) if text.isascii() and text.isdigit() and len(text) <= 9 else None
+    """A whole number a form posted in field ``name`` (ASCII digits, at most 9); ``None``
+    when the field is missing or empty (an older page); ``-1`` for anything else (junk,
+    a number too long): a row id or revision that never matches, so the write is refused
+    as stale instead of going ahead unchecked."""
+    text = str(request.form.get(name, "")).strip()
+    if not text:
+        return None
+    return int(text) if text.isascii() and text.isdigit() and len(text) <= 9 else -1
 
 
 def content_disposition(kind: str, name: str, extension: str) -> str:

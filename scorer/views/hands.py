@@ -8,7 +8,7 @@ import dataclasses
 import secrets
 from typing import Any
 
-from flask import Blueprint, abort, flash, redirect, render_template, request, url_for
+from flask import Blueprint, abort, flash, make_response, redirect, render_template, request, url_for
 from flask_babel import gettext
 
 from .. import access, disputes, services
@@ -64,13 +64,14 @@ def _hand_page(evening: Evening, ledger: Ledger, form: Any, *, number: int, edit
                        highest=highest)
     else:
         context.update(call_fields=[getattr(form, f"call_{s}") for s in order], auction_over=True, eldest=order[0])
-    return (
-        render_template(
-            "hand_form.html", evening=evening, ledger=ledger, form=form, number=number, editing=editing,
-            dealer=dealer, order=order, call_label=call_label, options=setup.options, **context,
-        ),
-        status,
-    )
+    response = make_response(render_template(
+        "hand_form.html", evening=evening, ledger=ledger, form=form, number=number, editing=editing,
+        dealer=dealer, order=order, call_label=call_label, options=setup.options, **context,
+    ), status)
+    # Back to this page fetches it again (a fresh token, hand number and dealer); with the
+    # form's autocomplete="off" the browser never refills the previous hand's choices.
+    response.headers["Cache-Control"] = "no-store"
+    return response
 
 
 
@@ -236,7 +237,7 @@ def hand(key: str, number: int) -> Any:
         describe_claim=lambda claim: ledger.variant.describe_claim(ledger.setup, claim),
         override_form=override_form, action=ActionForm(), new_token=lambda: secrets.token_urlsafe(16),
         open_disputes=disputes.open_disputes(evening).get(number, []), dispute_names=DISPUTE_NAMES,
-        waiting=number in disputes.unconfirmed(evening), scorer=access.is_scorer(key),
+        waiting=number in disputes.unconfirmed(evening), scorer=access.is_scorer(key), this_phone=access.device_id(),
     )
 
 
@@ -345,7 +346,7 @@ def edit_hand(key: str, number: int) -> Any:
                 services.correct_hand(evening, number, base,
                                       to_evening(_facts_from(form, ledger, row.facts), seated, full.setup.n),
                                       device=access.device_name(), token=form.token.data or None,
-                                      hand_id=form.int_or_none(form.hand_id))
+                                      hand_id=posted_int("hand_id"))
             except (services.AlreadySaved, services.HandConflict, services.EveningFinished) as error:
                 flash(error_text(error))
                 return redirect(url_for(".hand", key=key, number=number))
