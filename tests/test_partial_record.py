@@ -7,12 +7,16 @@ they prove nothing, leaves the table's decision standing and says so. Values by 
 
 from __future__ import annotations
 
+import re
+from typing import Any
+
 import pytest
 
 from scorer.codec import decode_hand, encode_hand
 from scorer.rules import Claim, HandFacts, IllegalFacts, Result, TableState, get_variant
 from scorer.rules.play import read_claim_cards
 from tests.helpers import setup
+from tests.webhelpers import counts, start_evening, totals_on_page
 
 FOUR = ("North", "East", "South", "West")
 FOUR_BY_EAST = ("four", "pass", "pass", "pass")  # dealer North: East speaks first and bids Four
@@ -136,3 +140,32 @@ def test_the_codec_keeps_the_later_trick_and_reads_old_claims_unchanged() -> Non
     decoded = decode_hand(old, 4, lambda name, where: FOUR.index(name))
     assert decoded.claims[0].evidence_trick is None
     assert encode_hand(decoded, FOUR) == old
+
+
+def test_the_claim_form_picks_cards_and_rules_from_the_partial_record(client: Any, app: Any) -> None:
+    key = start_evening(client, "hoyle", FOUR)
+    form = client.get(f"/e/{key}/hand").get_data(as_text=True)
+    assert 'name="claim_card_suit"' in form and 'name="claim_evidence_rank"' in form
+    assert 'name="claim_card" ' not in form  # no typed card on the page any more
+    # dealer North: East bids Four and the table enters 3 tricks and rejects the claim, but the cards
+    # picked show South's 2C on a heart lead in trick 2 and South's 5H in trick 4: upheld, South pays East 12.
+    response = client.post(f"/e/{key}/hand", data={
+        "number": "1", "dealer": "0", "call_1": "four", "tricks": "3", "save": "1", "claim_kind": "revoke",
+        "claim_accused": "2", "claim_by": "1", "claim_trick": "2", "claim_suit": "H",
+        "claim_card_suit": "C", "claim_card_rank": "2", "claim_evidence_trick": "4", "claim_evidence_suit": "H",
+        "claim_evidence_rank": "5", "claim_upheld": "no"})
+    assert response.status_code == 302, response.get_data(as_text=True)[-1500:]
+    assert totals_on_page(client.get(f"/e/{key}").get_data(as_text=True)) == {
+        "North": "0", "East": "+12", "South": "−12", "West": "0"}
+    hand = client.get(f"/e/{key}/hand/1").get_data(as_text=True)
+    assert "The cards prove the claim: South played 2C to trick 2 when hearts were led, and 5H in trick 4." in hand
+    edit = client.get(f"/e/{key}/hand/1/edit").get_data(as_text=True)
+    for name, value in (("claim_card_suit", "C"), ("claim_card_rank", "2"), ("claim_evidence_suit", "H"),
+                        ("claim_evidence_rank", "5"), ("claim_evidence_trick", "4")):
+        assert re.search(rf'checked id="{name}-\d+" name="{name}" type="radio" value="{value}"', edit), name
+    before = counts(app)
+    half = client.post(f"/e/{key}/hand", data={
+        "number": "2", "dealer": "1", "call_2": "three", "tricks": "3", "save": "1", "claim_kind": "revoke",
+        "claim_accused": "3", "claim_card_suit": "S"})
+    assert half.status_code == 422 and "Choose a card: its suit, then its rank." in half.get_data(as_text=True)
+    assert counts(app) == before
