@@ -7,11 +7,13 @@ they prove nothing, leaves the table's decision standing and says so. Values by 
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
 import pytest
 
+from scorer import evening_file
 from scorer.codec import decode_hand, encode_hand
 from scorer.rules import Claim, HandFacts, IllegalFacts, Result, TableState, get_variant
 from scorer.rules.play import read_claim_cards
@@ -169,3 +171,26 @@ def test_the_claim_form_picks_cards_and_rules_from_the_partial_record(client: An
         "claim_accused": "3", "claim_card_suit": "S"})
     assert half.status_code == 422 and "Choose a card: its suit, then its rank." in half.get_data(as_text=True)
     assert counts(app) == before
+
+
+def test_the_api_takes_a_partial_record_in_the_claims(client: Any, app: Any) -> None:
+    key = start_evening(client)  # pagat: Ann deals, Bob speaks first
+    three = {"dealer": "Ann", "auction": ["three", "pass", "pass", "pass"], "tricks": 3}
+    made = client.post(f"/api/e/{key}/hands", data=json.dumps({"number": 1, "facts": three, "token": "p1"}),
+                       content_type="application/json")
+    assert made.status_code == 201, made.get_data(as_text=True)
+    hand = made.get_json()["hand"]
+    # Bob threw the 4S on a diamond lead in trick 2 and led the KD in trick 4; the table rejected the claim
+    # but the cards prove it: P-16 house rule, the declarer is scored as defeated: Bob −9, the others +3.
+    claim = {"kind": "revoke", "accused": "Bob", "upheld": False, "trick": 2, "suit_led": "D", "card": "4S",
+             "evidence": "KD", "evidence_trick": 4}
+    answer = client.post(f"/api/e/{key}/hands/{hand['id']}/claims",
+                         data=json.dumps({"version": 1, "claims": [claim], "token": "p2"}),
+                         content_type="application/json")
+    assert answer.status_code == 201, answer.get_data(as_text=True)
+    assert totals_on_page(client.get(f"/e/{key}").get_data(as_text=True)) == {
+        "Ann": "+3", "Bob": "−9", "Cat": "+3", "Dan": "+3"}
+    exported = json.loads(client.get(f"/e/{key}/evening.json").get_data(as_text=True))
+    assert exported["hands"][0]["claims"][0]["evidence_trick"] == 4
+    again = evening_file.loads(json.dumps(exported))  # the schema takes it back
+    assert again.hands[0].claims[0].evidence_trick == 4
