@@ -31,7 +31,7 @@ from .rules import Claim, HandFacts, Override
 #: place in the data (``"claims"``); returns the seat or raises the caller's error.
 SeatReader = Callable[[Any, str], int]
 
-_CLAIM_DETAILS = ("trick", "suit_led", "card", "evidence", "cards_held")
+_CLAIM_DETAILS = ("trick", "suit_led", "card", "evidence", "evidence_trick", "cards_held")
 
 
 def encode_hand(facts: HandFacts, names: Sequence[str] | None = None) -> dict[str, Any]:

@@ -31,7 +31,7 @@ from .codec import encode_hand
 from .evening_file import MAX_STAKE_MINOR, parse_stake
 from .i18n import default_currency, error_text, example_number, number, parse_number_text, tr, valid_zone
 from .rules import BIDS, PASS, Claim, EveningSetup, HandFacts, RulesError, Variant, clean_text
-from .rules.cards import parse_card
+from .rules.cards import RANKS_36, RANKS_52, SUITS, parse_card
 from .rules.variants.base import TRICKS_PER_HAND
 from .services import TOKEN
 
@@ -41,6 +41,10 @@ MAX_PLAYERS = 6
 def choices(pairs: Any) -> list[SelectChoice]:
     """``[(value, label), …]`` as WTForms choices."""
     return [SelectChoice(str(value), label) for value, label in pairs]
+
+
+#: The four suits as picker pills (P-2, H-2: spades, hearts, diamonds, clubs).
+SUIT_PILLS = choices([("S", "♠"), ("H", "♥"), ("D", "♦"), ("C", "♣")])
 NAME_LENGTH = 40
 
 
@@ -335,10 +339,20 @@ class HandFormBase(FlaskForm):
                              choices=choices([(i, str(i)) for i in range(1, TRICKS_PER_HAND + 1)] + [("", "?")]))
     claim_suit = RadioField(_l("Suit led"), validate_choice=False,
                             choices=choices([("S", "♠"), ("H", "♥"), ("D", "♦"), ("C", "♣"), ("", "?")]))
+    #: typed cards ("2C"), still accepted from the API's callers and older pages
     claim_card = StringField(_l("Card played"), [Optional(), Length(max=4, message=_l("A card such as 2C."))],
                              filters=[_strip])
     claim_evidence = StringField(_l("Shown later"), [Optional(), Length(max=4, message=_l("A card such as 5H."))],
                                  filters=[_strip])
+    #: the card picker: suit then rank (radio pills, no JavaScript needed); ranks set by hand_form_for
+    claim_card_suit = RadioField(_l("Card played"), validate_choice=False, choices=SUIT_PILLS + choices([("", "?")]))
+    claim_card_rank = RadioField(_l("Rank"), validate_choice=False)
+    claim_evidence_suit = RadioField(_l("Shown later"), validate_choice=False,
+                                     choices=SUIT_PILLS + choices([("", "?")]))
+    claim_evidence_rank = RadioField(_l("Rank"), validate_choice=False)
+    claim_evidence_trick = RadioField(_l("Shown in trick"), validate_choice=False,
+                                      choices=choices([(i, str(i)) for i in range(1, TRICKS_PER_HAND + 1)]
+                                                      + [("", "?")]))
     claim_cards_held = WholeNumberField(_l("Cards held"),
                                         [Optional(), NumberRange(0, 10, message=_l("From 0 to 10."))])
     claim_before = BooleanField(_l("Said before bidding or passing"))
@@ -382,6 +396,23 @@ class HandFormBase(FlaskForm):
             raise ValidationError(gettext("Choose the suit led."))
         if self.claim_upheld.data not in ("yes", "no"):
             raise ValidationError(gettext("Choose whether the table upholds or rejects the claim."))
+        if self.claim_evidence_trick.data not in [str(i) for i in range(1, TRICKS_PER_HAND + 1)] + ["", None]:
+            raise ValidationError(gettext("Tricks are numbered 1 to 5."))
+        for suit, rank in ((self.claim_card_suit, self.claim_card_rank),
+                           (self.claim_evidence_suit, self.claim_evidence_rank)):
+            if suit.data not in (*SUITS, "", None) or rank.data not in (*RANKS_52, "", None):
+                raise ValidationError(gettext("Choose a card: its suit, then its rank."))
+            if suit.data and not rank.data:
+                raise ValidationError(gettext("Choose a card: its suit, then its rank."))
+
+    def picked_card(self, typed: StringField, suit: RadioField, rank: RadioField) -> str | None:
+        """A claim's card: typed ("2c", for the API and older pages) or picked (suit
+        then rank); ``None`` when neither is given."""
+        if typed.data:
+            return str(typed.data)
+        if suit.data in SUITS and rank.data in RANKS_52:
+            return f"{rank.data}{suit.data}"
+        return None
 
     def claim_value(self) -> Claim | None:
         """The claim entered, or ``None``; the engine checks the rest (cards, seats)."""
@@ -399,7 +430,7 @@ class HandFormBase(FlaskForm):
             except RulesError:
                 return text  # the engine refuses it with a message
 
-        trick = self.claim_trick.data
+        trick, later = self.claim_trick.data, self.claim_evidence_trick.data
         return Claim(
             kind=self.claim_kind.data,
             accused=int(self.claim_accused.data),
@@ -407,10 +438,11 @@ class HandFormBase(FlaskForm):
             by=seat(self.claim_by),
             trick=int(trick) if trick in [str(i) for i in range(1, TRICKS_PER_HAND + 1)] else None,
             suit_led=self.claim_suit.data if self.claim_suit.data in ("S", "H", "D", "C") else None,
-            card=card(self.claim_card.data),
-            evidence=card(self.claim_evidence.data),
+            card=card(self.picked_card(self.claim_card, self.claim_card_suit, self.claim_card_rank)),
+            evidence=card(self.picked_card(self.claim_evidence, self.claim_evidence_suit, self.claim_evidence_rank)),
             cards_held=self.claim_cards_held.data,
             before_speaking=bool(self.claim_before.data),
+            evidence_trick=int(later) if later in [str(i) for i in range(1, TRICKS_PER_HAND + 1)] else None,
         )
 
     def tricks_value(self) -> int | None:
@@ -454,9 +486,11 @@ class HandFormBase(FlaskForm):
                 claim_by=str(first["by"]) if first.get("by") is not None else "",
                 claim_upheld="yes" if first["upheld"] else "no",
                 claim_trick=str(first["trick"]) if first.get("trick") is not None else "",
-                claim_suit=first.get("suit_led") or "", claim_card=first.get("card") or "",
-                claim_evidence=first.get("evidence") or "", claim_cards_held=first.get("cards_held"),
-                claim_before=bool(first.get("before_speaking")))
+                claim_suit=first.get("suit_led") or "", claim_cards_held=first.get("cards_held"),
+                claim_before=bool(first.get("before_speaking")),
+                claim_evidence_trick=str(first["evidence_trick"]) if first.get("evidence_trick") else "")
+            for name in ("card", "evidence"):
+                values.update(_picker_values(f"claim_{name}", first.get(name)))
         return values
 
     def int_or_none(self, field: HiddenField) -> int | None:
@@ -464,6 +498,18 @@ class HandFormBase(FlaskForm):
             return int(field.data)
         except (TypeError, ValueError):
             return None
+
+
+def _picker_values(field: str, text: str | None) -> dict[str, str]:
+    """The card picker's values (``<field>_suit``, ``<field>_rank``) for a stored card;
+    a text that is not a card goes back into the typed field ``<field>`` as it was."""
+    if not text:
+        return {}
+    try:
+        card = parse_card(text)
+    except RulesError:
+        return {field: text}
+    return {f"{field}_suit": card.suit, f"{field}_rank": card.rank}
 
 
 #: Labels that fit a phone's row of buttons: tricks for the numbered bids.
@@ -478,8 +524,10 @@ STAKE_ERRORS = (
 )
 
 
-def hand_form_for(setup: EveningSetup, ladder: tuple[Any, ...], claim_kinds: Any = (), **kwargs: Any) -> HandFormBase:
-    """A hand form for this evening's players and bids."""
+def hand_form_for(setup: EveningSetup, ladder: tuple[Any, ...], claim_kinds: Any = (), pack_size: int = 52,
+                  **kwargs: Any) -> HandFormBase:
+    """A hand form for this evening's players and bids; the claim's card picker offers
+    the ranks of a ``pack_size`` pack (36: six to ace, R-1)."""
 
     class HandForm(HandFormBase):
         pass
@@ -500,6 +548,9 @@ def hand_form_for(setup: EveningSetup, ladder: tuple[Any, ...], claim_kinds: Any
     form.claim_accused.choices = seats
     form.claim_by.choices = seats
     form.claim_kind.choices = choices([("", gettext("None"))] + [(k, CLAIM_NAMES[k]) for k in claim_kinds])
+    ranks = choices((r, r) for r in (RANKS_36 if pack_size == 36 else RANKS_52))
+    form.claim_card_rank.choices = ranks
+    form.claim_evidence_rank.choices = ranks
     return form
 
 

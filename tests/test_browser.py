@@ -205,3 +205,81 @@ def test_a_failed_fetch_of_the_fresh_page_is_retried_until_the_new_score_shows(
         assert failed  # the failure really happened
     finally:
         ctx.close()
+
+
+# Bob (eldest) bids Four with hearts; he leads AH, KH, QH, JH and wins them (Cat, Dan and Ann follow
+# low or discard), then 2D to Cat's AD. Four made (P-12): Bob +12, each other −4; decided after trick 4.
+PLAY = [["AH", "2H", "6H", "10H"], ["KH", "3H", "7H", "2C"], ["QH", "4H", "8H", "3C"], ["JH", "5H", "9H", "4C"],
+        ["2D", "AD", "KD", "QD"]]
+
+
+def _table_with_a_four(page: Any, app: Any, base: str) -> str:
+    key = _start_table(page, base)
+    with app.app_context():
+        from scorer.rules import HandFacts
+
+        evening = services.get_evening(key)
+        assert evening is not None
+        services.record_hand(evening, 1, HandFacts(0, ("four", "pass", "pass", "pass"), 4))
+    return key
+
+
+def _recorded(app: Any, key: str) -> tuple[Any, Any]:
+    with app.app_context():
+        evening = services.get_evening(key)
+        assert evening is not None
+        row = services.ledger_of(evening).rows[0]
+        return row.facts.record, row.ruling
+
+
+def test_a_full_record_of_play_is_built_in_the_page_and_posted_once(browser: Any, site: tuple[Any, str]) -> None:
+    app, base = site
+    ctx, page = _phone(browser)
+    try:
+        key = _table_with_a_four(page, app, base)
+        page.goto(f"{base}/e/{key}/hand/1/play")
+        posts: list[str] = []
+        page.on("request", lambda r: posts.append(r.url) if r.method == "POST" else None)
+        page.evaluate("window.samePage = true")
+        page.click("button[name=card][value='AS']")  # a wrong card, taken back in the page
+        assert page.locator("button[name=card][value='AS']").is_hidden()
+        page.click("button[name=undo]")
+        assert page.locator("button[name=card][value='AS']").is_visible()
+        for trick in PLAY:
+            for card in trick:
+                page.click(f"button[name=card][value='{card}']")
+        assert page.evaluate("window.samePage") is True and posts == []  # no page load, no post per card
+        assert page.input_value("input[name=record]") == "|".join(" ".join(t) for t in PLAY)
+        tricks = page.locator("#play-tricks li")
+        assert tricks.count() == 5 and tricks.nth(0).inner_text().endswith("→ Bob")
+        assert tricks.nth(4).inner_text() == "Bob 2D · Cat AD · Dan KD · Ann QD → Cat"
+        assert page.locator("#play-cards").is_hidden()  # all five tricks in: no card left to play
+        page.click("button[name=save]")
+        page.wait_for_url(re.compile(r"/hand/1$"))
+        assert len(posts) == 1 and posts[0].endswith("/hand/1/play")
+        record, ruling = _recorded(app, key)
+        assert [list(t) for t in record] == PLAY
+        assert ruling.tricks == 4 and ruling.units == (-4, 12, -4, -4)
+    finally:
+        ctx.close()
+
+
+def test_the_record_of_play_still_works_without_javascript(browser: Any, site: tuple[Any, str]) -> None:
+    app, base = site
+    ctx, page = _phone(browser, java_script_enabled=False)
+    try:
+        key = _table_with_a_four(page, app, base)
+        page.goto(f"{base}/e/{key}/hand/1/play")
+        for trick in PLAY[:4]:  # the result is certain after trick 4 (H-10): the table may stop there
+            for card in trick:
+                with page.expect_navigation():
+                    page.click(f"button[name=card][value='{card}']")
+        assert page.locator("ol.said li").count() == 4
+        with page.expect_navigation():
+            page.click("button[name=save]")
+        assert page.url.endswith("/hand/1")
+        record, ruling = _recorded(app, key)
+        assert [list(t) for t in record] == PLAY[:4]
+        assert ruling.tricks == 4 and ruling.units == (-4, 12, -4, -4)
+    finally:
+        ctx.close()

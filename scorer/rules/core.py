@@ -253,7 +253,9 @@ class Claim:
     B-17), ``"wrong_cards"`` (H-13) or ``"out_of_turn"`` (H-14). ``accused`` and
     ``by`` are seats; ``trick`` 1–5. ``upheld`` is the table's decision: a rejected
     claim changes nothing. Revoke details: ``suit_led``, ``card`` played and the
-    ``evidence`` (a later card of that suit). Wrong cards: ``cards_held`` and
+    ``evidence`` (a later card of that suit) with ``evidence_trick``, the trick it
+    was played to: with it the claim is a partial record of play that the engine
+    reads (:func:`scorer.rules.play.read_claim_cards`). Wrong cards: ``cards_held`` and
     whether it was said ``before_speaking`` (then it is a misdeal).
     """
 
@@ -267,6 +269,7 @@ class Claim:
     evidence: str | None = None
     cards_held: int | None = None
     before_speaking: bool = False
+    evidence_trick: int | None = None
 
 
 @dataclass(frozen=True)

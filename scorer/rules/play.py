@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from .cards import Card, parse_card, trick_winner
-from .core import IllegalFacts, RulesError, Text
+from .core import Claim, IllegalFacts, RulesError, Text
 
 
 @dataclass(frozen=True)
@@ -258,3 +258,48 @@ class PlayState:
     def played(self) -> frozenset[str]:
         """The cards played so far, as upper-case texts."""
         return frozenset(c.upper() for t in self.tricks for c in t)
+
+
+@dataclass(frozen=True)
+class ClaimCards:
+    """What the cards a revoke claim names establish (a partial record of play).
+
+    ``verdict`` is ``True`` when they prove the revoke, ``False`` when they disprove
+    it, ``None`` when they prove nothing either way; ``why`` says which case:
+    ``"proved"``, ``"followed"`` (the accused's card is of the suit led),
+    ``"not_later"`` (the card of the suit led was shown in the same or an earlier
+    trick: the accused may have played their last one then), ``"other_suit"`` (the
+    card shown later is not of the suit led) or ``"incomplete"`` (the trick, the suit
+    led, the card played or the card shown later is missing)."""
+
+    verdict: bool | None
+    why: str
+
+
+def read_claim_cards(claim: Claim, pack_size: int = 52) -> ClaimCards:
+    """Read the partial record a revoke claim carries: in trick ``claim.trick``
+    ``claim.suit_led`` was led and the accused played ``claim.card``; in trick
+    ``claim.evidence_trick`` they played ``claim.evidence``.
+
+    A revoke is failing to follow suit while able (P-10, H-9, R-11, B-8; B-17:
+    trumping while holding the suit led is one): a card of the suit led played by
+    the accused in a LATER trick proves they held it (H-15, P-16, R-18, B-16/B-17
+    then settle it). A card of the suit led played to the claimed trick disproves
+    the claim. Anything else proves nothing, and the table's decision stands.
+    Raises :class:`IllegalFacts` for a text that is not a card, a card outside the
+    36-card pack (R-1) or the same card named twice.
+    """
+    trick, led, later = claim.trick, claim.suit_led, claim.evidence_trick
+    card_text, evidence_text = claim.card, claim.evidence
+    cards = _parse_record([[c] for c in (card_text, evidence_text) if c], pack_size)
+    card = cards[0][0] if card_text else None
+    evidence = cards[-1][0] if evidence_text else None
+    if card is not None and led is not None and card.suit == led:
+        return ClaimCards(False, "followed")
+    if trick is None or led is None or card is None or evidence is None or later is None:
+        return ClaimCards(None, "incomplete")
+    if evidence.suit != led:
+        return ClaimCards(None, "other_suit")
+    if later <= trick:
+        return ClaimCards(None, "not_later")
+    return ClaimCards(True, "proved")

@@ -79,7 +79,8 @@ def _form(ledger: Ledger, **values: Any) -> Any:
     """The full hand form for this table (its players, the variant's bids and claims),
     filled with ``values``."""
     variant = ledger.variant
-    return hand_form_for(ledger.setup, variant.ladder(ledger.setup.options), variant.claim_rules, **values)
+    return hand_form_for(ledger.setup, variant.ladder(ledger.setup.options), variant.claim_rules, variant.pack_size,
+                         **values)
 
 
 def _tapped(ledger: Ledger) -> dict[str, str]:

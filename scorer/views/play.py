@@ -23,8 +23,10 @@ bp = Blueprint("play", __name__)
 @bp.route("/e/<key>/hand/<int:number>/play", methods=["GET", "POST"])
 @permission("score")
 def record_play(key: str, number: int) -> Any:
-    """Record the cards played to each trick, one tap a card (no JavaScript): each tap
-    re-renders the page; Save stores the record as a new version of the hand."""
+    """Record the cards played to each trick, one tap a card: with JavaScript
+    (``static/play.js``) the taps build the tricks in the page and Save posts the whole
+    record once; without it each tap posts and re-renders the page. Save stores the
+    record as a new version of the hand."""
     evening, ledger = load_evening(key)
     row = row_of(ledger, number)
     record = evening.hands[number - 1]
@@ -43,7 +45,8 @@ def record_play(key: str, number: int) -> Any:
         form.record.data = "|".join(" ".join(t) for t in row.facts.record)
     elif not form.validate_on_submit():
         abort(400)
-    state = PlayState(play_rules(ledger, row), form.tricks())
+    rules = play_rules(ledger, row)
+    state = PlayState(rules, form.tricks())
     error = None
     if request.method == "POST":
         if "undo" in request.form and state.tricks:
@@ -80,4 +83,6 @@ def record_play(key: str, number: int) -> Any:
         "play.html", evening=evening, ledger=ledger, row=row, form=form, tricks=state.tricks, reading=reading,
         error=error, to_play=state.next_to_play, played=state.played, ranks=ranks, suits=SUITS,
         seats=reading.seats if reading else (), winners=reading.winners if reading else (),
+        # play.js follows the simple case (every player holds five cards); short hands (H-13) post each tap
+        enhance=not rules.held, named_trump=rules.named_trump,
     ), (422 if error else 200)

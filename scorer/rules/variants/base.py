@@ -35,7 +35,7 @@ from ..core import (
     ntext,
 )
 from ..options import OptionSpec, resolve_options
-from ..play import read_record
+from ..play import read_claim_cards, read_record
 
 TRICKS_PER_HAND = 5
 
@@ -404,6 +404,8 @@ class Variant:
             if declarer is None or contract is None:
                 raise IllegalFacts(Text("Nobody bid, so no play can be recorded."))
             facts = self.read_play(facts, setup, tally, declarer, contract)
+        elif declarer is not None:
+            facts = self.read_claims_cards(facts, setup, tally)
         self.note_rejected_claims(facts, setup, tally)
         upheld = [c for c in facts.claims if c.upheld]
         if upheld and (declarer is None or contract is None):
@@ -523,6 +525,52 @@ class Variant:
                            led=SUIT_NAMES[proof.led], evidence=proof.evidence)
         return dataclasses.replace(facts, tricks=tricks, claims=tuple(claims))
 
+    def read_claims_cards(self, facts: HandFacts, setup: EveningSetup, tally: Tally) -> HandFacts:
+        """Read the partial record of play that a revoke claim carries — the accused's
+        card in the trick of the claim and the card they showed in a later trick
+        (:func:`~scorer.rules.play.read_claim_cards`) — when it gives the later trick,
+        or names a card of the suit led as the card played (a claim without either
+        is ruled as the table decided, as before). Cards that prove the revoke uphold it, cards that
+        disprove it reject it (the variant's revoke rule: H-15, P-16, R-18, B-16/B-17),
+        and cards that prove nothing leave the table's decision standing; the ruling
+        says which. Returns the facts with the claims so decided."""
+        claims = []
+        for claim in facts.claims:
+            if claim.kind == "revoke" and (claim.evidence_trick is not None
+                                           or read_claim_cards(claim, self.pack_size).verdict is False):
+                claim = self._judge_claim_cards(setup, tally, claim)
+            claims.append(claim)
+        return dataclasses.replace(facts, claims=tuple(claims))
+
+    def _judge_claim_cards(self, setup: EveningSetup, tally: Tally, claim: Claim) -> Claim:
+        rule = self.claim_rules["revoke"]
+        seen = read_claim_cards(claim, self.pack_size)
+        who = setup.players[claim.accused]
+        suit = SUIT_NAMES.get(claim.suit_led or "", Text("suit"))
+        if seen.verdict is True:
+            tally.note(rule, "The cards prove the claim: {who} played {card} to trick {t} when {led} were led, "
+                       "and {evidence} in trick {later}.", who=who, card=claim.card, t=claim.trick,
+                       led=SUIT_PLURALS[claim.suit_led or "S"], evidence=claim.evidence, later=claim.evidence_trick)
+            return dataclasses.replace(claim, upheld=True)
+        if seen.verdict is False:
+            tally.note(rule, "The cards disprove the claim: {who} played {card}, following the {suit} lead.",
+                       who=who, card=claim.card, suit=suit)
+            return dataclasses.replace(claim, upheld=False)
+        if seen.why == "not_later":
+            why = Text("{card} was played in trick {later}, not after trick {t}: {who} may have had no {suit} left",
+                       card=claim.evidence, later=claim.evidence_trick, t=claim.trick, who=who, suit=suit)
+        elif seen.why == "other_suit":
+            why = Text("{card} is not a {suit}", card=claim.evidence, suit=suit)
+        else:
+            why = Text("the trick, the suit led, the card played or the card shown later is missing")
+        if claim.upheld:
+            tally.note(rule, "The cards prove nothing ({why}); the table upheld the claim, and its decision stands.",
+                       why=why)
+        else:
+            tally.note(rule, "The cards prove nothing ({why}); the table rejected the claim, and its decision "
+                       "stands.", why=why)
+        return claim
+
     def check_claims(self, facts: HandFacts, setup: EveningSetup) -> None:
         """Refuse claims this variant has no rule for, or that name no seat, trick or card."""
         for claim in facts.claims:
@@ -538,6 +586,12 @@ class Variant:
             if claim.trick is not None and (isinstance(claim.trick, bool) or not isinstance(claim.trick, int)
                                             or not 1 <= claim.trick <= TRICKS_PER_HAND):
                 raise IllegalFacts(Text("Tricks are numbered 1 to {most}.", most=TRICKS_PER_HAND))
+            if claim.evidence_trick is not None and (isinstance(claim.evidence_trick, bool)
+                                                     or not isinstance(claim.evidence_trick, int)
+                                                     or not 1 <= claim.evidence_trick <= TRICKS_PER_HAND):
+                raise IllegalFacts(Text("Tricks are numbered 1 to {most}.", most=TRICKS_PER_HAND))
+            if claim.evidence_trick is not None and not claim.evidence:
+                raise IllegalFacts(Text("Name the card shown in trick {t}.", t=claim.evidence_trick))
             if claim.suit_led is not None and claim.suit_led not in SUITS:
                 raise IllegalFacts(Text("The suit led must be one of S, H, D, C."))
             for card in (claim.card, claim.evidence):
@@ -563,7 +617,9 @@ class Variant:
                     detail.append(Text("{card} on a {suit} lead", card=claim.card, suit=suit))
                 else:
                     detail.append(Text("a card on a {suit} lead", suit=suit))
-            if claim.evidence:
+            if claim.evidence and claim.evidence_trick:
+                detail.append(Text("showed {card} in trick {later}", card=claim.evidence, later=claim.evidence_trick))
+            elif claim.evidence:
                 detail.append(Text("later showed {card}", card=claim.evidence))
             params = {f"d{i}": d for i, d in enumerate(detail)}
             details = Text("; ".join(f"{{{k}}}" for k in params), **params)

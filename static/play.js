@@ -1,0 +1,113 @@
+// The record of play without a page load per card: progressive enhancement of the
+// form in templates/play.html. A tap on a card adds it to the tricks shown in the page
+// and to the hidden "record" field ("AS 2S 3S 4S|KS …"); Undo and Clear work in the
+// page too; Save posts the whole record once and the server reads and checks it
+// (scorer/rules/play.py). Without JavaScript every tap posts the form, as before.
+// The declarer leads the first trick, the winner of each trick leads the next
+// (P-9, P-11, H-9, R-10, B-7, B-9); the highest trump wins, else the highest card of
+// the suit led; trump is the named suit (B-7) or the suit of the first lead.
+(function () {
+  "use strict";
+  var form = document.querySelector("form[data-play]");
+  if (!form || form.dataset.enhance !== "1") return;
+  var players = JSON.parse(form.dataset.players);
+  var n = players.length;
+  var declarer = Number(form.dataset.declarer);
+  var named = form.dataset.trump || "";
+  var field = form.querySelector("input[name=record]");
+  var list = document.getElementById("play-tricks");
+  var cards = document.getElementById("play-cards");
+  var next = document.getElementById("play-next");
+  var RANKS = ["2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A"];
+  var tricks = (field.value || "").split("|")
+    .map(function (t) { return t.trim() ? t.trim().split(/\s+/) : []; })
+    .filter(function (t) { return t.length > 0; });
+
+  function suit(card) { return card.slice(-1); }
+
+  function winner(trick, trump) {
+    var led = suit(trick[0]), best = 0, top = -1;
+    trick.forEach(function (card, i) {
+      var rank = RANKS.indexOf(card.slice(0, -1));
+      var power = suit(card) === trump ? 100 + rank : suit(card) === led ? rank : -1;
+      if (power > top) { top = power; best = i; }
+    });
+    return best;
+  }
+
+  // who played each card, who won each complete trick, and who plays next (null: nobody)
+  function walk() {
+    var trump = named || (tricks.length ? suit(tricks[0][0]) : "");
+    var leader = declarer, seats = [], winners = [];
+    tricks.forEach(function (trick) {
+      var order = trick.map(function (_, i) { return (leader + i) % n; });
+      seats.push(order);
+      if (trick.length === n) {
+        leader = order[winner(trick, trump)];
+        winners.push(leader);
+      }
+    });
+    var last = tricks[tricks.length - 1];
+    var to = last && last.length < n ? (seats[seats.length - 1][0] + last.length) % n
+      : tricks.length >= 5 ? null : leader;
+    return { seats: seats, winners: winners, next: to };
+  }
+
+  function strong(text) {
+    var el = document.createElement("strong");
+    el.textContent = text;
+    return el;
+  }
+
+  function render() {
+    var w = walk();
+    field.value = tricks.map(function (t) { return t.join(" "); }).join("|");
+    list.textContent = "";
+    tricks.forEach(function (trick, t) {
+      var li = document.createElement("li");
+      trick.forEach(function (card, i) {
+        if (i > 0) li.appendChild(document.createTextNode(" · "));
+        li.appendChild(document.createTextNode(players[w.seats[t][i]] + " "));
+        li.appendChild(strong(card));
+      });
+      if (t < w.winners.length) {
+        li.appendChild(document.createTextNode(" → "));
+        li.appendChild(strong(players[w.winners[t]]));
+      }
+      list.appendChild(li);
+    });
+    list.hidden = tricks.length === 0;
+    var played = {};
+    tricks.forEach(function (t) { t.forEach(function (c) { played[c] = true; }); });
+    form.querySelectorAll("button[name=card]").forEach(function (b) { b.hidden = !!played[b.value]; });
+    cards.hidden = w.next === null;
+    next.textContent = w.next === null ? "" : form.dataset.plays.replace("{who}", players[w.next]);
+    form.querySelectorAll("button[name=undo], button[name=clear]").forEach(function (b) {
+      b.hidden = tricks.length === 0;
+    });
+    var reading = document.getElementById("play-reading");  // the server's reading of the record it sent
+    if (reading) reading.hidden = true;
+  }
+
+  form.addEventListener("click", function (event) {
+    var button = event.target.closest("button");
+    if (!button || !form.contains(button)) return;
+    var last = tricks[tricks.length - 1];
+    if (button.name === "card") {
+      if (walk().next === null) { event.preventDefault(); return; }
+      if (!last || last.length === n) tricks.push([button.value]);
+      else last.push(button.value);
+    } else if (button.name === "undo") {
+      if (last) { last.pop(); if (!last.length) tricks.pop(); }
+    } else if (button.name === "clear") {
+      tricks = [];
+    } else {
+      return;  // Save: the form posts the whole record once
+    }
+    event.preventDefault();
+    render();
+    var focus = cards.hidden ? form.querySelector("button[name=save]")
+      : form.querySelector("button[name=card]:not([hidden])");
+    if (focus && (button.hidden || button.name === "clear")) focus.focus();
+  });
+})();
