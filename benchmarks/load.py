@@ -32,6 +32,7 @@ import asyncio
 import multiprocessing
 import os
 import random
+import resource
 import secrets
 import socket
 import subprocess
@@ -104,11 +105,14 @@ def start_server(url: str, port: int, workers: int, app_root: Path) -> subproces
     command = [sys.executable, "-m", "scorer", "serve", "--host", "127.0.0.1", "--port", str(port)]
     if workers:
         command += ["--workers", str(workers)]
-    server = subprocess.Popen(command, cwd=app_root, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    # its log goes to a file: a pipe nobody reads would fill and stop the server mid-run
+    log = Path(env["NAP_INSTANCE"]) / "serve.log"
+    with log.open("wb") as out:
+        server = subprocess.Popen(command, cwd=app_root, env=env, stdout=out, stderr=subprocess.STDOUT)
     guard = time.monotonic() + 120
     while time.monotonic() < guard:
         if server.poll() is not None:
-            raise SystemExit(f"nap serve stopped: {server.stderr.read().decode() if server.stderr else ''}")
+            raise SystemExit(f"nap serve stopped: {log.read_text()}")
         try:
             socket.create_connection(("127.0.0.1", port), timeout=1).close()
             return server
@@ -252,8 +256,11 @@ def run_phones(base: str, tables: list[tuple[str, str]], probes: int, start: flo
         await asyncio.gather(*tasks)
         return tally
 
+    used = resource.getrusage(resource.RUSAGE_SELF)
     tally = asyncio.run(main())
-    return {"times": dict(tally.times), "errors": dict(tally.errors), "samples": tally.samples,
+    after = resource.getrusage(resource.RUSAGE_SELF)
+    return {"cpu": after.ru_utime + after.ru_stime - used.ru_utime - used.ru_stime,
+            "times": dict(tally.times), "errors": dict(tally.errors), "samples": tally.samples,
             "skipped": tally.skipped}
 
 
@@ -311,7 +318,9 @@ def report(results: list[dict[str, Any]], duration: float, cpu: float) -> None:
     print(f"polls skipped (a phone still waiting, or the client late): {skipped} "
           f"({skipped / max(1, skipped + len(times['poll']) + len(times['healthz'])) * 100:.1f}%)")
     print(f"server CPU: {cpu:.1f} s in {duration:.0f} s ({cpu / duration * 100:.0f}% of one core), "
-          f"{cpu / max(total, 1) * 1000:.2f} ms per request")
+          f"{cpu / max(total, 1) * 1000:.2f} ms per request; the phones (clients): "
+          f"{sum(r['cpu'] for r in results):.1f} s")
+    print(f"machine load average: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
 
 
 def main() -> None:

@@ -37,6 +37,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     )
     Path(app.instance_path).mkdir(parents=True, exist_ok=True)
     configure(app, test_config)
+    register_live(app)  # inside ProxyFix: the poll's answer needs nothing the proxy says
     configure_proxy(app)
     register_extensions(app)
     logs.init_app(app)
@@ -44,7 +45,6 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     register_errorhandlers(app)
     register_headers(app)
     register_commands(app)
-    register_live(app)
     return app
 
 
