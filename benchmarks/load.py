@@ -186,8 +186,10 @@ async def phone(base: str, key: str, edit_key: str, scorer: bool, tally: Tally, 
     async with aiohttp.ClientSession(base, connector=connector, timeout=timeout,
                                      cookie_jar=aiohttp.CookieJar(unsafe=True)) as session:
         await asyncio.sleep(rng.uniform(0, POLL_EVERY))
-        if scorer:  # the scorers' link: this phone becomes a scorer (a device cookie)
-            await request(session, tally, "page", "GET", f"/e/{key}/scorer/{edit_key}", (200,))
+        if scorer:  # the scorers' link: this phone becomes a scorer (a device cookie), tried until it is
+            while (await request(session, tally, "page", "GET", f"/e/{key}/scorer/{edit_key}", (200,)) is None
+                   and time.monotonic() < end):
+                await asyncio.sleep(POLL_EVERY)
         else:
             await request(session, tally, "page", "GET", f"/e/{key}", (200,))
         shown = None
