@@ -2,7 +2,8 @@
 
 Starts ``nap serve`` (``--workers`` app processes) on loopback on a throwaway
 PostgreSQL schema (dropped at the end), with ``--tables`` evenings of ``--hands`` hands
-each, then simulates for ``--duration`` seconds what the phones of a club night do:
+each, then simulates what the phones of a club night do (they arrive during the first
+``--warmup`` seconds but 5, then ``--duration`` seconds are measured):
 
 - every phone (5 per table) polls ``GET /e/<key>/revision`` every 1.5 s on a kept-alive
   connection, as ``static/live.js`` does in a browser ("poll");
@@ -20,9 +21,10 @@ Before the load, an idle baseline: 300 sequential polls against 300 ``/healthz``
 connection. Nothing is asserted. Loopback only.
 
     .venv/bin/python benchmarks/load.py [--tables 200] [--workers 2] [--duration 60]
-        [--save-every 60] [--database postgresql://127.0.0.1:5432/test] [--app-root DIR]
+        [--save-every 60] [--database postgresql://127.0.0.1:5432/test] [--app-root DIR] [--proxy]
 
-``--app-root`` serves another checkout of the app (a "before" measurement) with the same load.
+``--app-root`` serves another checkout of the app (a "before" measurement) with the same load;
+``--proxy`` puts nginx with ``deploy/nginx.conf`` between the phones and the app, as deployed.
 """
 
 from __future__ import annotations
@@ -122,6 +124,42 @@ def start_server(url: str, port: int, workers: int, app_root: Path) -> subproces
     raise SystemExit("nap serve never listened")
 
 
+def start_nginx(app_port: int, port: int, tmp: Path) -> subprocess.Popen[bytes]:
+    """nginx with ``deploy/nginx.conf`` (plain HTTP on loopback ``port``; a throwaway
+    certificate for its ssl lines) in front of the app on ``app_port``, once it listens."""
+    import shutil
+
+    cert, key = tmp / "cert.pem", tmp / "key.pem"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=nap.test",
+                    "-keyout", str(key), "-out", str(cert)], check=True, capture_output=True, timeout=60)
+    site = (ROOT / "deploy" / "nginx.conf").read_text()
+    for name, value in {"LISTEN": f"127.0.0.1:{port}", "SERVER_NAME": "nap.test", "CERT": str(cert),
+                        "KEY": str(key), "APP": f"127.0.0.1:{app_port}"}.items():
+        site = site.replace(f"@{name}@", value)
+    (tmp / "site.conf").write_text(site)
+    user = "user root;\n" if os.geteuid() == 0 else ""
+    temp = "".join(f"    {kind}_temp_path {tmp / kind};\n" for kind in ("client_body", "proxy", "fastcgi"))
+    (tmp / "nginx.conf").write_text(
+        f"{user}worker_processes 1;\nworker_rlimit_nofile 8192;\nerror_log {tmp / 'error.log'} warn;\n"
+        f"events {{ worker_connections 4096; }}\nhttp {{\n    access_log off;\n{temp}"
+        f"    include {tmp / 'site.conf'};\n}}\n")
+    nginx = shutil.which("nginx") or "/usr/sbin/nginx"
+    proxy = subprocess.Popen([nginx, "-p", str(tmp), "-e", str(tmp / "error.log"), "-c", str(tmp / "nginx.conf"),
+                              "-g", f"daemon off; pid {tmp / 'nginx.pid'};"],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    guard = time.monotonic() + 60
+    while time.monotonic() < guard:
+        if proxy.poll() is not None:
+            raise SystemExit(f"nginx stopped: {(tmp / 'error.log').read_text()}")
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return proxy
+        except OSError:
+            time.sleep(0.1)
+    proxy.kill()
+    raise SystemExit("nginx never listened")
+
+
 def cpu_seconds(pid: int) -> float:
     """User + system CPU seconds of ``pid`` and its living children (Linux /proc)."""
     ticks = os.sysconf("SC_CLK_TCK")
@@ -177,7 +215,7 @@ async def request(session: Any, tally: Tally, kind: str, method: str, url: str, 
 
 
 async def phone(base: str, key: str, edit_key: str, scorer: bool, tally: Tally, end: float, save_every: float,
-                rng: random.Random) -> None:
+                rng: random.Random, ramp: float) -> None:
     """One phone at one table: polls, page views when the revision moves, and (a scorer) saves."""
     import aiohttp
 
@@ -185,7 +223,7 @@ async def phone(base: str, key: str, edit_key: str, scorer: bool, tally: Tally, 
     timeout = aiohttp.ClientTimeout(total=TIMEOUT)
     async with aiohttp.ClientSession(base, connector=connector, timeout=timeout,
                                      cookie_jar=aiohttp.CookieJar(unsafe=True)) as session:
-        await asyncio.sleep(rng.uniform(0, POLL_EVERY))
+        await asyncio.sleep(rng.uniform(0, ramp))  # the phones arrive over the ramp, not all at once
         if scorer:  # the scorers' link: this phone becomes a scorer (a device cookie), tried until it is
             while (await request(session, tally, "page", "GET", f"/e/{key}/scorer/{edit_key}", (200,)) is None
                    and time.monotonic() < end):
@@ -251,7 +289,8 @@ def run_phones(base: str, tables: list[tuple[str, str]], probes: int, start: flo
         rng = random.Random(seed)
         tally = Tally(start + warmup)
         end = start + warmup + duration
-        tasks = [phone(base, key, edit_key, seat == 0, tally, end, save_every, random.Random(rng.random()))
+        tasks = [phone(base, key, edit_key, seat == 0, tally, end, save_every, random.Random(rng.random()),
+                       max(POLL_EVERY, warmup - 5.0))
                  for key, edit_key in tables for seat in range(PHONES)]
         tasks += [probe(base, tally, end, random.Random(rng.random())) for _ in range(probes)]
         await asyncio.sleep(max(0.0, start - time.monotonic()))
@@ -331,17 +370,20 @@ def main() -> None:
     parser.add_argument("--hands", type=int, default=30, help="hands already played at each table")
     parser.add_argument("--workers", type=int, default=0, help="app processes (nap serve --workers; 0: its default)")
     parser.add_argument("--duration", type=float, default=60.0, help="seconds measured")
-    parser.add_argument("--warmup", type=float, default=5.0, help="seconds of load before measuring")
+    parser.add_argument("--warmup", type=float, default=20.0,
+                        help="seconds before measuring: the phones arrive over all but the last 5")
     parser.add_argument("--save-every", type=float, default=60.0, help="seconds between a table's saves")
     parser.add_argument("--probes", type=int, default=0, help="/healthz clients (default: one per 10 tables)")
     parser.add_argument("--clients", type=int, default=2, help="client processes sending the load")
     parser.add_argument("--database", default=os.environ.get("TEST_POSTGRES_URL", "postgresql://127.0.0.1:5432/test"))
     parser.add_argument("--app-root", type=Path, default=ROOT, help="the checkout nap serve runs from")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--proxy", action="store_true",
+                        help="the phones talk to nginx with deploy/nginx.conf (plain HTTP), nginx to the app")
     args = parser.parse_args()
     base = args.database.replace("postgresql+psycopg://", "postgresql://")
     schema, url = make_schema(base)
-    server = None
+    server = proxy = None
     try:
         print(f"load: {args.tables} tables × {PHONES} phones, {args.hands} hands each, a save per table every "
               f"{args.save_every:g} s, {args.duration:g} s measured after {args.warmup:g} s, "
@@ -350,6 +392,9 @@ def main() -> None:
         tables = make_tables(url, args.tables, args.hands)
         port = free_port()
         server = start_server(url, port, args.workers, args.app_root.resolve())
+        if args.proxy:
+            app_port, port = port, free_port()
+            proxy = start_nginx(app_port, port, Path(tempfile.mkdtemp(prefix="nap-load-nginx-")))
         healthz, poll = idle_baseline(port, tables[0][0])
         print(f"idle, one connection: /healthz p50 {healthz * 1000:.2f} ms, poll p50 {poll * 1000:.2f} ms "
               f"(×{poll / healthz:.2f} of /healthz)", flush=True)
@@ -363,12 +408,20 @@ def main() -> None:
             while time.monotonic() < start + args.warmup:
                 time.sleep(0.1)
             cpu_before = cpu_seconds(server.pid)
+            nginx_before = cpu_seconds(proxy.pid) if proxy else 0.0
             while time.monotonic() < start + args.warmup + args.duration:
                 time.sleep(0.1)
             cpu = cpu_seconds(server.pid) - cpu_before
+            nginx_cpu = cpu_seconds(proxy.pid) - nginx_before if proxy else 0.0
             results = pending.get(timeout=args.warmup + args.duration + 120)
         report(results, args.duration, cpu)
+        if proxy:
+            print(f"nginx CPU: {nginx_cpu:.1f} s in {args.duration:.0f} s "
+                  f"({nginx_cpu / args.duration * 100:.0f}% of one core)")
     finally:
+        if proxy is not None:
+            proxy.terminate()
+            proxy.wait(timeout=30)
         if server is not None:
             server.terminate()
             try:
