@@ -37,6 +37,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     )
     Path(app.instance_path).mkdir(parents=True, exist_ok=True)
     configure(app, test_config)
+    register_live(app)  # inside ProxyFix: the poll's answer needs nothing the proxy says
     configure_proxy(app)
     register_extensions(app)
     logs.init_app(app)
@@ -201,20 +202,41 @@ def register_errorhandlers(app: Flask) -> None:
         return render_template("error.html", code=400, message=message), 400
 
 
+#: The headers every answer carries (unless a view set its own).
+SECURITY_HEADERS = {
+    "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; "
+                               "object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'",
+    "X-Content-Type-Options": "nosniff",
+    # same-origin: Flask-WTF checks the Referer of a form posted over HTTPS (WTF_CSRF_SSL_STRICT);
+    # it never leaves the site, so a table's link is not leaked to other sites
+    "Referrer-Policy": "same-origin",
+    "X-Frame-Options": "DENY",
+}
+
+
 def register_headers(app: Flask) -> None:
     @app.after_request
     def security_headers(response):  # type: ignore[no-untyped-def]
-        response.headers.setdefault(
-            "Content-Security-Policy",
-            "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; "
-            "object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'",
-        )
-        response.headers.setdefault("X-Content-Type-Options", "nosniff")
-        # same-origin: Flask-WTF checks the Referer of a form posted over HTTPS (WTF_CSRF_SSL_STRICT);
-        # it never leaves the site, so a table's link is not leaked to other sites
-        response.headers.setdefault("Referrer-Policy", "same-origin")
-        response.headers.setdefault("X-Frame-Options", "DENY")
+        for name, value in SECURITY_HEADERS.items():
+            response.headers.setdefault(name, value)
         return response
+
+
+def register_live(app: Flask) -> None:
+    """The live poll's memory (:mod:`scorer.live`): one :class:`~scorer.live.Revisions` per
+    app (``app.extensions["nap_revisions"]``), listening for changes on PostgreSQL unless
+    ``NAP_LIVE_LISTEN`` is false, and the shortcut that answers a poll from it before Flask."""
+    from sqlalchemy.engine import make_url
+
+    from . import live
+
+    url = make_url(app.config["SQLALCHEMY_DATABASE_URI"])
+    dsn = live.listen_dsn(url) if app.config.get("NAP_LIVE_LISTEN", True) else None
+    revisions = live.Revisions(dsn)
+    app.extensions["nap_revisions"] = revisions
+    # what the Flask route answers with (tests/test_poll.py compares the two)
+    headers = [("Cache-Control", "no-store"), *SECURITY_HEADERS.items(), ("Vary", "Accept-Language, Cookie")]
+    app.wsgi_app = live.PollShortcut(app.wsgi_app, revisions, headers)  # type: ignore[method-assign]
 
 
 def register_commands(app: Flask) -> None:

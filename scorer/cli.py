@@ -4,9 +4,9 @@
 hand-by-hand entries and the totals as a text table, or with ``--json`` as JSON. Exit
 status 0 on success, 2 for a file that cannot be read or settled. Needs no Flask.
 
-``nap serve [--host H] [--port P]``: the web app under waitress with the limits of
-:mod:`scorer.serve`, on ``DATABASE_URL`` (SQLite in ``instance/`` by default), the
-database brought up to the newest migration first.
+``nap serve [--host H] [--port P] [--workers N]``: the web app under waitress with the
+limits of :mod:`scorer.serve`, in N processes, on ``DATABASE_URL`` (SQLite in ``instance/``
+by default), the database brought up to the newest migration first.
 """
 
 from __future__ import annotations
@@ -171,11 +171,13 @@ def main(argv: list[str] | None = None) -> int:
     serve = sub.add_parser("serve", help="serve the web app (waitress, with limits fit for the internet)")
     serve.add_argument("--host", default=os.environ.get("HOST", "0.0.0.0"), help="address to listen on")  # noqa: S104
     serve.add_argument("--port", type=int, default=int(os.environ.get("PORT", "5000")), help="port")
+    serve.add_argument("--workers", type=int, default=None,
+                       help="app processes (default: NAP_WORKERS, else one per core on PostgreSQL, one on SQLite)")
     args = parser.parse_args(argv)
     if args.command == "serve":
         from .serve import serve as run_server  # Flask and waitress only here: `nap settle` needs neither
 
-        run_server(args.host, args.port)
+        run_server(args.host, args.port, workers=args.workers)
         return 0
     try:
         text = args.file.read_bytes()

@@ -2,7 +2,7 @@
 
 One place for the server's settings, used by ``nap serve`` and ``./scripts/serve``:
 
-- ``connection_limit`` 1000 (waitress: 100): idle or slow connections (a phone that
+- ``connection_limit`` 4000 (waitress: 100): idle or slow connections (a phone that
   opened a socket and went quiet, or 110 connections each sending a header line every
   5 s) cannot fill the server; each costs a socket, not a thread.
 - ``channel_timeout`` 30 s (waitress: 120 s): a connection that sends nothing for 30 s
@@ -11,6 +11,14 @@ One place for the server's settings, used by ``nap serve`` and ``./scripts/serve
   body is refused (413) as it arrives, never written to a temporary file first.
 - ``threads`` 8: pages are short; PDFs run in a render worker process, one at a time
   (:mod:`scorer.pdf`), so a thread is never held by a render queue.
+- ``connection_limit`` 4000 and ``asyncore_use_poll``: a club night of 200 tables keeps
+  1000 phones' connections open (a browser keeps its poll's connection alive); waitress's
+  ``select()`` cannot watch more than 1024 sockets, ``poll()`` can.
+
+``--workers N`` (``NAP_WORKERS``) runs N such processes on one listening socket (the
+kernel hands each new connection to one of them; each answers its polls from its own
+memory, :mod:`scorer.live`): one Python process uses at most one core. The default is
+one per core on PostgreSQL, one on SQLite (a home table needs no more).
 
 On the open internet the app belongs behind a reverse proxy that buffers slow clients
 (README, "Deploy").
@@ -18,9 +26,14 @@ On the open internet the app belongs behind a reverse proxy that buffers slow cl
 
 from __future__ import annotations
 
+import contextlib
 import io
 import os
+import signal
+import socket
 import sys
+import time
+from collections.abc import Callable
 from typing import Any, TextIO
 from urllib.parse import urlsplit
 
@@ -30,7 +43,8 @@ MAX_BODY = 1024 * 1024
 #: waitress's settings (``waitress.serve(app, **SERVER_LIMITS)``).
 SERVER_LIMITS: dict[str, Any] = {
     "threads": 8,
-    "connection_limit": 1000,
+    "connection_limit": 4000,
+    "asyncore_use_poll": True,
     "channel_timeout": 30,
     "cleanup_interval": 10,
     # the multipart wrapping of an evening file adds a little to the file itself
@@ -48,12 +62,26 @@ def server_settings(app: Any) -> dict[str, Any]:
     return settings
 
 
-def serve(host: str = "0.0.0.0", port: int = 5000, *, upgrade: bool = True) -> None:  # noqa: S104 - the table's phones
+def default_workers(database_url: str) -> int:
+    """App processes for ``nap serve`` when not told: ``NAP_WORKERS`` if set; else one per
+    core on PostgreSQL (at most 8), one on SQLite."""
+    configured = os.environ.get("NAP_WORKERS", "").strip()
+    if configured:
+        return max(1, int(configured))
+    if database_url.startswith("postgresql"):
+        return max(1, min(8, os.cpu_count() or 1))
+    return 1
+
+
+def serve(host: str = "0.0.0.0", port: int = 5000, *, upgrade: bool = True,  # noqa: S104 - the table's phones
+          workers: int | None = None) -> None:
     """Build the app (``DATABASE_URL``, SQLite in ``instance/`` by default), bring the
-    database up to the newest migration if ``upgrade``, and serve it until stopped."""
+    database up to the newest migration if ``upgrade``, and serve it until stopped, in
+    ``workers`` processes (:func:`default_workers` if ``None``)."""
     import waitress
 
     from . import create_app
+    from .extensions import db
 
     app = create_app()
     if upgrade:
@@ -61,16 +89,14 @@ def serve(host: str = "0.0.0.0", port: int = 5000, *, upgrade: bool = True) -> N
 
         with app.app_context():
             migrate_up()
-    from .pdf import warm_workers
-
-    with app.app_context():
-        warm_workers()  # WeasyPrint loads in the render worker while the server starts
     from . import lan
 
     # listening on a loopback address only: the Share page must not offer the LAN address,
     # which this server does not answer on
     app.config["LISTENING_LOCAL_ONLY"] = host not in ("0.0.0.0", "::", "") and lan.is_local_name(host)  # noqa: S104
-    print(f"Nap scorer: serving on http://{host}:{port}/ (Ctrl-C stops it)", flush=True)
+    workers = workers or default_workers(app.config["SQLALCHEMY_DATABASE_URI"])
+    processes = f" in {workers} processes" if workers > 1 else ""
+    print(f"Nap scorer: serving on http://{host}:{port}/{processes} (Ctrl-C stops it)", flush=True)
     public_url = app.config.get("PUBLIC_URL") or ""
     if app.config.get("NAP_PROXY_HOPS") and not public_url:
         # behind a proxy the phones open the proxy's public address, which only the proxy knows
@@ -78,7 +104,80 @@ def serve(host: str = "0.0.0.0", port: int = 5000, *, upgrade: bool = True) -> N
               "(set PUBLIC_URL to have it printed here).", flush=True)
     else:
         announce(host, port, public_url=public_url)
-    waitress.serve(app, host=host, port=port, **server_settings(app))
+    if workers == 1:
+        _warm(app)
+        waitress.serve(app, host=host, port=port, **server_settings(app))
+        return
+    with app.app_context():
+        db.engine.dispose()  # no connection crosses a fork
+    sock = listening_socket(host, port)
+
+    def run() -> None:
+        _warm(app)  # each process starts its own render worker: no pipe crosses a fork
+        waitress.serve(app, sockets=[sock], **server_settings(app))
+
+    supervise(workers, run)
+
+
+def _warm(app: Any) -> None:
+    """Start this process's PDF render worker: WeasyPrint loads while the server starts."""
+    from .pdf import warm_workers
+
+    with app.app_context():
+        warm_workers()
+
+
+def listening_socket(host: str, port: int) -> socket.socket:
+    """A socket listening on ``host``:``port``, shared by every worker process."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((host, port))
+    sock.listen(1024)
+    return sock
+
+
+def supervise(workers: int, run: Callable[[], None]) -> None:
+    """Fork ``workers`` processes that each ``run()``; start a new one in place of one that
+    died; on SIGTERM or SIGINT (Ctrl-C) stop them all and return."""
+    children: set[int] = set()
+    stopping = False
+
+    def start() -> None:
+        pid = os.fork()
+        if pid == 0:  # the worker: waitress until it is stopped
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+            signal.signal(signal.SIGINT, signal.SIG_DFL)
+            code = 0
+            try:
+                run()
+            except BaseException:  # noqa: B036 - whatever ends the worker, it must not return into the parent's loop
+                code = 1
+            os._exit(code)
+        children.add(pid)
+
+    def stop(signum: int, frame: Any) -> None:
+        nonlocal stopping
+        stopping = True
+        for pid in list(children):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGTERM)
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    for _ in range(workers):
+        start()
+    while children:
+        try:
+            pid, _status = os.wait()
+        except ChildProcessError:
+            break
+        children.discard(pid)
+        if not stopping:
+            print(f"Nap scorer: worker {pid} stopped; starting another", file=sys.stderr, flush=True)
+            time.sleep(1)  # a worker that dies at once must not spin
+            if not stopping:
+                start()
 
 
 def table_url(host: str, port: int, public_url: str = "") -> str:

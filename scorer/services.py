@@ -11,16 +11,17 @@ import contextlib
 import dataclasses
 import functools
 import re
-import time
 from collections.abc import Iterator, Sequence
 from contextvars import ContextVar
 from datetime import date
 from typing import Any
 
 import sqlalchemy as sa
+from flask import current_app
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import selectinload
 
+from . import live
 from .codec import decode_hand, encode_hand
 from .evening_file import EveningFile, dump_seat_change
 from .ledger import HandError, Ledger, settle_evening
@@ -106,28 +107,26 @@ def evening_revision(key: str) -> int | None:
     return db.session.scalar(sa.select(Evening.revision).where(Evening.key == key))
 
 
-#: Seconds a polled revision is answered from this process's memory (:func:`polled_revision`).
-POLL_TTL = 0.5
-_polled: dict[str, tuple[int | None, float]] = {}
 #: The tables whose revision the current unit of work bumped (see :func:`writing`).
 _BUMPED: ContextVar[list[str] | None] = ContextVar("nap_bumped", default=None)
 
 
+def revisions() -> live.Revisions:
+    """This app's memory of polled revisions (:mod:`scorer.live`)."""
+    return current_app.extensions["nap_revisions"]  # type: ignore[no-any-return]
+
+
 def polled_revision(key: str) -> int | None:
-    """:func:`evening_revision` for the phones' live poll, answered from memory for up to
-    :data:`POLL_TTL` seconds: most polls of a table between two changes cost no query. A
-    change made in this process is seen at once (:func:`_bump` forgets the key); one
-    made in another process after at most the TTL."""
-    now = time.monotonic()
-    cached = _polled.get(key)
-    if cached is not None and cached[1] > now:
-        return cached[0]
-    with reading():  # the poll's read ends at once: nothing else is read in this request
-        value = evening_revision(key)
-    if len(_polled) > 5000:
-        _polled.clear()
-    _polled[key] = (value, now + POLL_TTL)
-    return value
+    """:func:`evening_revision` for the phones' live poll, answered from this process's
+    memory (:class:`scorer.live.Revisions`): most polls of a table between two changes cost
+    no query. A change made in this process is seen at once (:func:`writing` forgets the
+    key on commit); one made in another process at once on PostgreSQL (``LISTEN/NOTIFY``),
+    after at most :data:`scorer.live.POLL_TTL` seconds on SQLite."""
+    def read() -> int | None:
+        with reading():  # the poll's read ends at once: nothing else is read in this request
+            return evening_revision(key)
+
+    return revisions().fill(key, read)
 
 
 def evening_name(key: str) -> str:
@@ -141,9 +140,12 @@ def _bump(evening: Evening) -> None:
     """Add ``revision + 1`` to the pending transaction (an UPDATE, so concurrent
     writers to one evening queue on its row instead of losing a bump)."""
     db.session.execute(sa.update(Evening).where(Evening.id == evening.id).values(revision=Evening.revision + 1))
+    notify = live.notify_sql(db.session.get_bind().dialect.name)
+    if notify is not None:  # the other processes' pollers are told once this transaction commits
+        db.session.execute(sa.text(notify), {"key": evening.key})
     bumped = _BUMPED.get()
     if bumped is None:
-        _polled.pop(evening.key, None)
+        revisions().forget(evening.key)
     else:
         bumped.append(evening.key)  # forgotten once committed (writing): a poll meanwhile cannot keep the old one
 
@@ -191,7 +193,7 @@ def writing() -> Iterator[Any]:
         WRITING.reset(token)
         _BUMPED.reset(bumped_token)
         for key in bumped:  # the polled revisions of the tables this unit changed
-            _polled.pop(key, None)
+            revisions().forget(key)
 
 
 @contextlib.contextmanager

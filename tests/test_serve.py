@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from scorer.serve import MAX_BODY, SERVER_LIMITS
+from scorer.serve import MAX_BODY, SERVER_LIMITS, default_workers
 from webhelpers import running
 
 
@@ -56,3 +56,14 @@ def test_nap_serve_is_a_command(capsys: Any) -> None:
     with pytest.raises(SystemExit) as done:
         main(["serve", "--help"])
     assert done.value.code == 0 and "--port" in capsys.readouterr().out
+
+
+def test_workers_default_to_one_per_core_on_postgresql(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("NAP_WORKERS", raising=False)
+    monkeypatch.setattr("os.cpu_count", lambda: 2)
+    assert default_workers("postgresql+psycopg://nap@/nap") == 2
+    assert default_workers("sqlite:////var/lib/nap/nap.sqlite3") == 1  # a home table: one process
+    monkeypatch.setattr("os.cpu_count", lambda: 64)
+    assert default_workers("postgresql+psycopg://nap@/nap") == 8
+    monkeypatch.setenv("NAP_WORKERS", "3")
+    assert default_workers("sqlite:////var/lib/nap/nap.sqlite3") == 3

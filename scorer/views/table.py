@@ -257,9 +257,10 @@ def _seat_post(evening: Any, errors: list[str]) -> str | None:
 @bp.get("/e/<key>/revision")
 @permission("view")
 def revision(key: str) -> Response:
-    """The table's revision: phones poll it to see new hands. Answered from memory for
-    half a second at most (:func:`scorer.services.polled_revision`). No ETag: the answer
-    is 15 bytes, and waitress closes the connection after a bodiless 304, which would
+    """The table's revision: phones poll it to see new hands. A revision in this process's
+    memory is answered before Flask (:class:`scorer.live.PollShortcut`); this route reads it
+    once after a change and keeps it (:func:`scorer.services.polled_revision`). No ETag: the
+    answer is 16 bytes, and waitress closes the connection after a bodiless 304, which would
     cost every poll a new connection."""
     rev = services.polled_revision(key)
     if rev is None:
