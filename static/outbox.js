@@ -143,8 +143,10 @@
         if (r.status >= 500 || r.status === 408 || r.status === 429) return unquiet(entry);
         if (data.state) {
           remember(entry.table, data.state.revision, data.state.hands.length + 1);
-          if ((entry.kind || "hand") === "hand") {
-            entry.taken = data.state.hands.some(function (h) { return h.number === entry.number; });
+          if ((entry.kind || "hand") === "hand") {  // another phone saved this number first: show its hand
+            var same = data.state.hands.filter(function (h) { return h.number === entry.number; })[0];
+            entry.taken = !!same;
+            entry.server = same ? { version: same.version, number: same.number, facts: same.facts } : null;
           } else {
             var now = serverHand(entry, data.state);
             // an undo whose hand is out of play already (its answer was lost, or another phone undid it): done

@@ -159,6 +159,8 @@ def test_a_queued_hand_another_phone_saved_first_is_shown_not_dropped(browser: A
         refused.wait_for(timeout=60000)
         text = refused.inner_text()
         assert "Hand 1 · Bob · Three · 3" in text and "not saved:" in text and "already been recorded" in text, text
+        # beside it, the hand the server has under that number (Ann dealt; Cat's Four, 4 tricks)
+        assert "Hand 1: Ann · pass, four, pass, pass · 4" in text, text
         # the server's version is on the sheet (the live part follows the table)
         a.locator(".total:has-text('Cat') .pts").filter(has_text="+12").wait_for(timeout=60000)
         assert _hands(app, key) == [(1, 2, 4)]
