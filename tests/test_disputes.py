@@ -48,6 +48,7 @@ def test_a_viewer_disputes_a_revoke_and_a_scorer_rules_on_it_by_p16(app: Any) ->
     for phone in (viewer, scorer):
         sheet = phone.get(f"/e/{key}").get_data(as_text=True)
         assert 'class="badge disputed"' in sheet
+        assert "Hand 1 is disputed: a scorer rules on it." in sheet  # a banner at the top, not only the row
     hand = scorer.get(f"/e/{key}/hand/1").get_data(as_text=True)
     assert "Revoke (did not follow suit): Cat · trick 2 · raised by Bob" in " ".join(hand.split())
     dispute_id = int(re.search(r"/hand/1/edit\?dispute=(\d+)", hand).group(1))  # type: ignore[union-attr]
