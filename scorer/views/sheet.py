@@ -179,7 +179,7 @@ def export_spreadsheet(key: str) -> Response:
     hand (its number, dealer, contract, tricks and result), one column per player with
     the running total in units (points), the pool's holding if the table plays with one;
     in a money evening a last row gives the settle-up in currency units: each player's
-    balance (total and share of the pool, :func:`~scorer.ledger.settle_up`) × the stake,
+    balance (total and share of the pool to the penny, :func:`~scorer.ledger.settle_up`),
     and what stays in the pool, so the row sums to zero. Numbers are written for the language (``1,20`` in Russian,
     Norwegian and Portuguese, whose spreadsheets then expect ``;`` between cells) with a
     plain ``-`` a spreadsheet reads as a number; UTF-8 with a byte-order mark, so that
@@ -202,9 +202,10 @@ def export_spreadsheet(key: str) -> Response:
     if stake is not None and ledger.rows:
         settle = settle_up(ledger)
         label = gettext("Settle-up (%(currency)s)", currency=stake.currency) if stake.currency else gettext("Settle-up")
+        scale = 1 if settle.money else stake.minor  # a money evening's settle-up is in pence already
         writer.writerow([_csv_text(label), "", "", "", "",
-                         *(_decimal(balance * stake.minor, point) for balance in settle.balances),
-                         *([_decimal(settle.pool_left * stake.minor, point)] if pool_name else [])])
+                         *(_decimal(balance * scale, point) for balance in settle.balances),
+                         *([_decimal(settle.pool_left * scale, point)] if pool_name else [])])
     response = Response("\ufeff" + out.getvalue(), mimetype="text/csv")
     response.headers["Content-Disposition"] = content_disposition("attachment", f"{evening.name} score sheet", "csv")
     return response
