@@ -7,6 +7,7 @@ anything: the same facts always give the same ledger.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -94,8 +95,13 @@ class Fold:
     """
 
     def __init__(self, setup: EveningSetup) -> None:
-        self.variant = get_variant(setup.variant)
-        self.setup = self.variant.check_setup(setup)
+        variant = get_variant(setup.variant)
+        self._begin(variant, variant.check_setup(setup))
+
+    def _begin(self, variant: Variant, setup: EveningSetup) -> None:
+        """The state before the first hand, for a set-up already checked."""
+        self.variant = variant
+        self.setup = setup
         self.totals = [0] * self.setup.n
         self.pool = 0
         self.counted = 0
@@ -103,6 +109,34 @@ class Fold:
         self.next_dealer = self.setup.first_dealer
         self.shuffle = True  # P-4: the cards are shuffled at the start of play
         self.state = TableState()
+
+    @classmethod
+    def resume(cls, ledger: Ledger, keep: int | None = None) -> Fold:
+        """A fold that goes on from the first ``keep`` hands of ``ledger`` (all of them by
+        default): the state those hands left (totals, pool, treasure, dealer, shuffle,
+        counted hands) is taken from their rows, so nothing before hand ``keep + 1`` is
+        ruled on again, and :meth:`add` rules on the next hand exactly as a fold from the
+        start would. ``ledger`` is not changed (its rows are shared, never altered).
+
+        This is what lets a stored evening settle only what changed: a new hand is one
+        :meth:`add`, a correction of hand ``k`` resumes from ``keep = k − 1``. Raises
+        ``ValueError`` if ``keep`` is not between 0 and the ledger's number of hands.
+        """
+        count = len(ledger.rows) if keep is None else keep
+        if not 0 <= count <= len(ledger.rows):
+            raise ValueError(f"cannot keep {count} of {len(ledger.rows)} hands")
+        fold = cls.__new__(cls)
+        fold._begin(ledger.variant, ledger.setup)  # the set-up was checked when the ledger began
+        fold.rows = list(ledger.rows[:count])
+        if fold.rows:
+            last = fold.rows[-1]
+            fold.totals = list(last.totals)
+            fold.pool = last.pool
+            fold.counted = sum(row.ruling.counts for row in fold.rows)
+            fold.next_dealer = last.ruling.next_dealer
+            fold.shuffle = last.ruling.shuffle
+            fold.state = last.ruling.state_after
+        return fold
 
     def add(self, facts: HandFacts) -> LedgerRow:
         """Rule on ``facts`` as the next hand and fold it in; returns its row.
@@ -268,22 +302,19 @@ class PlayerStats:
 
 
 def statistics(ledger: Ledger) -> tuple[PlayerStats, ...]:
-    """Per-player statistics of the evening, in seat order."""
-    out = []
-    for seat in range(ledger.setup.n):
-        rulings = [row.ruling for row in ledger.rows]
-        mine = [r for r in rulings if r.declarer == seat]
-        made = [r for r in mine if r.result.value == "made"]
-        claims = [c for row in ledger.rows for c in row.ruling.claims]
-        changes = [r.units[seat] for r in rulings]
-        out.append(PlayerStats(
-            dealt=sum(1 for r in rulings if r.dealer == seat),
-            declared=len(mine),
-            made=len(made),
-            naps=sum(1 for r in made if r.contract is not None and r.contract.tricks == 5),
-            biggest_gain=max([0, *changes]),
-            biggest_loss=min([0, *changes]),
-            claims_made=sum(1 for c in claims if c.by == seat),
-            claims_upheld_against=sum(1 for c in claims if c.accused == seat and c.upheld),
-        ))
-    return tuple(out)
+    """Per-player statistics of the evening, in seat order (one pass over the hands)."""
+    n = ledger.setup.n
+    rulings = [row.ruling for row in ledger.rows]
+    dealt = Counter(r.dealer for r in rulings)
+    declared = Counter(r.declarer for r in rulings)
+    made = [r for r in rulings if r.declarer is not None and r.result.value == "made"]
+    naps = Counter(r.declarer for r in made if r.contract is not None and r.contract.tricks == 5)
+    made_by = Counter(r.declarer for r in made)
+    columns = list(zip(*(r.units for r in rulings), strict=True)) or [()] * n
+    claims = [c for r in rulings for c in r.claims]
+    claims_made = Counter(c.by for c in claims)
+    against = Counter(c.accused for c in claims if c.upheld)
+    return tuple(PlayerStats(dealt=dealt[s], declared=declared[s], made=made_by[s], naps=naps[s],
+                             biggest_gain=max((0, *columns[s])), biggest_loss=min((0, *columns[s])),
+                             claims_made=claims_made[s], claims_upheld_against=against[s])
+                 for s in range(n))

@@ -21,9 +21,10 @@ import sqlalchemy as sa
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import selectinload
 
+from . import settled
 from .codec import decode_hand, encode_hand
 from .evening_file import EveningFile
-from .ledger import HandError, Ledger, settle_evening
+from .ledger import Fold, HandError, Ledger, settle_evening
 from .models import WRITING, Change, Evening, Hand, HandVersion, Player, Submission, db, utcnow
 from .rules import EveningSetup, HandFacts, RulesError, Stake, Text, get_variant
 
@@ -124,15 +125,18 @@ def evening_name(key: str) -> str:
     return db.session.scalar(sa.select(Evening.name).where(Evening.key == key)) or ""
 
 
-def _bump(evening: Evening) -> None:
+def _bump(evening: Evening) -> int:
     """Add ``revision + 1`` to the pending transaction (an UPDATE, so concurrent
-    writers to one evening queue on its row instead of losing a bump)."""
+    writers to one evening queue on its row instead of losing a bump). Returns the
+    revision after it (the evening was read under its row lock, :func:`_lock`)."""
+    revision = evening.revision + 1
     db.session.execute(sa.update(Evening).where(Evening.id == evening.id).values(revision=Evening.revision + 1))
     bumped = _BUMPED.get()
     if bumped is None:
         _polled.pop(evening.key, None)
     else:
         bumped.append(evening.key)  # forgotten once committed (writing): a poll meanwhile cannot keep the old one
+    return revision
 
 
 def _lock(evening: Evening) -> Evening:
@@ -205,14 +209,8 @@ def write(function: Any) -> Any:
 
 def setup_of(evening: Evening) -> EveningSetup:
     """The engine's view of an evening's set-up."""
-    stake = None if evening.stake_minor is None else Stake(evening.stake_minor, evening.currency)
-    return EveningSetup(
-        variant=evening.variant,
-        players=tuple(p.name for p in evening.players),
-        first_dealer=evening.first_dealer,
-        options=dict(evening.options or {}),
-        stake=stake,
-    )
+    return settled.setup_from(evening.variant, [p.name for p in evening.players], evening.first_dealer,
+                              evening.options, evening.stake_minor, evening.currency)
 
 
 def facts_of(version: HandVersion, n: int) -> HandFacts:
@@ -227,8 +225,11 @@ def current_facts(evening: Evening) -> list[HandFacts]:
 
 
 def ledger_of(evening: Evening) -> Ledger:
-    """Settle the evening from its current facts."""
-    return settle_evening(setup_of(evening), current_facts(evening))
+    """Settle the evening (loaded with its hands) from its current facts: the same
+    ledger as :func:`~scorer.ledger.settle_evening` of :func:`current_facts`, reusing
+    this process's kept ledger for the hands it shares (:mod:`scorer.settled`).
+    Raises :class:`~scorer.ledger.HandError` for a stored hand the rules refuse."""
+    return settled.ledger_of_loaded(evening, setup_of(evening))
 
 
 def is_closed(evening: Evening, ledger: Ledger) -> bool:
@@ -365,21 +366,24 @@ def record_hand(evening: Evening, number: int, facts: HandFacts, *, device: str 
         raise HandConflict(Text("This form was for hand {number}, but the next hand is {expected}; nothing was "
                              "saved.", number=number, expected=expected),
                            expected - 1)
+    fold = Fold.resume(ledger)
     try:  # rule on the evening with the new hand in place: nothing is saved if it is refused
-        settle_evening(ledger.setup, current_facts(evening) + [facts])
+        fold.add(facts)
     except HandError as error:
         raise error.error from None
     hand = Hand(evening_id=evening.id, number=number)
     hand.versions.append(_version(1, facts))
     try:
-        _bump(evening)
+        revision = _bump(evening)
         db.session.add(hand)
         db.session.flush()  # the hand's row id, for its token
         _log(evening, "new", number, None, facts, device)
         if token:
             db.session.add(Submission(token=token, evening_id=evening.id, hand_number=number, command="record",
                                       hand_id=hand.id))
+        kept = _after_write(evening, revision, fold.ledger(), settled.fingerprint_of(evening) + ((hand.id, 1),))
         db.session.commit()
+        settled.remember(*kept)
     except IntegrityError:
         db.session.rollback()
         used = _token_used(token, evening, "record")
@@ -425,23 +429,30 @@ def correct_hand(evening: Evening, number: int, base_version: int, facts: HandFa
     if before == facts:
         db.session.rollback()  # nothing to save: release the lock
         return hand.current
-    # rule on the whole evening with the correction: a hand's ruling can depend on the
-    # hands before it (the pool), so it is checked in place, not alone
-    hands = [facts if h.number == number else old for h, old in zip(evening.hands, current_facts(evening))]
+    # rule on the evening with the correction: a hand's ruling can depend on the hands
+    # before it (the pool), so it is checked in place, not alone, and every later hand
+    # is ruled on again after it (the hands before it stand as they are)
+    ledger = ledger_of(evening)
+    fold = Fold.resume(ledger, number - 1)
     try:
-        settle_evening(setup_of(evening), hands)
+        for later in [facts, *(row.facts for row in ledger.rows[number:])]:
+            fold.add(later)
     except HandError as error:
         raise error.error from None
     version = _version(base_version + 1, facts)
     version.hand_id = hand.id
+    fingerprint = settled.fingerprint_of(evening)
+    fingerprint = (*fingerprint[:number - 1], (hand.id, base_version + 1), *fingerprint[number:])
     try:
-        _bump(evening)
+        revision = _bump(evening)
         db.session.add(version)
         _log(evening, kind, number, before, facts, device)
         if token:
             db.session.add(Submission(token=token, evening_id=evening.id, hand_number=number, command=kind,
                                       hand_id=hand.id))
+        kept = _after_write(evening, revision, fold.ledger(), fingerprint)
         db.session.commit()
+        settled.remember(*kept)
     except IntegrityError:
         db.session.rollback()
         used = _token_used(token, evening, kind, hand.id)
@@ -502,8 +513,8 @@ def change_settings(evening: Evening, base_revision: int, *, name: str, place: s
     new = get_variant(evening.variant).check_setup(dataclasses.replace(old, options=dict(options)))
     hands = current_facts(evening)
     try:
-        settle_evening(new, hands)
-        if hands and settle_evening(new, hands[:-1]).end_reached:
+        ledger = settle_evening(new, hands)
+        if hands and Fold.resume(ledger, len(hands) - 1).ledger().end_reached:
             raise RulesError(Text("With these options the evening would have ended before hand {number}; "
                                "nothing was changed.", number=len(hands)))
     except HandError as error:
@@ -515,10 +526,12 @@ def change_settings(evening: Evening, base_revision: int, *, name: str, place: s
         db.session.rollback()  # nothing changed: release the lock
         return
     evening.name, evening.place, evening.options = after["name"], after["place"], after["options"]
-    _bump(evening)
+    revision = _bump(evening)
     db.session.add(Change(evening_id=evening.id, kind="options", device=(device or "")[:40], before=before,
                           after=after))
+    kept = _after_write(evening, revision, ledger, settled.fingerprint_of(evening))
     db.session.commit()
+    settled.remember(*kept)
 
 
 def history(evening: Evening, limit: int = 500) -> list[Change]:
@@ -543,6 +556,14 @@ def set_finished(evening: Evening, finished: bool, *, device: str = "", base_rev
     _bump(evening)
     _log(evening, "finish" if finished else "reopen", None, None, None, device)
     db.session.commit()
+
+
+def _after_write(evening: Evening, revision: int, ledger: Ledger, fingerprint: settled.Fingerprint
+                 ) -> tuple[settled.EveningHead, Ledger, settled.Fingerprint]:
+    """What :func:`scorer.settled.remember` keeps once the write to ``evening`` (locked,
+    its revision bumped once, to ``revision``) commits: read before the commit, which
+    expires the ORM's objects."""
+    return dataclasses.replace(settled.head_of(evening), revision=revision), ledger, fingerprint
 
 
 def _version(number: int, facts: HandFacts) -> HandVersion:

@@ -17,9 +17,9 @@ from ..chart import ledger_chart_svg
 from ..evening_file import dumps
 from ..forms import ActionForm
 from ..groups import evening_head
-from ..ledger import Ledger, settle_up, statistics
-from ..models import Evening
+from ..ledger import settle_up, statistics
 from ..pdf import PdfBusy, PdfError, PdfFailed, PdfTooSlow, evening_pdf_html, paper_of, pdf_job, time_limit
+from ..settled import Settled
 from .common import (
     SVG_CSP,
     by_revision,
@@ -36,18 +36,36 @@ from .common import (
 bp = Blueprint("sheet", __name__)
 
 
-def _render_sheet(evening: Evening, ledger: Ledger) -> tuple[str, bool, Markup]:
+#: Where the rows of hands go in the scoresheet's fragment and page: they are joined in
+#: once, into the finished page (a long evening's rows are most of its bytes).
+HANDS = "<!--hands-->"
+
+
+def _render_sheet(found: Settled) -> tuple[str, bool, Markup, tuple[Markup, ...]]:
+    """The scoresheet's fragment with :data:`HANDS` where its rows of hands go, and those
+    rows (newest first); each row is rendered once, when its hand is new or changed
+    (:meth:`scorer.settled.Settled.per_hand`)."""
+    evening, ledger = found.head, found.ledger
     names = ledger.setup.players
+    rows = found.per_hand(("sheet", str(get_locale())), lambda start, stop: _sheet_rows(found, start, stop))
     fragment = Markup(
         render_template(
             "_sheet.html", evening=evening, ledger=ledger, closed=services.is_closed(evening, ledger),
+            hands=Markup(HANDS),
             settle=None if ledger.variant.points_only else settle_up(ledger),
             stats=statistics(ledger),
             party=lambda p: names[p] if isinstance(p, int) else (ledger.variant.pool_name(ledger.setup.options)
                                                                  or "pool"),
         )
     )
-    return evening.name, evening.finished_at is not None, fragment
+    return evening.name, evening.finished_at is not None, fragment, rows[::-1]
+
+
+def _sheet_rows(found: Settled, start: int, stop: int) -> list[Markup]:
+    """The scoresheet's rows of hands ``start + 1`` to ``stop``, in order, rendered in one go."""
+    html = render_template("_sheet_rows.html", evening=found.head, ledger=found.ledger,
+                           rows=found.ledger.rows[start:stop])
+    return [Markup(part.strip() + "\n") for part in html.split("<!--row-->")[:stop - start]]
 
 
 
@@ -70,9 +88,12 @@ def scoresheet(key: str) -> str:
     page = page_cache.get(page_key) if plain else None
     if page is not None:
         return page
-    title, finished, fragment = by_revision(sheet_cache, key, _render_sheet, locale, scorer, revision=revision)
+    title, finished, fragment, rows = by_revision(sheet_cache, key, _render_sheet, locale, scorer,
+                                                  revision=revision)
     page = render_template("scoresheet.html", key=key, title=title, finished=finished, sheet=fragment,
                            action=ActionForm() if scorer else None, scorer=scorer, revision=revision, group=group)
+    before, _, after = page.partition(HANDS)
+    page = "".join((before, *rows, after))
     if plain and not (scorer and finished):
         page_cache.put(page_key, page)
     return page
@@ -216,7 +237,7 @@ def chart(key: str) -> Response:
     """The running-totals chart as SVG (pygal, no script), shown on the scoresheet in an
     ``<img>``. Its own CSP lets pygal's ``<style>`` apply and nothing else load."""
     # drawn small, so that its words stay legible on a phone (the PDF draws its own, larger)
-    svg = by_revision(chart_cache, key, lambda evening, ledger: ledger_chart_svg(ledger, width=440, height=320))
+    svg = by_revision(chart_cache, key, lambda found: ledger_chart_svg(found.ledger, width=440, height=320))
     response = Response(svg, mimetype="image/svg+xml")
     response.headers["Content-Security-Policy"] = SVG_CSP
     response.add_etag()
