@@ -215,14 +215,25 @@ def get(conn: http.client.HTTPConnection, path: str) -> Callable[[], bytes]:
     return fetch
 
 
+def _settled() -> Any:
+    """The app's :mod:`scorer.settled`, or None when the code measured has none (a checkout
+    of the code before it, run with this script: look beside that checkout's package, not
+    through the editable install's finder)."""
+    import scorer
+
+    if not Path(scorer.__file__).with_name("settled.py").exists():
+        return None
+    from scorer import settled
+
+    return settled
+
+
 @contextlib.contextmanager
 def ledgers_off() -> Iterator[bool]:
     """The app's kept ledgers (:data:`scorer.settled.ledgers`) switched off inside the
     block (every view then settles everything again); yields False when the app has none."""
-    try:
-        from scorer.settled import ledgers as cache
-    except ImportError:
-        cache = None
+    settled = _settled()
+    cache = None if settled is None else settled.ledgers
     if cache is None:
         yield False
         return
@@ -238,9 +249,8 @@ def elsewhere() -> Iterator[bool]:
     """Inside the block a write leaves this process's kept ledgers alone, as a write made
     by another process would (the next view here reads what changed from the database);
     yields False when the app keeps no ledgers."""
-    try:
-        from scorer import settled
-    except ImportError:
+    settled = _settled()
+    if settled is None:
         yield False
         return
     remember = settled.remember

@@ -25,13 +25,15 @@ class HandError(RulesError):
 
 @dataclass(frozen=True)
 class LedgerRow:
-    """One hand in the ledger: its facts, its ruling and the running totals after it."""
+    """One hand in the ledger: its facts, its ruling, the running totals (units) and the
+    pool after it, and how many hands counted towards the agreed end so far (P-14)."""
 
     number: int
     facts: HandFacts
     ruling: Ruling
     totals: tuple[int, ...]
     pool: int
+    counted: int = 0
 
 
 @dataclass(frozen=True)
@@ -132,7 +134,7 @@ class Fold:
             last = fold.rows[-1]
             fold.totals = list(last.totals)
             fold.pool = last.pool
-            fold.counted = sum(row.ruling.counts for row in fold.rows)
+            fold.counted = last.counted
             fold.next_dealer = last.ruling.next_dealer
             fold.shuffle = last.ruling.shuffle
             fold.state = last.ruling.state_after
@@ -156,7 +158,7 @@ class Fold:
         self.counted += ruling.counts
         self.next_dealer = ruling.next_dealer
         self.shuffle = ruling.shuffle
-        row = LedgerRow(number, facts, ruling, tuple(self.totals), self.pool)
+        row = LedgerRow(number, facts, ruling, tuple(self.totals), self.pool, self.counted)
         self.rows.append(row)
         return row
 

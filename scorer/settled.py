@@ -7,11 +7,13 @@ and, for every hand in play, its row id and current version (``(hand id, version
 versions are never changed once saved, so this pair names the hand's facts exactly).
 Reading an evening again (:func:`settled`, :func:`settled_many`) then costs:
 
-- the revision unchanged: one small query (the evening's row);
-- a new hand, a correction, an undo, new options: one more query for the hands' ids and
-  versions, the facts of the hands from the first that differs, and the fold resumed
-  from there (:meth:`scorer.ledger.Fold.resume`): a new hand settles one hand, a
-  correction of hand ``k`` settles ``k`` onwards, new options everything.
+- the revision unchanged: one small query (the evening's revision and group);
+- a new hand, a correction, an undo, new options: three more (the evening's row; the
+  hands' ids and versions with the revision, in one statement; the facts of the hands
+  from the first that differs), and the fold resumed from there
+  (:meth:`scorer.ledger.Fold.resume`): a new hand settles one hand, a correction of hand
+  ``k`` settles ``k`` onwards, an undo or finishing nothing, new options everything.
+  An evening this process never kept costs one more (its players), and all of it.
 
 Nothing here can be stale: a kept ledger is only reused for the hands whose ids and
 versions it was folded from, under the same set-up; the revision is only a shortcut,
@@ -190,11 +192,13 @@ _HEAD_COLUMNS = (Evening.id, Evening.key, Evening.name, Evening.place, Evening.p
 
 
 def _heads(keys: Sequence[str]) -> dict[str, dict[str, Any]]:
+    """The evenings' own columns (:data:`_HEAD_COLUMNS`) by key."""
     rows = db.session.execute(sa.select(*_HEAD_COLUMNS).where(Evening.key.in_(keys))).all()
     return {row.key: row._asdict() for row in rows}
 
 
 def _players(ids: Iterable[int]) -> dict[int, tuple[str, ...]]:
+    """The players' names in seat order, by evening id (players never change)."""
     out: dict[int, list[str]] = {}
     rows = db.session.execute(sa.select(Player.evening_id, Player.name).where(Player.evening_id.in_(list(ids)))
                               .order_by(Player.evening_id, Player.seat))
@@ -206,11 +210,12 @@ def _players(ids: Iterable[int]) -> dict[int, tuple[str, ...]]:
 #: See :func:`_fingerprints`. Plain SQL (the same on SQLite and PostgreSQL): SQLAlchemy
 #: would spend more time building the key of a three-part UNION than the database runs it.
 _FINGERPRINTS = sa.text(
-    "SELECT 0, e.id, 0, e.revision FROM evening e WHERE e.id IN :ids "
-    "UNION ALL SELECT 1, h.evening_id, h.number, h.id FROM hand h WHERE h.evening_id IN :ids AND h.number > 0 "
+    "WITH e AS (SELECT id, revision FROM evening WHERE id IN :ids) "
+    "SELECT 0, e.id, 0, e.revision FROM e "
+    "UNION ALL SELECT 1, h.evening_id, h.number, h.id FROM hand h JOIN e ON h.evening_id = e.id WHERE h.number > 0 "
     "UNION ALL SELECT 2, h.evening_id, v.hand_id, max(v.version) FROM hand_version v JOIN hand h ON h.id = v.hand_id "
-    "WHERE h.evening_id IN :ids AND h.number > 0 AND v.version > 1 GROUP BY h.evening_id, v.hand_id"
-).bindparams(sa.bindparam("ids", expanding=True))
+    "JOIN e ON h.evening_id = e.id WHERE h.number > 0 AND v.version > 1 GROUP BY h.evening_id, v.hand_id"
+).bindparams(sa.bindparam("ids", expanding=True, type_=sa.Integer))
 
 
 def _fingerprints(ids: Sequence[int]) -> dict[int, tuple[int, Fingerprint]]:
@@ -253,6 +258,8 @@ def _facts(wanted: dict[tuple[int, int], int]) -> dict[tuple[int, int], HandFact
 
 def common_prefix(one: Fingerprint, other: Fingerprint) -> int:
     """How many hands two fingerprints share from the first."""
+    if one == other[:len(one)]:  # the usual case: hands added after those kept
+        return len(one)
     count = 0
     for a, b in zip(one, other):
         if a != b:
@@ -283,14 +290,16 @@ def fold_from(previous: Settled | None, setup: EveningSetup, fingerprint: Finger
 #: The columns that tell whether a kept evening is current: every change to the others
 #: (name, place, options, finished) bumps the revision; the group does not.
 _CURRENT = sa.text("SELECT key, id, revision, group_id FROM evening WHERE key IN :keys").bindparams(
-    sa.bindparam("keys", expanding=True))
+    sa.bindparam("keys", expanding=True, type_=sa.String))
 
 
 def settled_many(keys: Sequence[str]) -> dict[str, Settled]:
     """The evenings with these URL keys, each settled at its current revision (with its
     ``error`` if a stored hand the rules refuse); unknown keys are left out. Kept ledgers
     are reused (see the module's notes): one small query when every one is kept; the
-    others are read with four more queries in all, however many evenings."""
+    others are read with at most four more queries in all, however many evenings."""
+    if not keys:
+        return {}
     where = _where()
     out: dict[str, Settled] = {}
     missed: list[str] = []

@@ -377,3 +377,9 @@ def test_values_made_per_hand_are_made_once_and_carried_for_the_hands_before_a_c
     assert second.per_hand("x", maker(second)) == tuple(r.totals[0] for r in second.ledger.rows)
     assert made == [(3, 5)]
     assert second.per_hand("y", maker(second)) and made == [(3, 5), (0, 5)]  # another kind: made afresh
+
+
+def test_a_group_without_evenings_and_unknown_keys_settle_to_nothing(any_db_app: Any) -> None:
+    with any_db_app.app_context():
+        assert settled.settled_many([]) == {} and settled.settled_many(["nosuchkey"]) == {}
+        assert settled.settled("nosuchkey") is None
