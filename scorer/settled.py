@@ -42,8 +42,10 @@ from .models import Evening, HandVersion, Player, db
 from .rules import EveningSetup, HandFacts, Stake
 
 #: The most hands the kept ledgers of one process hold together (the least recently
-#: used evenings are forgotten first); a ledger row is about 2 KB.
-HANDS_KEPT = 50_000
+#: used evenings are forgotten first): a hand's ledger row is about 3 KB (measured on a
+#: 500-hand evening), about 4 KB with its rendered scoresheet row, so at most about 80 MB;
+#: 200 tables of 100 hands fit.
+HANDS_KEPT = 20_000
 
 T = TypeVar("T")
 
