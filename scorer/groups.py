@@ -21,9 +21,10 @@ from sqlalchemy.orm import selectinload
 
 from . import services
 from .ledger import HandError
-from .models import Evening, Group, GroupAlias, Hand, db
+from .models import Evening, Group, GroupAlias, db
 from .rules import VARIANTS, Text
 from .season import Book, SeasonEvening, name_key, resolve, season_books, shared_table, spellings_in
+from .settled import settled_many
 
 
 class GroupError(Exception):
@@ -89,15 +90,6 @@ def state(group: Group) -> Hashable:
     return group.key, group.name, tuple(tuple(r) for r in evenings), tuple(tuple(r) for r in merges)
 
 
-def evenings_of(group: Group) -> list[Evening]:
-    """The group's evenings with players and hands loaded, by date (then as created)."""
-    return list(db.session.scalars(
-        sa.select(Evening).where(Evening.group_id == group.id)
-        .options(selectinload(Evening.players), selectinload(Evening.hands).selectinload(Hand.versions))
-        .order_by(Evening.played_on, Evening.id)
-    ))
-
-
 @dataclass(frozen=True)
 class EveningLine:
     """One evening on the group page: ``variant`` is the variant's name (a
@@ -145,18 +137,25 @@ def aliases_of(group: Group) -> dict[str, str]:
 
 
 def season_of(group: Group) -> Season:
-    """Settle every evening of the group and add them up (see :func:`scorer.season.season_books`)."""
+    """Settle every evening of the group and add them up (see :func:`scorer.season.season_books`).
+    Each evening's ledger is the one this process keeps for its revision when it has one
+    (:func:`scorer.settled.settled_many`): after one evening changed, only that one is read
+    and settled again, and only from its first changed hand."""
     lines: list[EveningLine] = []
     settled: list[SeasonEvening] = []
-    for evening in evenings_of(group):
+    keys = list(db.session.scalars(sa.select(Evening.key).where(Evening.group_id == group.id)
+                                   .order_by(Evening.played_on, Evening.id)))
+    found = settled_many(keys)
+    for key in keys:
+        if key not in found:  # taken out of the group between the two reads
+            continue
+        evening, ledger = found[key].head, found[key].ledger
         variant = VARIANTS.get(evening.variant)
         base = {"key": evening.key, "name": evening.name, "played_on": evening.played_on,
-                "variant": variant.name if variant else evening.variant, "hands": len(evening.hands),
+                "variant": variant.name if variant else evening.variant, "hands": len(found[key].fingerprint),
                 "money": evening.stake_minor is not None}
-        try:
-            ledger = services.ledger_of(evening)
-        except HandError as error:
-            lines.append(EveningLine(winners=(), problem=error, **base))
+        if found[key].error is not None:
+            lines.append(EveningLine(winners=(), problem=found[key].error, **base))
             continue
         winners = tuple(ledger.setup.players[s] for s in ledger.winners) if ledger.rows else ()
         lines.append(EveningLine(winners=winners, **base))

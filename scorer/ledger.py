@@ -8,6 +8,7 @@ anything: the same facts always give the same ledger.
 from __future__ import annotations
 
 import dataclasses
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -40,7 +41,8 @@ class HandError(RulesError):
 
 @dataclass(frozen=True)
 class LedgerRow:
-    """One hand in the ledger: its facts, its ruling and the running totals after it.
+    """One hand in the ledger: its facts, its ruling, the running totals (units) and the
+    pool after it, and how many hands counted towards the agreed end so far (P-14).
 
     ``seated`` are the seats that played the hand, clockwise from seat order (issue 12):
     the hand was ruled as if only they were at the table (P-14's count of deals per
@@ -52,6 +54,7 @@ class LedgerRow:
     totals: tuple[int, ...]
     pool: int
     seated: tuple[int, ...] = ()
+    counted: int = 0
 
 
 @dataclass(frozen=True)
@@ -146,8 +149,13 @@ class Fold:
     """
 
     def __init__(self, setup: EveningSetup) -> None:
-        self.variant = get_variant(setup.variant)
-        self.setup = self.variant.check_setup(setup)
+        variant = get_variant(setup.variant)
+        self._begin(variant, variant.check_setup(setup))
+
+    def _begin(self, variant: Variant, setup: EveningSetup) -> None:
+        """The state before the first hand, for a set-up already checked."""
+        self.variant = variant
+        self.setup = setup
         self.totals = [0] * self.setup.n
         self.pool = 0
         self.counted = 0
@@ -211,6 +219,43 @@ class Fold:
             self.present.discard(seat)
         self.changes.append(change)
 
+    @classmethod
+    def resume(cls, ledger: Ledger, keep: int | None = None) -> Fold:
+        """A fold that goes on from the first ``keep`` hands of ``ledger`` (all of them by
+        default): the state those hands left (totals, pool, treasure, dealer, shuffle,
+        counted hands) is taken from their rows, so nothing before hand ``keep + 1`` is
+        ruled on again, and :meth:`add` rules on the next hand exactly as a fold from the
+        start would (the ledger's ``deals_owed``, P-14, is counted from the rows again).
+        ``ledger`` is not changed (its rows are shared, never altered).
+
+        This is what lets a stored evening settle only what changed: a new hand is one
+        :meth:`add`, a correction of hand ``k`` resumes from ``keep = k − 1``.
+
+        Only for evenings without seat changes (issue 12): an evening whose seats change,
+        or that begins with some players not seated, is always folded from the start
+        (simple and safe). Raises ``ValueError`` for such a ledger, or if ``keep`` is not
+        between 0 and the ledger's number of hands.
+        """
+        if ledger.changes or ledger.setup.seated is not None:
+            raise ValueError("an evening with seat changes is folded from the start")
+        count = len(ledger.rows) if keep is None else keep
+        if not 0 <= count <= len(ledger.rows):
+            raise ValueError(f"cannot keep {count} of {len(ledger.rows)} hands")
+        fold = cls.__new__(cls)
+        fold._begin(ledger.variant, ledger.setup)  # the set-up was checked when the ledger began
+        fold.rows = list(ledger.rows[:count])
+        if fold.rows:
+            last = fold.rows[-1]
+            fold.totals = list(last.totals)
+            fold.pool = last.pool
+            fold.counted = last.counted
+            # everyone is seated throughout: the deal stays with the dealer after a misdeal
+            # (the ruling's next dealer is the dealer) and passes to the left otherwise
+            fold.anchor, fold.redeal = last.ruling.dealer, last.ruling.next_dealer == last.ruling.dealer
+            fold.shuffle = last.ruling.shuffle
+            fold.state = last.ruling.state_after
+        return fold
+
     def add(self, facts: HandFacts) -> LedgerRow:
         """Rule on ``facts`` as the next hand and fold it in; returns its row.
 
@@ -233,7 +278,7 @@ class Fold:
         self.anchor, self.redeal = ruling.dealer, ruling.next_dealer == ruling.dealer
         ruling = dataclasses.replace(ruling, next_dealer=self.next_dealer)
         self.shuffle = ruling.shuffle
-        row = LedgerRow(number, facts, ruling, tuple(self.totals), self.pool, seated)
+        row = LedgerRow(number, facts, ruling, tuple(self.totals), self.pool, seated, self.counted)
         self.rows.append(row)
         return row
 
@@ -523,22 +568,19 @@ class PlayerStats:
 
 
 def statistics(ledger: Ledger) -> tuple[PlayerStats, ...]:
-    """Per-player statistics of the evening, in seat order."""
-    out = []
-    for seat in range(ledger.setup.n):
-        rulings = [row.ruling for row in ledger.rows]
-        mine = [r for r in rulings if r.declarer == seat]
-        made = [r for r in mine if r.result.value == "made"]
-        claims = [c for row in ledger.rows for c in row.ruling.claims]
-        changes = [r.units[seat] for r in rulings]
-        out.append(PlayerStats(
-            dealt=sum(1 for r in rulings if r.dealer == seat),
-            declared=len(mine),
-            made=len(made),
-            naps=sum(1 for r in made if r.contract is not None and r.contract.tricks == 5),
-            biggest_gain=max([0, *changes]),
-            biggest_loss=min([0, *changes]),
-            claims_made=sum(1 for c in claims if c.by == seat),
-            claims_upheld_against=sum(1 for c in claims if c.accused == seat and c.upheld),
-        ))
-    return tuple(out)
+    """Per-player statistics of the evening, in seat order (one pass over the hands)."""
+    n = ledger.setup.n
+    rulings = [row.ruling for row in ledger.rows]
+    dealt = Counter(r.dealer for r in rulings)
+    declared = Counter(r.declarer for r in rulings)
+    made = [r for r in rulings if r.declarer is not None and r.result.value == "made"]
+    naps = Counter(r.declarer for r in made if r.contract is not None and r.contract.tricks == 5)
+    made_by = Counter(r.declarer for r in made)
+    columns = list(zip(*(r.units for r in rulings), strict=True)) or [()] * n
+    claims = [c for r in rulings for c in r.claims]
+    claims_made = Counter(c.by for c in claims)
+    against = Counter(c.accused for c in claims if c.upheld)
+    return tuple(PlayerStats(dealt=dealt[s], declared=declared[s], made=made_by[s], naps=naps[s],
+                             biggest_gain=max((0, *columns[s])), biggest_loss=min((0, *columns[s])),
+                             claims_made=claims_made[s], claims_upheld_against=against[s])
+                 for s in range(n))

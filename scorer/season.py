@@ -21,6 +21,7 @@ Robert) and never change an evening: they only change how the season counts it.
 
 from __future__ import annotations
 
+import functools
 import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -30,6 +31,7 @@ from .ledger import Ledger
 from .rules import Stake
 
 
+@functools.lru_cache(maxsize=4096)
 def name_key(name: str) -> str:
     """The key that recognises a player across evenings: ``"  Ann  Marie "`` and
     ``"ann marie"`` give the same key; so do the composed and decomposed forms of

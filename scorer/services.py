@@ -21,10 +21,10 @@ from flask import current_app
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import selectinload
 
-from . import live
+from . import live, settled
 from .codec import decode_hand, encode_hand
 from .evening_file import EveningFile, dump_seat_change
-from .ledger import HandError, Ledger, settle_evening
+from .ledger import Fold, HandError, Ledger, settle_evening
 from .models import (
     WRITING,
     Change,
@@ -136,9 +136,11 @@ def evening_name(key: str) -> str:
     return db.session.scalar(sa.select(Evening.name).where(Evening.key == key)) or ""
 
 
-def _bump(evening: Evening) -> None:
+def _bump(evening: Evening) -> int:
     """Add ``revision + 1`` to the pending transaction (an UPDATE, so concurrent
-    writers to one evening queue on its row instead of losing a bump)."""
+    writers to one evening queue on its row instead of losing a bump). Returns the
+    revision after it (the evening was read under its row lock, :func:`_lock`)."""
+    revision = evening.revision + 1
     db.session.execute(sa.update(Evening).where(Evening.id == evening.id).values(revision=Evening.revision + 1))
     notify = live.notify_sql(db.session.get_bind().dialect.name)
     if notify is not None:  # the other processes' pollers are told once this transaction commits
@@ -148,6 +150,7 @@ def _bump(evening: Evening) -> None:
         revisions().forget(evening.key)
     else:
         bumped.append(evening.key)  # forgotten once committed (writing): a poll meanwhile cannot keep the old one
+    return revision
 
 
 def _lock(evening: Evening) -> Evening:
@@ -256,8 +259,17 @@ def current_facts(evening: Evening) -> list[HandFacts]:
 
 
 def ledger_of(evening: Evening) -> Ledger:
-    """Settle the evening from its current facts."""
-    return settle_evening(setup_of(evening), current_facts(evening), seat_changes_of(evening))
+    """Settle the evening (loaded with its hands) from its current facts: the same
+    ledger as :func:`~scorer.ledger.settle_evening` of :func:`current_facts` and
+    :func:`seat_changes_of`. Without a change of seats in play it reuses this process's
+    kept ledger for the hands it shares (:mod:`scorer.settled`); with one (issue 12) it
+    settles the whole evening every time, which is simple and safe.
+    Raises :class:`~scorer.ledger.HandError` for a stored hand the rules refuse."""
+    changes = seat_changes_of(evening)
+    setup = setup_of(evening, changes)
+    if changes or not settled.resumable_setup(setup):
+        return settle_evening(setup, current_facts(evening), changes)
+    return settled.ledger_of_loaded(evening, setup)
 
 
 def is_closed(evening: Evening, ledger: Ledger) -> bool:
@@ -451,20 +463,30 @@ def record_hand(evening: Evening, number: int, facts: HandFacts, *, device: str 
                              "saved.", number=number, expected=expected),
                            expected - 1)
     try:  # rule on the evening with the new hand in place: nothing is saved if it is refused
-        settle_evening(ledger.setup, current_facts(evening) + [facts], seat_changes_of(evening))
+        if settled.resumable(ledger):  # one hand more: the kept ledger goes on from its last hand
+            fold = Fold.resume(ledger)
+            fold.add(facts)
+            after: Ledger | None = fold.ledger()
+        else:  # a change of seats in play: the whole evening, as it always was (not kept)
+            settle_evening(ledger.setup, current_facts(evening) + [facts], seat_changes_of(evening))
+            after = None
     except HandError as error:
         raise error.error from None
     hand = Hand(evening_id=evening.id, number=number, entered_by=device_id)
     hand.versions.append(_version(1, facts))
     try:
-        _bump(evening)
+        revision = _bump(evening)
         db.session.add(hand)
         db.session.flush()  # the hand's row id, for its token
         _log(evening, "new", number, None, facts, device)
         if token:
             db.session.add(Submission(token=token, evening_id=evening.id, hand_number=number, command="record",
                                       hand_id=hand.id))
+        kept = None if after is None else _after_write(evening, revision, after,
+                                                       settled.fingerprint_of(evening) + ((hand.id, 1),))
         db.session.commit()
+        if kept is not None:
+            settled.remember(*kept)
     except IntegrityError:
         db.session.rollback()
         used = _token_used(token, evening, "record")
@@ -510,23 +532,37 @@ def correct_hand(evening: Evening, number: int, base_version: int, facts: HandFa
     if before == facts:
         db.session.rollback()  # nothing to save: release the lock
         return hand.current
-    # rule on the whole evening with the correction: a hand's ruling can depend on the
-    # hands before it (the pool), so it is checked in place, not alone
-    hands = [facts if h.number == number else old for h, old in zip(evening.hands, current_facts(evening))]
+    # rule on the evening with the correction: a hand's ruling can depend on the hands
+    # before it (the pool), so it is checked in place, not alone, and every later hand
+    # is ruled on again after it (the hands before it stand as they are)
+    ledger = ledger_of(evening)
     try:
-        settle_evening(setup_of(evening), hands, seat_changes_of(evening))
+        if settled.resumable(ledger):
+            fold = Fold.resume(ledger, number - 1)
+            for later in [facts, *(row.facts for row in ledger.rows[number:])]:
+                fold.add(later)
+            after: Ledger | None = fold.ledger()
+        else:  # a change of seats in play: the whole evening, as it always was (not kept)
+            hands = [facts if h.number == number else old for h, old in zip(evening.hands, current_facts(evening))]
+            settle_evening(setup_of(evening), hands, seat_changes_of(evening))
+            after = None
     except HandError as error:
         raise error.error from None
     version = _version(base_version + 1, facts)
     version.hand_id = hand.id
+    fingerprint = settled.fingerprint_of(evening)
+    fingerprint = (*fingerprint[:number - 1], (hand.id, base_version + 1), *fingerprint[number:])
     try:
-        _bump(evening)
+        revision = _bump(evening)
         db.session.add(version)
         _log(evening, kind, number, before, facts, device)
         if token:
             db.session.add(Submission(token=token, evening_id=evening.id, hand_number=number, command=kind,
                                       hand_id=hand.id))
+        kept = None if after is None else _after_write(evening, revision, after, fingerprint)
         db.session.commit()
+        if kept is not None:
+            settled.remember(*kept)
     except IntegrityError:
         db.session.rollback()
         used = _token_used(token, evening, kind, hand.id)
@@ -590,8 +626,13 @@ def change_settings(evening: Evening, base_revision: int, *, name: str, place: s
     new = get_variant(evening.variant).check_setup(dataclasses.replace(old, options=dict(options)))
     hands, changes = current_facts(evening), seat_changes_of(evening)
     try:
-        settle_evening(new, hands, changes)
-        if hands and settle_evening(new, hands[:-1], [c for c in changes if c.before_hand < len(hands)]).end_reached:
+        ledger = settle_evening(new, hands, changes)
+        if changes:  # a change of seats in play: as it always was
+            ended = bool(hands) and settle_evening(
+                new, hands[:-1], [c for c in changes if c.before_hand < len(hands)]).end_reached
+        else:
+            ended = bool(hands) and Fold.resume(ledger, len(hands) - 1).ledger().end_reached
+        if ended:
             raise RulesError(Text("With these options the evening would have ended before hand {number}; "
                                "nothing was changed.", number=len(hands)))
     except HandError as error:
@@ -603,10 +644,12 @@ def change_settings(evening: Evening, base_revision: int, *, name: str, place: s
         db.session.rollback()  # nothing changed: release the lock
         return
     evening.name, evening.place, evening.options = after["name"], after["place"], after["options"]
-    _bump(evening)
+    revision = _bump(evening)
     db.session.add(Change(evening_id=evening.id, kind="options", device=(device or "")[:40], before=before,
                           after=after))
+    kept = _after_write(evening, revision, ledger, settled.fingerprint_of(evening))
     db.session.commit()
+    settled.remember(*kept)  # a ledger with changes of seats is not kept
 
 
 def history(evening: Evening, limit: int = 500) -> list[Change]:
@@ -631,6 +674,14 @@ def set_finished(evening: Evening, finished: bool, *, device: str = "", base_rev
     _bump(evening)
     _log(evening, "finish" if finished else "reopen", None, None, None, device)
     db.session.commit()
+
+
+def _after_write(evening: Evening, revision: int, ledger: Ledger, fingerprint: settled.Fingerprint
+                 ) -> tuple[settled.EveningHead, Ledger, settled.Fingerprint]:
+    """What :func:`scorer.settled.remember` keeps once the write to ``evening`` (locked,
+    its revision bumped once, to ``revision``) commits: read before the commit, which
+    expires the ORM's objects."""
+    return dataclasses.replace(settled.head_of(evening), revision=revision), ledger, fingerprint
 
 
 def _version(number: int, facts: HandFacts) -> HandVersion:

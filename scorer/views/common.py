@@ -10,17 +10,17 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Mapping
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
-from flask import Blueprint, abort, current_app, flash, jsonify, redirect, request, session, url_for
-from flask_babel import gettext
+from flask import Blueprint, abort, current_app, flash, jsonify, redirect, render_template, request, session, url_for
+from flask_babel import get_locale, gettext
 from flask_babel import gettext as _
 from markupsafe import Markup
 
-from .. import access, groups, i18n, lan, services
+from .. import access, groups, i18n, lan, services, settled
 from ..cache import RevisionCache
 from ..evening_file import dump_seat_change
 from ..forms import ActionForm, error_messages
@@ -195,13 +195,22 @@ def load_evening(key: str) -> tuple[Evening, Ledger]:
     return evening, services.ledger_of(evening)
 
 
+def load_settled(key: str) -> settled.Settled:
+    """The evening settled at its current revision, without loading its hands when this
+    process has settled it before (:func:`scorer.settled.settled`); 404 if no evening."""
+    found = settled.settled(key)
+    if found is None:
+        abort(404)
+    return found
+
+
 #: The policy of an SVG picture (a chart): pygal's own ``<style>`` applies, nothing
 #: loads, and no other site may frame it.
 SVG_CSP = "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'"
 
 #: Rendered scoresheets by (evening key, revision): several phones reloading an
 #: unchanged evening cost one small query each, not a full settle and render.
-sheet_cache: RevisionCache[tuple[str, bool, Markup]] = RevisionCache(64)
+sheet_cache: RevisionCache[tuple[str, bool, Markup, tuple[Markup, ...]]] = RevisionCache(64)
 
 #: Rendered PDFs by (evening key, revision): WeasyPrint needs seconds for a long
 #: evening, so a second download of an unchanged evening is served from here.
@@ -219,20 +228,45 @@ chart_cache: RevisionCache[bytes] = RevisionCache(64)
 
 
 def by_revision(cache: RevisionCache[Any], key: str, build: Any, *variant: Any, revision: int | None = None) -> Any:
-    """What ``build(evening, ledger)`` gives for the evening's current revision, from
-    ``cache`` when it is there (one small query), else built and kept. ``variant``
-    (e.g. language and paper size) is part of the cache key; ``revision`` if the caller
-    has read it already. 404 if no evening."""
+    """What ``build(found)`` gives for the evening's current revision (``found`` a
+    :class:`scorer.settled.Settled`: ``head`` and ``ledger``), from ``cache`` when it is
+    there (one small query), else built and kept. ``variant`` (e.g. language and paper
+    size) is part of the cache key; ``revision`` if the caller has read it already.
+    404 if no evening."""
     if revision is None:
         revision = services.evening_revision(key)
     if revision is None:
         abort(404)
     value = cache.get((key, revision, *variant))
     if value is None:
-        evening, ledger = load_evening(key)
-        value = build(evening, ledger)
-        cache.put((key, evening.revision, *variant), value)
+        found = load_settled(key)
+        value = build(found)
+        if found.revision == found.head.revision:  # else a write came between its reads: keep nothing
+            cache.put((key, found.revision, *variant), value)
     return value
+
+
+#: What :func:`render_pieces` splits a template's output at.
+PIECE = "<!--piece-->"
+
+
+def render_pieces(template: str, kind: str, items: Sequence[Any], keys: Sequence[Hashable | None],
+                  cache: RevisionCache[Markup], **context: Any) -> list[Markup]:
+    """``template`` rendered for each of ``items`` (in the phone's language), the pieces
+    kept in ``cache`` by (language, ``kind``, key): a page made of many rows renders only
+    the rows whose key it has not met. ``keys[i]`` must hold everything the piece of
+    ``items[i]`` shows (``None``: render it, keep nothing). The template loops over
+    ``items`` (the missing ones, in order) and ends each piece with :data:`PIECE`."""
+    locale = str(get_locale())
+    out: list[Markup | None] = [None if k is None else cache.get((locale, kind, k)) for k in keys]
+    missing = [i for i, piece in enumerate(out) if piece is None]
+    if missing:
+        html = render_template(template, kind=kind, items=[items[i] for i in missing], **context)
+        for i, part in zip(missing, html.split(PIECE), strict=False):
+            out[i] = Markup(part.strip() + "\n")  # the same however many are rendered together
+            if keys[i] is not None:
+                cache.put((locale, kind, keys[i]), out[i])
+    return [piece or Markup() for piece in out]
 
 
 def call_label(call: str) -> str:

@@ -23,7 +23,7 @@ from ..group_forms import AddEveningForm, GroupForm, ItemForm, MergeForm
 from ..i18n import error_text
 from ..models import Group
 from ..season import Book
-from .common import SVG_CSP, client_id, content_disposition, signed
+from .common import SVG_CSP, client_id, content_disposition, render_pieces, signed
 
 bp = Blueprint("groups", __name__)
 
@@ -33,6 +33,8 @@ season_cache: RevisionCache[groups.Season] = RevisionCache(16)
 fragment_cache: RevisionCache[Markup] = RevisionCache(32)
 chart_cache: RevisionCache[bytes] = RevisionCache(32)
 season_pdf_cache: RevisionCache[bytes] = RevisionCache(8)
+#: Rendered rows and lines of evenings, by what each shows (:func:`.common.render_pieces`).
+piece_cache: RevisionCache[Markup] = RevisionCache(10_000)
 
 #: The chart's own policy: pygal's SVG carries a <style>, which the app's policy forbids.
 
@@ -81,7 +83,7 @@ def _page(group: Group, *, status: int = 200, add_form: AddEveningForm | None = 
     locale = str(get_locale())
     fragment = fragment_cache.get((state, locale))
     if fragment is None:
-        fragment = Markup(render_template("_season.html", group=group, season=season))
+        fragment = _season_fragment(group, season)
         fragment_cache.put((state, locale), fragment)
     names = sorted(season.spellings.items(), key=lambda kv: kv[1].casefold())
     merge_form = merge_form or MergeForm(formdata=None)
@@ -93,6 +95,21 @@ def _page(group: Group, *, status: int = 200, add_form: AddEveningForm | None = 
         merges=[(a, season.spelling(a.alias), season.spelling(a.canonical)) for a in group.aliases],
         last=services.last_in_group(group.id),
     ), status
+
+
+def _season_fragment(group: Group, season: groups.Season) -> Markup:
+    """The season's part of the group's page; each evening's row and line rendered only
+    when it is new or changed (a row changes with the running totals before it)."""
+    book_rows = []
+    for book in season.books:
+        items = [(e, tuple(None if p.results[i] is None else (p.results[i], p.cumulative[i]) for p in book.players))
+                 for i, e in enumerate(book.evenings)]
+        keys = [(e.key, e.name, e.played_on, cells) for e, cells in items]
+        book_rows.append(Markup("".join(render_pieces("_season_pieces.html", "row", items, keys, piece_cache))))
+    lines = season.lines[::-1]
+    keys = [None if e.problem else (e.key, e.name, e.played_on, e.variant, e.hands, e.winners) for e in lines]
+    return Markup(render_template("_season.html", group=group, season=season, book_rows=book_rows, lines=Markup(
+        "".join(render_pieces("_season_pieces.html", "line", lines, keys, piece_cache)))))
 
 
 @bp.get("/g/<key>")

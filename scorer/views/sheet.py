@@ -19,9 +19,9 @@ from ..evening_file import dumps
 from ..forms import ActionForm
 from ..groups import evening_head
 from ..i18n import locale_code, tr
-from ..ledger import Ledger, settle_up, statistics
-from ..models import Evening
+from ..ledger import settle_up, statistics
 from ..pdf import PdfBusy, PdfError, PdfFailed, PdfTooSlow, evening_pdf_html, paper_of, pdf_job, time_limit
+from ..settled import Settled, resumable
 from .common import (
     SVG_CSP,
     by_revision,
@@ -41,21 +41,56 @@ from .common import (
 bp = Blueprint("sheet", __name__)
 
 
-def _render_sheet(evening: Evening, ledger: Ledger) -> tuple[str, bool, Markup]:
+#: Where the rows of hands go in the scoresheet's fragment and page: they are joined in
+#: once, into the finished page (a long evening's rows are most of its bytes).
+HANDS = "<!--hands-->"
+
+
+def _render_sheet(found: Settled) -> tuple[str, bool, Markup, tuple[Markup, ...]]:
+    """The scoresheet's fragment with :data:`HANDS` where its rows of hands go, and those
+    rows (newest first). Each row without a mark (disputed, unconfirmed) is rendered once,
+    when its hand is new or changed (:meth:`scorer.settled.Settled.per_hand`, by language);
+    the few rows with a mark are rendered again for each revision (a dispute changes the
+    revision, not the hand). An evening with changes of seats (issue 12) is rendered whole,
+    its lines of seat changes between the rows, and nothing of it is kept."""
+    evening, ledger = found.head, found.ledger
     names = ledger.setup.players
+    lines = seat_lines(ledger)
+    disputed, waiting = disputes.marks(evening.id, [hand_id for hand_id, _ in found.fingerprint])
+    if resumable(ledger):
+        rows = list(found.per_hand(("sheet", str(get_locale())),
+                                   lambda start, stop: _sheet_rows(found, start, stop, {}, set(), set())))
+        for number in sorted(disputed | waiting):
+            if number <= len(rows):
+                rows[number - 1] = _sheet_rows(found, number - 1, number, {}, disputed, waiting)[0]
+    else:
+        rows = _sheet_rows(found, 0, len(ledger.rows), lines, disputed, waiting)
+        if ledger.rows and lines.get(1):  # the changes before the first hand, below it
+            rows.insert(0, Markup("".join(f'<tbody class="seats"><tr><td colspan="{ledger.setup.n}">'
+                                          f"{Markup.escape(line)}</td></tr></tbody>" for line in lines[1]) + "\n"))
     fragment = Markup(
         render_template(
             "_sheet.html", evening=evening, ledger=ledger, closed=services.is_closed(evening, ledger),
+            hands=Markup(HANDS),
             settle=None if ledger.variant.points_only else settle_up(ledger),
-            stats=statistics(ledger), seat_lines=seat_lines(ledger),
+            stats=statistics(ledger), seat_lines=lines,
             start_names=[ledger.setup.players[s] for s in ledger.setup.seated_at_start],
-            disputed=disputes.open_disputes(evening), waiting=disputes.unconfirmed(evening),
+            disputed=disputed, waiting=waiting,
             party=lambda p: names[p] if isinstance(p, int) else (ledger.variant.pool_name(ledger.setup.options)
                                                                  or "pool"),
         )
     )
-    return evening.name, evening.finished_at is not None, fragment
+    return evening.name, evening.finished_at is not None, fragment, tuple(rows[::-1])
 
+
+def _sheet_rows(found: Settled, start: int, stop: int, lines: dict[int, list[str]], disputed: set[int],
+                waiting: set[int]) -> list[Markup]:
+    """The scoresheet's rows of hands ``start + 1`` to ``stop``, in order, rendered in one
+    go, each after the ``lines`` of seat changes that follow its hand, and with its marks
+    if its number is in ``disputed`` or ``waiting``."""
+    html = render_template("_sheet_rows.html", evening=found.head, ledger=found.ledger,
+                           rows=found.ledger.rows[start:stop], seat_lines=lines, disputed=disputed, waiting=waiting)
+    return [Markup(part.strip() + "\n") for part in html.split("<!--row-->")[:stop - start]]
 
 
 @bp.get("/e/<key>")
@@ -77,10 +112,13 @@ def scoresheet(key: str) -> str:
     page = page_cache.get(page_key) if plain else None
     if page is not None:
         return page
-    title, finished, fragment = by_revision(sheet_cache, key, _render_sheet, locale, scorer, revision=revision)
+    title, finished, fragment, rows = by_revision(sheet_cache, key, _render_sheet, locale, scorer,
+                                                  revision=revision)
     page = render_template("scoresheet.html", key=key, title=title, finished=finished, sheet=fragment,
                            action=ActionForm() if scorer else None, scorer=scorer, revision=revision, group=group,
                            undo=undo_offer(key) if scorer and not plain else None)
+    before, _, after = page.partition(HANDS)
+    page = "".join((before, *rows, after))
     if plain and not (scorer and finished):
         page_cache.put(page_key, page)
     return page
@@ -272,7 +310,7 @@ def chart(key: str) -> Response:
     """The running-totals chart as SVG (pygal, no script), shown on the scoresheet in an
     ``<img>``. Its own CSP lets pygal's ``<style>`` apply and nothing else load."""
     # drawn small, so that its words stay legible on a phone (the PDF draws its own, larger)
-    svg = by_revision(chart_cache, key, lambda evening, ledger: ledger_chart_svg(ledger, width=440, height=320))
+    svg = by_revision(chart_cache, key, lambda found: ledger_chart_svg(found.ledger, width=440, height=320))
     response = Response(svg, mimetype="image/svg+xml")
     response.headers["Content-Security-Policy"] = SVG_CSP
     response.add_etag()
