@@ -223,28 +223,14 @@ def write(function: Any) -> Any:
 
 def seat_changes_of(evening: Evening) -> list[SeatChange]:
     """The evening's seat changes in play (not undone), in order, as the engine's facts."""
-    return [SeatChange(r.before_hand, r.kind, r.seat, r.left_of, r.name)
-            for r in evening.seat_changes if r.undone_at is None]
+    return settled.seat_changes_of(evening)
 
 
 def setup_of(evening: Evening, changes: Sequence[SeatChange] | None = None) -> EveningSetup:
     """The engine's view of an evening's set-up: every player who sits at the table during
     the evening (by :attr:`~scorer.models.Player.seat`), those at the first deal ``seated``
     (the others join by one of ``changes``, by default the evening's)."""
-    stake = None if evening.stake_minor is None else Stake(evening.stake_minor, evening.currency)
-    first: dict[int, str] = {}
-    for change in seat_changes_of(evening) if changes is None else changes:
-        first.setdefault(change.seat, change.kind)
-    newcomers = {seat for seat, kind in first.items() if kind == "join"}
-    seated = tuple(p.seat for p in evening.players if p.seat not in newcomers)
-    return EveningSetup(
-        variant=evening.variant,
-        players=tuple(p.name for p in evening.players),
-        first_dealer=evening.first_dealer,
-        options=dict(evening.options or {}),
-        stake=stake,
-        seated=None if not newcomers else seated,
-    )
+    return settled.setup_of(evening, changes)
 
 
 def facts_of(version: HandVersion, n: int) -> HandFacts:

@@ -32,6 +32,7 @@ Units are the ledger's (chips or points, the variant's unit).
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
@@ -40,11 +41,12 @@ from datetime import date, datetime
 from typing import Any, TypeVar
 
 import sqlalchemy as sa
+from sqlalchemy.orm import selectinload
 
 from .codec import decode_hand
 from .ledger import Fold, HandError, Ledger, settle_evening
-from .models import Evening, HandVersion, Player, db
-from .rules import EveningSetup, HandFacts, Stake
+from .models import Evening, Hand, HandVersion, Player, db
+from .rules import EveningSetup, HandFacts, SeatChange, Stake
 
 #: The most hands the kept ledgers of one process hold together (the least recently
 #: used evenings are forgotten first): a hand's ledger row is about 3 KB (measured on a
@@ -378,22 +380,47 @@ def _settle(where: str, missed: dict[int, dict[str, Any]]) -> dict[str, Settled]
     return out
 
 
+def seat_changes_of(evening: Evening) -> list[SeatChange]:
+    """The evening's seat changes in play (not undone), in order, as the engine's facts
+    (:func:`scorer.services.seat_changes_of`)."""
+    return [SeatChange(r.before_hand, r.kind, r.seat, r.left_of, r.name)
+            for r in evening.seat_changes if r.undone_at is None]
+
+
+def setup_of(evening: Evening, changes: Sequence[SeatChange] | None = None) -> EveningSetup:
+    """The engine's view of an evening's set-up (:func:`scorer.services.setup_of`): every
+    player who sits at the table during the evening (by :attr:`~scorer.models.Player.seat`),
+    those at the first deal ``seated`` (the others join by one of ``changes``, by default
+    the evening's in play)."""
+    first: dict[int, str] = {}
+    for change in seat_changes_of(evening) if changes is None else changes:
+        first.setdefault(change.seat, change.kind)
+    newcomers = {seat for seat, kind in first.items() if kind == "join"}
+    seated = tuple(p.seat for p in evening.players if p.seat not in newcomers)
+    return dataclasses.replace(
+        setup_from(evening.variant, [p.name for p in evening.players], evening.first_dealer, evening.options,
+                   evening.stake_minor, evening.currency),
+        seated=None if not newcomers else seated)
+
+
 def _settle_in_full(key: str, printed: tuple[int, Fingerprint]) -> Settled:
     """An evening with a change of seats in play, settled from the start as
     :func:`scorer.services.ledger_of` does, and not kept: its ``revision`` is the one read
     with ``printed`` (the revision and fingerprint) when the ORM read the same, else
     ``-1``. Its ``error`` is the first stored hand the rules refuse (the ledger is then
     the evening before its first hand)."""
-    from . import services  # services keeps its ledgers here: imported when first needed
-
-    evening = services.get_evening(key)
+    evening = db.session.scalar(sa.select(Evening).where(Evening.key == key).options(
+        selectinload(Evening.players), selectinload(Evening.seat_changes),
+        selectinload(Evening.hands).selectinload(Hand.versions)))
     assert evening is not None  # evenings are never deleted
-    setup, changes = services.setup_of(evening), services.seat_changes_of(evening)
+    changes = seat_changes_of(evening)
+    setup = setup_of(evening, changes)
     fingerprint = fingerprint_of(evening)
     consistent = printed == (evening.revision, fingerprint)
     head = head_of(evening)
     try:
-        ledger = settle_evening(setup, services.current_facts(evening), changes)
+        n = len(evening.players)
+        ledger = settle_evening(setup, [decode_hand(h.current.facts, n) for h in evening.hands], changes)
     except HandError as error:
         return Settled(head, Fold(setup).ledger(), fingerprint, -1, error)
     return Settled(head, ledger, fingerprint, evening.revision if consistent else -1)
