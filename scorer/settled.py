@@ -84,7 +84,8 @@ class EveningHead:
 
     @property
     def setup(self) -> EveningSetup:
-        """The engine's view of the set-up (as :func:`scorer.services.setup_of`)."""
+        """The engine's view of the set-up, every player seated from the start (as
+        :func:`setup_of` for an evening without changes of seats: the only ones kept)."""
         return setup_from(self.variant, self.players, self.first_dealer, self.options, self.stake_minor,
                           self.currency)
 
