@@ -11,7 +11,6 @@ import os
 import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -20,7 +19,7 @@ from typing import Any
 from conftest import ROOT, _dispose, make_app
 
 from scorer import services
-from webhelpers import stop
+from webhelpers import stop, wait_until
 
 
 def _free_port() -> int:
@@ -39,15 +38,15 @@ def nap_serve(url: str, tmp: Path, workers: int) -> Iterator[int]:
                                 "--workers", str(workers)], cwd=ROOT, env=env,
                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     try:
-        guard = time.monotonic() + 600  # a hang guard only: the server listens within seconds
-        while True:
+        def listening() -> bool:
             assert process.poll() is None, process.stdout.read().decode() if process.stdout else ""
             try:
                 socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
             except OSError:
-                assert time.monotonic() < guard, "nap serve never listened"
-                time.sleep(0.1)
+                return False
+            return True
+
+        wait_until(listening, "nap serve never listened", pause=0.1)
         yield port
     finally:
         stop(process)
@@ -112,10 +111,7 @@ def _save_and_watch(scorer: Phone, watcher: Phone, key: str, edit_key: str) -> N
     status, text = scorer.ask("POST", f"/api/e/{key}/hands", hand)
     assert status == 201, text
     assert json.loads(text)["totals"] == {"Ann": -3, "Bob": 9, "Cat": -3, "Dan": -3}  # P-12: a made Three
-    guard = time.monotonic() + 120  # a hang guard only: the notification arrives within milliseconds
-    while watcher.revision(key) != 1:
-        assert time.monotonic() < guard, "the change never reached the other box's poll"
-        time.sleep(0.05)
+    wait_until(lambda: watcher.revision(key) == 1, "the change never reached the other box's poll")
     status, page = watcher.ask("GET", f"/e/{key}")
     assert status == 200 and 'data-revision="1"' in page
 

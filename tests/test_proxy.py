@@ -18,7 +18,6 @@ import socket
 import ssl
 import subprocess
 import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -30,7 +29,7 @@ from conftest import ROOT, _dispose, make_app
 from waitress.server import create_server
 
 from scorer.serve import server_settings
-from webhelpers import start_evening, stop
+from webhelpers import start_evening, stop, wait_until
 
 NGINX = os.environ.get("NAP_NGINX") or shutil.which("nginx") or "/usr/sbin/nginx"
 REQUIRE = os.environ.get("NAP_REQUIRE_PROXY") == "1"
@@ -229,18 +228,17 @@ def app_behind_nginx(tmp_path: Path, sqlite_url: str) -> Iterator[tuple[int, Pat
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
     )
     try:
-        deadline = time.monotonic() + 600  # a hang guard only: nginx listens within milliseconds
-        while True:
+        def listening() -> bool:
             if nginx.poll() is not None:
                 log = (tmp_path / "error.log").read_text() if (tmp_path / "error.log").exists() else ""
                 pytest.fail(f"nginx stopped at once: {nginx.stdout.read().decode() if nginx.stdout else ''}{log}")
             try:
                 socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
             except OSError:
-                if time.monotonic() > deadline:
-                    pytest.fail("nginx never listened")
-                time.sleep(0.1)
+                return False
+            return True
+
+        wait_until(listening, "nginx never listened", pause=0.1)
         yield port, cert, app
     finally:
         stop(nginx)

@@ -6,9 +6,11 @@ import contextlib
 import re
 import subprocess
 import threading
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from typing import Any
 
+import pytest
 import sqlalchemy as sa
 from waitress.server import create_server
 
@@ -95,3 +97,18 @@ def stop(process: subprocess.Popen[Any]) -> None:
         process.wait()
     if process.stdout:
         process.stdout.close()
+
+
+#: How long a hang guard waits: far past anything a loaded CI machine takes (a server
+#: listens, a notification arrives, within seconds), so it only stops a test that hangs.
+HANG_GUARD = 600.0
+
+
+def wait_until(ready: Callable[[], bool], what: str, pause: float = 0.05) -> None:
+    """Poll ``ready()`` until it is true. A hang guard, not a speed check: it fails the test
+    only after :data:`HANG_GUARD` seconds, with "``what``" as the reason."""
+    give_up = time.monotonic() + HANG_GUARD
+    while not ready():
+        if time.monotonic() > give_up:
+            pytest.fail(f"{what} (waited {HANG_GUARD:.0f} s)")
+        time.sleep(pause)
