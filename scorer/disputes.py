@@ -171,7 +171,7 @@ def open_disputes(evening: Evening) -> dict[int, list[Dispute]]:
 
 def marks(evening_id: int, hand_ids: Sequence[int]) -> tuple[set[int], set[int]]:
     """The numbers of the hands with an open dispute and of those still waiting for another
-    phone (as :func:`open_disputes` and :func:`unconfirmed`), for the evening with row id
+    phone (confirmation on, not accepted and never disputed), for the evening with row id
     ``evening_id`` whose hands in play are ``hand_ids`` (hand 1 first), without loading
     the hands: the scoresheet's marks (two or three small queries)."""
     numbers = {hand_id: number for number, hand_id in enumerate(hand_ids, 1)}
@@ -186,11 +186,3 @@ def marks(evening_id: int, hand_ids: Sequence[int]) -> tuple[set[int], set[int]]
             if i in numbers and i not in ever}
     return disputed, waiting
 
-
-def unconfirmed(evening: Evening) -> set[int]:
-    """The numbers of the hands still waiting for another phone (confirmation on, not
-    accepted and never disputed)."""
-    if not evening.confirmation:
-        return set()
-    disputed = set(db.session.scalars(sa.select(Dispute.hand_id).where(Dispute.evening_id == evening.id)))
-    return {hand.number for hand in evening.hands if hand.confirmed_at is None and hand.id not in disputed}

@@ -238,7 +238,8 @@ def hand(key: str, number: int) -> Any:
         describe_claim=lambda claim: ledger.variant.describe_claim(ledger.setup, claim),
         override_form=override_form, action=ActionForm(), new_token=lambda: secrets.token_urlsafe(16),
         open_disputes=disputes.open_disputes(evening).get(number, []), dispute_names=DISPUTE_NAMES,
-        waiting=number in disputes.unconfirmed(evening), scorer=access.is_scorer(key), this_phone=access.device_id(),
+        waiting=number in disputes.marks(evening.id, [h.id for h in evening.hands])[1], scorer=access.is_scorer(key),
+        this_phone=access.device_id(),
     )
 
 
