@@ -23,6 +23,7 @@ from .models import DISPUTE_KINDS, Change, Dispute, Evening, Hand, db, utcnow
 from .rules import Text
 from .rules.variants.base import TRICKS_PER_HAND
 from .services import HandConflict, ScorerError, _bump, _lock, write
+from .settled import HandMarks
 
 #: Kinds that name an accused player (the claims of the referee).
 ACCUSING = ("revoke", "wrong_cards", "out_of_turn")
@@ -169,20 +170,31 @@ def open_disputes(evening: Evening) -> dict[int, list[Dispute]]:
     return dict(found)
 
 
-def marks(evening_id: int, hand_ids: Sequence[int]) -> tuple[set[int], set[int]]:
+def marks(evening_id: int, hand_ids: Sequence[int], confirmation: bool | None = None,
+          known: HandMarks | None = None) -> tuple[set[int], set[int]]:
     """The numbers of the hands with an open dispute and of those still waiting for another
     phone (confirmation on, not accepted and never disputed), for the evening with row id
     ``evening_id`` whose hands in play are ``hand_ids`` (hand 1 first), without loading
-    the hands: the scoresheet's marks (two or three small queries)."""
+    the hands: the scoresheet's marks. ``known``: the marks read with the hands' ids at
+    the same revision (:attr:`scorer.settled.Settled.marks`), and then no query; else
+    one small query, one more when the table asks for confirmation, one more still when
+    ``confirmation`` (the evening's setting) is not given."""
+    if known is None:
+        known = _read_marks(evening_id, confirmation)
     numbers = {hand_id: number for number, hand_id in enumerate(hand_ids, 1)}
+    disputed = {numbers[i] for i in known.open if i in numbers}
+    waiting = {numbers[i] for i in known.unconfirmed if i in numbers and i not in known.disputed}
+    return disputed, waiting
+
+
+def _read_marks(evening_id: int, confirmation: bool | None) -> HandMarks:
     disputes = db.session.execute(sa.select(Dispute.hand_id, Dispute.resolved_at)
                                   .where(Dispute.evening_id == evening_id)).all()
-    disputed = {numbers[d.hand_id] for d in disputes if d.resolved_at is None and d.hand_id in numbers}
-    waiting: set[int] = set()
-    if db.session.scalar(sa.select(Evening.confirmation).where(Evening.id == evening_id)):
-        ever = {d.hand_id for d in disputes}
-        waiting = {numbers[i] for i in db.session.scalars(
-            sa.select(Hand.id).where(Hand.evening_id == evening_id, Hand.number > 0, Hand.confirmed_at.is_(None)))
-            if i in numbers and i not in ever}
-    return disputed, waiting
+    if confirmation is None:
+        confirmation = db.session.scalar(sa.select(Evening.confirmation).where(Evening.id == evening_id))
+    unconfirmed = frozenset(db.session.scalars(
+        sa.select(Hand.id).where(Hand.evening_id == evening_id, Hand.number > 0, Hand.confirmed_at.is_(None)))
+    ) if confirmation else frozenset()
+    return HandMarks(frozenset(d.hand_id for d in disputes if d.resolved_at is None),
+                     frozenset(d.hand_id for d in disputes), unconfirmed)
 

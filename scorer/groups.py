@@ -24,7 +24,7 @@ from .ledger import HandError
 from .models import Evening, Group, GroupAlias, db
 from .rules import VARIANTS, Text
 from .season import Book, SeasonEvening, name_key, resolve, season_books, shared_table, spellings_in
-from .settled import settled_many
+from .settled import HEAD_COLUMNS, settled_many
 
 
 class GroupError(Exception):
@@ -62,18 +62,21 @@ def create_group(name: str, token: str | None = None) -> Group:
     return group
 
 
-def evening_head(evening_key: str) -> tuple[int, tuple[str, str] | None] | None:
-    """``(evening revision, (group key, group name) or None)`` in one small query (the
-    scoresheet's), or ``None`` if there is no such evening."""
+def evening_head(evening_key: str) -> tuple[int, tuple[str, str] | None, dict[str, Any]] | None:
+    """``(evening revision, (group key, group name) or None, the evening's row)`` in one
+    small query (the scoresheet's), or ``None`` if there is no such evening. The row holds
+    :data:`scorer.settled.HEAD_COLUMNS` by name, for :func:`scorer.settled.settled_many`."""
     if not services.valid_key(evening_key):
         return None
     row = db.session.execute(
-        sa.select(Evening.revision, Group.key, Group.name).outerjoin(Group, Evening.group_id == Group.id)
-        .where(Evening.key == evening_key)
+        sa.select(*HEAD_COLUMNS, Group.key.label("group_key"), Group.name.label("group_name"))
+        .outerjoin(Group, Evening.group_id == Group.id).where(Evening.key == evening_key)
     ).first()
     if row is None:
         return None
-    return row[0], None if row[1] is None else (row[1], row[2])
+    head = row._asdict()
+    group_key, group_name = head.pop("group_key"), head.pop("group_name")
+    return head["revision"], None if group_key is None else (group_key, group_name), head
 
 
 def state(group: Group) -> Hashable:

@@ -567,10 +567,13 @@ class PlayerStats:
         return None if not self.declared else (100 * self.made + self.declared // 2) // self.declared
 
 
-def statistics(ledger: Ledger) -> tuple[PlayerStats, ...]:
-    """Per-player statistics of the evening, in seat order (one pass over the hands)."""
+def statistics(ledger: Ledger, start: int = 0, stop: int | None = None,
+               before: tuple[PlayerStats, ...] | None = None) -> tuple[PlayerStats, ...]:
+    """Per-player statistics of the evening, in seat order (one pass over the hands): of
+    ``ledger.rows[start:stop]`` added to ``before``, the statistics of the hands before
+    ``start`` (so that a view can keep them and add only the hands that are new)."""
     n = ledger.setup.n
-    rulings = [row.ruling for row in ledger.rows]
+    rulings = [row.ruling for row in ledger.rows[start:stop]]
     dealt = Counter(r.dealer for r in rulings)
     declared = Counter(r.declarer for r in rulings)
     made = [r for r in rulings if r.declarer is not None and r.result.value == "made"]
@@ -580,7 +583,10 @@ def statistics(ledger: Ledger) -> tuple[PlayerStats, ...]:
     claims = [c for r in rulings for c in r.claims]
     claims_made = Counter(c.by for c in claims)
     against = Counter(c.accused for c in claims if c.upheld)
-    return tuple(PlayerStats(dealt=dealt[s], declared=declared[s], made=made_by[s], naps=naps[s],
-                             biggest_gain=max((0, *columns[s])), biggest_loss=min((0, *columns[s])),
-                             claims_made=claims_made[s], claims_upheld_against=against[s])
-                 for s in range(n))
+    earlier = before or (PlayerStats(0, 0, 0, 0, 0, 0, 0, 0),) * n
+    return tuple(PlayerStats(dealt=e.dealt + dealt[s], declared=e.declared + declared[s], made=e.made + made_by[s],
+                             naps=e.naps + naps[s], biggest_gain=max((e.biggest_gain, *columns[s])),
+                             biggest_loss=min((e.biggest_loss, *columns[s])),
+                             claims_made=e.claims_made + claims_made[s],
+                             claims_upheld_against=e.claims_upheld_against + against[s])
+                 for s, e in enumerate(earlier))

@@ -7,13 +7,14 @@ and, for every hand in play, its row id and current version (``(hand id, version
 versions are never changed once saved, so this pair names the hand's facts exactly).
 Reading an evening again (:func:`settled`, :func:`settled_many`) then costs:
 
-- the revision unchanged: one small query (the evening's revision and group);
-- a new hand, a correction, an undo, new options: three more (the evening's row; the
-  hands' ids and versions with the revision, in one statement; the facts of the hands
-  from the first that differs), and the fold resumed from there
-  (:meth:`scorer.ledger.Fold.resume`): a new hand settles one hand, a correction of hand
-  ``k`` settles ``k`` onwards, an undo or finishing nothing, new options everything.
-  An evening this process never kept costs one more (its players), and all of it.
+- the revision unchanged: one small query (the evening's revision and group; none when
+  the caller has read the evening's row, :data:`HEAD_COLUMNS`, as the scoresheet does);
+- a new hand, a correction, an undo, new options: at most three more (the evening's
+  row, unless the caller gave it; the players and the hands' ids and versions with the
+  revision, in one statement; the facts of the hands from the first that differs), and
+  the fold resumed from there (:meth:`scorer.ledger.Fold.resume`): a new hand settles
+  one hand, a correction of hand ``k`` settles ``k`` onwards, an undo or finishing
+  nothing, new options everything. An evening this process never kept costs all of it.
 
 Evenings with a change of seats in play (issue 12: a join, a leave or a rename not
 undone) are never resumed nor kept: they are settled in full every time, as
@@ -33,9 +34,10 @@ Units are the ledger's (chips or points, the variant's unit).
 from __future__ import annotations
 
 import dataclasses
+import json
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Any, TypeVar
@@ -45,7 +47,7 @@ from sqlalchemy.orm import selectinload
 
 from .codec import decode_hand
 from .ledger import Fold, HandError, Ledger, settle_evening
-from .models import Evening, Hand, HandVersion, Player, db
+from .models import Evening, Hand, HandVersion, db
 from .rules import EveningSetup, HandFacts, SeatChange, Stake
 
 #: The most hands the kept ledgers of one process hold together (the least recently
@@ -81,6 +83,7 @@ class EveningHead:
     revision: int
     group_id: int | None
     players: tuple[str, ...]
+    confirmation: bool = False
 
     @property
     def setup(self) -> EveningSetup:
@@ -115,6 +118,7 @@ class Settled:
     fingerprint: Fingerprint
     revision: int
     error: HandError | None = None
+    marks: HandMarks | None = None
     _per_hand: dict[Any, tuple[Any, ...]] = field(default_factory=dict, compare=False, repr=False)
 
     def per_hand(self, name: Any, make: Callable[[int, int], Sequence[T]]) -> tuple[T, ...]:
@@ -134,6 +138,28 @@ class Settled:
             have = have + made
             self._per_hand[name] = have  # one assignment: a reader sees the old or the new tuple
         return have
+
+    def running(self, name: Any, fold: Callable[[T | None, int, int], T]) -> T:
+        """A value of all the ledger's hands made up hand after hand (a sum, a maximum),
+        made once per hand: ``fold(before, start, stop)`` gives the value of
+        ``ledger.rows[:stop]`` from ``before``, the value of ``ledger.rows[:start]``
+        (``None`` when ``start`` is 0). Kept as :meth:`per_hand` keeps values (at the last
+        hand of each revision), so a new hand folds one hand and a correction of hand ``k``
+        folds from ``k``. ``fold`` must depend on nothing but the rows, set-up and ``name``."""
+        def make(start: int, stop: int) -> list[T | None]:
+            have = self._per_hand.get(name, ())[:start]
+            known = start
+            while known and have[known - 1] is None:
+                known -= 1
+            value = fold(have[known - 1] if known else None, known, stop)
+            return [None] * (stop - start - 1) + [value]
+
+        values = self.per_hand(name, make)
+        if not values:
+            return fold(None, 0, 0)
+        last = values[-1]
+        assert last is not None  # the last value made is always the whole
+        return last
 
     def _carry(self, previous: Settled | None, keep: int) -> Settled:
         """Take over ``previous``'s per-hand values of its first ``keep`` hands."""
@@ -196,78 +222,127 @@ def _where() -> str:
     return str(db.engine.url)
 
 
-_HEAD_COLUMNS = (Evening.id, Evening.key, Evening.name, Evening.place, Evening.played_on, Evening.variant,
-                 Evening.options, Evening.stake_minor, Evening.currency, Evening.first_dealer, Evening.draw,
-                 Evening.finished_at, Evening.revision, Evening.group_id)
+#: An evening's own columns, as :class:`EveningHead` names them (without its players): a
+#: caller that reads them anyway (the scoresheet, with its group) hands the row to
+#: :func:`settled_many`, which then reads nothing more for an evening kept at that revision.
+HEAD_COLUMNS = (Evening.id, Evening.key, Evening.name, Evening.place, Evening.played_on, Evening.variant,
+                Evening.options, Evening.stake_minor, Evening.currency, Evening.first_dealer, Evening.draw,
+                Evening.finished_at, Evening.revision, Evening.group_id, Evening.confirmation)
 
 
 def _heads(keys: Sequence[str]) -> dict[str, dict[str, Any]]:
-    """The evenings' own columns (:data:`_HEAD_COLUMNS`) by key."""
-    rows = db.session.execute(sa.select(*_HEAD_COLUMNS).where(Evening.key.in_(keys))).all()
+    """The evenings' own columns (:data:`HEAD_COLUMNS`) by key."""
+    rows = db.session.execute(sa.select(*HEAD_COLUMNS).where(Evening.key.in_(keys))).all()
     return {row.key: row._asdict() for row in rows}
-
-
-def _players(ids: Iterable[int]) -> dict[int, tuple[str, ...]]:
-    """The players' names in seat order, by evening id (players never change)."""
-    out: dict[int, list[str]] = {}
-    rows = db.session.execute(sa.select(Player.evening_id, Player.name).where(Player.evening_id.in_(list(ids)))
-                              .order_by(Player.evening_id, Player.seat))
-    for evening_id, name in rows:
-        out.setdefault(evening_id, []).append(name)
-    return {k: tuple(v) for k, v in out.items()}
 
 
 #: See :func:`_fingerprints`. Plain SQL (the same on SQLite and PostgreSQL): SQLAlchemy
 #: would spend more time building the key of a three-part UNION than the database runs it.
 _FINGERPRINTS = sa.text(
-    "WITH e AS (SELECT id, revision FROM evening WHERE id IN :ids) "
-    "SELECT 0, e.id, 0, e.revision FROM e "
-    "UNION ALL SELECT 1, h.evening_id, h.number, h.id FROM hand h JOIN e ON h.evening_id = e.id WHERE h.number > 0 "
-    "UNION ALL SELECT 2, h.evening_id, v.hand_id, max(v.version) FROM hand_version v JOIN hand h ON h.id = v.hand_id "
-    "JOIN e ON h.evening_id = e.id WHERE h.number > 0 AND v.version > 1 GROUP BY h.evening_id, v.hand_id "
-    "UNION ALL SELECT 3, s.evening_id, count(*), 0 FROM seat_change s JOIN e ON s.evening_id = e.id "
-    "WHERE s.undone_at IS NULL GROUP BY s.evening_id"
+    "WITH e AS (SELECT id, revision, confirmation FROM evening WHERE id IN :ids) "
+    "SELECT 0, e.id, 0, e.revision, NULL FROM e "
+    "UNION ALL SELECT 1, h.evening_id, h.number, h.id, NULL FROM hand h JOIN e ON h.evening_id = e.id "
+    "WHERE h.number > 0 "
+    "UNION ALL SELECT 2, h.evening_id, v.hand_id, max(v.version), NULL FROM hand_version v "
+    "JOIN hand h ON h.id = v.hand_id JOIN e ON h.evening_id = e.id WHERE h.number > 0 AND v.version > 1 "
+    "GROUP BY h.evening_id, v.hand_id "
+    "UNION ALL SELECT 3, s.evening_id, count(*), 0, NULL FROM seat_change s JOIN e ON s.evening_id = e.id "
+    "WHERE s.undone_at IS NULL GROUP BY s.evening_id "
+    "UNION ALL SELECT 4, p.evening_id, p.seat, 0, p.name FROM player p JOIN e ON p.evening_id = e.id "
+    "UNION ALL SELECT 5, d.evening_id, d.hand_id, CASE WHEN d.resolved_at IS NULL THEN 1 ELSE 0 END, NULL "
+    "FROM dispute d JOIN e ON d.evening_id = e.id "
+    "UNION ALL SELECT 6, h.evening_id, h.id, 0, NULL FROM hand h JOIN e ON h.evening_id = e.id "
+    "WHERE e.confirmation AND h.number > 0 AND h.confirmed_at IS NULL "
+    "UNION ALL SELECT 7, h.evening_id, v.hand_id, v.version, CAST(v.facts AS TEXT) FROM hand h "
+    "JOIN e ON h.evening_id = e.id JOIN hand_version v ON v.hand_id = h.id WHERE h.number > 0 AND h.id > :after"
 ).bindparams(sa.bindparam("ids", expanding=True, type_=sa.Integer))
 
 
-def _fingerprints(ids: Sequence[int]) -> tuple[dict[int, tuple[int, Fingerprint]], set[int]]:
+@dataclass(frozen=True)
+class HandMarks:
+    """What the scoresheet marks on an evening's hands, by hand row id, read with its
+    fingerprint (so at the same revision): the hands with an open dispute, those ever
+    disputed, and those not confirmed yet (only when the table asks for confirmation,
+    else empty). See :func:`scorer.disputes.marks`."""
+
+    open: frozenset[int]
+    disputed: frozenset[int]
+    unconfirmed: frozenset[int]
+
+
+@dataclass(frozen=True)
+class _Printed:
+    """What :func:`_fingerprints` reads of the evenings: by evening id, the revision and
+    fingerprint (``(revision, ((hand id, version), …))``) and the players' names in seat
+    order; the ids of the evenings with a change of seats in play."""
+
+    prints: dict[int, tuple[int, Fingerprint]]
+    players: dict[int, tuple[str, ...]]
+    seats: set[int]
+    marks: dict[int, HandMarks]
+    facts: dict[tuple[int, int], str]
+
+
+def _fingerprints(ids: Sequence[int], after: int = 2**31 - 1) -> _Printed:
     """Each evening's revision and ``(hand id, version)`` of its hands in play, read in one
     statement (one snapshot, on PostgreSQL too): the revision belongs to those hands.
     Rows: the revision (kind 0); every hand in play, ``(number, id)`` (kind 1); the
     current version of each hand corrected at least once (kind 2): a hand without one
     is at version 1 (a version is never deleted); the evenings with a change of seats in
-    play (kind 3), returned apart."""
+    play (kind 3); each player, ``(seat, name)`` (kind 4: a change of seats may add one or
+    rename one); each dispute, ``(hand id, open)`` (kind 5); each hand in play not yet
+    confirmed when the table asks for confirmation (kind 6); and the facts (JSON text) of
+    every version of the hands in play whose row id is above ``after`` (kind 7: the hands
+    saved since a kept ledger, so that a new hand costs no query more)."""
     revision: dict[int, int] = {}
     seats: set[int] = set()
     numbered: dict[int, list[tuple[int, int]]] = {}
     versions: dict[int, int] = {}
-    for kind, evening_id, a, b in db.session.execute(_FINGERPRINTS, {"ids": list(ids)}):
-        if kind == 0:
+    seated: dict[int, list[tuple[int, str]]] = {}
+    disputes: dict[int, list[tuple[int, int]]] = {}
+    unconfirmed: dict[int, set[int]] = {}
+    facts: dict[tuple[int, int], str] = {}
+    for kind, evening_id, a, b, name in db.session.execute(_FINGERPRINTS, {"ids": list(ids), "after": after}):
+        if kind == 7:
+            facts[a, b] = name
+        elif kind == 0:
             revision[evening_id] = b
         elif kind == 1:
             numbered.setdefault(evening_id, []).append((a, b))
         elif kind == 2:
             versions[a] = b
-        else:
+        elif kind == 3:
             seats.add(evening_id)
-    out = {}
+        elif kind == 4:
+            seated.setdefault(evening_id, []).append((a, name))
+        elif kind == 5:
+            disputes.setdefault(evening_id, []).append((a, b))
+        else:
+            unconfirmed.setdefault(evening_id, set()).add(a)
+    prints = {}
     for evening_id, value in revision.items():
         hands = sorted(numbered.get(evening_id, ()))
-        out[evening_id] = (value, tuple((hand_id, versions.get(hand_id, 1)) for _, hand_id in hands))
-    return out, seats
+        prints[evening_id] = (value, tuple((hand_id, versions.get(hand_id, 1)) for _, hand_id in hands))
+    players = {evening_id: tuple(name for _, name in sorted(names)) for evening_id, names in seated.items()}
+    marks = {evening_id: HandMarks(frozenset(h for h, is_open in disputes.get(evening_id, ()) if is_open),
+                                   frozenset(h for h, _ in disputes.get(evening_id, ())),
+                                   frozenset(unconfirmed.get(evening_id, ()))) for evening_id in revision}
+    return _Printed(prints, players, seats, marks, facts)
 
 
-def _facts(wanted: dict[tuple[int, int], int]) -> dict[tuple[int, int], HandFacts]:
+def _facts(wanted: dict[tuple[int, int], int],
+           read: Mapping[tuple[int, int], str]) -> dict[tuple[int, int], HandFacts]:
     """The facts of these ``(hand id, version)`` pairs, each at a table of the number of
-    players given."""
-    out: dict[tuple[int, int], HandFacts] = {}
-    ids = sorted({hand_id for hand_id, _ in wanted})
+    players given: from ``read`` (the JSON text of those read with the fingerprints)
+    where it has them, the others with one more query."""
+    out = {pair: decode_hand(json.loads(read[pair]), players) for pair, players in wanted.items() if pair in read}
+    ids = sorted({pair[0] for pair in wanted if pair not in out})
     for start in range(0, len(ids), 500):
         rows = db.session.execute(sa.select(HandVersion.hand_id, HandVersion.version, HandVersion.facts)
                                   .where(HandVersion.hand_id.in_(ids[start:start + 500])))
         for hand_id, version, facts in rows:
             players = wanted.get((hand_id, version))
-            if players is not None:
+            if players is not None and (hand_id, version) not in out:
                 out[hand_id, version] = decode_hand(facts, players)
     return out
 
@@ -309,24 +384,36 @@ _CURRENT = sa.text("SELECT key, id, revision, group_id FROM evening WHERE key IN
     sa.bindparam("keys", expanding=True, type_=sa.String))
 
 
-def settled_many(keys: Sequence[str]) -> dict[str, Settled]:
+def settled_many(keys: Sequence[str], heads: Mapping[str, Mapping[str, Any]] | None = None) -> dict[str, Settled]:
     """The evenings with these URL keys, each settled at its current revision (with its
     ``error`` if a stored hand the rules refuse); unknown keys are left out. Kept ledgers
     are reused (see the module's notes): one small query when every one is kept; the
-    others are read with at most four more queries in all, however many evenings."""
+    others are read with at most three more queries in all, however many evenings.
+    ``heads``: the rows of :data:`HEAD_COLUMNS` the caller has just read, by key (a
+    dict per evening, the columns' names as keys); those evenings are not read again."""
     if not keys:
         return {}
     where = _where()
+    given = {key: dict(heads[key]) for key in keys if heads and key in heads}
+    ask = [key for key in dict.fromkeys(keys) if key not in given]
+    current = [(key, row["revision"], row["group_id"]) for key, row in given.items()]
+    if ask:
+        current += [(key, revision, group_id) for key, _id, revision, group_id
+                    in db.session.execute(_CURRENT, {"keys": ask})]
     out: dict[str, Settled] = {}
     missed: list[str] = []
-    for key, _id, revision, group_id in db.session.execute(_CURRENT, {"keys": list(dict.fromkeys(keys))}):
+    for key, revision, group_id in current:
         kept = ledgers.get((where, key))
         if kept is not None and kept.revision == revision and kept.head.group_id == group_id:
             out[key] = kept
         else:
             missed.append(key)
     if missed:
-        out.update(_settle(where, {row["id"]: row for row in _heads(missed).values()}))
+        rows = {key: given[key] for key in missed if key in given}
+        unread = [key for key in missed if key not in given]
+        if unread:
+            rows.update(_heads(unread))
+        out.update(_settle(where, {row["id"]: row for row in rows.values()}))
     return out
 
 
@@ -349,31 +436,35 @@ def _reusable(previous: Settled | None, setup: EveningSetup, fingerprint: Finger
 
 
 def _settle(where: str, missed: dict[int, dict[str, Any]]) -> dict[str, Settled]:
-    """Settle the evenings not kept at their revision: the players (a change of seats may
-    add one or rename one), the fingerprints, and the facts of every hand from each one's
-    first change are read with one query each, however many evenings; an evening with a
+    """Settle the evenings not kept at their revision: the fingerprints with the players,
+    and the facts of every hand from each one's first change are read with one query
+    each, however many evenings; an evening with a
     change of seats in play is settled in full and not kept (:func:`_settle_in_full`)."""
     previous = {evening_id: ledgers.get((where, row["key"])) for evening_id, row in missed.items()}
-    players = _players(list(missed))
-    prints, seats = _fingerprints(list(missed))
+    # the facts of the hands saved since the kept ledgers come with the fingerprints
+    after = min((max((hand_id for hand_id, _ in kept.fingerprint), default=0) if kept is not None else 0
+                 for kept in previous.values()), default=0)
+    printed = _fingerprints(list(missed), after)
+    prints = printed.prints
     out: dict[str, Settled] = {}
-    for i in seats & set(prints):
+    for i in printed.seats & set(prints):
         row = missed.pop(i)
         out[row["key"]] = _settle_in_full(row["key"], prints[i])
-    heads = {i: _head(row, players.get(i, ())) for i, row in missed.items()}
+    heads = {i: _head(row, printed.players.get(i, ())) for i, row in missed.items()}
     wanted: dict[tuple[int, int], int] = {}
     for i, head in heads.items():
         fingerprint = prints.get(i, (0, ()))[1]
         for pair in fingerprint[_reusable(previous[i], head.setup, fingerprint):]:
             wanted[pair] = len(head.players)
-    facts = _facts(wanted) if wanted else {}
+    facts = _facts(wanted, printed.facts) if wanted else {}
     for i, head in heads.items():
         if i not in prints:  # gone between the two statements (evenings are never deleted)
             continue
         revision, fingerprint = prints[i]
         consistent = revision == head.revision  # else a write came between: settle, but keep nothing
         ledger, keep, error = fold_from(previous[i], head.setup, fingerprint, lambda pairs: facts)
-        value = Settled(head, ledger, fingerprint, revision if consistent and error is None else -1, error)
+        value = Settled(head, ledger, fingerprint, revision if consistent and error is None else -1, error,
+                        marks=printed.marks.get(i))
         value._carry(previous[i], keep)
         if value.revision >= 0:
             ledgers.put((where, head.key), value)
@@ -427,11 +518,12 @@ def _settle_in_full(key: str, printed: tuple[int, Fingerprint]) -> Settled:
     return Settled(head, ledger, fingerprint, evening.revision if consistent else -1)
 
 
-def settled(key: str) -> Settled | None:
+def settled(key: str, head: Mapping[str, Any] | None = None) -> Settled | None:
     """The evening with URL key ``key`` settled at its current revision, or ``None`` if
     there is none. Raises :class:`~scorer.ledger.HandError` for a stored hand the rules
-    refuse. An unchanged evening costs one small query."""
-    found = settled_many([key]).get(key)
+    refuse. An unchanged evening costs one small query, none if ``head`` is the
+    evening's row (:data:`HEAD_COLUMNS`) as the caller has just read it."""
+    found = settled_many([key], None if head is None else {key: head}).get(key)
     if found is not None and found.error is not None:
         raise found.error
     return found
@@ -439,7 +531,7 @@ def settled(key: str) -> Settled | None:
 
 def head_of(evening: Evening) -> EveningHead:
     """An ORM evening's :class:`EveningHead`."""
-    row = {c.key: getattr(evening, c.key) for c in _HEAD_COLUMNS}
+    row = {c.key: getattr(evening, c.key) for c in HEAD_COLUMNS}
     row["options"], row["draw"] = dict(row["options"] or {}), list(row["draw"] or ())
     return EveningHead(**row, players=tuple(p.name for p in evening.players))
 

@@ -195,10 +195,11 @@ def load_evening(key: str) -> tuple[Evening, Ledger]:
     return evening, services.ledger_of(evening)
 
 
-def load_settled(key: str) -> settled.Settled:
+def load_settled(key: str, head: Mapping[str, Any] | None = None) -> settled.Settled:
     """The evening settled at its current revision, without loading its hands when this
-    process has settled it before (:func:`scorer.settled.settled`); 404 if no evening."""
-    found = settled.settled(key)
+    process has settled it before (:func:`scorer.settled.settled`; ``head``: the
+    evening's row if the caller has read it); 404 if no evening."""
+    found = settled.settled(key, head)
     if found is None:
         abort(404)
     return found
@@ -223,15 +224,23 @@ pdf_failures: RevisionCache[Any] = RevisionCache(64)
 #: Whole scoresheet pages by (evening key, revision, language, role, group).
 page_cache: RevisionCache[str] = RevisionCache(128)
 
+#: The scoresheet's page around its fragment by (evening key, language, role, group,
+#: title, finished): the same at every revision, so the first view after a new hand
+#: renders only the fragment and the new row. Only pages every phone of a language and
+#: role shares (no message waiting, no form with its own CSRF token) are kept.
+frame_cache: RevisionCache[str] = RevisionCache(128)
+
 #: The running-totals chart (SVG bytes) by (evening key, revision).
 chart_cache: RevisionCache[bytes] = RevisionCache(64)
 
 
-def by_revision(cache: RevisionCache[Any], key: str, build: Any, *variant: Any, revision: int | None = None) -> Any:
+def by_revision(cache: RevisionCache[Any], key: str, build: Any, *variant: Any, revision: int | None = None,
+                head: Mapping[str, Any] | None = None) -> Any:
     """What ``build(found)`` gives for the evening's current revision (``found`` a
     :class:`scorer.settled.Settled`: ``head`` and ``ledger``), from ``cache`` when it is
     there (one small query), else built and kept. ``variant`` (e.g. language and paper
-    size) is part of the cache key; ``revision`` if the caller has read it already.
+    size) is part of the cache key; ``revision`` if the caller has read it already, and
+    ``head`` the evening's row (:data:`scorer.settled.HEAD_COLUMNS`) if it has.
     404 if no evening."""
     if revision is None:
         revision = services.evening_revision(key)
@@ -239,7 +248,7 @@ def by_revision(cache: RevisionCache[Any], key: str, build: Any, *variant: Any, 
         abort(404)
     value = cache.get((key, revision, *variant))
     if value is None:
-        found = load_settled(key)
+        found = load_settled(key, head)
         value = build(found)
         if found.revision == found.head.revision:  # else a write came between its reads: keep nothing
             cache.put((key, found.revision, *variant), value)

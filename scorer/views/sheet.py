@@ -28,6 +28,7 @@ from .common import (
     chart_cache,
     client_id,
     content_disposition,
+    frame_cache,
     load_evening,
     page_cache,
     pdf_cache,
@@ -56,7 +57,8 @@ def _render_sheet(found: Settled) -> tuple[str, bool, Markup, tuple[Markup, ...]
     evening, ledger = found.head, found.ledger
     names = ledger.setup.players
     lines = seat_lines(ledger)
-    disputed, waiting = disputes.marks(evening.id, [hand_id for hand_id, _ in found.fingerprint])
+    disputed, waiting = disputes.marks(evening.id, [hand_id for hand_id, _ in found.fingerprint],
+                                       evening.confirmation, found.marks)
     if resumable(ledger):
         rows = list(found.per_hand(("sheet", str(get_locale())),
                                    lambda start, stop: _sheet_rows(found, start, stop, {}, set(), set())))
@@ -73,7 +75,8 @@ def _render_sheet(found: Settled) -> tuple[str, bool, Markup, tuple[Markup, ...]
             "_sheet.html", evening=evening, ledger=ledger, closed=services.is_closed(evening, ledger),
             hands=Markup(HANDS),
             settle=None if ledger.variant.points_only else settle_up(ledger),
-            stats=statistics(ledger), seat_lines=lines,
+            stats=found.running("statistics", lambda before, start, stop: statistics(ledger, start, stop, before))
+            if resumable(ledger) else statistics(ledger), seat_lines=lines,
             start_names=[ledger.setup.players[s] for s in ledger.setup.seated_at_start],
             disputed=disputed, waiting=waiting,
             party=lambda p: names[p] if isinstance(p, int) else (ledger.variant.pool_name(ledger.setup.options)
@@ -101,7 +104,7 @@ def scoresheet(key: str) -> str:
     head = evening_head(key)
     if head is None:
         abort(404)
-    revision, group = head
+    revision, group, row = head
     scorer = access.is_scorer(key)
     locale = str(get_locale())
     access.remember(key)
@@ -113,15 +116,30 @@ def scoresheet(key: str) -> str:
     if page is not None:
         return page
     title, finished, fragment, rows = by_revision(sheet_cache, key, _render_sheet, locale, scorer,
-                                                  revision=revision)
-    page = render_template("scoresheet.html", key=key, title=title, finished=finished, sheet=fragment,
-                           action=ActionForm() if scorer else None, scorer=scorer, revision=revision, group=group,
-                           undo=undo_offer(key) if scorer and not plain else None)
+                                                  revision=revision, head=row)
+    shared = plain and not (scorer and finished)  # the same for every phone of this language and role
+    if shared:
+        frame_key = (key, locale, scorer, group, title, finished)
+        frame = frame_cache.get(frame_key)
+        if frame is None:
+            frame = render_template("scoresheet.html", key=key, title=title, finished=finished, sheet=Markup(SHEET),
+                                    action=None, scorer=scorer, revision=REVISION, group=group, undo=None)
+            frame_cache.put(frame_key, frame)
+        before, _, after = frame.replace(REVISION, str(revision), 1).partition(SHEET)
+        page = "".join((before, fragment, after))
+    else:
+        page = render_template("scoresheet.html", key=key, title=title, finished=finished, sheet=fragment,
+                               action=ActionForm() if scorer else None, scorer=scorer, revision=revision,
+                               group=group, undo=undo_offer(key) if scorer and not plain else None)
     before, _, after = page.partition(HANDS)
     page = "".join((before, *rows, after))
-    if plain and not (scorer and finished):
+    if shared:
         page_cache.put(page_key, page)
     return page
+
+
+#: Where the scoresheet's fragment and its revision go in its frame (:data:`frame_cache`).
+SHEET, REVISION = "<!--sheet-->", "-revision-"
 
 
 
