@@ -40,7 +40,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import sqlalchemy as sa
 from sqlalchemy.orm import selectinload
@@ -143,23 +143,22 @@ class Settled:
         """A value of all the ledger's hands made up hand after hand (a sum, a maximum),
         made once per hand: ``fold(before, start, stop)`` gives the value of
         ``ledger.rows[:stop]`` from ``before``, the value of ``ledger.rows[:start]``
-        (``None`` when ``start`` is 0). Kept as :meth:`per_hand` keeps values (at the last
-        hand of each revision), so a new hand folds one hand and a correction of hand ``k``
-        folds from ``k``. ``fold`` must depend on nothing but the rows, set-up and ``name``."""
-        def make(start: int, stop: int) -> list[T | None]:
-            have = self._per_hand.get(name, ())[:start]
-            known = start
-            while known and have[known - 1] is None:
-                known -= 1
-            value = fold(have[known - 1] if known else None, known, stop)
-            return [None] * (stop - start - 1) + [value]
-
-        values = self.per_hand(name, make)
-        if not values:
+        (``None`` when ``start`` is 0). Kept among the per-hand values (:meth:`per_hand`,
+        at the last hand of each revision), so a new hand folds one hand and a
+        correction of hand ``k`` folds from the last value kept before ``k``. ``fold``
+        must depend on nothing but the rows, set-up and ``name``."""
+        count = len(self.ledger.rows)
+        have = self._per_hand.get(name, ())[:count]
+        if not count:
             return fold(None, 0, 0)
-        last = values[-1]
-        assert last is not None  # the last value made is always the whole
-        return last
+        if len(have) == count and have[-1] is not None:
+            return cast(T, have[-1])
+        known = len(have)
+        while known and have[known - 1] is None:  # an undo or a correction: back to the last value kept
+            known -= 1
+        value = fold(have[known - 1] if known else None, known, count)
+        self._per_hand[name] = (*have, *(None,) * (count - len(have)))[:count - 1] + (value,)
+        return value
 
     def _carry(self, previous: Settled | None, keep: int) -> Settled:
         """Take over ``previous``'s per-hand values of its first ``keep`` hands."""

@@ -305,6 +305,13 @@ def test_the_scoresheet_with_kept_rows_equals_one_made_from_nothing(app: Any) ->
     kept = page()
     assert kept == from_nothing()
     assert "overruled" in kept
+    for _ in range(2):  # undo twice: the statistics kept at the last hand of each revision are gone
+        page()
+        with app.app_context():
+            evening = services.get_evening(key)
+            services.undo_last_hand(evening, evening.hands[-1].number, evening.hands[-1].current.version)
+    kept = page()
+    assert kept == from_nothing() and kept.count('<tbody id="hand-') == len(data.hands) - 2
 
 
 def test_the_season_with_kept_rows_equals_one_made_from_nothing(app: Any) -> None:
@@ -412,6 +419,14 @@ def test_a_running_value_folds_only_the_hands_after_the_last_one_kept() -> None:
     folded.clear()
     assert third.running("t", total_of_seat_0(third)) == third.ledger.rows[4].totals[0]
     assert folded == [(None, 0, 5)]
+    undone = _kept("a", 3, 4)._carry(second, 3)  # two hands undone: nothing kept at hand 3
+    folded.clear()
+    assert undone.running("t", total_of_seat_0(undone)) == undone.ledger.rows[2].totals[0]
+    assert folded == [(None, 0, 3)]
+    assert undone.running("t", total_of_seat_0(undone)) == undone.ledger.rows[2].totals[0] and len(folded) == 1
+    again = _kept("a", 4, 5)._carry(second, 4)  # one hand undone: the value at hand 4 was kept
+    folded.clear()
+    assert again.running("t", total_of_seat_0(again)) == want and folded == []
     empty = _kept("b", 0, 1)
     assert empty.running("t", total_of_seat_0(empty)) == 0
 
