@@ -272,8 +272,9 @@ class HandMarks:
 @dataclass(frozen=True)
 class _Printed:
     """What :func:`_fingerprints` reads of the evenings: by evening id, the revision and
-    fingerprint (``(revision, ((hand id, version), …))``) and the players' names in seat
-    order; the ids of the evenings with a change of seats in play."""
+    fingerprint (``(revision, ((hand id, version), …))``), the players' names in seat
+    order and the marks; the ids of the evenings with a change of seats in play; and by
+    ``(hand id, version)`` the facts (JSON text) of the hands saved since ``after``."""
 
     prints: dict[int, tuple[int, Fingerprint]]
     players: dict[int, tuple[str, ...]]

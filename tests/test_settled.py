@@ -314,6 +314,34 @@ def test_the_scoresheet_with_kept_rows_equals_one_made_from_nothing(app: Any) ->
     assert kept == from_nothing() and kept.count('<tbody id="hand-') == len(data.hands) - 2
 
 
+def test_the_scoresheet_frame_kept_across_revisions_carries_each_revision_and_any_name(app: Any) -> None:
+    # the page around the scoresheet is kept (views/common.frame_cache): the revision the
+    # live poll compares with is filled in per revision, whatever the evening is called
+    import re
+
+    data = _example(EXAMPLES / "hoyle-peep-pool.json")
+    client = app.test_client()
+    name = 'Tom\'s <!--revision--> & "-revision-" <!--sheet-->'
+    with app.app_context():
+        key = services.import_evening(dataclasses.replace(data, name=name, hands=data.hands[:2],
+                                                          finished=False)).key
+
+    def page() -> tuple[str, int]:
+        html = client.get(f"/e/{key}").get_data(as_text=True)
+        with app.app_context():
+            revision = services.evening_revision(key)
+        return html, revision
+
+    for number in (3, 4):
+        html, revision = page()
+        assert re.findall(r'data-revision="([^"]*)"', html) == [str(revision)]
+        assert "<!--revision-->" not in html and "<!--sheet-->" not in html
+        assert html.count("Tom&#39;s &lt;!--revision--&gt; &amp; &#34;-revision-&#34; &lt;!--sheet--&gt;") == 2
+        assert html == _clear_and(lambda: page()[0])
+        with app.app_context():
+            services.record_hand(services.get_evening(key), number, data.hands[number - 1])
+
+
 def test_the_season_with_kept_rows_equals_one_made_from_nothing(app: Any) -> None:
     from scorer.groups import create_group
 

@@ -123,9 +123,9 @@ def scoresheet(key: str) -> str:
         frame = frame_cache.get(frame_key)
         if frame is None:
             frame = render_template("scoresheet.html", key=key, title=title, finished=finished, sheet=Markup(SHEET),
-                                    action=None, scorer=scorer, revision=REVISION, group=group, undo=None)
+                                    action=None, scorer=scorer, revision=Markup(REVISION), group=group, undo=None)
             frame_cache.put(frame_key, frame)
-        before, _, after = frame.replace(REVISION, str(revision), 1).partition(SHEET)
+        before, _, after = frame.replace(REVISION, str(revision)).partition(SHEET)
         page = "".join((before, fragment, after))
     else:
         page = render_template("scoresheet.html", key=key, title=title, finished=finished, sheet=fragment,
@@ -138,8 +138,9 @@ def scoresheet(key: str) -> str:
     return page
 
 
-#: Where the scoresheet's fragment and its revision go in its frame (:data:`frame_cache`).
-SHEET, REVISION = "<!--sheet-->", "-revision-"
+#: Where the scoresheet's fragment and its revision go in its frame (:data:`frame_cache`):
+#: HTML comments, which no text a phone typed can contain (it is escaped).
+SHEET, REVISION = "<!--sheet-->", "<!--revision-->"
 
 
 
