@@ -186,7 +186,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         evening = loads(text)
-        ledger = settle_evening(evening.setup, evening.hands)
+        ledger = settle_evening(evening.setup, evening.hands, evening.changes)
     except EveningFileError as error:
         rule = f" ({error.rule})" if error.rule else ""
         print(f"nap: {args.file}: {error}{rule}", file=sys.stderr)

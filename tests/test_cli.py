@@ -39,6 +39,25 @@ def test_json(capsys: pytest.CaptureFixture[str]) -> None:
     assert report["hands"][5]["result"] == "misdeal" and report["hands"][5]["rules"] == ["P-16"]
 
 
+def test_an_evening_with_changes_of_seats(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # docs/evening-format.md's version-2 example, worked out there (P-6, P-12, P-13): Eve
+    # joins on Bob's left before hand 2, Cat leaves before hand 3. Before this was mended
+    # `nap settle` settled the file without its seat changes and stopped at hand 2.
+    file = tmp_path / "seats.json"
+    file.write_text(json.dumps({
+        "format": "nap-evening", "version": 2, "variant": "pagat", "players": ["Ann", "Bob", "Cat", "Dan"],
+        "seats": [{"before_hand": 2, "join": "Eve", "left_of": "Bob"}, {"before_hand": 3, "leave": "Cat"}],
+        "hands": [{"auction": ["pass", "four", "pass", "pass"], "tricks": 4},
+                  {"auction": ["nap", "pass", "pass", "pass", "pass"], "tricks": 5},
+                  {"auction": ["three", "pass", "pass", "pass"], "tricks": 2}]}))
+    assert main(["settle", "--json", str(file)]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["totals"] == {"Ann": -6, "Bob": -6, "Cat": 7, "Dan": -18, "Eve": 23}
+    assert report["hands"][1]["entries"] == {"Ann": -5, "Bob": -5, "Cat": -5, "Dan": -5, "Eve": 20}
+    assert main(["settle", str(file)]) == 0
+    assert "Eve" in capsys.readouterr().out
+
+
 def test_bad_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     bad = tmp_path / "bad.json"
     bad.write_text('{"format": "nap-evening", "version": 1, "variant": "pagat", "players": ["A","B","C"], '
