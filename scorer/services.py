@@ -584,6 +584,9 @@ def undo_last_hand(evening: Evening, number: int, base_version: int, *, device: 
                                 number=hand.number), hand.number)
     before = facts_of(hand.current, len(evening.players))
     _bump(evening)  # under the row lock taken above: the hand checked is still the last
+    for record in evening.seat_changes:  # a rename after this hand now comes before the hand taking its place
+        if record.undone_at is None and record.before_hand > hand.number:
+            record.before_hand = hand.number
     hand.undone_number, hand.undone_at, hand.number = number, utcnow(), -hand.id
     _log(evening, "undo", number, before, None, device)
     db.session.commit()
@@ -724,8 +727,17 @@ def export_evening(evening: Evening) -> EveningFile:
         place=evening.place or None,
         finished=evening.finished_at is not None,
         draw=list(evening.draw or ()),
-        changes=seat_changes_of(evening),
+        changes=_in_hand_order(seat_changes_of(evening), len(evening.hands)),
     )
+
+
+def _in_hand_order(changes: Sequence[SeatChange], hands: int) -> list[SeatChange]:
+    """The seat changes as the engine applies them (:func:`scorer.ledger.settle_evening`:
+    by the hand they come before, in the order made within a hand; those after the last
+    hand before the next one), as the evening file wants them. Only a rename can be out of
+    place: one saved before :func:`undo_last_hand` moved renames back with the hands undone."""
+    ordered = sorted(changes, key=lambda c: c.before_hand)
+    return [c if c.before_hand <= hands + 1 else dataclasses.replace(c, before_hand=hands + 1) for c in ordered]
 
 
 def last_in_group(group_id: int) -> Evening | None:

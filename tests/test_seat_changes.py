@@ -248,6 +248,50 @@ def test_join_leave_rename_and_undo_are_stored_and_exported(any_db_app: object) 
             services.change_seats(evening, "rename", seat=1, name="dora")
 
 
+def test_a_rename_after_undone_hands_comes_before_the_next_hand_and_the_file_reads_back(any_db_app: object) -> None:
+    # found by a helper's run: a rename stayed "before hand 4" after hands 3 and 2 were
+    # undone, so the exported file was refused ("comes after the last hand", "in the order
+    # of the hands") and could not be imported or settled
+    from scorer import services
+    from scorer.evening_file import dump, dumps, load, loads
+    from scorer.models import db
+
+    with any_db_app.app_context():  # type: ignore[attr-defined]
+        evening = services.create_evening(variant="pagat", players=["Ann", "Bob", "Cat", "Dan"], first_dealer=0,
+                                          options={}, stake=None)
+        key = evening.key
+        # P-12: Bob Three made (+3 from each), Cat Three made, Dan Four made
+        for number, facts in enumerate((HandFacts(0, ("three", "pass", "pass", "pass"), 3),
+                                        HandFacts(1, ("three", "pass", "pass", "pass"), 3),
+                                        HandFacts(2, ("four", "pass", "pass", "pass"), 4)), 1):
+            services.record_hand(services.get_evening(key), number, facts)
+        services.change_seats(services.get_evening(key), "rename", seat=1, name="Bea")
+        for number in (3, 2):
+            services.undo_last_hand(services.get_evening(key), number, 1)
+        db.session.expire_all()
+        evening = services.get_evening(key)
+        assert [r.before_hand for r in evening.seat_changes] == [2]
+        services.change_seats(evening, "leave", seat=2)  # Cat goes home before hand 2
+        # hand 2: Bea deals to Dan, Ann, Bea; Ann's Four takes 3: she pays 4 to each of two (P-13)
+        services.record_hand(services.get_evening(key), 2, HandFacts(1, ("pass", "four", "pass"), 3))
+        db.session.expire_all()
+        evening = services.get_evening(key)
+        ledger = services.ledger_of(evening)
+        assert ledger.setup.players == ("Ann", "Bea", "Cat", "Dan") and ledger.totals == (-11, 13, -3, 1)
+        out = dump(services.export_evening(evening))
+        assert out["seats"] == [{"before_hand": 2, "rename": "Bea", "from": "Bob"}, {"before_hand": 2, "leave": "Cat"}]
+        copy = services.import_evening(loads(dumps(services.export_evening(evening))))
+        assert services.ledger_of(services.get_evening(copy.key)).totals == (-11, 13, -3, 1)
+        # an evening saved before the mend: its rename still after the last hand
+        evening = services.get_evening(key)
+        evening.seat_changes[0].before_hand = 9
+        db.session.commit()
+        legacy = dump(services.export_evening(services.get_evening(key)))
+        assert legacy["seats"] == [{"before_hand": 2, "leave": "Cat"},
+                                   {"before_hand": 3, "rename": "Bea", "from": "Bob"}]
+        assert [c.before_hand for c in load(legacy).changes] == [2, 3]  # read back: after the last hand
+
+
 # --- the pages (Flask's test client) -----------------------------------------------------
 
 def test_the_seats_page_joins_leaves_and_the_sheet_says_so(client: object) -> None:
