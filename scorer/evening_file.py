@@ -335,6 +335,30 @@ def check_hand(data: Any, where: str = "hand") -> None:
         raise EveningFileError(_schema_message(err), where + path)
 
 
+#: The schema's JSON types in words.
+_TYPES = {"string": "text", "integer": "a whole number", "number": "a number", "boolean": "true or false",
+          "array": "a list", "object": "an object", "null": "null"}
+
+
+def _expected(err: jsonschema.ValidationError, described: str | None) -> str:
+    """What the field takes, in words: a value in JSON's spelling (``false``, not Python's
+    ``False``), a type in words, the choices of an enum; else the field's description."""
+    if err.validator == "const":
+        return _short(json.dumps(err.validator_value, ensure_ascii=False), 80)
+    if err.validator == "enum":
+        return "one of " + _short(", ".join(json.dumps(v, ensure_ascii=False) for v in err.validator_value), 80)
+    if err.validator == "type":
+        kinds = err.validator_value if isinstance(err.validator_value, list) else [err.validator_value]
+        words = " or ".join(_TYPES.get(str(k), str(k)) for k in kinds)
+        return f"{words}; {described}" if described else words
+    if described:
+        return described
+    try:
+        return _short(json.dumps(err.validator_value, ensure_ascii=False), 80)
+    except (TypeError, ValueError):
+        return _short(str(err.validator_value), 80)
+
+
 def _schema_message(err: jsonschema.ValidationError) -> str:
     """A schema error in words a player can act on (the schema's own description of
     the field where there is one), never echoing a long bad value."""
@@ -349,8 +373,7 @@ def _schema_message(err: jsonschema.ValidationError) -> str:
     if err.validator in ("type", "const", "enum", "oneOf", "anyOf", "pattern", "minimum", "maximum", "maxLength",
                          "minLength", "maxItems", "minItems", "not", "format"):
         value = _short(json.dumps(err.instance, ensure_ascii=False), 40)
-        expected = described or _short(str(err.validator_value), 80)
-        return f"{value} is not allowed here (expected: {expected})"
+        return f"{value} is not allowed here (expected: {_expected(err, described)})"
     return _short(err.message)
 
 

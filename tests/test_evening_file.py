@@ -170,6 +170,23 @@ def test_schema_errors_are_readable() -> None:
     assert "is not allowed here" in str(err.value) and "stake" in str(err.value)
 
 
+@pytest.mark.parametrize(("change", "where", "said"), [
+    ({"finished": "yes"}, "finished", '"yes" is not allowed here (expected: true or false; '),
+    ({"variant": "pagatx"}, "variant",
+     '"pagatx" is not allowed here (expected: one of "pagat", "hoyle", "russian36", "napoleao")'),
+    ({"hands": [{"auction": ["three", "pass", "pass"], "tricks": "x"}]}, "hands[0].tricks",
+     '"x" is not allowed here (expected: a whole number; Tricks the declarer won'),
+])
+def test_schema_errors_say_what_the_field_takes_in_json_words(change: dict[str, Any], where: str,
+                                                              said: str) -> None:
+    # not Python's spelling of the schema ("expected: False", "['pagat', …]")
+    data = {"format": "nap-evening", "version": 1, "variant": "pagat", "players": ["A", "B", "C"], "hands": []}
+    with pytest.raises(EveningFileError) as err:
+        load({**data, **change})
+    assert err.value.where == where and str(err.value.message).startswith(said)
+    assert "False" not in str(err.value) and "['" not in str(err.value)
+
+
 def test_schema_covers_every_option_of_every_variant() -> None:
     from scorer.rules import VARIANTS
 
