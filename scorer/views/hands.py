@@ -18,7 +18,7 @@ from ..forms import DISPUTE_NAMES, ActionForm, HandFormBase, error_messages, han
 from ..i18n import error_text, tr
 from ..ledger import Ledger, table_ledger, to_evening, to_table
 from ..models import Evening
-from ..rules import HERE, RULES, HandFacts, Override, RulesError
+from ..rules import HERE, PASS, RULES, HandFacts, Override, RulesError
 from ..rules.auction import AuctionState
 from ..rules.sources import QUOTES, SOURCE_LANGUAGES
 from .common import auction_of, call_label, load_evening, posted_int, row_of, rules_error, save_new_hand
@@ -56,8 +56,12 @@ def _hand_page(evening: Evening, ledger: Ledger, form: Any, *, number: int, edit
         held = auction.highest if auction is not None and not auction.over else None
         if held is not None:
             seat, call = held
+            # «Здесь» holds the bid before it: say which
+            bid = next((c for _, c in reversed(auction.said) if c not in (PASS, HERE)), None) if auction else None
             highest = (gettext("Highest so far: %(call)s (%(who)s)", call=call_label(call), who=names[seat])
-                       if call != HERE else gettext("Highest so far: held by %(who)s with «Здесь»", who=names[seat]))
+                       if call != HERE or bid is None
+                       else gettext("Highest so far: %(call)s, held by %(who)s with «Здесь»", call=call_label(bid),
+                                    who=names[seat]))
         context.update(said=[(names[seat], call) for seat, call in auction.said] if auction else [],
                        speaker=auction.speaker if auction else dealer, legal=list(auction.legal) if auction else [],
                        auction_over=auction is not None and auction.over, declarer_text=declarer_text, eldest=dealer,
