@@ -33,6 +33,7 @@ from .rules import (
     ntext,
 )
 from .rules.cards import parse_card
+from .zones import valid_zone
 
 FORMAT = "nap-evening"
 #: The version written when the evening has seat changes; without any, version 1 (which
@@ -74,6 +75,8 @@ class EveningFile:
     #: who joined, left or was renamed between hands (version 2), in order; seats index
     #: ``setup.players``, where players who join later follow those at the first deal
     changes: list[SeatChange] = field(default_factory=list)
+    #: the table's IANA time zone ("America/Sao_Paulo"), or None (the importing phone's)
+    time_zone: str | None = None
 
 
 @cache
@@ -185,9 +188,22 @@ def load(data: Any) -> EveningFile:
         name=_cleaned(data.get("name", ""), 80, "name"),
         date=data.get("date"),
         place=_cleaned(data.get("place", ""), 80, "place") or None,
+        time_zone=_zone(data.get("time_zone")),
         draw=draw,
         finished=data.get("finished", False),
     )
+
+
+def _zone(name: Any) -> str | None:
+    """The file's ``time_zone`` if this machine knows it; raises :class:`EveningFileError`."""
+    if name is None:
+        return None
+    zone = valid_zone(name)
+    if not zone:
+        raise EveningFileError(Text("{zone} is not a time zone this server knows (write it as "
+                                    "\"Europe/London\").", zone=_short(json.dumps(name, ensure_ascii=False), 40)),
+                               "time_zone")
+    return zone
 
 
 def _everyone(seated: tuple[str, ...], seats: Any) -> tuple[str, ...]:
@@ -425,6 +441,8 @@ def dump(evening: EveningFile) -> dict[str, Any]:
         out["date"] = evening.date
     if evening.place:
         out["place"] = evening.place
+    if evening.time_zone:
+        out["time_zone"] = evening.time_zone
     out["variant"] = setup.variant
     out["options"] = dict(setup.options)
     out["stake"] = (

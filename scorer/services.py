@@ -681,10 +681,12 @@ def _version(number: int, facts: HandFacts) -> HandVersion:
 def import_evening(data: EveningFile, *, device: str = "", time_zone: str = "", token: str | None = None) -> Evening:
     """Save an evening read from a file (already checked by the engine), in one transaction.
 
-    ``time_zone``: the importing browser's zone ("" = UTC), kept as the table's; a file
-    without a date is dated today there. ``token``: as for :func:`create_evening`
-    (:class:`AlreadyCreated` when this file was imported with it before)."""
+    ``time_zone``: the importing browser's zone ("" = UTC), kept as the table's unless the
+    file names the table's own; a file without a date is dated today there. ``token``: as
+    for :func:`create_evening` (:class:`AlreadyCreated` when this file was imported with it
+    before)."""
     creation_retry(token, "import")
+    time_zone = data.time_zone or time_zone
     setup = data.setup
     today = today_in(time_zone)
     evening = Evening(
@@ -728,6 +730,7 @@ def export_evening(evening: Evening) -> EveningFile:
         finished=evening.finished_at is not None,
         draw=list(evening.draw or ()),
         changes=_in_hand_order(seat_changes_of(evening), len(evening.hands)),
+        time_zone=evening.time_zone or None,
     )
 
 

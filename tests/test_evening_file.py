@@ -187,6 +187,16 @@ def test_schema_errors_say_what_the_field_takes_in_json_words(change: dict[str, 
     assert "False" not in str(err.value) and "['" not in str(err.value)
 
 
+def test_the_time_zone_is_read_written_and_refused_when_unknown() -> None:
+    data = {"format": "nap-evening", "version": 1, "variant": "pagat", "players": ["A", "B", "C"], "hands": []}
+    assert load(data).time_zone is None
+    evening = load({**data, "time_zone": "America/Sao_Paulo"})
+    assert evening.time_zone == "America/Sao_Paulo" and dump(evening)["time_zone"] == "America/Sao_Paulo"
+    with pytest.raises(EveningFileError) as err:
+        load({**data, "time_zone": "Mars/Olympus"})
+    assert err.value.where == "time_zone" and "Mars/Olympus" in str(err.value.message)
+
+
 def test_schema_covers_every_option_of_every_variant() -> None:
     from scorer.rules import VARIANTS
 

@@ -6,6 +6,7 @@ Fixtures use made-up names (Ilka, Oskar, Runa, Tove)."""
 from __future__ import annotations
 
 import io
+import json
 import re
 from datetime import UTC, datetime
 from decimal import Decimal
@@ -166,6 +167,26 @@ def test_an_evening_without_a_zone_says_its_times_are_utc(app) -> None:
     key = start_evening(client, players=PLAYERS)
     html = client.get(f"/e/{key}/history").get_data(as_text=True)
     assert "Times are the table’s: UTC." in html
+
+
+def test_the_tables_zone_goes_out_with_the_evening_file_and_comes_back_in(app) -> None:
+    # a table in São Paulo exported and imported on a phone in Oslo keeps São Paulo's zone
+    client = app.test_client()
+    key = start_evening(client, players=PLAYERS, time_zone="America/Sao_Paulo")
+    assert post_hand(client, key, 1, 0, {1: "three"}, tricks=3).status_code == 302
+    body = client.get(f"/e/{key}/evening.json").get_data()
+    assert json.loads(body)["time_zone"] == "America/Sao_Paulo"
+    token = _hidden(client.get("/import").get_data(as_text=True), "token")
+    answer = client.post("/import", data={"token": token, "time_zone": "Europe/Oslo",
+                                          "file": (io.BytesIO(body), "e.json")}, content_type="multipart/form-data")
+    assert answer.status_code == 302
+    assert [e.time_zone for e in _evenings(app)] == ["America/Sao_Paulo", "America/Sao_Paulo"]
+    # a file without one takes the importing phone's, as before
+    plain = json.dumps({k: v for k, v in json.loads(body).items() if k != "time_zone"}).encode()
+    token = _hidden(client.get("/import").get_data(as_text=True), "token")
+    client.post("/import", data={"token": token, "time_zone": "Europe/Oslo", "file": (io.BytesIO(plain), "e.json")},
+                content_type="multipart/form-data")
+    assert _evenings(app)[2].time_zone == "Europe/Oslo"
 
 
 # ------------------------------------------------------------------ item 13: posted twice
