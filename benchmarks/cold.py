@@ -48,6 +48,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
+from bench import timed  # noqa: E402 - benchmarks/bench.py
 from serving import serve  # noqa: E402 - benchmarks/serving.py
 
 from scorer.evening_file import EveningFile  # noqa: E402
@@ -86,17 +87,6 @@ def hoyle_hands(count: int, seed: int, players: int = 5) -> tuple[EveningSetup, 
         except RulesError:
             continue
     return fold.setup, [row.facts for row in fold.rows]
-
-
-def timed(fn: Callable[[], object], repeat: int) -> float:
-    """Median seconds of ``repeat`` calls of ``fn`` (after one untimed call)."""
-    fn()
-    samples = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        samples.append(time.perf_counter() - start)
-    return statistics.median(samples)
 
 
 @dataclass(frozen=True)

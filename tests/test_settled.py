@@ -281,21 +281,15 @@ def test_the_scoresheet_with_kept_rows_equals_one_made_from_nothing(app: Any) ->
         key = services.import_evening(dataclasses.replace(data, hands=data.hands[:3], finished=False)).key
 
     def page() -> str:
-        response = client.get(f"/e/{key}")
-        assert response.status_code == 200
-        return response.get_data(as_text=True)
+        return _page(client, f"/e/{key}")
 
-    def from_nothing() -> str:
-        _clear_view_caches()
-        return page()
-
-    assert page() == from_nothing()
+    assert page() == _clear_and(page)
     with app.app_context():
         for number in range(4, len(data.hands) + 1):
             page()  # each revision seen, its rows kept
             services.record_hand(services.get_evening(key), number, data.hands[number - 1])
     kept = page()
-    assert kept == from_nothing() and kept.count('<tbody id="hand-') == len(data.hands)
+    assert kept == _clear_and(page) and kept.count('<tbody id="hand-') == len(data.hands)
     page()
     with app.app_context():
         evening = services.get_evening(key)
@@ -303,7 +297,7 @@ def test_the_scoresheet_with_kept_rows_equals_one_made_from_nothing(app: Any) ->
         ledger = services.ledger_of(evening)
         services.correct_hand(evening, 2, 1, _override(data.hands[1], len(evening.players), ledger, 2))
     kept = page()
-    assert kept == from_nothing()
+    assert kept == _clear_and(page)
     assert "overruled" in kept
     for _ in range(2):  # undo twice: the statistics kept at the last hand of each revision are gone
         page()
@@ -311,7 +305,7 @@ def test_the_scoresheet_with_kept_rows_equals_one_made_from_nothing(app: Any) ->
             evening = services.get_evening(key)
             services.undo_last_hand(evening, evening.hands[-1].number, evening.hands[-1].current.version)
     kept = page()
-    assert kept == from_nothing() and kept.count('<tbody id="hand-') == len(data.hands) - 2
+    assert kept == _clear_and(page) and kept.count('<tbody id="hand-') == len(data.hands) - 2
 
 
 def test_the_scoresheet_frame_kept_across_revisions_carries_each_revision_and_any_name(app: Any) -> None:
@@ -326,18 +320,14 @@ def test_the_scoresheet_frame_kept_across_revisions_carries_each_revision_and_an
         key = services.import_evening(dataclasses.replace(data, name=name, hands=data.hands[:2],
                                                           finished=False)).key
 
-    def page() -> tuple[str, int]:
-        html = client.get(f"/e/{key}").get_data(as_text=True)
+    for number in (3, 4):
+        html = _page(client, f"/e/{key}")
         with app.app_context():
             revision = services.evening_revision(key)
-        return html, revision
-
-    for number in (3, 4):
-        html, revision = page()
         assert re.findall(r'data-revision="([^"]*)"', html) == [str(revision)]
         assert "<!--revision-->" not in html and "<!--sheet-->" not in html
         assert html.count("Tom&#39;s &lt;!--revision--&gt; &amp; &#34;-revision-&#34; &lt;!--sheet--&gt;") == 2
-        assert html == _clear_and(lambda: page()[0])
+        assert html == _clear_and(lambda: _page(client, f"/e/{key}"))
         with app.app_context():
             services.record_hand(services.get_evening(key), number, data.hands[number - 1])
 
@@ -357,19 +347,13 @@ def test_the_season_with_kept_rows_equals_one_made_from_nothing(app: Any) -> Non
             db.session.commit()  # before the next import, which begins with a rollback
 
     def page() -> str:
-        response = client.get(f"/g/{group_key}")
-        assert response.status_code == 200
-        return response.get_data(as_text=True)
-
-    def from_nothing() -> str:
-        _clear_view_caches()
-        return page()
+        return _page(client, f"/g/{group_key}")
 
     first = page()
-    assert first == from_nothing() and first.count("<tr><td><a href=") == 4  # four evenings in the book
+    assert first == _clear_and(page) and first.count("<tr><td><a href=") == 4  # four evenings in the book
     with app.app_context():
         services.record_hand(services.get_evening(keys[-1]), 4, data.hands[3])  # tonight's evening
-    assert page() == from_nothing()
+    assert page() == _clear_and(page)
     page()
     with app.app_context():  # the oldest evening: every later evening's season total moves
         evening = services.get_evening(keys[0])
@@ -377,7 +361,7 @@ def test_the_season_with_kept_rows_equals_one_made_from_nothing(app: Any) -> Non
         ledger = services.ledger_of(evening)
         services.correct_hand(evening, 1, 1, _override(data.hands[0], len(evening.players), ledger, 1))
     kept = page()
-    assert kept == from_nothing()
+    assert kept == _clear_and(page)
 
 
 # --- the cache itself ----------------------------------------------------------------
@@ -545,13 +529,7 @@ def test_the_scoresheet_of_an_evening_with_changes_of_seats_equals_one_made_from
         key = evening.key
 
     def page() -> str:
-        response = client.get(f"/e/{key}")
-        assert response.status_code == 200
-        return response.get_data(as_text=True)
-
-    def from_nothing() -> str:
-        _clear_view_caches()
-        return page()
+        return _page(client, f"/e/{key}")
 
     with app.app_context():
         services.record_hand(services.get_evening(key), 1, HandFacts(0, ("two", "pass", "pass"), 2))
@@ -562,7 +540,7 @@ def test_the_scoresheet_of_an_evening_with_changes_of_seats_equals_one_made_from
         page()
         services.change_seats(services.get_evening(key), "leave", seat=0)
     kept = page()
-    assert kept == from_nothing()
+    assert kept == _clear_and(page)
     # newest first: the leave before hand 3 above hand 2, the join before hand 2 between hands 2 and 1
     order = [kept.index(s) for s in ("A left before hand 3", 'id="hand-2"',
                                      "D joined before hand 2, sitting on the left of C", 'id="hand-1"')]
@@ -584,9 +562,7 @@ def test_the_scoresheet_shows_a_dispute_raised_and_dismissed_on_the_next_view(an
         key = services.import_evening(dataclasses.replace(data, hands=data.hands[:4], finished=False)).key
 
     def page(lang: str = "en") -> str:
-        response = client.get(f"/e/{key}", headers={"Accept-Language": lang})
-        assert response.status_code == 200
-        return response.get_data(as_text=True)
+        return _page(client, f"/e/{key}", lang)
 
     def hand(html: str, number: int) -> str:
         start = html.index(f'id="hand-{number}"')
@@ -622,6 +598,13 @@ def test_the_scoresheet_shows_a_dispute_raised_and_dismissed_on_the_next_view(an
         disputes.confirm_hand(evening, 5, hand_id=evening.hands[4].id)
     accepted = page()
     assert "unconfirmed" not in hand(accepted, 5) and accepted == _clear_and(page)
+
+
+def _page(client: Any, path: str, lang: str = "en") -> str:
+    """The page at ``path`` in language ``lang``, which must answer 200."""
+    response = client.get(path, headers={"Accept-Language": lang})
+    assert response.status_code == 200, (path, response.status_code)
+    return response.get_data(as_text=True)
 
 
 def _clear_and(view: Any) -> Any:
