@@ -39,25 +39,10 @@ from serving import serve  # noqa: E402 - benchmarks/serving.py
 
 from scorer import create_app  # noqa: E402
 from scorer.serve import SERVER_LIMITS  # noqa: E402
+from tests.webhelpers import QUEUE  # noqa: E402 - the hands, as quick entry queues them
 
 CHROMIUM = os.environ.get("NAP_CHROMIUM", "/usr/bin/chromium")
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update"]
-
-#: the hands, as quick entry queues them: hand i, declarer players[i % 4] bids Three, makes 3
-QUEUE = """([api, table, n, prefix]) => new Promise((resolve, reject) => {
-  const open = indexedDB.open("nap-outbox", 1);
-  open.onupgradeneeded = () => open.result.createObjectStore("outbox", {keyPath: "id", autoIncrement: true});
-  open.onsuccess = () => {
-    const tx = open.result.transaction("outbox", "readwrite");
-    const players = ["Ann", "Bob", "Cat", "Dan"];
-    for (let i = 1; i <= n; i++) {
-      tx.objectStore("outbox").add({table, api, number: i, token: prefix + i, state: "waiting", at: Date.now(),
-        facts: {lone_bid: {declarer: players[i % 4], contract: "three"}, tricks: 3}, label: "bench " + i});
-    }
-    tx.oncomplete = () => { open.result.close(); resolve(true); };
-    tx.onerror = () => reject(tx.error);
-  };
-})"""
 
 #: resolves once the outbox is empty (looked at every 5 ms)
 EMPTIED = """async () => {

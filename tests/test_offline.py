@@ -24,6 +24,7 @@ from scorer import services
 from scorer.rules import HandFacts
 from tests import test_browser as shared
 from tests.conftest import make_app
+from tests.webhelpers import QUEUE
 
 # the same browser fixture as test_browser.py: the same Chromium and skip/require logic
 browser = shared.browser
@@ -215,20 +216,6 @@ OUTBOX_EMPTIED = """async () => {
   return false;
 }"""
 
-QUEUE = """([api, table, n]) => new Promise((resolve, reject) => {
-  const open = indexedDB.open("nap-outbox", 1);
-  open.onupgradeneeded = () => open.result.createObjectStore("outbox", {keyPath: "id", autoIncrement: true});
-  open.onsuccess = () => {
-    const tx = open.result.transaction("outbox", "readwrite");
-    const players = ["Ann", "Bob", "Cat", "Dan"];
-    for (let i = 1; i <= n; i++) {
-      tx.objectStore("outbox").add({table, api, number: i, token: "bench-" + i, state: "waiting", at: Date.now(),
-        facts: {lone_bid: {declarer: players[i % 4], contract: "three"}, tricks: 3}, label: "bench " + i});
-    }
-    tx.oncomplete = () => { open.result.close(); resolve(true); };
-    tx.onerror = () => reject(tx.error);
-  };
-})"""
 
 
 def test_twenty_queued_hands_drain_in_order(browser: Any, site: tuple[Any, str]) -> None:
@@ -245,7 +232,7 @@ def test_twenty_queued_hands_drain_in_order(browser: Any, site: tuple[Any, str])
         key = a.url.rsplit("/", 1)[-1]
         _ready_offline(a, base, key)
         ctx.set_offline(True)
-        a.evaluate(QUEUE, [f"/api/e/{key}/hands", key, 20])
+        a.evaluate(QUEUE, [f"/api/e/{key}/hands", key, 20, "bench-"])
         a.reload()
         a.locator(".outbox-entry.waiting").nth(19).wait_for(timeout=60000)
         ctx.set_offline(False)

@@ -112,3 +112,22 @@ def wait_until(ready: Callable[[], bool], what: str, pause: float = 0.05) -> Non
         if time.monotonic() > give_up:
             pytest.fail(f"{what} (waited {HANG_GUARD:.0f} s)")
         time.sleep(pause)
+
+
+#: A script for ``page.evaluate(QUEUE, [api, table, n, prefix])``: ``n`` hands put in the
+#: phone's outbox as quick entry queues them (hand i: players[i % 4] bids Three, makes 3;
+#: token ``prefix + i``), for tests/test_offline.py and benchmarks/outbox_drain.py.
+QUEUE = """([api, table, n, prefix]) => new Promise((resolve, reject) => {
+  const open = indexedDB.open("nap-outbox", 1);
+  open.onupgradeneeded = () => open.result.createObjectStore("outbox", {keyPath: "id", autoIncrement: true});
+  open.onsuccess = () => {
+    const tx = open.result.transaction("outbox", "readwrite");
+    const players = ["Ann", "Bob", "Cat", "Dan"];
+    for (let i = 1; i <= n; i++) {
+      tx.objectStore("outbox").add({table, api, number: i, token: prefix + i, state: "waiting", at: Date.now(),
+        facts: {lone_bid: {declarer: players[i % 4], contract: "three"}, tricks: 3}, label: "bench " + i});
+    }
+    tx.oncomplete = () => { open.result.close(); resolve(true); };
+    tx.onerror = () => reject(tx.error);
+  };
+})"""
