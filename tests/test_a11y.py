@@ -98,16 +98,22 @@ def test_every_page_passes_axe(browser: Any, site: Any, scheme: str) -> None:  #
                                   bypass_csp=True)
     page = context.new_page()
     try:
-        key, group = _table(page, base)
-        problems = {}
-        for url in _pages(base, key, group):
-            page.goto(url)
-            found = _problems(page)
-            if found:
-                problems[url.replace(base, "")] = found
-        assert not problems, "\n".join(f"{url}: {'; '.join(found)}" for url, found in problems.items())
+        _on_every_page(page, base, _problems)
     finally:
         context.close()
+
+
+def _on_every_page(page: Any, base: str, check: Any) -> None:
+    """Start a table and open each of :func:`_pages` in ``page``; fails naming every page
+    where ``check(page)`` finds problems (a list of them)."""
+    key, group = _table(page, base)
+    problems = {}
+    for url in _pages(base, key, group):
+        page.goto(url)
+        found = check(page)
+        if found:
+            problems[url.replace(base, "")] = found
+    assert not problems, "\n".join(f"{url}: {'; '.join(found)}" for url, found in problems.items())
 
 
 @pytest.mark.parametrize("width,zoom", [(320, 1), (390, 2)])
@@ -116,15 +122,12 @@ def test_every_page_reflows(browser: Any, site: Any, width: int, zoom: int) -> N
     context = browser.new_context(viewport={"width": width, "height": 844}, locale="ru-RU")
     page = context.new_page()
     try:
-        key, group = _table(page, base)
-        problems = {}
-        for url in _pages(base, key, group):
-            page.goto(url)
+
+        def zoomed(page: Any) -> list[str]:
             if zoom != 1:
                 page.evaluate(f"document.documentElement.style.zoom = '{zoom}'")
-            found = _overflow(page)
-            if found:
-                problems[url.replace(base, "")] = found
-        assert not problems, "\n".join(f"{url}: {'; '.join(found)}" for url, found in problems.items())
+            return _overflow(page)
+
+        _on_every_page(page, base, zoomed)
     finally:
         context.close()
