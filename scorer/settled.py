@@ -283,7 +283,7 @@ class _Printed:
     facts: dict[tuple[int, int], str]
 
 
-def _fingerprints(ids: Sequence[int], after: int = 2**31 - 1) -> _Printed:
+def _fingerprints(ids: Sequence[int], after: int) -> _Printed:
     """Each evening's revision and ``(hand id, version)`` of its hands in play, read in one
     statement (one snapshot, on PostgreSQL too): the revision belongs to those hands.
     Rows: the revision (kind 0); every hand in play, ``(number, id)`` (kind 1); the
