@@ -8,7 +8,6 @@ from __future__ import annotations
 import http.client
 import json
 import os
-import socket
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -19,34 +18,24 @@ from typing import Any
 from conftest import ROOT, _dispose, make_app
 
 from scorer import services
-from webhelpers import stop, wait_until
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]  # type: ignore[no-any-return]
+from webhelpers import free_port, listening, stop, wait_until
 
 
 @contextmanager
 def nap_serve(url: str, tmp: Path, workers: int) -> Iterator[int]:
     """``nap serve --workers N`` on a free loopback port (yielded) on the database ``url``."""
-    port = _free_port()
+    port = free_port()
     env = dict(os.environ, DATABASE_URL=url, SECRET_KEY="boxes-secret", NAP_INSTANCE=str(tmp),
                PYTHONPATH=str(ROOT))
     process = subprocess.Popen([sys.executable, "-m", "scorer", "serve", "--host", "127.0.0.1", "--port", str(port),
                                 "--workers", str(workers)], cwd=ROOT, env=env,
                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     try:
-        def listening() -> bool:
+        def serving() -> bool:
             assert process.poll() is None, process.stdout.read().decode() if process.stdout else ""
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            except OSError:
-                return False
-            return True
+            return listening(port)
 
-        wait_until(listening, "nap serve never listened", pause=0.1)
+        wait_until(serving, "nap serve never listened", pause=0.1)
         yield port
     finally:
         stop(process)

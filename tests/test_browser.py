@@ -11,7 +11,6 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import socket
 import threading
 from collections.abc import Iterator
 from typing import Any
@@ -21,6 +20,7 @@ from waitress.server import create_server
 
 from scorer import services
 from tests.conftest import make_app
+from tests.webhelpers import free_port
 
 CHROMIUM = os.environ.get("NAP_CHROMIUM", "/usr/bin/chromium")
 REQUIRE = os.environ.get("NAP_REQUIRE_BROWSER") == "1"
@@ -49,9 +49,7 @@ def browser() -> Iterator[Any]:
 @pytest.fixture
 def site(tmp_path: Any) -> Iterator[tuple[Any, str]]:
     app = make_app(f"sqlite:///{tmp_path / 'browser.sqlite3'}", WTF_CSRF_ENABLED=True)
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+    port = free_port()
     server = create_server(app, host="127.0.0.1", port=port, threads=4)
 
     def run() -> None:

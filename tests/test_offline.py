@@ -11,7 +11,6 @@ Skipped when Chromium is not installed, unless ``NAP_REQUIRE_BROWSER=1``.
 from __future__ import annotations
 
 import re
-import socket
 import threading
 import time
 from collections.abc import Iterator
@@ -24,7 +23,7 @@ from scorer import services
 from scorer.rules import HandFacts
 from tests import test_browser as shared
 from tests.conftest import make_app
-from tests.webhelpers import QUEUE
+from tests.webhelpers import QUEUE, free_port
 
 # the same browser fixture as test_browser.py: the same Chromium and skip/require logic
 browser = shared.browser
@@ -37,9 +36,7 @@ def site(tmp_path: Any) -> Iterator[tuple[Any, str]]:
     worker and the outbox may still have one under way when the phone is closed, and
     closing waitress under it breaks its thread."""
     app = make_app(f"sqlite:///{tmp_path / 'offline.sqlite3'}", WTF_CSRF_ENABLED=True)
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+    port = free_port()
     server = create_server(app, host="127.0.0.1", port=port, threads=4)
     threading.Thread(target=server.run, daemon=True).start()
     yield app, f"http://127.0.0.1:{port}"

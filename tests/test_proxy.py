@@ -14,7 +14,6 @@ import http.client
 import os
 import re
 import shutil
-import socket
 import ssl
 import subprocess
 import threading
@@ -29,7 +28,7 @@ from conftest import ROOT, _dispose, make_app
 from waitress.server import create_server
 
 from scorer.serve import server_settings
-from webhelpers import start_evening, stop, wait_until
+from webhelpers import free_port, listening, start_evening, stop, wait_until
 
 NGINX = os.environ.get("NAP_NGINX") or shutil.which("nginx") or "/usr/sbin/nginx"
 REQUIRE = os.environ.get("NAP_REQUIRE_PROXY") == "1"
@@ -158,12 +157,6 @@ def _unavailable(message: str) -> None:
     pytest.skip(message + " (./scripts/test installs nginx-light with apt-get)")
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def _certificate(tmp: Path) -> tuple[Path, Path]:
     """A self-signed certificate for nap.test and 127.0.0.1 (openssl; one day)."""
     openssl = shutil.which("openssl")
@@ -217,7 +210,7 @@ def app_behind_nginx(tmp_path: Path, sqlite_url: str) -> Iterator[tuple[int, Pat
 
     thread = threading.Thread(target=run, daemon=True)
     thread.start()
-    port = _free_port()
+    port = free_port()
     site = tmp_path / "nap.conf"
     site.write_text(render_deploy_conf(f"127.0.0.1:{port} ssl", PUBLIC_NAME, cert, key, f"127.0.0.1:{app_port}"))
     main = tmp_path / "nginx.conf"
@@ -228,17 +221,13 @@ def app_behind_nginx(tmp_path: Path, sqlite_url: str) -> Iterator[tuple[int, Pat
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
     )
     try:
-        def listening() -> bool:
+        def proxying() -> bool:
             if nginx.poll() is not None:
                 log = (tmp_path / "error.log").read_text() if (tmp_path / "error.log").exists() else ""
                 pytest.fail(f"nginx stopped at once: {nginx.stdout.read().decode() if nginx.stdout else ''}{log}")
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            except OSError:
-                return False
-            return True
+            return listening(port)
 
-        wait_until(listening, "nginx never listened", pause=0.1)
+        wait_until(proxying, "nginx never listened", pause=0.1)
         yield port, cert, app
     finally:
         stop(nginx)

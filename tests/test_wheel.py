@@ -13,19 +13,17 @@ from __future__ import annotations
 import http.client
 import os
 import shutil
-import socket
 import sqlite3
 import subprocess
 import sys
 import sysconfig
-import time
 import zipfile
 from pathlib import Path
 
 import pytest
 from conftest import ROOT
 
-from webhelpers import stop
+from webhelpers import free_port, listening, stop, wait_until
 
 pytestmark = pytest.mark.slow
 
@@ -54,12 +52,6 @@ def _build(tmp: Path) -> Path:
             return wheels[0]
         tried.append(f"build {' '.join(extra) or '(isolated)'}: {(done.stdout + done.stderr).strip()[-600:]}")
     pytest.skip("the wheel could not be built here (offline?): " + " | ".join(tried))
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def test_the_wheel_carries_everything_and_nap_serve_runs_from_it(tmp_path: Path) -> None:
@@ -92,22 +84,18 @@ def test_the_wheel_carries_everything_and_nap_serve_runs_from_it(tmp_path: Path)
     module, templates = where.stdout.split()
     assert module.startswith(str(site)) and templates.startswith(str(site)), where.stdout + where.stderr
 
-    port = _free_port()
+    port = free_port()
     server = subprocess.Popen([str(venv / "bin" / "nap"), "serve", "--host", "127.0.0.1", "--port", str(port)],
                               cwd=work, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
         # a hang guard only, far beyond any load (it starts in about a second): a server that
         # stops is reported at once by poll(); one that never listens fails after 10 minutes
-        for _ in range(3000):
+        def serving() -> bool:
             if server.poll() is not None:
                 pytest.fail(f"nap serve stopped: {server.stdout.read() if server.stdout else ''}")
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                time.sleep(0.2)
-        else:
-            pytest.fail("nap serve never listened")
+            return listening(port)
+
+        wait_until(serving, "nap serve never listened", pause=0.2)
         for path, kind in (("/", "text/html"), ("/static/app.css", "text/css")):
             conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
             conn.request("GET", path)

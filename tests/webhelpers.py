@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import re
+import socket
 import subprocess
 import threading
 import time
@@ -102,6 +103,22 @@ def stop(process: subprocess.Popen[Any]) -> None:
 #: How long a hang guard waits: far past anything a loaded CI machine takes (a server
 #: listens, a notification arrives, within seconds), so it only stops a test that hangs.
 HANG_GUARD = 600.0
+
+
+def free_port() -> int:
+    """A TCP port on loopback that nothing listens on now."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def listening(port: int) -> bool:
+    """Whether something accepts connections on loopback ``port``."""
+    try:
+        socket.create_connection(("127.0.0.1", port), timeout=1).close()
+    except OSError:
+        return False
+    return True
 
 
 def wait_until(ready: Callable[[], bool], what: str, pause: float = 0.05) -> None:
