@@ -56,6 +56,23 @@ TIMEOUT = 10.0  # seconds a request may take before it counts as an error (a pho
 
 
 # ----------------------------------------------------------------------------- the set-up
+def listening(process: subprocess.Popen[Any], port: int, seconds: float, what: str, log: Path
+              ) -> subprocess.Popen[Any]:
+    """``process`` once it accepts connections on loopback ``port``; ends the run, with
+    ``log``, if it stops first or does not listen within ``seconds``."""
+    guard = time.monotonic() + seconds
+    while time.monotonic() < guard:
+        if process.poll() is not None:
+            raise SystemExit(f"{what} stopped: {log.read_text() if log.exists() else ''}")
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return process
+        except OSError:
+            time.sleep(0.1)
+    process.kill()
+    raise SystemExit(f"{what} never listened")
+
+
 def make_schema(base: str) -> tuple[str, str]:
     """A new schema in the database at ``base``: ``(schema, the app's URL with it on the search path)``."""
     import psycopg
@@ -111,17 +128,7 @@ def start_server(url: str, port: int, workers: int, app_root: Path) -> subproces
     log = Path(env["NAP_INSTANCE"]) / "serve.log"
     with log.open("wb") as out:
         server = subprocess.Popen(command, cwd=app_root, env=env, stdout=out, stderr=subprocess.STDOUT)
-    guard = time.monotonic() + 120
-    while time.monotonic() < guard:
-        if server.poll() is not None:
-            raise SystemExit(f"nap serve stopped: {log.read_text()}")
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            return server
-        except OSError:
-            time.sleep(0.1)
-    server.kill()
-    raise SystemExit("nap serve never listened")
+    return listening(server, port, 120, "nap serve", log)
 
 
 def start_nginx(app_port: int, port: int, tmp: Path) -> subprocess.Popen[bytes]:
@@ -147,17 +154,7 @@ def start_nginx(app_port: int, port: int, tmp: Path) -> subprocess.Popen[bytes]:
     proxy = subprocess.Popen([nginx, "-p", str(tmp), "-e", str(tmp / "error.log"), "-c", str(tmp / "nginx.conf"),
                               "-g", f"daemon off; pid {tmp / 'nginx.pid'};"],
                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    guard = time.monotonic() + 60
-    while time.monotonic() < guard:
-        if proxy.poll() is not None:
-            raise SystemExit(f"nginx stopped: {(tmp / 'error.log').read_text()}")
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            return proxy
-        except OSError:
-            time.sleep(0.1)
-    proxy.kill()
-    raise SystemExit("nginx never listened")
+    return listening(proxy, port, 60, "nginx", tmp / "error.log")
 
 
 def cpu_seconds(pid: int) -> float:
