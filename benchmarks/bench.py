@@ -27,8 +27,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from scorer.evening_file import EveningFile  # noqa: E402
-from scorer.ledger import settle_evening  # noqa: E402
+from scorer.evening.file import EveningFile  # noqa: E402
+from scorer.evening.ledger import settle_evening  # noqa: E402
 from scorer.rules import BIDS, PASS, EveningSetup, HandFacts, get_variant  # noqa: E402
 
 

@@ -51,8 +51,8 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 from bench import timed  # noqa: E402 - benchmarks/bench.py
 from serving import serve  # noqa: E402 - benchmarks/serving.py
 
-from scorer.evening_file import EveningFile  # noqa: E402
-from scorer.ledger import Fold  # noqa: E402
+from scorer.evening.file import EveningFile  # noqa: E402
+from scorer.evening.ledger import Fold  # noqa: E402
 from scorer.rules import BIDS, PASS, EveningSetup, HandFacts, RulesError, get_variant  # noqa: E402
 
 OPTIONS = {"pool": True, "lowest_bid": 1}

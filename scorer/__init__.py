@@ -1,6 +1,6 @@
 """Nap scorer: the scorekeeper and referee for Napoleon (Nap).
 
-``scorer.rules`` and ``scorer.ledger`` are the pure engine; ``scorer.app`` the Flask
+``scorer.rules`` and ``scorer.evening.ledger`` are the pure engine; ``scorer.app`` the Flask
 web app. :func:`create_app` is imported lazily so that the engine and the ``nap``
 command never load Flask.
 """

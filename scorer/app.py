@@ -16,8 +16,8 @@ from werkzeug.exceptions import HTTPException
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from . import logs
+from .evening.ledger import HandError
 from .extensions import csrf, db, instance_dir, migrate, resource_dir
-from .ledger import HandError
 
 mimetypes.add_type("application/manifest+json", ".webmanifest")
 

@@ -18,8 +18,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from .evening_file import EveningFile, EveningFileError, loads
-from .ledger import Ledger, settle_evening, settle_up
+from .evening.file import EveningFile, EveningFileError, loads
+from .evening.ledger import Ledger, settle_evening, settle_up
 
 
 def ledger_report(evening: EveningFile, ledger: Ledger) -> dict[str, Any]:

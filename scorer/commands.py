@@ -9,7 +9,7 @@ import sqlalchemy as sa
 from flask import current_app
 from flask.cli import with_appcontext
 
-from .evening_file import loads
+from .evening.file import loads
 from .extensions import ROOT
 from .models import Evening, db
 from .services import import_evening

@@ -27,8 +27,8 @@ from wtforms import (
 )
 from wtforms.validators import Length, NumberRange, Optional, ValidationError
 
-from .codec import encode_hand
-from .evening_file import MAX_STAKE_MINOR, parse_stake
+from .evening.codec import encode_hand
+from .evening.file import MAX_STAKE_MINOR, parse_stake
 from .i18n import default_currency, error_text, example_number, number, parse_number_text, tr, valid_zone
 from .rules import BIDS, PASS, Claim, EveningSetup, HandFacts, RulesError, Variant, clean_text
 from .rules.cards import RANKS_36, RANKS_52, SUITS, parse_card
@@ -450,8 +450,8 @@ class HandFormBase(FlaskForm):
 
     def hand_data(self, sequence_auction: bool) -> dict[str, Any]:
         """What the form holds, in the codec's shape with seats as indices
-        (:func:`scorer.codec.encode_hand`); the view reads it with
-        :func:`scorer.codec.decode_hand`. ``sequence_auction``: the calls come one by
+        (:func:`scorer.evening.codec.encode_hand`); the view reads it with
+        :func:`scorer.evening.codec.decode_hand`. ``sequence_auction``: the calls come one by
         one from the dealer (russian36), else one per player from eldest hand."""
         dealer = int(self.dealer.data)
         if self.misdeal.data:

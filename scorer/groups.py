@@ -1,5 +1,5 @@
 """Groups of evenings: saving and reading a group, its evenings and merged spellings,
-and its season (the bridge between the database and :mod:`scorer.season`).
+and its season (the bridge between the database and :mod:`scorer.evening.season`).
 
 Every write is one transaction. A request the group refuses raises
 :class:`GroupError`, whose ``str()`` is for users; nothing is saved then. No
@@ -20,10 +20,10 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import selectinload
 
 from . import services
-from .ledger import HandError
+from .evening.ledger import HandError
+from .evening.season import Book, SeasonEvening, name_key, resolve, season_books, shared_table, spellings_in
 from .models import Evening, Group, GroupAlias, db
 from .rules import VARIANTS, Text
-from .season import Book, SeasonEvening, name_key, resolve, season_books, shared_table, spellings_in
 from .settled import HEAD_COLUMNS, settled_many
 
 
@@ -140,7 +140,7 @@ def aliases_of(group: Group) -> dict[str, str]:
 
 
 def season_of(group: Group) -> Season:
-    """Settle every evening of the group and add them up (see :func:`scorer.season.season_books`).
+    """Settle every evening of the group and add them up (see :func:`scorer.evening.season.season_books`).
     Each evening's ledger is the one this process keeps for its revision when it has one
     (:func:`scorer.settled.settled_many`): after one evening changed, only that one is read
     and settled again, and only from its first changed hand."""

@@ -38,11 +38,11 @@ from flask_babel import format_date as _format_date
 from flask_babel import get_locale, get_translations
 
 from .access import permission
-from .evening_file import EveningFileError
+from .evening.file import EveningFileError
+from .evening.zones import in_zone, valid_zone, zone_info
 from .extensions import babel
 from .rules import Reason, RulesError, Stake, Text
 from .rules.core import Amount
-from .zones import in_zone, valid_zone, zone_info
 
 #: Locale code → the language's own name (shown in the language menu).
 LANGUAGES: dict[str, str] = {

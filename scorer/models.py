@@ -175,8 +175,8 @@ class Hand(db.Model):  # type: ignore[name-defined,misc]
 
 class HandVersion(db.Model):  # type: ignore[name-defined,misc]
     """The facts of a hand as recorded at one time: ``facts`` is the hand in the evening
-    file's shape with seats as indices (:func:`scorer.codec.encode_hand` with no names),
-    read back with :func:`scorer.codec.decode_hand`. ``version`` starts at 1; (hand,
+    file's shape with seats as indices (:func:`scorer.evening.codec.encode_hand` with no names),
+    read back with :func:`scorer.evening.codec.decode_hand`. ``version`` starts at 1; (hand,
     version) is unique, which makes a correction from a stale page fail instead of
     overwriting a newer one."""
 
@@ -186,7 +186,7 @@ class HandVersion(db.Model):  # type: ignore[name-defined,misc]
     id: Mapped[int] = mapped_column(primary_key=True)
     hand_id: Mapped[int] = mapped_column(ForeignKey("hand.id"), index=True)
     version: Mapped[int]
-    #: the hand's facts (see :mod:`scorer.codec`): dealer, auction, tricks, claims, …
+    #: the hand's facts (see :mod:`scorer.evening.codec`): dealer, auction, tricks, claims, …
     facts: Mapped[dict[str, Any]] = mapped_column(JSON)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
@@ -321,7 +321,7 @@ class Group(db.Model):  # type: ignore[name-defined,misc]
 class GroupAlias(db.Model):  # type: ignore[name-defined,misc]
     """Two spellings merged within a group: a player written ``alias`` counts as the
     player written ``canonical`` in the group's season. Both are name keys
-    (:func:`scorer.season.name_key`: trimmed, NFC, casefolded). Deleting the row
+    (:func:`scorer.evening.season.name_key`: trimmed, NFC, casefolded). Deleting the row
     un-merges them; no evening's own data is ever changed."""
 
     __tablename__ = "group_alias"

@@ -25,8 +25,8 @@ from markupsafe import Markup
 
 from . import pdf_worker
 from .chart import ledger_chart_svg, line_style
+from .evening.ledger import Ledger, settle_up, statistics
 from .i18n import tr
-from .ledger import Ledger, settle_up, statistics
 from .models import Evening
 from .pdf_render import STATIC_BASE, StaticOnlyFetcher  # noqa: F401 - re-exported: the fetcher the worker uses
 from .rules import RULES

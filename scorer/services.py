@@ -22,9 +22,10 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import selectinload
 
 from . import live, settled
-from .codec import decode_hand, encode_hand
-from .evening_file import EveningFile, dump_seat_change
-from .ledger import Fold, HandError, Ledger, settle_evening
+from .evening.codec import decode_hand, encode_hand
+from .evening.file import EveningFile, dump_seat_change
+from .evening.ledger import Fold, HandError, Ledger, settle_evening
+from .evening.zones import today_in, valid_zone
 from .models import (
     WRITING,
     Change,
@@ -37,8 +38,17 @@ from .models import (
     db,
     utcnow,
 )
-from .rules import EveningSetup, HandFacts, IllegalSetup, RulesError, SeatChange, Stake, Text, clean_text, get_variant
-from .zones import today_in, valid_zone
+from .rules import (
+    EveningSetup,
+    HandFacts,
+    IllegalSetup,
+    RulesError,
+    SeatChange,
+    Stake,
+    Text,
+    clean_text,
+    get_variant,
+)
 
 
 class ScorerError(Exception):
@@ -246,11 +256,11 @@ def current_facts(evening: Evening) -> list[HandFacts]:
 
 def ledger_of(evening: Evening) -> Ledger:
     """Settle the evening (loaded with its hands) from its current facts: the same
-    ledger as :func:`~scorer.ledger.settle_evening` of :func:`current_facts` and
+    ledger as :func:`~scorer.evening.ledger.settle_evening` of :func:`current_facts` and
     :func:`seat_changes_of`. Without a change of seats in play it reuses this process's
     kept ledger for the hands it shares (:mod:`scorer.settled`); with one (issue 12) it
     settles the whole evening every time, which is simple and safe.
-    Raises :class:`~scorer.ledger.HandError` for a stored hand the rules refuse."""
+    Raises :class:`~scorer.evening.ledger.HandError` for a stored hand the rules refuse."""
     changes = seat_changes_of(evening)
     setup = setup_of(evening, changes)
     if changes or not settled.resumable_setup(setup):
@@ -735,7 +745,7 @@ def export_evening(evening: Evening) -> EveningFile:
 
 
 def _in_hand_order(changes: Sequence[SeatChange], hands: int) -> list[SeatChange]:
-    """The seat changes as the engine applies them (:func:`scorer.ledger.settle_evening`:
+    """The seat changes as the engine applies them (:func:`scorer.evening.ledger.settle_evening`:
     by the hand they come before, in the order made within a hand; those after the last
     hand before the next one), as the evening file wants them. Only a rename can be out of
     place: one saved before :func:`undo_last_hand` moved renames back with the hands undone."""

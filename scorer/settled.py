@@ -1,7 +1,7 @@
 """Settled evenings kept between requests: the first view after a change costs the change,
 not the evening.
 
-Each process keeps the last settled :class:`~scorer.ledger.Ledger` of the evenings it
+Each process keeps the last settled :class:`~scorer.evening.ledger.Ledger` of the evenings it
 has shown (:data:`ledgers`), labelled with what it was folded from: the evening's set-up
 and, for every hand in play, its row id and current version (``(hand id, version)``;
 versions are never changed once saved, so this pair names the hand's facts exactly).
@@ -12,7 +12,7 @@ Reading an evening again (:func:`settled`, :func:`settled_many`) then costs:
 - a new hand, a correction, an undo, new options: at most three more (the evening's
   row, unless the caller gave it; the players and the hands' ids and versions with the
   revision, in one statement; the facts of the hands from the first that differs), and
-  the fold resumed from there (:meth:`scorer.ledger.Fold.resume`): a new hand settles
+  the fold resumed from there (:meth:`scorer.evening.ledger.Fold.resume`): a new hand settles
   one hand, a correction of hand ``k`` settles ``k`` onwards, an undo or finishing
   nothing, new options everything. An evening this process never kept costs all of it.
 
@@ -45,8 +45,8 @@ from typing import Any, TypeVar, cast
 import sqlalchemy as sa
 from sqlalchemy.orm import selectinload
 
-from .codec import decode_hand
-from .ledger import Fold, HandError, Ledger, settle_evening
+from .evening.codec import decode_hand
+from .evening.ledger import Fold, HandError, Ledger, settle_evening
 from .models import Evening, Hand, HandVersion, db
 from .rules import EveningSetup, HandFacts, SeatChange, Stake
 
@@ -364,7 +364,7 @@ def fold_from(previous: Settled | None, setup: EveningSetup, fingerprint: Finger
               ) -> tuple[Ledger, int, HandError | None]:
     """The ledger of ``fingerprint``'s hands under ``setup``, reusing ``previous`` for the
     hands it shares from the first; ``facts_of`` gives the facts of the others. Returns
-    the ledger, how many hands were reused, and the :class:`~scorer.ledger.HandError` of
+    the ledger, how many hands were reused, and the :class:`~scorer.evening.ledger.HandError` of
     the first hand the rules refuse (the ledger then ends before it), or ``None``."""
     keep = _reusable(previous, setup, fingerprint)
     fold = Fold.resume(previous.ledger, keep) if previous is not None and keep else Fold(setup)
@@ -422,7 +422,7 @@ def _head(row: dict[str, Any], players: tuple[str, ...]) -> EveningHead:
 
 
 def resumable(ledger: Ledger) -> bool:
-    """Whether ``ledger`` may be kept and resumed (:meth:`scorer.ledger.Fold.resume`): an
+    """Whether ``ledger`` may be kept and resumed (:meth:`scorer.evening.ledger.Fold.resume`): an
     evening without changes of seats (issue 12), all of its players seated from the start."""
     return not ledger.changes and ledger.setup.seated is None
 
@@ -520,7 +520,7 @@ def _settle_in_full(key: str, printed: tuple[int, Fingerprint]) -> Settled:
 
 def settled(key: str, head: Mapping[str, Any] | None = None) -> Settled | None:
     """The evening with URL key ``key`` settled at its current revision, or ``None`` if
-    there is none. Raises :class:`~scorer.ledger.HandError` for a stored hand the rules
+    there is none. Raises :class:`~scorer.evening.ledger.HandError` for a stored hand the rules
     refuse. An unchanged evening costs one small query, none if ``head`` is the
     evening's row (:data:`HEAD_COLUMNS`) as the caller has just read it."""
     found = settled_many([key], None if head is None else {key: head}).get(key)

@@ -162,7 +162,7 @@ def test_the_service_checks_the_row_id_under_its_lock(app: Any, client: Any) -> 
     """A hand undone and replaced between the view's check and the service's lock is refused
     by the service itself (hand_id), not changed in the new hand's place."""
     from scorer import services
-    from scorer.codec import decode_hand
+    from scorer.evening.codec import decode_hand
 
     key = start_evening(client)
     old = _record(client, key, 1, THREE, "a1")

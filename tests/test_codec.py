@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from scorer.codec import decode_hand, encode_hand, seat_index
-from scorer.evening_file import dump, loads
+from scorer.evening.codec import decode_hand, encode_hand, seat_index
+from scorer.evening.file import dump, loads
 from scorer.rules import Claim, HandFacts, Override
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"

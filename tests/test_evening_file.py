@@ -10,8 +10,8 @@ from typing import Any
 import jsonschema
 import pytest
 
-from scorer.evening_file import EveningFileError, dump, load, loads, parse_stake, schema
-from scorer.ledger import settle_evening
+from scorer.evening.file import EveningFileError, dump, load, loads, parse_stake, schema
+from scorer.evening.ledger import settle_evening
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
@@ -254,7 +254,7 @@ def test_text_that_normalising_lengthens_past_its_limit_is_refused() -> None:
     would be 720 characters (PostgreSQL refused it with a 500)."""
     import json
 
-    from scorer.evening_file import EveningFileError, loads
+    from scorer.evening.file import EveningFileError, loads
 
     base = {"format": "nap-evening", "version": 1, "variant": "pagat", "options": {}, "stake": None,
             "players": ["Ann", "Bob", "Cat"], "hands": []}

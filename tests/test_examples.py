@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from scorer.evening_file import loads
-from scorer.ledger import settle_evening, settle_up
+from scorer.evening.file import loads
+from scorer.evening.ledger import settle_evening, settle_up
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 FILES = sorted(p for p in EXAMPLES.glob("*.json") if not p.name.endswith(".expected.json"))

@@ -5,8 +5,8 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scorer.evening_file import EveningFile, dump, load
-from scorer.ledger import settle_evening
+from scorer.evening.file import EveningFile, dump, load
+from scorer.evening.ledger import settle_evening
 from scorer.rules import PASS, VARIANTS, Claim, EveningSetup, HandFacts, Stake, TableState, get_variant
 from scorer.rules.cards import SUITS
 from scorer.rules.endpoint import deals_owed
@@ -160,7 +160,7 @@ def test_json_round_trip_gives_the_same_ledger(evening: tuple[EveningSetup, list
 @settings(max_examples=200, deadline=None)
 @given(evenings(MONEY))
 def test_settle_up_clears_every_balance_with_few_payments(evening: tuple[EveningSetup, list[HandFacts]]) -> None:
-    from scorer.ledger import settle_up
+    from scorer.evening.ledger import settle_up
     from scorer.rules import POOL
 
     setup, hands = evening

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 import sqlalchemy as sa
 
-from scorer import zones
+from scorer.evening import zones
 from scorer.i18n import parse_number_text
 from scorer.models import Change, Evening, Group, Hand, HandVersion, Submission, db
 from tests.webhelpers import post_hand, start_evening

@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from scorer import evening_file
-from scorer.codec import decode_hand, encode_hand
+from scorer.evening import file as evening_file
+from scorer.evening.codec import decode_hand, encode_hand
 from scorer.rules import Claim, HandFacts, IllegalFacts, Result, TableState, get_variant
 from scorer.rules.play import read_claim_cards
 from tests.helpers import setup

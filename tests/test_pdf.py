@@ -11,7 +11,7 @@ import pytest
 from pypdf import PdfReader
 
 from scorer import services
-from scorer.evening_file import loads
+from scorer.evening.file import loads
 from scorer.pdf import STATIC_BASE, StaticOnlyFetcher, render_html_pdf
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"

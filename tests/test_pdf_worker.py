@@ -16,7 +16,7 @@ from pypdf import PdfReader
 
 import scorer.pdf_worker
 from scorer import services
-from scorer.evening_file import loads
+from scorer.evening.file import loads
 from scorer.pdf_worker import RenderCrashed, RenderFailed, RenderTimeout, RenderWorker
 
 HERE = Path(__file__).resolve().parent

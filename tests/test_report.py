@@ -15,7 +15,7 @@ from pypdf import PdfReader
 
 from scorer import services
 from scorer.chart import integer_ticks
-from scorer.evening_file import loads
+from scorer.evening.file import loads
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from conftest import make_app  # noqa: E402

@@ -12,7 +12,7 @@ import pytest
 from pypdf import PdfReader
 
 from scorer import services
-from scorer.evening_file import loads
+from scorer.evening.file import loads
 from scorer.pdf import evening_pdf_html
 from scorer.rules import RULES
 

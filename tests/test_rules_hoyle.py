@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from scorer.ledger import settle_evening
+from scorer.evening.ledger import settle_evening
 from scorer.rules import HandFacts, IllegalAuction, IllegalSetup, Result, Stake
 from scorer.rules.cards import first_dealer_by_draw, parse_card, trick_winner
 from tests.helpers import FOUR, rule_on, setup

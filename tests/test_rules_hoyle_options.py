@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from scorer.ledger import settle_evening
+from scorer.evening.ledger import settle_evening
 from scorer.rules import HandFacts, IllegalAuction, IllegalFacts, IllegalSetup, TableState, get_variant
 from tests.helpers import rule_on, setup
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from scorer.ledger import settle_evening
+from scorer.evening.ledger import settle_evening
 from scorer.rules import HandFacts, IllegalAuction, IllegalFacts, IllegalSetup, Result, Stake, get_variant
 from scorer.rules.cards import first_dealer_by_draw, parse_card, trick_winner
 from tests.helpers import rule_on, setup

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from scorer.ledger import settle_evening
+from scorer.evening.ledger import settle_evening
 from scorer.rules import HandFacts, IllegalAuction, IllegalFacts, IllegalSetup, Result
 from scorer.rules.cards import Card, parse_card, trick_winner
 from scorer.rules.play import FoundRevoke, read_record

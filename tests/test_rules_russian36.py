@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from scorer.ledger import settle_evening
+from scorer.evening.ledger import settle_evening
 from scorer.rules import (
     HERE,
     PASS,
@@ -171,7 +171,7 @@ def test_r18_misdeal_house_rule() -> None:
 
 
 def test_treasure_shared_at_the_end_by_default() -> None:
-    from scorer.ledger import settle_up
+    from scorer.evening.ledger import settle_up
 
     s = setup(R, FOUR, ante=3)
     result = settle_up(settle_evening(s, [HandFacts(0, ("pass",) * 4)]))

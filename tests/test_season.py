@@ -1,4 +1,4 @@
-"""A group's season: the pure sums (scorer.season), the group pages, merges of
+"""A group's season: the pure sums (scorer.evening.season), the group pages, merges of
 spellings, the chart and the season PDF. Values are worked out by hand."""
 
 from __future__ import annotations
@@ -15,10 +15,18 @@ from pypdf import PdfReader
 
 from scorer import groups as group_service
 from scorer import services
-from scorer.ledger import settle_evening
+from scorer.evening.ledger import settle_evening
+from scorer.evening.season import (
+    BookKey,
+    SeasonEvening,
+    name_key,
+    resolve,
+    season_books,
+    seat_keys,
+    shared_table,
+)
 from scorer.models import Evening, Group, GroupAlias, HandVersion, db
 from scorer.rules import BIDS, PASS, EveningSetup, HandFacts, Stake, get_variant
-from scorer.season import BookKey, SeasonEvening, name_key, resolve, season_books, seat_keys, shared_table
 from tests.conftest import make_app
 from tests.webhelpers import post_hand, start_evening
 

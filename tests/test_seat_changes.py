@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from scorer.ledger import HandError, settle_evening, settle_up
+from scorer.evening.ledger import HandError, settle_evening, settle_up
 from scorer.rules import EveningSetup, HandFacts, IllegalSetup, SeatChange, get_variant
 
 
@@ -168,7 +168,7 @@ def test_a_change_must_come_between_hands_and_make_sense() -> None:
 # --- the evening file (version 2) ------------------------------------------------------
 
 def test_the_evening_file_version_2_round_trips_seat_changes() -> None:
-    from scorer.evening_file import dump, load
+    from scorer.evening.file import dump, load
 
     data = {
         "format": "nap-evening", "version": 2, "variant": "pagat", "players": ["Ann", "Bob", "Cat", "Dan"],
@@ -190,7 +190,7 @@ def test_the_evening_file_version_2_round_trips_seat_changes() -> None:
 
 
 def test_a_version_1_file_reads_unchanged_and_has_no_seat_changes() -> None:
-    from scorer.evening_file import EveningFileError, dump, load
+    from scorer.evening.file import EveningFileError, dump, load
 
     data = {"format": "nap-evening", "version": 1, "variant": "pagat", "players": ["Ann", "Bob", "Cat"],
             "hands": [{"auction": ["pass", "four", "pass"], "tricks": 4}]}
@@ -206,7 +206,7 @@ def test_a_version_1_file_reads_unchanged_and_has_no_seat_changes() -> None:
 
 def test_join_leave_rename_and_undo_are_stored_and_exported(any_db_app: object) -> None:
     from scorer import services
-    from scorer.evening_file import dump, load
+    from scorer.evening.file import dump, load
     from scorer.models import Change, db
     from scorer.services import HandConflict
 
@@ -253,7 +253,7 @@ def test_a_rename_after_undone_hands_comes_before_the_next_hand_and_the_file_rea
     # undone, so the exported file was refused ("comes after the last hand", "in the order
     # of the hands") and could not be imported or settled
     from scorer import services
-    from scorer.evening_file import dump, dumps, load, loads
+    from scorer.evening.file import dump, dumps, load, loads
     from scorer.models import db
 
     with any_db_app.app_context():  # type: ignore[attr-defined]

@@ -23,8 +23,8 @@ from typing import Any
 import pytest
 
 from scorer import services, settled
-from scorer.evening_file import EveningFile, loads
-from scorer.ledger import Fold, PlayerStats, settle_evening, statistics
+from scorer.evening.file import EveningFile, loads
+from scorer.evening.ledger import Fold, PlayerStats, settle_evening, statistics
 from scorer.models import db
 from scorer.rules import HandFacts, Override, RulesError, get_variant
 

@@ -11,8 +11,8 @@ import pytest
 import sqlalchemy as sa
 
 from scorer import services
-from scorer.evening_file import dumps, loads
-from scorer.ledger import settle_evening
+from scorer.evening.file import dumps, loads
+from scorer.evening.ledger import settle_evening
 from scorer.models import Evening, Hand, HandVersion, db
 from scorer.rules import HandFacts, IllegalAuction, Stake
 

@@ -312,7 +312,7 @@ def test_csv_ledger_sums_match_the_ledger(client: Any, app: Any) -> None:
     import io
 
     from scorer import services
-    from scorer.evening_file import loads as load_file
+    from scorer.evening.file import loads as load_file
 
     with app.app_context():
         key = services.import_evening(load_file((EXAMPLES / "hoyle-five.json").read_bytes())).key

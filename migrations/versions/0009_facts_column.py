@@ -6,7 +6,7 @@ Create Date: 2026-11-30 17:00:00
 
 The eleven fact columns of ``hand_version`` (dealer, misdeal, auction, tricks, trump,
 purchase, widow, peeks, claims, override, record) become one ``facts`` column holding
-the hand as ``scorer.codec.encode_hand`` writes it with seats as indices. The
+the hand as ``scorer.evening.codec.encode_hand`` writes it with seats as indices. The
 conversion is written out here rather than imported, so that this migration keeps
 doing what it did when the codec changes later. Down moves the data back.
 """
@@ -31,7 +31,7 @@ def _json(value):
 
 
 def to_facts(row) -> dict:
-    """The old columns of one row → the ``facts`` dict (scorer.codec's shape, seats as indices)."""
+    """The old columns of one row → the ``facts`` dict (scorer.evening.codec's shape, seats as indices)."""
     facts = {"dealer": row.dealer}
     if row.misdeal:
         facts["misdeal"] = True

@@ -2,7 +2,7 @@
 
 Nothing here imports Flask, SQLAlchemy or WTForms. Use :func:`get_variant` to find a
 variant by id, then :meth:`Variant.settle` for one hand, or
-:func:`scorer.ledger.settle_evening` for a whole evening.
+:func:`scorer.evening.ledger.settle_evening` for a whole evening.
 """
 
 from .core import (

@@ -18,11 +18,11 @@ from flask_babel import gettext
 
 from .. import access, services
 from ..access import permission
-from ..codec import encode_hand
-from ..evening_file import EveningFileError, check_hand, dump_seat_change, read_hand, seat_reader
+from ..evening.codec import encode_hand
+from ..evening.file import EveningFileError, check_hand, dump_seat_change, read_hand, seat_reader
+from ..evening.ledger import Ledger, table_ledger
 from ..extensions import csrf
 from ..i18n import error_text
-from ..ledger import Ledger, table_ledger
 from ..models import Evening, Hand, db
 from ..rules import HandFacts, RulesError, Text, clean_text
 from ..rules.play import PlayState

@@ -22,14 +22,14 @@ from markupsafe import Markup
 
 from .. import access, groups, i18n, lan, services, settled
 from ..cache import RevisionCache
-from ..evening_file import dump_seat_change
+from ..evening.file import dump_seat_change
+from ..evening.ledger import Ledger, LedgerRow, table_ledger, to_table
+from ..evening.season import Book
 from ..forms import ActionForm, error_messages
 from ..i18n import error_text, tr
-from ..ledger import Ledger, LedgerRow, table_ledger, to_table
 from ..models import Evening
 from ..rules import BIDS, HERE, PASS, RULES, VARIANTS, HandFacts, Result, RulesError
 from ..rules.play import PlayRules
-from ..season import Book
 
 #: No routes: the template filters and context processors every page uses.
 bp = Blueprint("common", __name__)
@@ -345,7 +345,7 @@ def play_rules(ledger: Ledger, row: LedgerRow) -> PlayRules:
 
 def table_row(ledger: Ledger, row: LedgerRow) -> tuple[Ledger, LedgerRow]:
     """The ledger and hand ``row`` as the table that played it sees them (issue 12): only
-    the players seated for it, numbered ``0…`` clockwise (:func:`~scorer.ledger.table_ledger`);
+    the players seated for it, numbered ``0…`` clockwise (:func:`~scorer.evening.ledger.table_ledger`);
     both unchanged when everyone was seated."""
     seated = row.seated or tuple(range(ledger.setup.n))
     if seated == tuple(range(ledger.setup.n)):

@@ -19,10 +19,10 @@ from .. import access, groups, services
 from ..access import permission
 from ..cache import RevisionCache
 from ..chart import running_totals_svg
+from ..evening.season import Book
 from ..group_forms import AddEveningForm, GroupForm, ItemForm, MergeForm
 from ..i18n import error_text
 from ..models import Group
-from ..season import Book
 from .common import SVG_CSP, client_id, content_disposition, render_pieces, signed
 
 bp = Blueprint("groups", __name__)

@@ -13,10 +13,10 @@ from flask_babel import gettext
 
 from .. import access, disputes, services
 from ..access import permission
-from ..codec import decode_hand, encode_hand
+from ..evening.codec import decode_hand, encode_hand
+from ..evening.ledger import Ledger, table_ledger, to_evening, to_table
 from ..forms import DISPUTE_NAMES, ActionForm, HandFormBase, error_messages, hand_form_for, override_form_for
 from ..i18n import error_text, tr
-from ..ledger import Ledger, table_ledger, to_evening, to_table
 from ..models import Evening
 from ..rules import HERE, PASS, RULES, HandFacts, Override, RulesError
 from ..rules.auction import AuctionState

@@ -15,11 +15,11 @@ from markupsafe import Markup
 from .. import access, disputes, services
 from ..access import permission
 from ..chart import ledger_chart_svg
-from ..evening_file import dumps
+from ..evening.file import dumps
+from ..evening.ledger import settle_up, statistics
 from ..forms import ActionForm
 from ..groups import evening_head
 from ..i18n import locale_code, tr
-from ..ledger import settle_up, statistics
 from ..pdf import PdfBusy, PdfError, PdfFailed, PdfTooSlow, evening_pdf_html, paper_of, pdf_job, time_limit
 from ..settled import Settled, resumable
 from .common import (
@@ -236,7 +236,7 @@ def export_spreadsheet(key: str) -> Response:
     hand (its number, dealer, contract, tricks and result), one column per player with
     the running total in units (points), the pool's holding if the table plays with one;
     in a money evening a last row gives the settle-up in currency units: each player's
-    balance (total and share of the pool to the penny, :func:`~scorer.ledger.settle_up`),
+    balance (total and share of the pool to the penny, :func:`~scorer.evening.ledger.settle_up`),
     and what stays in the pool, so the row sums to zero. Numbers are written for the language (``1,20`` in Russian,
     Norwegian and Portuguese, whose spreadsheets then expect ``;`` between cells) with a
     plain ``-`` a spreadsheet reads as a number; UTF-8 with a byte-order mark, so that

@@ -13,7 +13,7 @@ from flask_babel import gettext
 from .. import access, services
 from ..access import permission
 from ..commands import DEMO_FILE
-from ..evening_file import EveningFileError, loads
+from ..evening.file import EveningFileError, loads
 from ..forms import ImportForm, evening_form_for
 from ..i18n import error_text
 from ..rules import VARIANTS, IllegalSetup, Stake

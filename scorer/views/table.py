@@ -29,10 +29,18 @@ from flask_babel import gettext as _
 
 from .. import access, services
 from ..access import permission
-from ..evening_file import dump_seat_change
-from ..forms import DISPUTE_NAMES, ActionForm, DeviceForm, PinForm, is_number, quick_form_for, settings_form_for
+from ..evening.file import dump_seat_change
+from ..evening.ledger import table_ledger, to_evening
+from ..forms import (
+    DISPUTE_NAMES,
+    ActionForm,
+    DeviceForm,
+    PinForm,
+    is_number,
+    quick_form_for,
+    settings_form_for,
+)
 from ..i18n import error_text, safe_next
-from ..ledger import table_ledger, to_evening
 from ..rules import HandFacts, IllegalSetup, RulesError, SeatChange, get_variant
 from .common import call_label, external_url, lan_host, posted_int, save_new_hand, seat_change_text, signed
 

@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from .rules import Claim, HandFacts, Override
+from ..rules import Claim, HandFacts, Override
 
 #: Reads one player reference (a name, or a seat index in the database's form) at a
 #: place in the data (``"claims"``); returns the seat or raises the caller's error.

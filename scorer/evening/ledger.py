@@ -12,7 +12,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .rules import (
+from ..rules import (
     POOL,
     Claim,
     EveningSetup,
@@ -27,7 +27,7 @@ from .rules import (
     Variant,
     get_variant,
 )
-from .rules.endpoint import deals_owed, hands_to_end
+from ..rules.endpoint import deals_owed, hands_to_end
 
 
 class HandError(RulesError):

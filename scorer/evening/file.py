@@ -1,7 +1,7 @@
 """The JSON evening file: read and write an evening's facts (pure Python).
 
 Format: ``docs/evening-format.md``; JSON Schema: ``scorer/schema/evening.schema.json``.
-The file holds facts only; :func:`scorer.ledger.settle_evening` turns them into the
+The file holds facts only; :func:`scorer.evening.ledger.settle_evening` turns them into the
 ledger, so importing an export reproduces the same ledger exactly.
 """
 
@@ -19,9 +19,7 @@ from typing import Any
 
 import jsonschema
 
-from .codec import decode_hand, encode_hand
-from .ledger import Fold, HandError, Ledger
-from .rules import (
+from ..rules import (
     EveningSetup,
     HandFacts,
     RulesError,
@@ -32,7 +30,9 @@ from .rules import (
     get_variant,
     ntext,
 )
-from .rules.cards import parse_card
+from ..rules.cards import parse_card
+from .codec import decode_hand, encode_hand
+from .ledger import Fold, HandError, Ledger
 from .zones import valid_zone
 
 FORMAT = "nap-evening"
@@ -309,7 +309,7 @@ def _check_not_over(ledger: Ledger, i: int) -> None:
 
 def seat_reader(players: Sequence[str]) -> Callable[[Any, str], int]:
     """The reader of a player reference by name (the evening file's and the JSON
-    commands' form, :data:`scorer.codec.SeatReader`): capitals, spaces and accents typed
+    commands' form, :data:`scorer.evening.codec.SeatReader`): capitals, spaces and accents typed
     two ways do not matter. Raises :class:`EveningFileError` for anyone not at the table."""
     seats = {clean_text(p).casefold(): i for i, p in enumerate(players)}
 

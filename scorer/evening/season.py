@@ -1,13 +1,13 @@
 """A group's season: the evenings' ledgers added up per player (pure Python, no Flask).
 
-Input: the group's evenings, each with its settled :class:`~scorer.ledger.Ledger`
+Input: the group's evenings, each with its settled :class:`~scorer.evening.ledger.Ledger`
 (``scorer.services.ledger_of``), and the group's merged spellings. Output: the
 **books** of the season. Money and points are never added together: a book is one
 variant played for points, or one variant at one stake in one currency, and each
 book has its own table, columns and chart.
 
 Units: a player's totals are the ledger's units (chips or points, the variant's
-unit, see :mod:`scorer.ledger`); in a money book ``money`` is units × the book's
+unit, see :mod:`scorer.evening.ledger`); in a money book ``money`` is units × the book's
 stake, in the currency's smallest unit (pence, kopecks). The pool (chips still in
 it at the end of an evening) belongs to nobody and is not in any player's total,
 exactly as in the evening's own ledger totals.
@@ -27,8 +27,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
 
+from ..rules import Stake
 from .ledger import Ledger
-from .rules import Stake
 
 
 @functools.lru_cache(maxsize=4096)

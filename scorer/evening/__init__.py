@@ -1,0 +1,6 @@
+"""The evening, pure: the ledger (the fold of every ruling, totals, the pool, the
+settle-up), the codec and the evening file, seasons across evenings, time zones.
+
+Standard library (and ``jsonschema`` for the evening file) only: no Flask, no database.
+Imports only :mod:`scorer.rules` below it.
+"""
