@@ -1,6 +1,6 @@
 """Only one thing beyond pyproject.toml: the wheel carries the app's templates/, static/
 and migrations/ inside the package (``scorer/_bundled/``), where
-:func:`scorer.extensions.resource_dir` finds them. The repository keeps them at its top
+:func:`scorer.storage.paths.resource_dir` finds them. The repository keeps them at its top
 level; an editable install (``pip install -e``) reads them from there."""
 
 from __future__ import annotations

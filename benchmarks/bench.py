@@ -97,16 +97,17 @@ def main() -> None:
     from flask_migrate import upgrade
     from waitress.server import create_server
 
-    from scorer import create_app, services
-    from scorer.models import db
+    from scorer import create_app
+    from scorer.storage import services
+    from scorer.storage.models import db
 
     with tempfile.TemporaryDirectory() as tmp:
         app = create_app({"SQLALCHEMY_DATABASE_URI": f"sqlite:///{tmp}/bench.sqlite3", "SECRET_KEY": "bench"})
         with app.app_context():
             upgrade()
             key = services.import_evening(evening).key
-            from scorer.groups import create_group
-            from scorer.models import Evening
+            from scorer.storage.groups import create_group
+            from scorer.storage.models import Evening
 
             season_group = create_group("Benchmark club")
             group_key = season_group.key

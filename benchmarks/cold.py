@@ -2,7 +2,7 @@
 
 - **Scoresheet** of a long evening (``--hands``, default 500; ``hoyle``, 5 players, with
   a pool, so every hand carries state to the next): the *cold* view is the first view
-  right after one more hand is saved (through :func:`scorer.services.record_hand`, as a
+  right after one more hand is saved (through :func:`scorer.storage.services.record_hand`, as a
   phone's save does; the save itself is not timed); the *warm* view is the same page
   viewed again at once, unchanged (served from the page cache). Target: cold ≤ 3× warm.
   Also shown, without a target: after a correction of the evening's first contract
@@ -17,7 +17,7 @@ Cold and warm views alternate (change, cold view, warm view; repeated ``--repeat
 times, medians), so a busy machine slows both alike; every view is a GET over HTTP on
 loopback, one kept-alive connection as a phone's browser, to the app under waitress in
 this process. ``/healthz`` is measured in the same run. When the app keeps settled
-ledgers (:data:`scorer.settled.ledgers`), the new-hand figures are measured once more
+ledgers (:data:`scorer.storage.kept_ledgers.ledgers`), the new-hand figures are measured once more
 with them switched off, as a same-run "before" for that cache (the rows of a page are
 still kept then). Nothing is asserted.
 
@@ -141,7 +141,7 @@ class Table:
     """An evening in the database with the hands still to be saved in it, one per change."""
 
     def __init__(self, app: Any, setup: EveningSetup, hands: list[HandFacts], stored: int, **extra: Any) -> None:
-        from scorer import services
+        from scorer.storage import services
 
         self.app = app
         self.pending = hands[stored:]
@@ -153,7 +153,7 @@ class Table:
             self.key = evening.key
 
     def _evening(self) -> Any:
-        from scorer import services
+        from scorer.storage import services
 
         evening = services.get_evening(self.key)
         assert evening is not None
@@ -161,7 +161,7 @@ class Table:
 
     def save_one(self) -> None:
         """Save the next hand, as a phone's quick entry does (one unit of work)."""
-        from scorer import services
+        from scorer.storage import services
 
         with self.app.app_context():
             evening = self._evening()
@@ -170,7 +170,7 @@ class Table:
 
     def undo_last(self) -> None:
         """Undo the last hand (its facts go back to the front of the hands to save)."""
-        from scorer import services
+        from scorer.storage import services
 
         with self.app.app_context():
             evening = self._evening()
@@ -182,7 +182,7 @@ class Table:
     def correct_first_contract(self) -> None:
         """Correct the tricks of the evening's first hand with a contract (one more, or
         none after five): that hand and every hand after it are ruled on again."""
-        from scorer import services
+        from scorer.storage import services
 
         with self.app.app_context():
             evening = self._evening()
@@ -206,21 +206,21 @@ def get(conn: http.client.HTTPConnection, path: str) -> Callable[[], bytes]:
 
 
 def _settled() -> Any:
-    """The app's :mod:`scorer.settled`, or None when the code measured has none (a checkout
+    """The app's :mod:`scorer.storage.kept_ledgers`, or None when the code measured has none (a checkout
     of the code before it, run with this script: look beside that checkout's package, not
     through the editable install's finder)."""
     import scorer
 
     if not Path(scorer.__file__).with_name("settled.py").exists():
         return None
-    from scorer import settled
+    from scorer.storage import kept_ledgers as settled
 
     return settled
 
 
 @contextlib.contextmanager
 def ledgers_off() -> Iterator[bool]:
-    """The app's kept ledgers (:data:`scorer.settled.ledgers`) switched off inside the
+    """The app's kept ledgers (:data:`scorer.storage.kept_ledgers.ledgers`) switched off inside the
     block (every view then settles everything again); yields False when the app has none."""
     settled = _settled()
     cache = None if settled is None else settled.ledgers
@@ -271,7 +271,7 @@ def main() -> None:
     from flask_migrate import upgrade
 
     from scorer import create_app
-    from scorer.groups import create_group
+    from scorer.storage.groups import create_group
 
     saves = 4 * (args.repeat + 1) + 2  # hands saved into one evening at most, over the whole run
     out: dict[str, ColdWarm] = {}
@@ -322,7 +322,7 @@ def main() -> None:
             time.sleep(0.1)
             server.close()
             with app.app_context():
-                from scorer.models import db
+                from scorer.storage.models import db
 
                 db.session.remove()
                 db.engine.dispose()

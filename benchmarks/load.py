@@ -95,7 +95,8 @@ def make_tables(url: str, tables: int, hands: int) -> list[tuple[str, str]]:
     from bench import make_evening
     from flask_migrate import upgrade
 
-    from scorer import create_app, services
+    from scorer import create_app
+    from scorer.storage import services
 
     app = create_app({"SECRET_KEY": "load", "SQLALCHEMY_DATABASE_URI": url, "NAP_LIVE_LISTEN": False})
     made = []
@@ -104,7 +105,7 @@ def make_tables(url: str, tables: int, hands: int) -> list[tuple[str, str]]:
         for i in range(tables):
             evening = services.import_evening(make_evening(hands, seed=i))
             made.append((evening.key, evening.edit_key))
-        from scorer.models import db
+        from scorer.storage.models import db
 
         db.session.remove()
         db.engine.dispose()

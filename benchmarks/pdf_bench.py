@@ -200,8 +200,8 @@ def gc_figure(renderers: Renderers, html: str, repeat: int) -> None:
 
 def run(app: Any, *, repeat: int = 5, limit: float = 120.0) -> None:
     """Every PDF figure of this module for ``app`` (a database it may write to)."""
-    from scorer import services
     from scorer.pdf import evening_pdf_html
+    from scorer.storage import services
 
     renderers = Renderers(app, limit)
     gc.collect()

@@ -27,10 +27,11 @@ sys.path.insert(0, str(ROOT))
 
 from serving import serve  # noqa: E402 - benchmarks/serving.py
 
-from scorer import create_app, services  # noqa: E402
+from scorer import create_app  # noqa: E402
 from scorer.evening.file import EveningFile  # noqa: E402
 from scorer.evening.ledger import Fold  # noqa: E402
 from scorer.rules import EveningSetup, HandFacts, Override, get_variant  # noqa: E402
+from scorer.storage import services  # noqa: E402
 
 
 def huge_evening(hands: int = 500) -> EveningFile:

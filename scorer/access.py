@@ -6,7 +6,7 @@ scorers' link (``/e/<key>/scorer/<edit_key>``), or typed the table's six-digit P
 
 A phone is known by a random id in the ``nap_device`` cookie, kept for 400 days (the
 most a browser keeps one), so a browser restart loses nothing; the database keeps, per
-phone and table (:class:`~scorer.models.TableAccess`), whether it opened the table,
+phone and table (:class:`~scorer.storage.models.TableAccess`), whether it opened the table,
 how it became a scorer, and its wrong PINs. The session cookie only carries the CSRF
 token and messages, so it stays small however many tables a phone has seen. A scorer
 can revoke another phone, or change the PIN and the scorers' link, which makes every
@@ -34,8 +34,8 @@ from flask_babel import gettext as _
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import selectinload
 
-from .models import Change, Device, Evening, TableAccess, db, new_key, new_pin, utcnow
-from .services import writing
+from .storage.models import Change, Device, Evening, TableAccess, db, new_key, new_pin, utcnow
+from .storage.services import writing
 
 #: Wrong PINs one phone may try per window before it must wait.
 SESSION_TRIES = 5
@@ -113,7 +113,7 @@ def _give_token() -> str:
 
 
 def current_device(create: bool = False) -> Device | None:
-    """This phone's :class:`~scorer.models.Device` (from its cookie), or ``None``; with
+    """This phone's :class:`~scorer.storage.models.Device` (from its cookie), or ``None``; with
     ``create``, its row is made when missing, for the id in its cookie or a new one (the
     cookie is set on the response by :func:`set_device_cookie`). Cached for the request."""
     if "nap_device" in g and (g.nap_device is not None or not create):
@@ -144,7 +144,7 @@ def set_device_cookie(response: Any) -> Any:
 
 def holds_role(row: TableAccess | None, generation: int) -> bool:
     """Whether a phone's row makes it a scorer of a table whose credentials are at
-    ``generation`` (:attr:`~scorer.models.Evening.access_generation`)."""
+    ``generation`` (:attr:`~scorer.storage.models.Evening.access_generation`)."""
     if row is None or not row.via or row.revoked_at is not None:
         return False
     return row.via in CREATOR_GRANTS or row.generation == generation
@@ -351,7 +351,7 @@ def phone_name(device: Device | None, user_agent: str = "") -> str:
 
 
 def device_id() -> int | None:
-    """This phone's :class:`~scorer.models.Device` row id, or ``None`` (no cookie yet)."""
+    """This phone's :class:`~scorer.storage.models.Device` row id, or ``None`` (no cookie yet)."""
     device = current_device()
     return device.id if device is not None else None
 

@@ -17,7 +17,9 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 
 from . import logs
 from .evening.ledger import HandError
-from .extensions import csrf, db, instance_dir, migrate, resource_dir
+from .storage.db import db, migrate
+from .storage.paths import instance_dir, resource_dir
+from .web.extensions import csrf
 
 mimetypes.add_type("application/manifest+json", ".webmanifest")
 
@@ -223,12 +225,12 @@ def register_headers(app: Flask) -> None:
 
 
 def register_live(app: Flask) -> None:
-    """The live poll's memory (:mod:`scorer.live`): one :class:`~scorer.live.Revisions` per
+    """The live poll's memory (:mod:`scorer.storage.live`): one :class:`~scorer.storage.live.Revisions` per
     app (``app.extensions["nap_revisions"]``), listening for changes on PostgreSQL unless
     ``NAP_LIVE_LISTEN`` is false, and the shortcut that answers a poll from it before Flask."""
     from sqlalchemy.engine import make_url
 
-    from . import live
+    from .storage import live
 
     url = make_url(app.config["SQLALCHEMY_DATABASE_URI"])
     dsn = live.listen_dsn(url) if app.config.get("NAP_LIVE_LISTEN", True) else None

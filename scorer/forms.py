@@ -33,7 +33,7 @@ from .i18n import default_currency, error_text, example_number, number, parse_nu
 from .rules import BIDS, PASS, Claim, EveningSetup, HandFacts, RulesError, Variant, clean_text
 from .rules.cards import RANKS_36, RANKS_52, SUITS, parse_card
 from .rules.variants.base import TRICKS_PER_HAND
-from .services import TOKEN
+from .storage.services import TOKEN
 
 MAX_PLAYERS = 6
 
@@ -53,7 +53,7 @@ def _strip(value: Any) -> Any:
 
 
 def one_time_token(form: FlaskForm, field: HiddenField) -> None:
-    """A form's one-time token is what the page was given (:data:`scorer.services.TOKEN`),
+    """A form's one-time token is what the page was given (:data:`scorer.storage.services.TOKEN`),
     or empty; anything else (a NUL, a space, 65 characters) is refused, nothing saved."""
     if field.data and not TOKEN.fullmatch(field.data):
         raise ValidationError(gettext("This form is damaged; reload the page and try again."))
@@ -713,7 +713,7 @@ DISPUTE_NAMES = {"revoke": _l("Revoke (did not follow suit)"), "wrong_cards": _l
 
 
 class DisputeFormBase(FlaskForm):
-    """Dispute a hand from any phone (see :mod:`scorer.disputes`): what is wrong, who is
+    """Dispute a hand from any phone (see :mod:`scorer.storage.disputes`): what is wrong, who is
     accused (for a claim), who raises it, the trick, a note. Seat choices are set by
     :func:`dispute_form_for`."""
 

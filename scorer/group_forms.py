@@ -1,6 +1,6 @@
 """Forms of the group (season) pages, through Flask-WTF so each carries a CSRF token.
 
-The forms check shape (present, short enough); :mod:`scorer.groups` checks the rest
+The forms check shape (present, short enough); :mod:`scorer.storage.groups` checks the rest
 (an evening exists, two names may be merged) and its messages go back on the page.
 """
 
@@ -44,7 +44,7 @@ class AddEveningForm(FlaskForm):
 
 class MergeForm(FlaskForm):
     """Merge two spellings: ``alias`` counts as ``canonical``. The choices are the
-    names used in the group; :func:`scorer.groups.merge` refuses anything else."""
+    names used in the group; :func:`scorer.storage.groups.merge` refuses anything else."""
 
     alias = SelectField(_l("This spelling"), validate_choice=False)
     canonical = SelectField(_l("is the same player as"), validate_choice=False)

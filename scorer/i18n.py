@@ -40,9 +40,9 @@ from flask_babel import get_locale, get_translations
 from .access import permission
 from .evening.file import EveningFileError
 from .evening.zones import in_zone, valid_zone, zone_info
-from .extensions import babel
 from .rules import Reason, RulesError, Stake, Text
 from .rules.core import Amount
+from .web.extensions import babel
 
 #: Locale code → the language's own name (shown in the language menu).
 LANGUAGES: dict[str, str] = {

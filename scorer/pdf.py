@@ -27,10 +27,10 @@ from . import pdf_worker
 from .chart import ledger_chart_svg, line_style
 from .evening.ledger import Ledger, settle_up, statistics
 from .i18n import tr
-from .models import Evening
 from .pdf_render import STATIC_BASE, StaticOnlyFetcher  # noqa: F401 - re-exported: the fetcher the worker uses
 from .rules import RULES
-from .services import reading
+from .storage.models import Evening
+from .storage.services import reading
 from .views.common import auction_of, seat_lines
 
 #: Seconds a render may take before its worker is killed (config ``PDF_TIME_LIMIT``).

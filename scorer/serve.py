@@ -17,7 +17,7 @@ One place for the server's settings, used by ``nap serve`` and ``./scripts/serve
 
 ``--workers N`` (``NAP_WORKERS``) runs N such processes on one listening socket (the
 kernel hands each new connection to one of them; each answers its polls from its own
-memory, :mod:`scorer.live`): one Python process uses at most one core. The default is
+memory, :mod:`scorer.storage.live`): one Python process uses at most one core. The default is
 one per core on PostgreSQL, one on SQLite (a home table needs no more).
 
 On the open internet the app belongs behind a reverse proxy that buffers slow clients
@@ -81,7 +81,7 @@ def serve(host: str = "0.0.0.0", port: int = 5000, *, upgrade: bool = True,  # n
     import waitress
 
     from . import create_app
-    from .extensions import db
+    from .storage.db import db
 
     app = create_app()
     if upgrade:

@@ -88,7 +88,7 @@ def make_app(url: str, **extra):  # type: ignore[no-untyped-def]
 
 
 def _dispose(app) -> None:  # type: ignore[no-untyped-def]
-    from scorer.models import db
+    from scorer.storage.models import db
 
     app.extensions["nap_revisions"].stop()  # the live poll's LISTEN connection (PostgreSQL)
     with app.app_context():

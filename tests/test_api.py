@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 from conftest import ROOT, make_app
 
-from scorer import services
-from scorer.models import db
 from scorer.rules import get_variant
+from scorer.storage import services
+from scorer.storage.models import db
 from webhelpers import counts, second_scorer, start_evening
 
 DOC = ROOT / "docs" / "api.md"
@@ -161,8 +161,8 @@ def test_a_hand_undone_on_another_phone_is_a_conflict_though_a_new_hand_has_its_
 def test_the_service_checks_the_row_id_under_its_lock(app: Any, client: Any) -> None:
     """A hand undone and replaced between the view's check and the service's lock is refused
     by the service itself (hand_id), not changed in the new hand's place."""
-    from scorer import services
     from scorer.evening.codec import decode_hand
+    from scorer.storage import services
 
     key = start_evening(client)
     old = _record(client, key, 1, THREE, "a1")

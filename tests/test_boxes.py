@@ -17,7 +17,7 @@ from typing import Any
 
 from conftest import ROOT, _dispose, make_app
 
-from scorer import services
+from scorer.storage import services
 from webhelpers import free_port, listening, stop, wait_until
 
 

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 from waitress.server import create_server
 
-from scorer import services
+from scorer.storage import services
 from tests.conftest import make_app
 from tests.webhelpers import free_port
 

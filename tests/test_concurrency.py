@@ -18,8 +18,8 @@ from urllib.parse import urlencode
 import pytest
 import sqlalchemy as sa
 
-from scorer import services
-from scorer.models import Change, Hand, HandVersion, Submission, db
+from scorer.storage import services
+from scorer.storage.models import Change, Hand, HandVersion, Submission, db
 from webhelpers import running
 
 PHONES = 6
@@ -277,8 +277,8 @@ def test_opposite_merges_at_the_same_moment_never_make_a_loop(server: Any) -> No
     """Bob→Bobby and Bobby→Bob from two phones at once both succeeded on PostgreSQL (30
     of 30) and the season counted them apart. The group's row is now locked first: one
     merge wins (302), the other is told they already count as one player (422)."""
-    from scorer import groups
-    from scorer.models import GroupAlias
+    from scorer.storage import groups
+    from scorer.storage.models import GroupAlias
 
     app, port = server
     keys = []
@@ -312,8 +312,8 @@ def test_opposite_merges_at_the_same_moment_never_make_a_loop(server: Any) -> No
 def test_two_groups_adding_one_evening_at_once_only_one_says_so(server: Any) -> None:
     """Both said it was added; only one had it. The add now succeeds only if the evening
     is still in no group: the other phone is told it belongs to another group."""
-    from scorer import groups
-    from scorer.models import Evening
+    from scorer.storage import groups
+    from scorer.storage.models import Evening
 
     app, port = server
     with app.app_context():

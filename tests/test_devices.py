@@ -8,8 +8,8 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from scorer import services
-from scorer.models import Evening, db
+from scorer.storage import services
+from scorer.storage.models import Evening, db
 from webhelpers import post_hand, start_evening
 
 
@@ -103,7 +103,7 @@ def test_a_viewer_cannot_revoke_or_renew(app: Any) -> None:
 def test_a_client_that_keeps_no_cookies_writes_nothing_by_reading(app: Any) -> None:
     """A script or a poll without cookies is given a device id, but no row is written
     until a phone comes back with it (so reading never fills the database)."""
-    from scorer.models import Device, TableAccess
+    from scorer.storage.models import Device, TableAccess
 
     key = start_evening(app.test_client())
     with app.app_context():

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from scorer import services
+from scorer.storage import services
 from tests.test_entry import checked
 from tests.webhelpers import post_hand, start_evening, totals_on_page
 

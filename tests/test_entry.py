@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from scorer import services
 from scorer.rules import get_variant
+from scorer.storage import services
 from tests.helpers import setup
 from tests.webhelpers import start_evening, totals_on_page
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from scorer import services
+from scorer.storage import services
 from tests.test_browser import _phone, _start_table, browser, site  # noqa: F401  (fixtures)
 
 

@@ -71,7 +71,7 @@ def test_import_fuzz(app: Any, client: Any, body: bytes) -> None:
 def _whole(app: Any, key: str) -> tuple[int, int]:
     """(revision, hands in play), after checking that what is stored is whole: every
     hand has a version and the evening settles."""
-    from scorer import services
+    from scorer.storage import services
 
     with app.app_context():
         evening = services.get_evening(key)

@@ -55,7 +55,7 @@ def test_the_sqlite_database_is_readable_by_its_owner_only(tmp_path: Path) -> No
     path = tmp_path / "private.sqlite3"
     app = make_app(f"sqlite:///{path}")
     with app.app_context():
-        from scorer.models import db
+        from scorer.storage.models import db
 
         db.session.remove()
         db.engine.dispose()

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from scorer import services
+from scorer.storage import services
 from webhelpers import counts, post_hand, second_scorer, start_evening, totals_on_page
 
 

@@ -17,7 +17,7 @@ import sqlalchemy as sa
 
 from scorer.evening import zones
 from scorer.i18n import parse_number_text
-from scorer.models import Change, Evening, Group, Hand, HandVersion, Submission, db
+from scorer.storage.models import Change, Evening, Group, Hand, HandVersion, Submission, db
 from tests.webhelpers import post_hand, start_evening
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -282,8 +282,8 @@ def test_the_zone_migration_goes_down_and_up_with_data(any_db_app) -> None:
     token (dropped: it has no evening), and redone; the evening and its hand survive."""
     from flask_migrate import downgrade, upgrade
 
-    from scorer import groups, services
     from scorer.rules import HandFacts
+    from scorer.storage import groups, services
 
     with any_db_app.app_context():
         evening = services.create_evening(variant="pagat", players=list(PLAYERS[:3]), first_dealer=0, options={},

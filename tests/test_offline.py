@@ -19,8 +19,8 @@ from typing import Any
 import pytest
 from waitress.server import create_server
 
-from scorer import services
 from scorer.rules import HandFacts
+from scorer.storage import services
 from tests import test_browser as shared
 from tests.conftest import make_app
 from tests.webhelpers import QUEUE, free_port
@@ -243,8 +243,8 @@ def test_twenty_queued_hands_drain_in_order(browser: Any, site: tuple[Any, str])
 
 def test_the_running_totals_chart_is_shown_offline(browser: Any, site: tuple[Any, str]) -> None:
     """Offline, the scoresheet's chart was a broken picture: it is kept like the page."""
-    from scorer import services
     from scorer.rules import HandFacts
+    from scorer.storage import services
 
     app, base = site
     ctx, page = _phone(browser)

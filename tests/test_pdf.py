@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 from pypdf import PdfReader
 
-from scorer import services
 from scorer.evening.file import loads
 from scorer.pdf import STATIC_BASE, StaticOnlyFetcher, render_html_pdf
+from scorer.storage import services
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 

@@ -11,9 +11,9 @@ from typing import Any
 from pypdf import PdfReader
 from pypdf.generic import ContentStream, DictionaryObject, NameObject
 
-from scorer import services
 from scorer.pdf import evening_pdf_html, render_html_pdf
 from scorer.rules import HandFacts, Stake
+from scorer.storage import services
 
 #: Made-up names, one script each: Greek, Cyrillic, Arabic, Hebrew, Devanagari, Chinese with an emoji.
 PLAYERS = ["Ξένια", "Зоя", "ليلى", "נועה", "अनुज", "小龙 🐉"]

@@ -15,9 +15,9 @@ import pytest
 from pypdf import PdfReader
 
 import scorer.pdf_worker
-from scorer import services
 from scorer.evening.file import loads
 from scorer.pdf_worker import RenderCrashed, RenderFailed, RenderTimeout, RenderWorker
+from scorer.storage import services
 
 HERE = Path(__file__).resolve().parent
 STATIC = HERE.parent / "static"

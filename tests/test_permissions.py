@@ -72,7 +72,7 @@ def test_a_viewer_is_refused_every_scorer_route_and_nothing_changes(app: Any, cl
 
 
 def _revision(app: Any, key: str) -> int | None:
-    from scorer import services
+    from scorer.storage import services
 
     with app.app_context():
         return services.evening_revision(key)

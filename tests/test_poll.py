@@ -9,7 +9,7 @@ from typing import Any
 from conftest import _dispose, make_app
 from flask import request_started
 
-from scorer import live, services
+from scorer.storage import live, services
 from webhelpers import post_hand, start_evening, wait_until
 
 

@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 from pypdf import PdfReader
 
-from scorer import services
 from scorer.chart import integer_ticks
 from scorer.evening.file import loads
+from scorer.storage import services
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from conftest import make_app  # noqa: E402

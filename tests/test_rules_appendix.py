@@ -11,10 +11,10 @@ from typing import Any
 import pytest
 from pypdf import PdfReader
 
-from scorer import services
 from scorer.evening.file import loads
 from scorer.pdf import evening_pdf_html
 from scorer.rules import RULES
+from scorer.storage import services
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 PREFIX = {"pagat": "P-", "hoyle": "H-", "russian36": "R-", "napoleao": "B-"}

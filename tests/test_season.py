@@ -13,8 +13,6 @@ import pytest
 import sqlalchemy as sa
 from pypdf import PdfReader
 
-from scorer import groups as group_service
-from scorer import services
 from scorer.evening.ledger import settle_evening
 from scorer.evening.season import (
     BookKey,
@@ -25,8 +23,10 @@ from scorer.evening.season import (
     seat_keys,
     shared_table,
 )
-from scorer.models import Evening, Group, GroupAlias, HandVersion, db
 from scorer.rules import BIDS, PASS, EveningSetup, HandFacts, Stake, get_variant
+from scorer.storage import groups as group_service
+from scorer.storage import services
+from scorer.storage.models import Evening, Group, GroupAlias, HandVersion, db
 from tests.conftest import make_app
 from tests.webhelpers import post_hand, start_evening
 
@@ -429,7 +429,7 @@ def test_an_evening_that_no_longer_settles_is_left_out_not_a_500(client: Any, ap
         db.session.execute(sa.update(HandVersion).where(HandVersion.hand_id == hand_id).values(
             facts={"dealer": 0, "auction": ["nap", "pass", "pass"], "tricks": 9}))
         db.session.commit()
-    from scorer.settled import ledgers
+    from scorer.storage.kept_ledgers import ledgers
 
     ledgers.clear()  # the app never rewrites a saved version: a new process meets the damage
     page = client.get(f"/g/{group}")

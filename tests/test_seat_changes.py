@@ -205,10 +205,10 @@ def test_a_version_1_file_reads_unchanged_and_has_no_seat_changes() -> None:
 # --- stored evenings (SQLite and PostgreSQL) ---------------------------------------------
 
 def test_join_leave_rename_and_undo_are_stored_and_exported(any_db_app: object) -> None:
-    from scorer import services
     from scorer.evening.file import dump, load
-    from scorer.models import Change, db
-    from scorer.services import HandConflict
+    from scorer.storage import services
+    from scorer.storage.models import Change, db
+    from scorer.storage.services import HandConflict
 
     with any_db_app.app_context():  # type: ignore[attr-defined]
         evening = services.create_evening(variant="hoyle", players=["A", "B", "C"], first_dealer=0,
@@ -252,9 +252,9 @@ def test_a_rename_after_undone_hands_comes_before_the_next_hand_and_the_file_rea
     # found by a helper's run: a rename stayed "before hand 4" after hands 3 and 2 were
     # undone, so the exported file was refused ("comes after the last hand", "in the order
     # of the hands") and could not be imported or settled
-    from scorer import services
     from scorer.evening.file import dump, dumps, load, loads
-    from scorer.models import db
+    from scorer.storage import services
+    from scorer.storage.models import db
 
     with any_db_app.app_context():  # type: ignore[attr-defined]
         evening = services.create_evening(variant="pagat", players=["Ann", "Bob", "Cat", "Dan"], first_dealer=0,
@@ -380,8 +380,8 @@ def test_migration_0013_goes_down_and_up(any_db_app: object) -> None:
     import sqlalchemy as sa
     from flask_migrate import downgrade, upgrade
 
-    from scorer import services
-    from scorer.models import db
+    from scorer.storage import services
+    from scorer.storage.models import db
 
     with any_db_app.app_context():  # type: ignore[attr-defined]
         evening = services.create_evening(variant="pagat", players=["A", "B", "C"], first_dealer=0, options={},

@@ -22,11 +22,12 @@ from typing import Any
 
 import pytest
 
-from scorer import services, settled
 from scorer.evening.file import EveningFile, loads
 from scorer.evening.ledger import Fold, PlayerStats, settle_evening, statistics
-from scorer.models import db
 from scorer.rules import HandFacts, Override, RulesError, get_variant
+from scorer.storage import kept_ledgers as settled
+from scorer.storage import services
+from scorer.storage.models import db
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 FILES = sorted(p for p in EXAMPLES.glob("*.json") if not p.name.endswith(".expected.json"))
@@ -333,7 +334,7 @@ def test_the_scoresheet_frame_kept_across_revisions_carries_each_revision_and_an
 
 
 def test_the_season_with_kept_rows_equals_one_made_from_nothing(app: Any) -> None:
-    from scorer.groups import create_group
+    from scorer.storage.groups import create_group
 
     data = _example(EXAMPLES / "pagat-thursday.json")
     client = app.test_client()
@@ -553,7 +554,7 @@ def test_the_scoresheet_of_an_evening_with_changes_of_seats_equals_one_made_from
 def test_the_scoresheet_shows_a_dispute_raised_and_dismissed_on_the_next_view(any_db_app: Any) -> None:
     # the marks come with the hands' ids when the evening is read again (a dispute, a
     # confirmation), and from their own queries after a save handed its ledger over
-    from scorer import disputes
+    from scorer.storage import disputes
 
     app = any_db_app
     data = _example(EXAMPLES / "hoyle-peep-pool.json")

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from scorer import services
 from scorer.rules import HandFacts, Stake
+from scorer.storage import services
 
 BOM = b"\xef\xbb\xbf"
 

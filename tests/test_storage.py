@@ -10,11 +10,11 @@ from typing import Any
 import pytest
 import sqlalchemy as sa
 
-from scorer import services
 from scorer.evening.file import dumps, loads
 from scorer.evening.ledger import settle_evening
-from scorer.models import Evening, Hand, HandVersion, db
 from scorer.rules import HandFacts, IllegalAuction, Stake
+from scorer.storage import services
+from scorer.storage.models import Evening, Hand, HandVersion, db
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 

@@ -311,8 +311,8 @@ def test_csv_ledger_sums_match_the_ledger(client: Any, app: Any) -> None:
     import csv
     import io
 
-    from scorer import services
     from scorer.evening.file import loads as load_file
+    from scorer.storage import services
 
     with app.app_context():
         key = services.import_evening(load_file((EXAMPLES / "hoyle-five.json").read_bytes())).key
@@ -332,7 +332,7 @@ def test_csv_ledger_sums_match_the_ledger(client: Any, app: Any) -> None:
 def test_a_stored_hand_the_rules_refuse_gives_a_clear_page_not_a_500(client: Any, app: Any) -> None:
     import sqlalchemy as sa
 
-    from scorer.models import HandVersion, db
+    from scorer.storage.models import HandVersion, db
 
     key = start_evening(client)
     post_hand(client, key, 1, 0, {2: "four"}, 4)
@@ -342,8 +342,8 @@ def test_a_stored_hand_the_rules_refuse_gives_a_clear_page_not_a_500(client: Any
         db.session.execute(sa.text("UPDATE evening SET revision = revision + 1"))
         db.session.commit()
     # a saved version is never rewritten by the app, so a process keeps the ledger it folded
-    # from it (scorer.settled); the damage is met by the next process that reads the evening
-    from scorer.settled import ledgers
+    # from it (scorer.storage.kept_ledgers); the damage is met by the next process that reads the evening
+    from scorer.storage.kept_ledgers import ledgers
 
     ledgers.clear()
     response = client.get(f"/e/{key}")

@@ -15,7 +15,7 @@ import pytest
 import sqlalchemy as sa
 from waitress.server import create_server
 
-from scorer.models import Evening, Hand, HandVersion, db
+from scorer.storage.models import Evening, Hand, HandVersion, db
 
 
 def start_evening(client: Any, variant: str = "pagat", players: tuple[str, ...] = ("Ann", "Bob", "Cat", "Dan"),

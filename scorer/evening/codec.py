@@ -3,8 +3,8 @@
 The dict is the evening file's hand (``docs/evening-format.md``, the ``hands`` items of
 ``scorer/schema/evening.schema.json``). Every place that stores or sends a hand uses
 this module and nothing else: the evening file, the database (each
-:class:`~scorer.models.HandVersion` keeps its facts as one JSON ``facts`` column), the
-history (:class:`~scorer.models.Change` ``before``/``after``), the JSON commands
+:class:`~scorer.storage.models.HandVersion` keeps its facts as one JSON ``facts`` column), the
+history (:class:`~scorer.storage.models.Change` ``before``/``after``), the JSON commands
 (``docs/api.md``) and the hand form's initial values. Adding a fact to a hand means
 the engine's :class:`~scorer.rules.HandFacts`, this codec, and the form.
 

@@ -20,16 +20,18 @@ from flask_babel import get_locale, gettext
 from flask_babel import gettext as _
 from markupsafe import Markup
 
-from .. import access, groups, i18n, lan, services, settled
+from .. import access, i18n, lan
 from ..cache import RevisionCache
 from ..evening.file import dump_seat_change
 from ..evening.ledger import Ledger, LedgerRow, table_ledger, to_table
 from ..evening.season import Book
 from ..forms import ActionForm, error_messages
 from ..i18n import error_text, tr
-from ..models import Evening
 from ..rules import BIDS, HERE, PASS, RULES, VARIANTS, HandFacts, Result, RulesError
 from ..rules.play import PlayRules
+from ..storage import groups, services
+from ..storage import kept_ledgers as settled
+from ..storage.models import Evening
 
 #: No routes: the template filters and context processors every page uses.
 bp = Blueprint("common", __name__)
@@ -197,7 +199,7 @@ def load_evening(key: str) -> tuple[Evening, Ledger]:
 
 def load_settled(key: str, head: Mapping[str, Any] | None = None) -> settled.Settled:
     """The evening settled at its current revision, without loading its hands when this
-    process has settled it before (:func:`scorer.settled.settled`; ``head``: the
+    process has settled it before (:func:`scorer.storage.kept_ledgers.settled`; ``head``: the
     evening's row if the caller has read it); 404 if no evening."""
     found = settled.settled(key, head)
     if found is None:
@@ -237,10 +239,10 @@ chart_cache: RevisionCache[bytes] = RevisionCache(64)
 def by_revision(cache: RevisionCache[Any], key: str, build: Any, *variant: Any, revision: int | None = None,
                 head: Mapping[str, Any] | None = None) -> Any:
     """What ``build(found)`` gives for the evening's current revision (``found`` a
-    :class:`scorer.settled.Settled`: ``head`` and ``ledger``), from ``cache`` when it is
+    :class:`scorer.storage.kept_ledgers.Settled`: ``head`` and ``ledger``), from ``cache`` when it is
     there (one small query), else built and kept. ``variant`` (e.g. language and paper
     size) is part of the cache key; ``revision`` if the caller has read it already, and
-    ``head`` the evening's row (:data:`scorer.settled.HEAD_COLUMNS`) if it has.
+    ``head`` the evening's row (:data:`scorer.storage.kept_ledgers.HEAD_COLUMNS`) if it has.
     404 if no evening."""
     if revision is None:
         revision = services.evening_revision(key)

@@ -1,4 +1,4 @@
-"""Disputes and confirmation (issue 12, :mod:`scorer.disputes`): any phone, a viewer's
+"""Disputes and confirmation (issue 12, :mod:`scorer.storage.disputes`): any phone, a viewer's
 included, disputes a hand or accepts one another phone entered; a scorer dismisses a
 dispute (ruling on one goes through the hand's correction form, see ``hands.edit_hand``)
 and turns confirmation on or off."""
@@ -10,11 +10,12 @@ from typing import Any
 from flask import Blueprint, flash, redirect, render_template, request, url_for
 from flask_babel import gettext
 
-from .. import access, disputes, services
+from .. import access
 from ..access import permission
 from ..forms import ActionForm, dispute_form_for, is_number
 from ..i18n import error_text
-from ..models import DISPUTE_KINDS
+from ..storage import disputes, services
+from ..storage.models import DISPUTE_KINDS
 from .common import load_evening, posted_int, row_of
 
 bp = Blueprint("disputes", __name__)

@@ -1,7 +1,7 @@
 """Groups of evenings: start a group, its page with the season, the season chart and PDF.
 
 A group's page, chart and PDF are kept by the group's state (each evening's revision
-and the merges, :func:`scorer.groups.state`), so an unchanged season costs a few
+and the merges, :func:`scorer.storage.groups.state`), so an unchanged season costs a few
 small queries, not 50 evenings settled again.
 """
 
@@ -15,14 +15,15 @@ from flask_babel import get_locale
 from flask_babel import gettext as _
 from markupsafe import Markup
 
-from .. import access, groups, services
+from .. import access
 from ..access import permission
 from ..cache import RevisionCache
 from ..chart import running_totals_svg
 from ..evening.season import Book
 from ..group_forms import AddEveningForm, GroupForm, ItemForm, MergeForm
 from ..i18n import error_text
-from ..models import Group
+from ..storage import groups, services
+from ..storage.models import Group
 from .common import SVG_CSP, client_id, content_disposition, render_pieces, signed
 
 bp = Blueprint("groups", __name__)

@@ -12,16 +12,17 @@ from flask import Blueprint, Response, abort, flash, redirect, render_template, 
 from flask_babel import get_locale, gettext
 from markupsafe import Markup
 
-from .. import access, disputes, services
+from .. import access
 from ..access import permission
 from ..chart import ledger_chart_svg
 from ..evening.file import dumps
 from ..evening.ledger import settle_up, statistics
 from ..forms import ActionForm
-from ..groups import evening_head
 from ..i18n import locale_code, tr
 from ..pdf import PdfBusy, PdfError, PdfFailed, PdfTooSlow, evening_pdf_html, paper_of, pdf_job, time_limit
-from ..settled import Settled, resumable
+from ..storage import disputes, services
+from ..storage.groups import evening_head
+from ..storage.kept_ledgers import Settled, resumable
 from .common import (
     SVG_CSP,
     by_revision,
@@ -50,7 +51,7 @@ HANDS = "<!--hands-->"
 def _render_sheet(found: Settled) -> tuple[str, bool, Markup, tuple[Markup, ...]]:
     """The scoresheet's fragment with :data:`HANDS` where its rows of hands go, and those
     rows (newest first). Each row without a mark (disputed, unconfirmed) is rendered once,
-    when its hand is new or changed (:meth:`scorer.settled.Settled.per_hand`, by language);
+    when its hand is new or changed (:meth:`scorer.storage.kept_ledgers.Settled.per_hand`, by language);
     the few rows with a mark are rendered again for each revision (a dispute changes the
     revision, not the hand). An evening with changes of seats (issue 12) is rendered whole,
     its lines of seat changes between the rows, and nothing of it is kept."""

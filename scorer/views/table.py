@@ -27,7 +27,7 @@ from flask import (
 )
 from flask_babel import gettext as _
 
-from .. import access, services
+from .. import access
 from ..access import permission
 from ..evening.file import dump_seat_change
 from ..evening.ledger import table_ledger, to_evening
@@ -42,6 +42,7 @@ from ..forms import (
 )
 from ..i18n import error_text, safe_next
 from ..rules import HandFacts, IllegalSetup, RulesError, SeatChange, get_variant
+from ..storage import services
 from .common import call_label, external_url, lan_host, posted_int, save_new_hand, seat_change_text, signed
 
 bp = Blueprint("table", __name__)
@@ -266,8 +267,8 @@ def _seat_post(evening: Any, errors: list[str]) -> str | None:
 @permission("view")
 def revision(key: str) -> Response:
     """The table's revision: phones poll it to see new hands. A revision in this process's
-    memory is answered before Flask (:class:`scorer.live.PollShortcut`); this route reads it
-    once after a change and keeps it (:func:`scorer.services.polled_revision`). No ETag: the
+    memory is answered before Flask (:class:`scorer.storage.live.PollShortcut`); this route reads it
+    once after a change and keeps it (:func:`scorer.storage.services.polled_revision`). No ETag: the
     answer is 16 bytes, and waitress closes the connection after a bodiless 304, which would
     cost every poll a new connection."""
     rev = services.polled_revision(key)

@@ -21,11 +21,23 @@ from flask import current_app
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import selectinload
 
-from . import live, settled
-from .evening.codec import decode_hand, encode_hand
-from .evening.file import EveningFile, dump_seat_change
-from .evening.ledger import Fold, HandError, Ledger, settle_evening
-from .evening.zones import today_in, valid_zone
+from ..evening.codec import decode_hand, encode_hand
+from ..evening.file import EveningFile, dump_seat_change
+from ..evening.ledger import Fold, HandError, Ledger, settle_evening
+from ..evening.zones import today_in, valid_zone
+from ..rules import (
+    EveningSetup,
+    HandFacts,
+    IllegalSetup,
+    RulesError,
+    SeatChange,
+    Stake,
+    Text,
+    clean_text,
+    get_variant,
+)
+from . import kept_ledgers as settled
+from . import live
 from .models import (
     WRITING,
     Change,
@@ -37,17 +49,6 @@ from .models import (
     Submission,
     db,
     utcnow,
-)
-from .rules import (
-    EveningSetup,
-    HandFacts,
-    IllegalSetup,
-    RulesError,
-    SeatChange,
-    Stake,
-    Text,
-    clean_text,
-    get_variant,
 )
 
 
@@ -122,16 +123,16 @@ _BUMPED: ContextVar[list[str] | None] = ContextVar("nap_bumped", default=None)
 
 
 def revisions() -> live.Revisions:
-    """This app's memory of polled revisions (:mod:`scorer.live`)."""
+    """This app's memory of polled revisions (:mod:`scorer.storage.live`)."""
     return current_app.extensions["nap_revisions"]  # type: ignore[no-any-return]
 
 
 def polled_revision(key: str) -> int | None:
     """:func:`evening_revision` for the phones' live poll, answered from this process's
-    memory (:class:`scorer.live.Revisions`): most polls of a table between two changes cost
+    memory (:class:`scorer.storage.live.Revisions`): most polls of a table between two changes cost
     no query. A change made in this process is seen at once (:func:`writing` forgets the
     key on commit); one made in another process at once on PostgreSQL (``LISTEN/NOTIFY``),
-    after at most :data:`scorer.live.POLL_TTL` seconds on SQLite."""
+    after at most :data:`scorer.storage.live.POLL_TTL` seconds on SQLite."""
     def read() -> int | None:
         with reading():  # the poll's read ends at once: nothing else is read in this request
             return evening_revision(key)
@@ -186,7 +187,7 @@ def writing() -> Iterator[Any]:
 
     Any read transaction open on the session is ended first, then the write begins on
     what is committed now (on SQLite with the write lock, see
-    :data:`scorer.models.WRITING`). Commits when the block ends, rolls back (saving
+    :data:`scorer.storage.models.WRITING`). Commits when the block ends, rolls back (saving
     nothing) if it raises. Nested use joins the outer unit. Yields the session.
     """
     if WRITING.get():
@@ -238,7 +239,7 @@ def seat_changes_of(evening: Evening) -> list[SeatChange]:
 
 def setup_of(evening: Evening, changes: Sequence[SeatChange] | None = None) -> EveningSetup:
     """The engine's view of an evening's set-up: every player who sits at the table during
-    the evening (by :attr:`~scorer.models.Player.seat`), those at the first deal ``seated``
+    the evening (by :attr:`~scorer.storage.models.Player.seat`), those at the first deal ``seated``
     (the others join by one of ``changes``, by default the evening's)."""
     return settled.setup_of(evening, changes)
 
@@ -258,7 +259,7 @@ def ledger_of(evening: Evening) -> Ledger:
     """Settle the evening (loaded with its hands) from its current facts: the same
     ledger as :func:`~scorer.evening.ledger.settle_evening` of :func:`current_facts` and
     :func:`seat_changes_of`. Without a change of seats in play it reuses this process's
-    kept ledger for the hands it shares (:mod:`scorer.settled`); with one (issue 12) it
+    kept ledger for the hands it shares (:mod:`scorer.storage.kept_ledgers`); with one (issue 12) it
     settles the whole evening every time, which is simple and safe.
     Raises :class:`~scorer.evening.ledger.HandError` for a stored hand the rules refuse."""
     changes = seat_changes_of(evening)
@@ -296,7 +297,7 @@ def create_evening(
     token: str | None = None,
 ) -> Evening:
     """Check the set-up with the engine and save a new evening (one transaction),
-    in the group ``group_id`` if given (the season, :mod:`scorer.groups`).
+    in the group ``group_id`` if given (the season, :mod:`scorer.storage.groups`).
 
     ``time_zone`` is the table's IANA zone (the browser's; "" = UTC): the evening's date
     is today there. ``token`` is the form's one-time token, saved in the same transaction:
@@ -420,7 +421,7 @@ def _already_saved(submission: Submission) -> AlreadySaved:
 
 def _log(evening: Evening, kind: str, number: int | None, before: HandFacts | None, after: HandFacts | None,
          device: str) -> None:
-    """Add one history entry to the pending transaction (see :class:`~scorer.models.Change`)."""
+    """Add one history entry to the pending transaction (see :class:`~scorer.storage.models.Change`)."""
     players = tuple(p.name for p in evening.players)
     db.session.add(Change(
         evening_id=evening.id, kind=kind, hand_number=number, device=(device or "")[:40],
@@ -440,7 +441,7 @@ def record_hand(evening: Evening, number: int, facts: HandFacts, *, device: str 
     another phone, or a double tap). ``token`` is the form's one-time token: if it was
     used before, :class:`AlreadySaved` is raised and nothing is saved; it is stored
     with the hand, in the same transaction. ``device`` names the phone in the history;
-    ``device_id`` is its row, kept with the hand for confirmation (see :mod:`scorer.disputes`).
+    ``device_id`` is its row, kept with the hand for confirmation (see :mod:`scorer.storage.disputes`).
     """
     facts = normalise(facts)
     evening = _lock(evening)
@@ -677,7 +678,7 @@ def set_finished(evening: Evening, finished: bool, *, device: str = "", base_rev
 
 def _after_write(evening: Evening, revision: int, ledger: Ledger, fingerprint: settled.Fingerprint
                  ) -> tuple[settled.EveningHead, Ledger, settled.Fingerprint]:
-    """What :func:`scorer.settled.remember` keeps once the write to ``evening`` (locked,
+    """What :func:`scorer.storage.kept_ledgers.remember` keeps once the write to ``evening`` (locked,
     its revision bumped once, to ``revision``) commits: read before the commit, which
     expires the ORM's objects."""
     return dataclasses.replace(settled.head_of(evening), revision=revision), ledger, fingerprint

@@ -18,13 +18,13 @@ Reading an evening again (:func:`settled`, :func:`settled_many`) then costs:
 
 Evenings with a change of seats in play (issue 12: a join, a leave or a rename not
 undone) are never resumed nor kept: they are settled in full every time, as
-:func:`scorer.services.ledger_of` does (``settle_evening(setup_of(evening), facts,
+:func:`scorer.storage.services.ledger_of` does (``settle_evening(setup_of(evening), facts,
 seat_changes_of(evening))``), which is simple and safe; such evenings are rare and short.
 
 Nothing here can be stale: a kept ledger is only reused for the hands whose ids and
 versions it was folded from, under the same set-up; the revision is only a shortcut,
 read in the same statement as those ids and versions. Several processes (or a restart)
-each keep their own; a miss only costs time. The writes in :mod:`scorer.services` hand
+each keep their own; a miss only costs time. The writes in :mod:`scorer.storage.services` hand
 their new ledger over after they commit (:func:`remember`), so the phone that saved a
 hand finds it settled already.
 
@@ -45,10 +45,10 @@ from typing import Any, TypeVar, cast
 import sqlalchemy as sa
 from sqlalchemy.orm import selectinload
 
-from .evening.codec import decode_hand
-from .evening.ledger import Fold, HandError, Ledger, settle_evening
+from ..evening.codec import decode_hand
+from ..evening.ledger import Fold, HandError, Ledger, settle_evening
+from ..rules import EveningSetup, HandFacts, SeatChange, Stake
 from .models import Evening, Hand, HandVersion, db
-from .rules import EveningSetup, HandFacts, SeatChange, Stake
 
 #: The most hands the kept ledgers of one process hold together (the least recently
 #: used evenings are forgotten first): a hand's ledger row is about 3 KB (measured on a
@@ -65,7 +65,7 @@ Fingerprint = tuple[tuple[int, int], ...]
 @dataclass(frozen=True)
 class EveningHead:
     """An evening's own columns without its hands (what a scoresheet shows besides the
-    ledger): the same names as :class:`~scorer.models.Evening`'s; ``players`` in seat
+    ledger): the same names as :class:`~scorer.storage.models.Evening`'s; ``players`` in seat
     order; ``revision`` the one the ledger beside it belongs to."""
 
     id: int
@@ -262,7 +262,7 @@ class HandMarks:
     """What the scoresheet marks on an evening's hands, by hand row id, read with its
     fingerprint (so at the same revision): the hands with an open dispute, those ever
     disputed, and those not confirmed yet (only when the table asks for confirmation,
-    else empty). See :func:`scorer.disputes.marks`."""
+    else empty). See :func:`scorer.storage.disputes.marks`."""
 
     open: frozenset[int]
     disputed: frozenset[int]
@@ -474,14 +474,14 @@ def _settle(where: str, missed: dict[int, dict[str, Any]]) -> dict[str, Settled]
 
 def seat_changes_of(evening: Evening) -> list[SeatChange]:
     """The evening's seat changes in play (not undone), in order, as the engine's facts
-    (:func:`scorer.services.seat_changes_of`)."""
+    (:func:`scorer.storage.services.seat_changes_of`)."""
     return [SeatChange(r.before_hand, r.kind, r.seat, r.left_of, r.name)
             for r in evening.seat_changes if r.undone_at is None]
 
 
 def setup_of(evening: Evening, changes: Sequence[SeatChange] | None = None) -> EveningSetup:
-    """The engine's view of an evening's set-up (:func:`scorer.services.setup_of`): every
-    player who sits at the table during the evening (by :attr:`~scorer.models.Player.seat`),
+    """The engine's view of an evening's set-up (:func:`scorer.storage.services.setup_of`): every
+    player who sits at the table during the evening (by :attr:`~scorer.storage.models.Player.seat`),
     those at the first deal ``seated`` (the others join by one of ``changes``, by default
     the evening's in play)."""
     first: dict[int, str] = {}
@@ -497,7 +497,7 @@ def setup_of(evening: Evening, changes: Sequence[SeatChange] | None = None) -> E
 
 def _settle_in_full(key: str, printed: tuple[int, Fingerprint]) -> Settled:
     """An evening with a change of seats in play, settled from the start as
-    :func:`scorer.services.ledger_of` does, and not kept: its ``revision`` is the one read
+    :func:`scorer.storage.services.ledger_of` does, and not kept: its ``revision`` is the one read
     with ``printed`` (the revision and fingerprint) when the ORM read the same, else
     ``-1``. Its ``error`` is the first stored hand the rules refuse (the ledger is then
     the evening before its first hand)."""

@@ -1,10 +1,7 @@
-"""Every Flask extension object, created unbound here and bound to the app in
-:func:`scorer.app.register_extensions` (cookiecutter-flask style). Also :data:`ROOT`,
-the project's directory, which the app factory and the ``demo`` command both need, and
-where the app's templates, static files and migrations are (:func:`resource_dir`).
+"""Where the project's files are: :data:`ROOT` (the repository), the resources an
+installed wheel carries (:func:`resource_dir`) and the instance folder (:func:`instance_dir`).
 
-Nothing here imports another module of the app, so any module may import from it
-without making a circle.
+Nothing here imports another module of the app.
 """
 
 from __future__ import annotations
@@ -12,18 +9,12 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from flask_babel import Babel
-from flask_migrate import Migrate
-from flask_sqlalchemy import SQLAlchemy
-from flask_wtf.csrf import CSRFProtect
-from sqlalchemy.orm import DeclarativeBase
-
 #: The project's directory (templates/, static/, instance/, migrations/, examples/).
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parent.parent.parent
 
 #: Where an installed wheel carries templates/, static/ and migrations/ (copied into the
 #: package by ``setup.py``'s ``build_py``); absent in the repository and in an editable install.
-BUNDLED = Path(__file__).resolve().parent / "_bundled"
+BUNDLED = Path(__file__).resolve().parent.parent / "_bundled"
 
 
 def resource_dir(name: str) -> Path:
@@ -40,13 +31,3 @@ def instance_dir() -> Path:
     if os.environ.get("NAP_INSTANCE"):
         return Path(os.environ["NAP_INSTANCE"]).resolve()
     return (Path.cwd() if BUNDLED.is_dir() else ROOT) / "instance"
-
-
-class Base(DeclarativeBase):
-    pass
-
-
-db = SQLAlchemy(model_class=Base)
-migrate = Migrate(directory=str(resource_dir("migrations")))
-csrf = CSRFProtect()
-babel = Babel()

@@ -19,12 +19,12 @@ import sqlalchemy as sa
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import selectinload
 
+from ..evening.ledger import HandError
+from ..evening.season import Book, SeasonEvening, name_key, resolve, season_books, shared_table, spellings_in
+from ..rules import VARIANTS, Text
 from . import services
-from .evening.ledger import HandError
-from .evening.season import Book, SeasonEvening, name_key, resolve, season_books, shared_table, spellings_in
+from .kept_ledgers import HEAD_COLUMNS, settled_many
 from .models import Evening, Group, GroupAlias, db
-from .rules import VARIANTS, Text
-from .settled import HEAD_COLUMNS, settled_many
 
 
 class GroupError(Exception):
@@ -51,7 +51,7 @@ def create_group(name: str, token: str | None = None) -> Group:
     """Save a new group called ``name`` (trimmed; 1 to 80 characters, checked by the form).
 
     ``token``: the form's one-time token, saved in the same transaction; posted again,
-    :class:`scorer.services.AlreadyCreated` names the group the first post made and
+    :class:`scorer.storage.services.AlreadyCreated` names the group the first post made and
     nothing new is saved."""
     with services.writing():
         services.creation_retry(token, "group")
@@ -65,7 +65,7 @@ def create_group(name: str, token: str | None = None) -> Group:
 def evening_head(evening_key: str) -> tuple[int, tuple[str, str] | None, dict[str, Any]] | None:
     """``(evening revision, (group key, group name) or None, the evening's row)`` in one
     small query (the scoresheet's), or ``None`` if there is no such evening. The row holds
-    :data:`scorer.settled.HEAD_COLUMNS` by name, for :func:`scorer.settled.settled_many`."""
+    :data:`scorer.storage.kept_ledgers.HEAD_COLUMNS` by name, for :func:`scorer.storage.kept_ledgers.settled_many`."""
     if not services.valid_key(evening_key):
         return None
     row = db.session.execute(
@@ -142,7 +142,7 @@ def aliases_of(group: Group) -> dict[str, str]:
 def season_of(group: Group) -> Season:
     """Settle every evening of the group and add them up (see :func:`scorer.evening.season.season_books`).
     Each evening's ledger is the one this process keeps for its revision when it has one
-    (:func:`scorer.settled.settled_many`): after one evening changed, only that one is read
+    (:func:`scorer.storage.kept_ledgers.settled_many`): after one evening changed, only that one is read
     and settled again, and only from its first changed hand."""
     lines: list[EveningLine] = []
     settled: list[SeasonEvening] = []

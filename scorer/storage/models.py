@@ -19,8 +19,8 @@ from sqlalchemy import false as sa_false
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Mapped, foreign, mapped_column, relationship
 
-from .extensions import Base as Base  # re-exported: ``from .models import db`` keeps working
-from .extensions import db as db
+from .db import Base as Base  # re-exported: ``from .models import db`` keeps working
+from .db import db as db
 
 
 @event.listens_for(Engine, "connect")
@@ -36,7 +36,7 @@ def _sqlite_connect(dbapi_connection: Any, _record: Any) -> None:
         cursor.close()
 
 
-#: Set while a unit of work writes (:func:`scorer.services.writing`): SQLite then takes
+#: Set while a unit of work writes (:func:`scorer.storage.services.writing`): SQLite then takes
 #: the write lock as the transaction begins. Never read from the HTTP request.
 WRITING: ContextVar[bool] = ContextVar("nap_writing", default=False)
 

@@ -19,11 +19,11 @@ from collections.abc import Sequence
 
 import sqlalchemy as sa
 
+from ..rules import Text
+from ..rules.variants.base import TRICKS_PER_HAND
+from .kept_ledgers import HandMarks
 from .models import DISPUTE_KINDS, Change, Dispute, Evening, Hand, db, utcnow
-from .rules import Text
-from .rules.variants.base import TRICKS_PER_HAND
 from .services import HandConflict, ScorerError, _bump, _lock, write
-from .settled import HandMarks
 
 #: Kinds that name an accused player (the claims of the referee).
 ACCUSING = ("revoke", "wrong_cards", "out_of_turn")
@@ -70,7 +70,7 @@ def raise_dispute(evening: Evening, number: int, *, hand_id: int | None, kind: s
                   device_id: int | None = None) -> Dispute:
     """Dispute hand ``number`` (its row ``hand_id``, as the phone saw it).
 
-    ``kind`` is one of :data:`~scorer.models.DISPUTE_KINDS`; ``accused`` (a seat) is
+    ``kind`` is one of :data:`~scorer.storage.models.DISPUTE_KINDS`; ``accused`` (a seat) is
     required for a revoke, a wrong number of cards and play out of turn; ``raised_by``
     is the seat of the player raising it (``None``: someone watching); ``trick`` 1–5.
     Raises :class:`DisputeRefused` for bad input (nothing is saved) and
@@ -176,7 +176,7 @@ def marks(evening_id: int, hand_ids: Sequence[int], confirmation: bool | None = 
     phone (confirmation on, not accepted and never disputed), for the evening with row id
     ``evening_id`` whose hands in play are ``hand_ids`` (hand 1 first), without loading
     the hands: the scoresheet's marks. ``known``: the marks read with the hands' ids at
-    the same revision (:attr:`scorer.settled.Settled.marks`), and then no query; else
+    the same revision (:attr:`scorer.storage.kept_ledgers.Settled.marks`), and then no query; else
     one small query, one more when the table asks for confirmation, one more still when
     ``confirmation`` (the evening's setting) is not given."""
     if known is None:
