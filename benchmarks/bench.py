@@ -186,7 +186,7 @@ def main() -> None:
         time.sleep(0.1)  # let the last channel finish before the server closes
         server.close()
 
-        from scorer.pdf import evening_pdf_html
+        from scorer.reports.pdf import evening_pdf_html
 
         with app.app_context(), app.test_request_context():
             long_key = services.import_evening(make_evening(args.long_hands, seed=11)).key

@@ -92,24 +92,24 @@ class Renderers:
     """The app's renderer (a worker, or on older code a child per render) and this interpreter."""
 
     def __init__(self, app: Any, limit: float) -> None:
-        import scorer.pdf
-        from scorer.pdf_render import write_pdf
+        import scorer.reports.pdf
+        from scorer.reports.render_worker import write_pdf
 
         self.app, self.limit = app, limit
         self.static = Path(app.static_folder)
-        self.worker = hasattr(scorer.pdf, "workers")
+        self.worker = hasattr(scorer.reports.pdf, "workers")
         self.cpu: list[float] = []
         if self.worker:
-            from scorer import pdf_worker
+            from scorer.reports import render_pool
 
-            real = pdf_worker.RenderWorker.render
+            real = render_pool.RenderWorker.render
 
             def spy(worker: Any, html: bytes, deadline: float) -> tuple[bytes, float]:
                 pdf, cpu = real(worker, html, deadline)
                 self.cpu.append(cpu)
                 return pdf, cpu
 
-            pdf_worker.RenderWorker.render = spy  # type: ignore[method-assign]
+            render_pool.RenderWorker.render = spy  # type: ignore[method-assign]
         kept: dict[str, Any] = {}
         if "font_config" in inspect.signature(write_pdf).parameters:
             from weasyprint.text.fonts import FontConfiguration
@@ -117,7 +117,7 @@ class Renderers:
             kept["font_config"] = FontConfiguration()  # as a warm process would keep it
         self.in_process: Callable[[str], bytes] = lambda html: write_pdf(html, self.static, **kept)
         try:  # this interpreter renders with the worker's GC settings, and collects after the render as it does
-            from scorer.pdf_render import GC_THRESHOLDS
+            from scorer.reports.render_worker import GC_THRESHOLDS
 
             self.gc: tuple[int, ...] | None = GC_THRESHOLDS
         except ImportError:  # older code: a child per render, Python's defaults
@@ -129,7 +129,7 @@ class Renderers:
 
     def app_render(self, html: str) -> Sample | None:
         """Through the app's renderer; ``None`` if it ran past the limit or failed."""
-        from scorer.pdf import PdfError, render_html_pdf
+        from scorer.reports.pdf import PdfError, render_html_pdf
 
         children = resource.getrusage(resource.RUSAGE_CHILDREN)
         self.cpu.clear()
@@ -190,7 +190,7 @@ def ratio(what: str, a: Sample | None, b: Sample | None, against: str, target: s
 
 
 def gc_figure(renderers: Renderers, html: str, repeat: int) -> None:
-    """The worker's GC settings (scorer.pdf_render.GC_THRESHOLDS) against Python's defaults,
+    """The worker's GC settings (scorer.reports.render_worker.GC_THRESHOLDS) against Python's defaults,
     in this interpreter, on the same document (CPU is the fair figure here)."""
     if renderers.gc:
         ratio("the 100-hand PDF in this interpreter, with the worker's GC thresholds",
@@ -200,7 +200,7 @@ def gc_figure(renderers: Renderers, html: str, repeat: int) -> None:
 
 def run(app: Any, *, repeat: int = 5, limit: float = 120.0) -> None:
     """Every PDF figure of this module for ``app`` (a database it may write to)."""
-    from scorer.pdf import evening_pdf_html
+    from scorer.reports.pdf import evening_pdf_html
     from scorer.storage import services
 
     renderers = Renderers(app, limit)

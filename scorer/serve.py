@@ -10,7 +10,7 @@ One place for the server's settings, used by ``nap serve`` and ``./scripts/serve
 - ``max_request_body_size`` just over the app's 1 MB ``MAX_CONTENT_LENGTH``: a larger
   body is refused (413) as it arrives, never written to a temporary file first.
 - ``threads`` 8: pages are short; PDFs run in a render worker process, one at a time
-  (:mod:`scorer.pdf`), so a thread is never held by a render queue.
+  (:mod:`scorer.reports.pdf`), so a thread is never held by a render queue.
 - ``connection_limit`` 4000 and ``asyncore_use_poll``: a club night of 200 tables keeps
   1000 phones' connections open (a browser keeps its poll's connection alive); waitress's
   ``select()`` cannot watch more than 1024 sockets, ``poll()`` can.
@@ -121,7 +121,7 @@ def serve(host: str = "0.0.0.0", port: int = 5000, *, upgrade: bool = True,  # n
 
 def _warm(app: Any) -> None:
     """Start this process's PDF render worker: WeasyPrint loads while the server starts."""
-    from .pdf import warm_workers
+    from .reports.pdf import warm_workers
 
     with app.app_context():
         warm_workers()

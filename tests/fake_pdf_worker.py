@@ -1,4 +1,4 @@
-"""A stand-in for ``python -m scorer.pdf_render`` that misbehaves on purpose (tests/test_pdf_worker.py):
+"""A stand-in for ``python -m scorer.reports.render_worker`` that misbehaves on purpose (tests/test_pdf_worker.py):
 
 - ``hang``: reads a request and never answers;
 - ``crash``: reads a request, says so on stderr and exits with status 3;
@@ -11,7 +11,7 @@ import os
 import sys
 import time
 
-from scorer.pdf_worker import read_frame
+from scorer.reports.render_pool import read_frame
 
 
 def main(mode: str) -> int:

@@ -11,7 +11,7 @@ import pytest
 from pypdf import PdfReader
 
 from scorer.evening.file import loads
-from scorer.pdf import STATIC_BASE, StaticOnlyFetcher, render_html_pdf
+from scorer.reports.pdf import STATIC_BASE, StaticOnlyFetcher, render_html_pdf
 from scorer.storage import services
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"

@@ -11,7 +11,7 @@ from typing import Any
 from pypdf import PdfReader
 from pypdf.generic import ContentStream, DictionaryObject, NameObject
 
-from scorer.pdf import evening_pdf_html, render_html_pdf
+from scorer.reports.pdf import evening_pdf_html, render_html_pdf
 from scorer.rules import HandFacts, Stake
 from scorer.storage import services
 

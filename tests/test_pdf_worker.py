@@ -1,4 +1,4 @@
-"""The PDF render worker (scorer/pdf_worker.py, scorer/pdf_render.py): one process renders
+"""The PDF render worker (scorer/reports/render_pool.py, scorer/reports/render_worker.py): one process renders
 one document after another, is replaced after its share of renders, is killed at the
 deadline, and a crash or a hang inside it costs one render, never the app."""
 
@@ -14,9 +14,9 @@ from typing import Any
 import pytest
 from pypdf import PdfReader
 
-import scorer.pdf_worker
+import scorer.reports.render_pool
 from scorer.evening.file import loads
-from scorer.pdf_worker import RenderCrashed, RenderFailed, RenderTimeout, RenderWorker
+from scorer.reports.render_pool import RenderCrashed, RenderFailed, RenderTimeout, RenderWorker
 from scorer.storage import services
 
 HERE = Path(__file__).resolve().parent
@@ -34,7 +34,7 @@ def soon(seconds: float = 120) -> float:
 
 
 def fake(monkeypatch: Any, mode: str) -> None:
-    monkeypatch.setattr(scorer.pdf_worker, "worker_command",
+    monkeypatch.setattr(scorer.reports.render_pool, "worker_command",
                         lambda static_dir: [sys.executable, str(HERE / "fake_pdf_worker.py"), mode])
 
 
@@ -92,7 +92,7 @@ def test_a_crashed_worker_costs_one_render_and_says_why(worker: RenderWorker, mo
 
 
 def test_a_worker_that_cannot_start_costs_one_render(worker: RenderWorker, monkeypatch: Any) -> None:
-    monkeypatch.setattr(scorer.pdf_worker, "worker_command", lambda static_dir: [str(HERE / "no-such-python")])
+    monkeypatch.setattr(scorer.reports.render_pool, "worker_command", lambda static_dir: [str(HERE / "no-such-python")])
     with pytest.raises(RenderCrashed, match="could not be started"):
         worker.render(PAGE, soon())
     monkeypatch.undo()
@@ -115,7 +115,7 @@ def test_the_worker_runs_niced_and_without_secrets(worker: RenderWorker, monkeyp
     worker.render(PAGE, soon())
     pid = worker.pid
     assert pid is not None
-    assert os.getpriority(os.PRIO_PROCESS, pid) >= scorer.pdf_worker.NICENESS
+    assert os.getpriority(os.PRIO_PROCESS, pid) >= scorer.reports.render_pool.NICENESS
     environ = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
     names = {item.partition(b"=")[0] for item in environ}
     assert b"NAP_PDF_NICE" in names and b"SECRET_KEY" not in names and b"DATABASE_URL" not in names
@@ -141,7 +141,7 @@ def test_the_app_answers_a_crash_with_a_clear_page_and_goes_on(sqlite_url: str, 
     response = client.get(f"/e/{key}/evening.pdf")
     assert response.status_code == 200 and "Winner: Alice" in text_of(response.data)
     with app.app_context():
-        from scorer.pdf import workers
+        from scorer.reports.pdf import workers
 
         workers().close()
 
@@ -150,7 +150,7 @@ def test_how_many_workers_comes_from_config_or_environment(sqlite_url: str, monk
     sys.path.insert(0, str(HERE))
     from conftest import make_app
 
-    from scorer.pdf import DEFAULT_WORKER_RENDERS, DEFAULT_WORKERS, workers
+    from scorer.reports.pdf import DEFAULT_WORKER_RENDERS, DEFAULT_WORKERS, workers
 
     app = make_app(sqlite_url)
     monkeypatch.setenv("PDF_WORKERS", "2")

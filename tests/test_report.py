@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 from pypdf import PdfReader
 
-from scorer.chart import integer_ticks
 from scorer.evening.file import loads
+from scorer.reports.chart import integer_ticks
 from scorer.storage import services
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -149,12 +149,12 @@ def test_the_time_limit_gives_a_clear_page_not_a_hang(sqlite_url: str) -> None:
 
 
 def test_a_failing_render_gives_a_clear_page(app: Any, client: Any, referee: str, monkeypatch: Any) -> None:
-    import scorer.pdf_worker
+    import scorer.reports.render_pool
 
     def broken(self: Any, html: bytes, deadline: float) -> tuple[bytes, float]:
-        raise scorer.pdf_worker.RenderFailed("boom")
+        raise scorer.reports.render_pool.RenderFailed("boom")
 
-    monkeypatch.setattr(scorer.pdf_worker.RenderWorker, "render", broken)
+    monkeypatch.setattr(scorer.reports.render_pool.RenderWorker, "render", broken)
     response = client.get(f"/e/{referee}/evening.pdf?paper=letter")
     assert response.status_code == 503
     assert "The PDF could not be made." in response.get_data(as_text=True)
@@ -173,7 +173,7 @@ def test_the_pdf_is_in_the_phones_language(client: Any, referee: str) -> None:
 
 
 def test_a_hostile_table_name_cannot_break_the_footer(app: Any, client: Any) -> None:
-    from scorer.pdf import css_string
+    from scorer.reports.pdf import css_string
     from scorer.rules import HandFacts
 
     name = 'Nap "}</style><h1>x</h1> \\ Ёлка'
@@ -263,15 +263,15 @@ def test_a_pdf_that_failed_is_answered_at_once_until_the_evening_changes(
         app: Any, client: Any, referee: str, monkeypatch: Any) -> None:
     """A PDF that always fails (or runs past the limit) was rendered again on every request:
     a flood of requests for it kept the server busy. The failure is remembered per revision."""
-    import scorer.pdf_worker
+    import scorer.reports.render_pool
 
     calls: list[int] = []
 
     def broken(self: Any, html: bytes, deadline: float) -> tuple[bytes, float]:
         calls.append(1)
-        raise scorer.pdf_worker.RenderFailed("boom")
+        raise scorer.reports.render_pool.RenderFailed("boom")
 
-    monkeypatch.setattr(scorer.pdf_worker.RenderWorker, "render", broken)
+    monkeypatch.setattr(scorer.reports.render_pool.RenderWorker, "render", broken)
     for _ in range(3):
         response = client.get(f"/e/{referee}/evening.pdf")
         assert response.status_code == 503 and "The PDF could not be made." in response.get_data(as_text=True)
@@ -286,20 +286,20 @@ def test_a_second_pdf_of_one_table_is_refused_at_once_and_builds_nothing(
     """PDF work is limited per table and per phone, and the evening is settled and its
     HTML built only once a render slot is held: a request that finds its table's render
     going on (or every slot taken) is told to try again at once, and costs nothing."""
-    import scorer.pdf
+    import scorer.reports.pdf
 
     built: list[int] = []
-    real = scorer.pdf.evening_pdf_html
+    real = scorer.reports.pdf.evening_pdf_html
     monkeypatch.setattr("scorer.views.sheet.evening_pdf_html", lambda *a: built.append(1) or real(*a))
-    scorer.pdf._in_progress.add(f"owner:{referee}")  # another phone's render of this table is going on
+    scorer.reports.pdf._in_progress.add(f"owner:{referee}")  # another phone's render of this table is going on
     try:
         busy = client.get(f"/e/{referee}/evening.pdf")
     finally:
-        scorer.pdf._in_progress.discard(f"owner:{referee}")
+        scorer.reports.pdf._in_progress.discard(f"owner:{referee}")
     assert busy.status_code == 503 and busy.headers["Retry-After"] == "10"
     assert "This PDF is being made right now." in busy.get_data(as_text=True) and built == []
     with app.app_context():
-        pool = scorer.pdf.workers()
+        pool = scorer.reports.pdf.workers()
     taken = [pool.take() for _ in range(pool.size)]  # every render worker busy (with other tables)
     assert None not in taken
     try:

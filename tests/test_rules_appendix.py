@@ -12,7 +12,7 @@ import pytest
 from pypdf import PdfReader
 
 from scorer.evening.file import loads
-from scorer.pdf import evening_pdf_html
+from scorer.reports.pdf import evening_pdf_html
 from scorer.rules import RULES
 from scorer.storage import services
 

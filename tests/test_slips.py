@@ -12,7 +12,7 @@ import pytest
 from babel.messages.pofile import read_po
 from pypdf import PdfReader
 
-from scorer.chart import legend_layout, running_totals_svg
+from scorer.reports.chart import legend_layout, running_totals_svg
 from scorer.rules import VARIANTS
 from tests.webhelpers import post_hand, start_evening
 

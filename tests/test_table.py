@@ -12,7 +12,7 @@ import pytest
 import sqlalchemy as sa
 
 from scorer import access
-from scorer.pdf import render_html_pdf
+from scorer.reports.pdf import render_html_pdf
 from scorer.storage import services
 from scorer.storage.models import Change, Evening, Hand, db
 from tests.webhelpers import start_evening

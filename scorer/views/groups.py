@@ -18,10 +18,10 @@ from markupsafe import Markup
 from .. import access
 from ..access import permission
 from ..cache import RevisionCache
-from ..chart import running_totals_svg
 from ..evening.season import Book
 from ..group_forms import AddEveningForm, GroupForm, ItemForm, MergeForm
 from ..i18n import error_text
+from ..reports.chart import running_totals_svg
 from ..storage import groups, services
 from ..storage.models import Group
 from .common import SVG_CSP, client_id, content_disposition, render_pieces, signed
@@ -242,14 +242,14 @@ def chart(key: str) -> Response:
 @bp.get("/g/<key>/season.pdf")
 @permission("view", of="group")
 def season_pdf(key: str) -> Response:
-    from ..pdf import pdf_job
+    from ..reports.pdf import pdf_job
 
     group = load_group(key)
     state, season = season_for(group)
     locale = str(get_locale())
     pdf = season_pdf_cache.get((state, locale))
     if pdf is None:
-        def build() -> str:  # inside the render slot (scorer.pdf.pdf_job)
+        def build() -> str:  # inside the render slot (scorer.reports.pdf.pdf_job)
             charts = [Markup(chart_svg(book, width=760, height=380, short_dates=True).decode())
                       for book in season.books]
             return render_template("pdf/season.html", group=group, season=season, charts=charts, signed=signed,

@@ -14,12 +14,21 @@ from markupsafe import Markup
 
 from .. import access
 from ..access import permission
-from ..chart import ledger_chart_svg
 from ..evening.file import dumps
 from ..evening.ledger import settle_up, statistics
 from ..forms import ActionForm
 from ..i18n import locale_code, tr
-from ..pdf import PdfBusy, PdfError, PdfFailed, PdfTooSlow, evening_pdf_html, paper_of, pdf_job, time_limit
+from ..reports.chart import ledger_chart_svg
+from ..reports.pdf import (
+    PdfBusy,
+    PdfError,
+    PdfFailed,
+    PdfTooSlow,
+    evening_pdf_html,
+    paper_of,
+    pdf_job,
+    time_limit,
+)
 from ..storage import disputes, services
 from ..storage.groups import evening_head
 from ..storage.kept_ledgers import Settled, resumable

@@ -1,9 +1,9 @@
 """The evening's PDF summary: HTML built here (translated in the phone's language),
 rendered by WeasyPrint in a long-lived render worker with a time limit
-(:mod:`scorer.pdf_worker` runs :mod:`scorer.pdf_render`).
+(:mod:`scorer.reports.render_pool` runs :mod:`scorer.reports.render_worker`).
 
 The worker loads only the app's own static files (fonts, CSS) through
-:class:`~scorer.pdf_render.StaticOnlyFetcher`; a render that takes longer than
+:class:`~scorer.reports.render_worker.StaticOnlyFetcher`; a render that takes longer than
 ``PDF_TIME_LIMIT`` seconds is stopped by killing the worker and reported as
 :class:`PdfTooSlow`, so a long evening can never hang a server worker.
 """
@@ -23,15 +23,15 @@ from flask_babel import format_date, get_locale
 from flask_babel import gettext as _
 from markupsafe import Markup
 
-from . import pdf_worker
+from ..evening.ledger import Ledger, settle_up, statistics
+from ..i18n import tr
+from ..rules import RULES
+from ..storage.models import Evening
+from ..storage.services import reading
+from ..views.common import auction_of, seat_lines
+from . import render_pool
 from .chart import ledger_chart_svg, line_style
-from .evening.ledger import Ledger, settle_up, statistics
-from .i18n import tr
-from .pdf_render import STATIC_BASE, StaticOnlyFetcher  # noqa: F401 - re-exported: the fetcher the worker uses
-from .rules import RULES
-from .storage.models import Evening
-from .storage.services import reading
-from .views.common import auction_of, seat_lines
+from .render_worker import STATIC_BASE, StaticOnlyFetcher  # noqa: F401 - re-exported: the fetcher the worker uses
 
 #: Seconds a render may take before its worker is killed (config ``PDF_TIME_LIMIT``).
 #: A 300-hand evening renders in about 3.3 s of CPU through the worker (benchmarks/pdf_bench.py;
@@ -42,7 +42,7 @@ DEFAULT_TIME_LIMIT = 30.0
 #: free for pages. One render on the two-core machine this runs on leaves a core for the pages.
 DEFAULT_WORKERS = 1
 #: Renders before a worker is replaced by a fresh one (config ``PDF_WORKER_RENDERS``).
-DEFAULT_WORKER_RENDERS = pdf_worker.DEFAULT_MAX_RENDERS
+DEFAULT_WORKER_RENDERS = render_pool.DEFAULT_MAX_RENDERS
 
 #: ``?paper=`` values and the CSS ``@page`` size each gives; anything else is A4.
 PAPERS = {"a4": "A4", "letter": "letter"}
@@ -86,11 +86,11 @@ class PdfTableBusy(PdfBusy):
         self.limit = limit
 
 
-def workers() -> pdf_worker.WorkerPool:
+def workers() -> render_pool.WorkerPool:
     """This app's render workers: ``PDF_WORKERS`` of them (config or environment; default
     :data:`DEFAULT_WORKERS`), each replaced after ``PDF_WORKER_RENDERS`` renders (default
     :data:`DEFAULT_WORKER_RENDERS`). Needs an app context."""
-    return pdf_worker.pool(_count("PDF_WORKERS", DEFAULT_WORKERS), Path(current_app.static_folder or "static"),
+    return render_pool.pool(_count("PDF_WORKERS", DEFAULT_WORKERS), Path(current_app.static_folder or "static"),
                            _count("PDF_WORKER_RENDERS", DEFAULT_WORKER_RENDERS))
 
 
@@ -150,7 +150,7 @@ def pdf_job(build_html: Callable[[], str], *, owner: str, client: str = "",
 
     ``build_html()`` (settling the evening, drawing the chart, the HTML) runs only once a
     render worker is held, and the render runs in that worker (a child process at low
-    priority, :mod:`scorer.pdf_worker`), killed if it is not done ``seconds`` after the
+    priority, :mod:`scorer.reports.render_pool`), killed if it is not done ``seconds`` after the
     request began (default: :func:`time_limit`). At most ``PDF_WORKERS`` renders run at
     once (default :data:`DEFAULT_WORKERS`), at most one per ``owner`` (a table's or a
     group's key) and one per ``client`` (the phone's address); a request that finds its
@@ -177,16 +177,16 @@ def pdf_job(build_html: Callable[[], str], *, owner: str, client: str = "",
             pool.give(worker)
 
 
-def _render(worker: pdf_worker.RenderWorker, html: str, deadline: float, limit: float) -> bytes:
+def _render(worker: render_pool.RenderWorker, html: str, deadline: float, limit: float) -> bytes:
     """``html`` through ``worker`` by ``deadline``, its failures as :class:`PdfError`."""
     if time.monotonic() >= deadline:
         raise PdfTooSlow(limit)
     try:
         pdf, _cpu = worker.render(html.encode("utf-8"), deadline)
-    except pdf_worker.RenderTimeout:
+    except render_pool.RenderTimeout:
         current_app.logger.warning("PDF render stopped after %s s", limit)
         raise PdfTooSlow(limit) from None
-    except (pdf_worker.RenderFailed, pdf_worker.RenderCrashed) as error:
+    except (render_pool.RenderFailed, render_pool.RenderCrashed) as error:
         current_app.logger.error("PDF render failed (%s): %s", type(error).__name__, str(error)[-2000:])
         raise PdfFailed() from None
     if not pdf.startswith(b"%PDF"):

@@ -20,7 +20,7 @@ from pygal.style import Style
 # use); Python warns (ImportWarning) on every later import that passes it. Drop it.
 sys.meta_path[:] = [f for f in sys.meta_path if type(f).__name__ != "PluginImportFixer"]
 
-from .evening.ledger import Ledger  # noqa: E402 - after the meta_path fix above
+from ..evening.ledger import Ledger  # noqa: E402 - after the meta_path fix above
 
 #: Dash patterns (SVG ``stroke-dasharray``) cycled over the players; the first is solid.
 DASHES = ("", "8,4", "2,3", "10,3,2,3", "12,3,2,3,2,3", "14,4", "1,2", "6,2,2,2")

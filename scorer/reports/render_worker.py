@@ -1,11 +1,11 @@
 """The PDF render worker: WeasyPrint in a child process the web app can kill.
 
 WeasyPrint cannot be interrupted inside a thread, so the web app runs
-``python -m scorer.pdf_render STATIC_DIR`` (:mod:`scorer.pdf_worker` starts and stops it)
+``python -m scorer.reports.render_worker STATIC_DIR`` (:mod:`scorer.reports.render_pool` starts and stops it)
 and keeps it: the worker imports WeasyPrint and loads the fonts once, then renders one
 document after another, each finished HTML (already translated, charts inlined) read from
-stdin and its PDF written to stdout in frames (:func:`scorer.pdf_worker.read_frame`,
-:func:`scorer.pdf_worker.write_frame`). Past the time limit the app kills the worker and
+stdin and its PDF written to stdout in frames (:func:`scorer.reports.render_pool.read_frame`,
+:func:`scorer.reports.render_pool.write_frame`). Past the time limit the app kills the worker and
 starts another; at the end of its input the worker exits.
 
 Between renders it keeps one WeasyPrint ``FontConfiguration`` (the app's fonts are
@@ -35,7 +35,7 @@ from weasyprint import HTML
 from weasyprint.text.fonts import FontConfiguration
 from weasyprint.urls import URLFetcher, URLFetcherResponse
 
-from .pdf_worker import read_frame, write_frame
+from .render_pool import read_frame, write_frame
 
 #: Base URL of the documents we render; nothing answers at it: the fetcher maps it
 #: onto the static folder. ``.invalid`` is reserved and never resolves (RFC 2606).
@@ -109,7 +109,7 @@ def serve(static_dir: Path, requests: BinaryIO, replies: BinaryIO) -> None:
 
 def main(argv: list[str]) -> int:
     if len(argv) != 1:
-        print("usage: python -m scorer.pdf_render STATIC_DIR  (framed HTML on stdin, framed PDFs on stdout)",
+        print("usage: python -m scorer.reports.render_worker STATIC_DIR  (framed HTML on stdin, framed PDFs on stdout)",
               file=sys.stderr)
         return 2
     lower_priority(os.environ.get("NAP_PDF_NICE", ""))  # a PDF is never more urgent than the pages

@@ -1,7 +1,7 @@
-"""The PDF render workers: long-lived ``python -m scorer.pdf_render`` children, kept warm.
+"""The PDF render workers: long-lived ``python -m scorer.reports.render_worker`` children, kept warm.
 
 A render worker imports WeasyPrint and loads the fonts once (about 1.3 s), then renders
-one document after another: the web app (:mod:`scorer.pdf`) sends finished HTML down the
+one document after another: the web app (:mod:`scorer.reports.pdf`) sends finished HTML down the
 worker's stdin and reads the PDF from its stdout, in frames (:func:`write_frame`,
 :func:`read_frame`). Isolation stays what it was with a child per render:
 
@@ -12,13 +12,13 @@ worker's stdin and reads the PDF from its stdout, in frames (:func:`write_frame`
 - a worker is retired after ``max_renders`` renders (memory the renderer keeps or leaks
   goes with it) and replaced at once;
 - the worker gets the environment without secrets, runs niced, and can read only the app's
-  static files (:class:`scorer.pdf_render.StaticOnlyFetcher`).
+  static files (:class:`scorer.reports.render_worker.StaticOnlyFetcher`).
 
 A :class:`WorkerPool` holds ``size`` workers (config ``PDF_WORKERS``, default one on the
 two-core machine this runs on); :meth:`WorkerPool.take` never waits: with every worker busy
 it returns ``None`` and the caller answers "try again" (503).
 
-This module uses the standard library only: the worker (:mod:`scorer.pdf_render`) imports
+This module uses the standard library only: the worker (:mod:`scorer.reports.render_worker`) imports
 its framing from here without loading Flask.
 """
 
@@ -50,7 +50,7 @@ NICENESS = 10
 
 _SECRET = re.compile(r"SECRET|PASSWORD|TOKEN|KEY|DATABASE|PG|CREDENTIAL", re.IGNORECASE)
 #: The folder holding the ``scorer`` package, which the worker imports.
-_PACKAGE_ROOT = Path(__file__).resolve().parent.parent
+_PACKAGE_ROOT = Path(__file__).resolve().parent.parent.parent
 
 
 class RenderTimeout(Exception):
@@ -85,7 +85,7 @@ def read_frame(source: BinaryIO) -> bytes | None:
 
 def worker_command(static_dir: Path) -> list[str]:
     """The command that starts one worker serving ``static_dir``'s files."""
-    return [sys.executable, "-m", "scorer.pdf_render", str(static_dir)]
+    return [sys.executable, "-m", "scorer.reports.render_worker", str(static_dir)]
 
 
 def worker_environment(niceness: int = NICENESS) -> dict[str, str]:
