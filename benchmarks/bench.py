@@ -140,7 +140,7 @@ def main() -> None:
         trivial = timed(get("/healthz"), args.repeat)
         sheet = timed(get(f"/e/{key}"), args.repeat)
 
-        from scorer.views import common
+        from scorer.web.views import common
 
         def cold_sheet() -> object:
             for name in ("sheet_cache", "page_cache", "frame_cache"):  # frame_cache: not in older checkouts
@@ -156,7 +156,7 @@ def main() -> None:
         print(f"scoresheet, {args.hands} hands, over HTTP, first view after a change: {sheet_cold * 1000:.2f} ms "
               f"= {sheet_cold / trivial:.1f}× the trivial route")
 
-        from scorer.views.groups import fragment_cache, season_cache
+        from scorer.web.views.groups import fragment_cache, season_cache
 
         season_warm = timed(get(f"/g/{group_key}"), args.repeat)
 

@@ -37,7 +37,7 @@ from collections.abc import Callable
 from typing import Any, TextIO
 from urllib.parse import urlsplit
 
-#: The app's largest request body (an evening file of about 2000 hands): see ``scorer.app``.
+#: The app's largest request body (an evening file of about 2000 hands): see ``scorer.web.app``.
 MAX_BODY = 1024 * 1024
 
 #: waitress's settings (``waitress.serve(app, **SERVER_LIMITS)``).
@@ -89,7 +89,7 @@ def serve(host: str = "0.0.0.0", port: int = 5000, *, upgrade: bool = True,  # n
 
         with app.app_context():
             migrate_up()
-    from . import lan
+    from .web import lan
 
     # listening on a loopback address only: the Share page must not offer the LAN address,
     # which this server does not answer on
@@ -184,7 +184,7 @@ def table_url(host: str, port: int, public_url: str = "") -> str:
     """The address the other phones must open: ``PUBLIC_URL`` if set; this machine's LAN
     address when listening on every interface (``0.0.0.0``, ``::``); else the address
     listened on (``127.0.0.1``: only this machine can open it)."""
-    from . import lan
+    from .web import lan
 
     if public_url:
         return public_url.rstrip("/") + "/"
@@ -200,7 +200,7 @@ def announce(host: str, port: int, public_url: str = "", out: TextIO | None = No
     """Print the address the phones at the table must open, and its QR code as text."""
     import segno
 
-    from . import lan
+    from .web import lan
 
     out = out or sys.stdout
     url = table_url(host, port, public_url or os.environ.get("PUBLIC_URL", ""))

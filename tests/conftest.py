@@ -35,7 +35,7 @@ def _pg_connect():  # type: ignore[no-untyped-def]
 def no_lan_address(monkeypatch: pytest.MonkeyPatch) -> None:
     """No test depends on this machine's network: its LAN address is "none" (127.0.0.1),
     so links built for other phones stay on loopback (tests/test_lan.py sets its own)."""
-    from scorer import lan
+    from scorer.web import lan
 
     monkeypatch.setattr(lan, "lan_address", lambda: "127.0.0.1")
 

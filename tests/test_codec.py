@@ -88,8 +88,8 @@ def test_every_example_hand_round_trips_both_ways(path: Path) -> None:
 def test_the_hand_form_reads_and_writes_the_codecs_shape(app) -> None:  # type: ignore[no-untyped-def]
     """The form that corrects a hand is filled from the codec's dict and gives the same
     dict back (the first claim is the one it edits)."""
-    from scorer.forms import HandFormBase, hand_form_for
     from scorer.rules import EveningSetup, get_variant
+    from scorer.web.forms import HandFormBase, hand_form_for
 
     variant = get_variant("hoyle")
     setup = variant.check_setup(EveningSetup("hoyle", NAMES, 0, {"widow": "widow"}, None))

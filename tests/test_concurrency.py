@@ -240,7 +240,7 @@ def test_undo_and_settings_racing_new_hands_leave_no_gap_and_no_hand_past_the_en
 
 
 def test_a_burst_of_wrong_pins_from_many_phones_never_overdraws_the_tables_budget(server: Any) -> None:
-    from scorer import access
+    from scorer.web import access
 
     app, port = server
     with app.app_context():

@@ -12,7 +12,8 @@ from typing import Any
 import pytest
 import segno
 
-from scorer import lan, serve
+from scorer import serve
+from scorer.web import lan
 
 
 def start_evening(client: Any, base_url: str) -> str:

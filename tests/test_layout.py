@@ -1,5 +1,5 @@
 """The package's layout, read from the source with ``ast`` (nothing is imported):
-view modules share helpers only through ``scorer.views.common``, and no module of
+view modules share helpers only through ``scorer.web.views.common``, and no module of
 ``scorer`` imports, even inside a function, a module that leads back to it."""
 
 from __future__ import annotations
@@ -91,8 +91,8 @@ def find_cycle(edges: dict[str, set[str]]) -> list[str] | None:
 def test_the_reader_sees_imports_in_functions_and_relative_ones() -> None:
     edges = graph()
     assert "scorer.rules.core" in edges["scorer.rules"]  # from .core import (...)
-    assert "scorer.app" in edges["scorer"]  # inside create_app()
-    assert "scorer.views.common" in edges["scorer.views.table"]
+    assert "scorer.web.app" in edges["scorer"]  # inside create_app()
+    assert "scorer.web.views.common" in edges["scorer.web.views.table"]
 
 
 def test_find_cycle_finds_one_made_by_hand() -> None:
@@ -101,15 +101,15 @@ def test_find_cycle_finds_one_made_by_hand() -> None:
 
 
 def test_view_modules_import_no_other_view_module_but_common() -> None:
-    views = {name for name in MODULES if name == "scorer.views" or name.startswith("scorer.views.")}
+    views = {name for name in MODULES if name == "scorer.web.views" or name.startswith("scorer.web.views.")}
     assert len(views) > 4
     wrong = {
-        name: sorted(edges & views - {"scorer.views.common"})
+        name: sorted(edges & views - {"scorer.web.views.common"})
         for name, edges in graph().items()
-        if name in views and name != "scorer.views.common"
+        if name in views and name != "scorer.web.views.common"
     }
     assert {name: found for name, found in wrong.items() if found} == {}
-    assert not imports_of("scorer.views.common") & views
+    assert not imports_of("scorer.web.views.common") & views
 
 
 def test_the_package_has_no_import_cycle() -> None:

@@ -16,8 +16,8 @@ import pytest
 import sqlalchemy as sa
 
 from scorer.evening import zones
-from scorer.i18n import parse_number_text
 from scorer.storage.models import Change, Evening, Group, Hand, HandVersion, Submission, db
+from scorer.web.i18n import parse_number_text
 from tests.webhelpers import post_hand, start_evening
 
 ROOT = Path(__file__).resolve().parent.parent

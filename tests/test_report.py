@@ -290,7 +290,7 @@ def test_a_second_pdf_of_one_table_is_refused_at_once_and_builds_nothing(
 
     built: list[int] = []
     real = scorer.reports.pdf.evening_pdf_html
-    monkeypatch.setattr("scorer.views.sheet.evening_pdf_html", lambda *a: built.append(1) or real(*a))
+    monkeypatch.setattr("scorer.web.views.sheet.evening_pdf_html", lambda *a: built.append(1) or real(*a))
     scorer.reports.pdf._in_progress.add(f"owner:{referee}")  # another phone's render of this table is going on
     try:
         busy = client.get(f"/e/{referee}/evening.pdf")

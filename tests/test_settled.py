@@ -267,7 +267,7 @@ def test_an_evening_changed_twice_elsewhere_is_caught_up_from_its_first_change(a
 
 
 def _clear_view_caches() -> None:
-    from scorer.views import common, groups
+    from scorer.web.views import common, groups
 
     for cache in (common.sheet_cache, common.page_cache, common.frame_cache, common.chart_cache, groups.season_cache,
                   groups.fragment_cache, groups.chart_cache, groups.piece_cache):

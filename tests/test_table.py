@@ -11,10 +11,10 @@ from typing import Any
 import pytest
 import sqlalchemy as sa
 
-from scorer import access
 from scorer.reports.pdf import render_html_pdf
 from scorer.storage import services
 from scorer.storage.models import Change, Evening, Hand, db
+from scorer.web import access
 from tests.webhelpers import start_evening
 
 

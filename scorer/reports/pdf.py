@@ -24,11 +24,11 @@ from flask_babel import gettext as _
 from markupsafe import Markup
 
 from ..evening.ledger import Ledger, settle_up, statistics
-from ..i18n import tr
 from ..rules import RULES
 from ..storage.models import Evening
 from ..storage.services import reading
-from ..views.common import auction_of, seat_lines
+from ..web.i18n import tr
+from ..web.views.common import auction_of, seat_lines
 from . import render_pool
 from .chart import ledger_chart_svg, line_style
 from .render_worker import STATIC_BASE, StaticOnlyFetcher  # noqa: F401 - re-exported: the fetcher the worker uses

@@ -57,7 +57,7 @@ class _RequestContext(logging.Filter):
 
 def _configure() -> None:
     # the filter sits on the handler, not the logger: records of child loggers (Flask's
-    # ``scorer.app``) reach this handler too and need the request id and table
+    # ``scorer.web.app``) reach this handler too and need the request id and table
     if not any(getattr(h, "_scorer", False) for h in log.handlers):
         handler = logging.StreamHandler()
         handler.addFilter(_RequestContext())

@@ -13,8 +13,8 @@ from flask_wtf import FlaskForm
 from wtforms import HiddenField, SelectField, StringField, SubmitField
 from wtforms.validators import DataRequired, Length
 
+from ..rules import clean_text
 from .forms import one_time_token
-from .rules import clean_text
 
 
 def _clean(value: Any) -> Any:

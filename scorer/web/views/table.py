@@ -27,10 +27,12 @@ from flask import (
 )
 from flask_babel import gettext as _
 
+from ...evening.file import dump_seat_change
+from ...evening.ledger import table_ledger, to_evening
+from ...rules import HandFacts, IllegalSetup, RulesError, SeatChange, get_variant
+from ...storage import services
 from .. import access
 from ..access import permission
-from ..evening.file import dump_seat_change
-from ..evening.ledger import table_ledger, to_evening
 from ..forms import (
     DISPUTE_NAMES,
     ActionForm,
@@ -41,8 +43,6 @@ from ..forms import (
     settings_form_for,
 )
 from ..i18n import error_text, safe_next
-from ..rules import HandFacts, IllegalSetup, RulesError, SeatChange, get_variant
-from ..storage import services
 from .common import call_label, external_url, lan_host, posted_int, save_new_hand, seat_change_text, signed
 
 bp = Blueprint("table", __name__)

@@ -16,17 +16,17 @@ from typing import Any
 from flask import Blueprint, abort, jsonify, request
 from flask_babel import gettext
 
+from ...evening.codec import encode_hand
+from ...evening.file import EveningFileError, check_hand, dump_seat_change, read_hand, seat_reader
+from ...evening.ledger import Ledger, table_ledger
+from ...rules import HandFacts, RulesError, Text, clean_text
+from ...rules.play import PlayState
+from ...storage import services
+from ...storage.models import Evening, Hand, db
 from .. import access
 from ..access import permission
-from ..evening.codec import encode_hand
-from ..evening.file import EveningFileError, check_hand, dump_seat_change, read_hand, seat_reader
-from ..evening.ledger import Ledger, table_ledger
+from ..extensions import csrf
 from ..i18n import error_text
-from ..rules import HandFacts, RulesError, Text, clean_text
-from ..rules.play import PlayState
-from ..storage import services
-from ..storage.models import Evening, Hand, db
-from ..web.extensions import csrf
 from .common import play_rules, with_record
 
 bp = Blueprint("api", __name__, url_prefix="/api")

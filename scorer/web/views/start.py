@@ -10,14 +10,14 @@ from typing import Any
 from flask import Blueprint, Response, abort, current_app, flash, redirect, render_template, request, url_for
 from flask_babel import gettext
 
+from ...evening.file import EveningFileError, loads
+from ...rules import VARIANTS, IllegalSetup, Stake
+from ...storage import services
 from .. import access
 from ..access import permission
-from ..commands import DEMO_FILE
-from ..evening.file import EveningFileError, loads
+from ..demo import DEMO_FILE
 from ..forms import ImportForm, evening_form_for
 from ..i18n import error_text
-from ..rules import VARIANTS, IllegalSetup, Stake
-from ..storage import services
 
 bp = Blueprint("start", __name__)
 
@@ -57,7 +57,7 @@ def _group_arg() -> Any:
     key = request.args.get("group")
     if not key:
         return None
-    from ..storage.groups import get_group
+    from ...storage.groups import get_group
 
     group = get_group(key)
     if group is None:

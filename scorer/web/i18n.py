@@ -19,6 +19,7 @@ import re
 from collections.abc import Mapping
 from datetime import date, datetime
 from decimal import Decimal
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode, urlsplit
 
@@ -37,12 +38,15 @@ from flask import Blueprint, Flask, Response, has_request_context, redirect, req
 from flask_babel import format_date as _format_date
 from flask_babel import get_locale, get_translations
 
+from ..evening.file import EveningFileError
+from ..evening.zones import in_zone, valid_zone, zone_info
+from ..rules import Reason, RulesError, Stake, Text
+from ..rules.core import Amount
 from .access import permission
-from .evening.file import EveningFileError
-from .evening.zones import in_zone, valid_zone, zone_info
-from .rules import Reason, RulesError, Stake, Text
-from .rules.core import Amount
-from .web.extensions import babel
+from .extensions import babel
+
+#: The compiled catalogs (``scorer/translations/<locale>/LC_MESSAGES/messages.mo``).
+TRANSLATIONS = Path(__file__).resolve().parent.parent / "translations"
 
 #: Locale code → the language's own name (shown in the language menu).
 LANGUAGES: dict[str, str] = {
@@ -325,7 +329,7 @@ def current_path() -> str:
 
 
 def init_app(app: Flask) -> None:
-    app.config.setdefault("BABEL_TRANSLATION_DIRECTORIES", "translations")
+    app.config.setdefault("BABEL_TRANSLATION_DIRECTORIES", str(TRANSLATIONS))
     app.config.setdefault("BABEL_DEFAULT_LOCALE", "en")
     babel.init_app(app, locale_selector=select_locale)
     app.register_blueprint(bp)

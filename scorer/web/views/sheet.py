@@ -12,14 +12,10 @@ from flask import Blueprint, Response, abort, flash, redirect, render_template, 
 from flask_babel import get_locale, gettext
 from markupsafe import Markup
 
-from .. import access
-from ..access import permission
-from ..evening.file import dumps
-from ..evening.ledger import settle_up, statistics
-from ..forms import ActionForm
-from ..i18n import locale_code, tr
-from ..reports.chart import ledger_chart_svg
-from ..reports.pdf import (
+from ...evening.file import dumps
+from ...evening.ledger import settle_up, statistics
+from ...reports.chart import ledger_chart_svg
+from ...reports.pdf import (
     PdfBusy,
     PdfError,
     PdfFailed,
@@ -29,9 +25,13 @@ from ..reports.pdf import (
     pdf_job,
     time_limit,
 )
-from ..storage import disputes, services
-from ..storage.groups import evening_head
-from ..storage.kept_ledgers import Settled, resumable
+from ...storage import disputes, services
+from ...storage.groups import evening_head
+from ...storage.kept_ledgers import Settled, resumable
+from .. import access
+from ..access import permission
+from ..forms import ActionForm
+from ..i18n import locale_code, tr
 from .common import (
     SVG_CSP,
     by_revision,

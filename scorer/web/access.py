@@ -34,8 +34,8 @@ from flask_babel import gettext as _
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import selectinload
 
-from .storage.models import Change, Device, Evening, TableAccess, db, new_key, new_pin, utcnow
-from .storage.services import writing
+from ..storage.models import Change, Device, Evening, TableAccess, db, new_key, new_pin, utcnow
+from ..storage.services import writing
 
 #: Wrong PINs one phone may try per window before it must wait.
 SESSION_TRIES = 5
@@ -57,7 +57,7 @@ _recently_seen: dict[tuple[int, str], float] = {}
 
 
 #: What a route lets a phone do, declared on every route with :func:`permission` and
-#: checked before the view runs (:func:`scorer.views.common.check_permission`):
+#: checked before the view runs (:func:`scorer.web.views.common.check_permission`):
 #:
 #: - ``public``: nothing keyed (the start page, import, a new group, the language menu);
 #: - ``view``: anyone holding the table's (or group's) link reads;

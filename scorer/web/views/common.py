@@ -20,18 +20,18 @@ from flask_babel import get_locale, gettext
 from flask_babel import gettext as _
 from markupsafe import Markup
 
+from ...evening.file import dump_seat_change
+from ...evening.ledger import Ledger, LedgerRow, table_ledger, to_table
+from ...evening.season import Book
+from ...rules import BIDS, HERE, PASS, RULES, VARIANTS, HandFacts, Result, RulesError
+from ...rules.play import PlayRules
+from ...storage import groups, services
+from ...storage import kept_ledgers as settled
+from ...storage.models import Evening
 from .. import access, i18n, lan
-from ..cache import RevisionCache
-from ..evening.file import dump_seat_change
-from ..evening.ledger import Ledger, LedgerRow, table_ledger, to_table
-from ..evening.season import Book
+from ..caches import RevisionCache
 from ..forms import ActionForm, error_messages
 from ..i18n import error_text, tr
-from ..rules import BIDS, HERE, PASS, RULES, VARIANTS, HandFacts, Result, RulesError
-from ..rules.play import PlayRules
-from ..storage import groups, services
-from ..storage import kept_ledgers as settled
-from ..storage.models import Evening
 
 #: No routes: the template filters and context processors every page uses.
 bp = Blueprint("common", __name__)
@@ -92,13 +92,13 @@ def adopt_old_session() -> None:
 
 @bp.after_app_request
 def device_cookie(response: Any) -> Any:
-    """A phone seen for the first time gets its device cookie (:mod:`scorer.access`)."""
+    """A phone seen for the first time gets its device cookie (:mod:`scorer.web.access`)."""
     return access.set_device_cookie(response)
 
 
 @bp.before_app_request
 def check_permission() -> Any:
-    """Run the check each route declares (:func:`scorer.access.permission`) before the
+    """Run the check each route declares (:func:`scorer.web.access.permission`) before the
     view: an unknown table or group is a 404; a viewer asking for a scorer's route is
     sent to the PIN page (nothing runs, nothing changes), or answered ``403`` JSON under
     ``/api/`` (a script has no PIN page to go to); an undeclared route is refused."""

@@ -27,13 +27,13 @@ from wtforms import (
 )
 from wtforms.validators import Length, NumberRange, Optional, ValidationError
 
-from .evening.codec import encode_hand
-from .evening.file import MAX_STAKE_MINOR, parse_stake
+from ..evening.codec import encode_hand
+from ..evening.file import MAX_STAKE_MINOR, parse_stake
+from ..rules import BIDS, PASS, Claim, EveningSetup, HandFacts, RulesError, Variant, clean_text
+from ..rules.cards import RANKS_36, RANKS_52, SUITS, parse_card
+from ..rules.variants.base import TRICKS_PER_HAND
+from ..storage.services import TOKEN
 from .i18n import default_currency, error_text, example_number, number, parse_number_text, tr, valid_zone
-from .rules import BIDS, PASS, Claim, EveningSetup, HandFacts, RulesError, Variant, clean_text
-from .rules.cards import RANKS_36, RANKS_52, SUITS, parse_card
-from .rules.variants.base import TRICKS_PER_HAND
-from .storage.services import TOKEN
 
 MAX_PLAYERS = 6
 
@@ -69,7 +69,7 @@ class WholeNumberField(IntegerField):
     def process_formdata(self, valuelist: list[Any]) -> None:
         """Read the number as the phone's language writes it (``1 000`` in Russian,
         ``1.000`` in Portuguese, ``−5`` with a real minus sign; see
-        :func:`scorer.i18n.parse_number_text`); ``"abc"`` or ``"2,5"`` is refused."""
+        :func:`scorer.web.i18n.parse_number_text`); ``"abc"`` or ``"2,5"`` is refused."""
         if not valuelist or not str(valuelist[0]).strip():
             self.data = None  # left empty: Optional() or InputRequired() decides
             return

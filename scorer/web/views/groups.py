@@ -15,15 +15,15 @@ from flask_babel import get_locale
 from flask_babel import gettext as _
 from markupsafe import Markup
 
+from ...evening.season import Book
+from ...reports.chart import running_totals_svg
+from ...storage import groups, services
+from ...storage.models import Group
 from .. import access
 from ..access import permission
-from ..cache import RevisionCache
-from ..evening.season import Book
+from ..caches import RevisionCache
 from ..group_forms import AddEveningForm, GroupForm, ItemForm, MergeForm
 from ..i18n import error_text
-from ..reports.chart import running_totals_svg
-from ..storage import groups, services
-from ..storage.models import Group
 from .common import SVG_CSP, client_id, content_disposition, render_pieces, signed
 
 bp = Blueprint("groups", __name__)
@@ -242,7 +242,7 @@ def chart(key: str) -> Response:
 @bp.get("/g/<key>/season.pdf")
 @permission("view", of="group")
 def season_pdf(key: str) -> Response:
-    from ..reports.pdf import pdf_job
+    from ...reports.pdf import pdf_job
 
     group = load_group(key)
     state, season = season_for(group)

@@ -15,11 +15,11 @@ from flask_wtf.csrf import CSRFError
 from werkzeug.exceptions import HTTPException
 from werkzeug.middleware.proxy_fix import ProxyFix
 
+from ..evening.ledger import HandError
+from ..storage.db import db, migrate
+from ..storage.paths import instance_dir, resource_dir
 from . import logs
-from .evening.ledger import HandError
-from .storage.db import db, migrate
-from .storage.paths import instance_dir, resource_dir
-from .web.extensions import csrf
+from .extensions import csrf
 
 mimetypes.add_type("application/manifest+json", ".webmanifest")
 
@@ -230,7 +230,7 @@ def register_live(app: Flask) -> None:
     ``NAP_LIVE_LISTEN`` is false, and the shortcut that answers a poll from it before Flask."""
     from sqlalchemy.engine import make_url
 
-    from .storage import live
+    from ..storage import live
 
     url = make_url(app.config["SQLALCHEMY_DATABASE_URI"])
     dsn = live.listen_dsn(url) if app.config.get("NAP_LIVE_LISTEN", True) else None
@@ -242,6 +242,6 @@ def register_live(app: Flask) -> None:
 
 
 def register_commands(app: Flask) -> None:
-    from .commands import demo_command
+    from .demo import demo_command
 
     app.cli.add_command(demo_command)
