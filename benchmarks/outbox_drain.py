@@ -38,7 +38,7 @@ sys.path.insert(0, str(ROOT))
 from serving import serve  # noqa: E402 - benchmarks/serving.py
 
 from scorer import create_app  # noqa: E402
-from scorer.serve import SERVER_LIMITS  # noqa: E402
+from scorer.cli.serve import SERVER_LIMITS  # noqa: E402
 from tests.webhelpers import QUEUE  # noqa: E402 - the hands, as quick entry queues them
 
 CHROMIUM = os.environ.get("NAP_CHROMIUM", "/usr/bin/chromium")

@@ -26,7 +26,7 @@ sys.path.insert(0, str(ROOT))
 from serving import serve  # noqa: E402 - benchmarks/serving.py
 
 from scorer import create_app  # noqa: E402
-from scorer.serve import SERVER_LIMITS  # noqa: E402
+from scorer.cli.serve import SERVER_LIMITS  # noqa: E402
 from scorer.storage import services  # noqa: E402
 
 

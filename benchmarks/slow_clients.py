@@ -1,7 +1,7 @@
 """Slow clients: can connections that trickle headers make the server unreachable?
 
 Serves the app twice on loopback (a throwaway SQLite database), once with waitress's
-default limits (the baseline) and once with ``scorer.serve.SERVER_LIMITS``. Each time,
+default limits (the baseline) and once with ``scorer.cli.serve.SERVER_LIMITS``. Each time,
 ``--slow`` connections send one header line every ``--every`` seconds (no link or cookie
 needed, only the port), and a normal phone then asks for the start page ``--tries``
 times. Prints how many of those answered, and their latencies; nothing is asserted.
@@ -27,7 +27,7 @@ sys.path.insert(0, str(ROOT))
 from serving import serve  # noqa: E402 - benchmarks/serving.py
 
 from scorer import create_app  # noqa: E402
-from scorer.serve import SERVER_LIMITS  # noqa: E402
+from scorer.cli.serve import SERVER_LIMITS  # noqa: E402
 
 
 def run(settings: dict, slow: int, every: float, tries: int) -> tuple[int, list[float]]:
@@ -84,7 +84,7 @@ def main() -> None:
     args = parser.parse_args()
     print(f"Slow clients: {args.slow} connections sending a header line every {args.every:g} s; "
           f"{args.tries} normal requests (10 s timeout each):")
-    for label, settings in (("waitress defaults", {"threads": 8}), ("scorer.serve limits", SERVER_LIMITS)):
+    for label, settings in (("waitress defaults", {"threads": 8}), ("scorer.cli.serve limits", SERVER_LIMITS)):
         answered, times = run(settings, args.slow, args.every, args.tries)
         median = f"p50 {1000 * statistics.median(times):.1f} ms" if times else "—"
         print(f"  {label:20s} answered {answered}/{args.tries}  {median}")

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from scorer.cli import main
+from scorer.cli.main import main
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 

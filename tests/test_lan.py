@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 import segno
 
-from scorer import serve
+from scorer.cli import serve
 from scorer.web import lan
 
 

@@ -27,7 +27,7 @@ import segno
 from conftest import ROOT, _dispose, make_app
 from waitress.server import create_server
 
-from scorer.serve import server_settings
+from scorer.cli.serve import server_settings
 from webhelpers import free_port, listening, start_evening, stop, wait_until
 
 NGINX = os.environ.get("NAP_NGINX") or shutil.which("nginx") or "/usr/sbin/nginx"
@@ -138,7 +138,7 @@ def test_public_url_builds_every_link_and_qr_code(sqlite_url: str, qr_urls: list
 
 def test_waitress_leaves_the_forwarded_headers_only_when_a_proxy_is_trusted(sqlite_url: str) -> None:
     """waitress strips X-Forwarded-* by default: behind nginx ProxyFix saw none of them."""
-    from scorer.serve import SERVER_LIMITS
+    from scorer.cli.serve import SERVER_LIMITS
 
     for hops, cleared in ((0, True), (1, False)):
         app = make_app(sqlite_url, NAP_PROXY_HOPS=hops)

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from scorer.serve import MAX_BODY, SERVER_LIMITS, default_workers
+from scorer.cli.serve import MAX_BODY, SERVER_LIMITS, default_workers
 from webhelpers import running
 
 
@@ -51,7 +51,7 @@ def test_slow_connections_leave_room_for_the_phones(served: int) -> None:
 
 
 def test_nap_serve_is_a_command(capsys: Any) -> None:
-    from scorer.cli import main
+    from scorer.cli.main import main
 
     with pytest.raises(SystemExit) as done:
         main(["serve", "--help"])

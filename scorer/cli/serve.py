@@ -80,8 +80,8 @@ def serve(host: str = "0.0.0.0", port: int = 5000, *, upgrade: bool = True,  # n
     ``workers`` processes (:func:`default_workers` if ``None``)."""
     import waitress
 
-    from . import create_app
-    from .storage.db import db
+    from .. import create_app
+    from ..storage.db import db
 
     app = create_app()
     if upgrade:
@@ -89,7 +89,7 @@ def serve(host: str = "0.0.0.0", port: int = 5000, *, upgrade: bool = True,  # n
 
         with app.app_context():
             migrate_up()
-    from .web import lan
+    from ..web import lan
 
     # listening on a loopback address only: the Share page must not offer the LAN address,
     # which this server does not answer on
@@ -121,7 +121,7 @@ def serve(host: str = "0.0.0.0", port: int = 5000, *, upgrade: bool = True,  # n
 
 def _warm(app: Any) -> None:
     """Start this process's PDF render worker: WeasyPrint loads while the server starts."""
-    from .reports.pdf import warm_workers
+    from ..reports.pdf import warm_workers
 
     with app.app_context():
         warm_workers()
@@ -184,7 +184,7 @@ def table_url(host: str, port: int, public_url: str = "") -> str:
     """The address the other phones must open: ``PUBLIC_URL`` if set; this machine's LAN
     address when listening on every interface (``0.0.0.0``, ``::``); else the address
     listened on (``127.0.0.1``: only this machine can open it)."""
-    from .web import lan
+    from ..web import lan
 
     if public_url:
         return public_url.rstrip("/") + "/"
@@ -200,7 +200,7 @@ def announce(host: str, port: int, public_url: str = "", out: TextIO | None = No
     """Print the address the phones at the table must open, and its QR code as text."""
     import segno
 
-    from .web import lan
+    from ..web import lan
 
     out = out or sys.stdout
     url = table_url(host, port, public_url or os.environ.get("PUBLIC_URL", ""))

@@ -5,7 +5,7 @@ hand-by-hand entries and the totals as a text table, or with ``--json`` as JSON.
 status 0 on success, 2 for a file that cannot be read or settled. Needs no Flask.
 
 ``nap serve [--host H] [--port P] [--workers N]``: the web app under waitress with the
-limits of :mod:`scorer.serve`, in N processes, on ``DATABASE_URL`` (SQLite in ``instance/``
+limits of :mod:`scorer.cli.serve`, in N processes, on ``DATABASE_URL`` (SQLite in ``instance/``
 by default), the database brought up to the newest migration first.
 """
 
@@ -18,8 +18,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from .evening.file import EveningFile, EveningFileError, loads
-from .evening.ledger import Ledger, settle_evening, settle_up
+from ..evening.file import EveningFile, EveningFileError, loads
+from ..evening.ledger import Ledger, settle_evening, settle_up
 
 
 def ledger_report(evening: EveningFile, ledger: Ledger) -> dict[str, Any]:
