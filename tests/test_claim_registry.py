@@ -44,7 +44,8 @@ def test_every_kind_names_known_rules_and_form_parts() -> None:
         assert all(isinstance(t, Text) for t in (kind.name, kind.label, kind.word, kind.dispute)), kind.id
     for variant in VARIANTS.values():
         assert variant.claim_rules == claim_rules(variant.id)
-    assert list(get_variant("hoyle").claim_rules) == ["revoke", "wrong_cards", "out_of_turn"]
+    assert list(get_variant("hoyle").claim_rules)[:3] == ["revoke", "wrong_cards", "out_of_turn"]
+    assert get_variant("pagat").claim_rules["revoke"] == "P-16"
 
 
 def test_every_form_part_has_its_place_in_the_template_and_its_css_rule() -> None:
