@@ -243,9 +243,6 @@ class SeatChange:
     name: str = ""
 
 
-CLAIM_KINDS = ("revoke", "wrong_cards", "out_of_turn")
-
-
 @dataclass(frozen=True)
 class Claim:
     """A claimed irregularity, recorded as a fact of the hand with the table's decision.
