@@ -17,13 +17,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from .cards import RANKS_36, SUITS, parse_card
 from .core import TRICKS_PER_HAND, Claim, EveningSetup, IllegalFacts, Text, listing, ntext
-
-if TYPE_CHECKING:  # pragma: no cover
-    from .variants.base import Tally, Variant
 
 SUIT_NAMES = {"S": Text("spade"), "H": Text("heart"), "D": Text("diamond"), "C": Text("club")}
 #: The suits in the plural, as in "when hearts were led".
@@ -37,6 +34,16 @@ NEEDS = ("trick", "card", "evidence", "held")
 #: ``settle(variant, facts, setup, tally, declarer, contract, claim)``: the settlement hook
 #: of an upheld claim, called after the contract is paid (it pays fines, notes the rule).
 SettleHook = Callable[..., None]
+
+
+class ClaimVariant(Protocol):
+    """What :func:`check_claims` reads of a variant (without importing the variants: no cycle)."""
+
+    name: str
+    pack_size: int
+
+    @property
+    def claim_rules(self) -> Mapping[str, str]: ...
 
 
 @dataclass(frozen=True)
@@ -173,7 +180,7 @@ def _check_one(claim: Claim, setup: EveningSetup, pack_size: int) -> None:
         raise IllegalFacts(Text("A player holds 0 to 10 cards."))
 
 
-def check_claims(variant: Variant, claims: tuple[Claim, ...], setup: EveningSetup) -> None:
+def check_claims(variant: ClaimVariant, claims: tuple[Claim, ...], setup: EveningSetup) -> None:
     """Refuse claims ``variant`` has no rule for (:func:`claim_rules`), or that name no
     seat, trick or card at this table; only one revoke can be upheld (play stops)."""
     rules = variant.claim_rules
@@ -187,7 +194,7 @@ def check_claims(variant: Variant, claims: tuple[Claim, ...], setup: EveningSetu
         raise IllegalFacts(Text("A revoke claim stops play, so only one revoke can be upheld in a hand."))
 
 
-def settle_hooks(variant: Variant, facts: Any, setup: EveningSetup, tally: Tally, declarer: int, contract: Any
+def settle_hooks(variant: Any, facts: Any, setup: EveningSetup, tally: Any, declarer: int, contract: Any
                  ) -> None:
     """Run the settlement hook of every upheld claim whose kind has one (in recorded order)."""
     for claim in facts.claims:

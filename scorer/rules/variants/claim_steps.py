@@ -60,7 +60,7 @@ class ClaimSteps:
 
     def check_claims(self, facts: HandFacts, setup: EveningSetup) -> None:
         """Refuse claims this variant has no rule for, or that name no seat, trick or card."""
-        check_claims(self, facts.claims, setup)  # type: ignore[arg-type]
+        check_claims(self, facts.claims, setup)
 
     def describe_claim(self, setup: EveningSetup, claim: Claim) -> Text:
         """The claim in words: "East revoked in trick 3 (the 2♣ on a heart lead; later showed the 5♥)"."""
