@@ -5,9 +5,9 @@ variant by id, then :meth:`Variant.settle` for one hand, or
 :func:`scorer.evening.ledger.settle_evening` for a whole evening.
 """
 
+from .claims import CLAIM_KINDS
 from .core import (
     BIDS,
-    CLAIM_KINDS,
     HERE,
     N_,
     PASS,

@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 PASS = "pass"
+#: Tricks in a hand: five cards each (P-2, H-2, R-4, B-3).
+TRICKS_PER_HAND = 5
 
 #: Unicode categories never kept in a name: controls, format characters (bidi
 #: overrides, zero-width spaces), private use, surrogates, unassigned.
@@ -239,9 +241,6 @@ class SeatChange:
     seat: int
     left_of: int | None = None
     name: str = ""
-
-
-CLAIM_KINDS = ("revoke", "wrong_cards", "out_of_turn")
 
 
 @dataclass(frozen=True)

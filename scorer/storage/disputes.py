@@ -20,13 +20,14 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 
 from ..rules import Text
+from ..rules.claims import CLAIM_KINDS
 from ..rules.variants.base import TRICKS_PER_HAND
 from .kept_ledgers import HandMarks
 from .models import DISPUTE_KINDS, Change, Dispute, Evening, Hand, db, utcnow
 from .services import HandConflict, ScorerError, _bump, _lock, write
 
-#: Kinds that name an accused player (the claims of the referee).
-ACCUSING = ("revoke", "wrong_cards", "out_of_turn")
+#: Kinds that name an accused player (the claims of the referee that accuse someone).
+ACCUSING = tuple(k.id for k in CLAIM_KINDS.values() if k.accuses)
 
 
 class DisputeRefused(ScorerError):
@@ -71,7 +72,8 @@ def raise_dispute(evening: Evening, number: int, *, hand_id: int | None, kind: s
     """Dispute hand ``number`` (its row ``hand_id``, as the phone saw it).
 
     ``kind`` is one of :data:`~scorer.storage.models.DISPUTE_KINDS`; ``accused`` (a seat) is
-    required for a revoke, a wrong number of cards and play out of turn; ``raised_by``
+    required for a claim that accuses someone (:data:`ACCUSING`: a revoke, a wrong
+    number of cards, play out of turn); ``raised_by``
     is the seat of the player raising it (``None``: someone watching); ``trick`` 1–5.
     Raises :class:`DisputeRefused` for bad input (nothing is saved) and
     :class:`HandConflict` when the hand is no longer in play. A finished evening may

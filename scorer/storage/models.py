@@ -19,6 +19,7 @@ from sqlalchemy import false as sa_false
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Mapped, foreign, mapped_column, relationship
 
+from ..rules.claims import CLAIM_KINDS
 from .db import Base as Base  # re-exported: ``from .models import db`` keeps working
 from .db import db as db
 
@@ -337,8 +338,9 @@ class GroupAlias(db.Model):  # type: ignore[name-defined,misc]
 
 
 #: The kinds of dispute a phone may raise: the referee's claims (H-13 to H-16, R-18,
-#: P-16, B-16/B-17), a misdeal found after the hand was saved, or "the score is wrong".
-DISPUTE_KINDS = ("revoke", "wrong_cards", "out_of_turn", "misdeal", "score")
+#: P-16, B-16/B-17; the registry :data:`~scorer.rules.claims.CLAIM_KINDS`), a misdeal
+#: found after the hand was saved, or "the score is wrong".
+DISPUTE_KINDS = (*CLAIM_KINDS, "misdeal", "score")
 
 
 class Dispute(db.Model):  # type: ignore[name-defined,misc]

@@ -31,6 +31,7 @@ from ..evening.codec import encode_hand
 from ..evening.file import MAX_STAKE_MINOR, parse_stake
 from ..rules import BIDS, PASS, Claim, EveningSetup, HandFacts, RulesError, Variant, clean_text
 from ..rules.cards import RANKS_36, RANKS_52, SUITS, parse_card
+from ..rules.claims import CLAIM_KINDS
 from ..rules.variants.base import TRICKS_PER_HAND
 from ..storage.services import TOKEN
 from .i18n import default_currency, error_text, example_number, number, parse_number_text, tr, valid_zone
@@ -516,7 +517,6 @@ def _picker_values(field: str, text: str | None) -> dict[str, str]:
 SHORT_NAMES = {"one": "1", "two": "2", "three": "3", "four": "4", "wellington": _l("Well."), "blucher": _l("Blü.")}
 
 
-CLAIM_NAMES = {"revoke": _l("Revoke"), "wrong_cards": _l("Wrong number of cards"), "out_of_turn": _l("Out of turn")}
 #: parse_stake's messages (scorer/evening_file.py), marked here so that the catalog has them
 STAKE_ERRORS = (
     _l("The stake must be a number such as 0.10."), _l("The stake must be more than zero."),
@@ -527,7 +527,10 @@ STAKE_ERRORS = (
 def hand_form_for(setup: EveningSetup, ladder: tuple[Any, ...], claim_kinds: Any = (), pack_size: int = 52,
                   **kwargs: Any) -> HandFormBase:
     """A hand form for this evening's players and bids; the claim's card picker offers
-    the ranks of a ``pack_size`` pack (36: six to ace, R-1)."""
+    the ranks of a ``pack_size`` pack (36: six to ace, R-1). The kinds of claim come from
+    the registry (:data:`~scorer.rules.claims.CLAIM_KINDS`): ``form.claim_words`` names
+    them for the summary, ``form.claim_needs`` gives each kind's ``data-needs`` and
+    ``form.claim_parts`` the parts of the claim form any of them needs."""
 
     class HandForm(HandFormBase):
         pass
@@ -547,7 +550,11 @@ def hand_form_for(setup: EveningSetup, ladder: tuple[Any, ...], claim_kinds: Any
     seats = choices(enumerate(setup.players))
     form.claim_accused.choices = seats
     form.claim_by.choices = seats
-    form.claim_kind.choices = choices([("", gettext("None"))] + [(k, CLAIM_NAMES[k]) for k in claim_kinds])
+    kinds = [CLAIM_KINDS[k] for k in claim_kinds]
+    form.claim_kind.choices = choices([("", gettext("None"))] + [(k.id, tr(k.label)) for k in kinds])
+    form.claim_words = [tr(k.word) for k in kinds]
+    form.claim_needs = {k.id: " ".join(k.needs) for k in kinds}
+    form.claim_parts = {need for k in kinds for need in k.needs}
     ranks = choices((r, r) for r in (RANKS_36 if pack_size == 36 else RANKS_52))
     form.claim_card_rank.choices = ranks
     form.claim_evidence_rank.choices = ranks
@@ -707,9 +714,9 @@ def settings_form_for(variant: Variant, **kwargs: Any) -> SettingsFormBase:
     return SettingsForm(**kwargs)
 
 
-DISPUTE_NAMES = {"revoke": _l("Revoke (did not follow suit)"), "wrong_cards": _l("Wrong number of cards"),
-                 "out_of_turn": _l("Played out of turn"), "misdeal": _l("Misdeal"),
-                 "score": _l("The score is wrong")}
+#: Each kind of dispute in words: the claims' from the registry, then a misdeal and the score.
+DISPUTE_NAMES = {**{k.id: lazy_gettext(k.dispute) for k in CLAIM_KINDS.values()},
+                 "misdeal": _l("Misdeal"), "score": _l("The score is wrong")}
 
 
 class DisputeFormBase(FlaskForm):
@@ -753,4 +760,5 @@ def dispute_form_for(players: tuple[str, ...], kinds: tuple[str, ...], **kwargs:
     form.kind.choices = choices((k, DISPUTE_NAMES[k]) for k in kinds)
     form.accused.choices = choices(enumerate(players))
     form.raised_by.choices = choices([("", gettext("Someone watching"))] + list(enumerate(players)))
+    form.accusing_words = [tr(k.word) for k in CLAIM_KINDS.values() if k.accuses]
     return form

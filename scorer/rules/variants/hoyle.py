@@ -27,7 +27,8 @@ from ..core import (
 )
 from ..options import OptionSpec
 from ..sources import HOYLE_SOURCE
-from .base import Tally, Variant, outcome
+from .base import Tally, Variant
+from .payments import outcome
 
 #: H-11: One to Four, the number bid either way.
 SMALL_BIDS = {"one": (1, 1), "two": (2, 2), "three": (3, 3), "four": (4, 4)}
@@ -124,7 +125,7 @@ class Hoyle(Variant):
     rule_deal_passes = "H-4"
     rule_schedule = "H-11"
     rule_extra_tricks = "H-10"
-    claim_rules = {"revoke": "H-15", "wrong_cards": "H-13", "out_of_turn": "H-14"}
+    facts = frozenset({"widow", "peeks"})  # H-17 to H-19
     revoke_source_silent = False
     #: H-16: fines paid into the pool
     REVOKE_FINE = 5
@@ -211,7 +212,7 @@ class Hoyle(Variant):
                 isinstance(s, int) and not isinstance(s, bool) and 0 <= s < setup.n for s in facts.peeks
             ):
                 raise IllegalFacts(Text("Each player may peek once; name players at the table."), "H-18")
-        super().check_facts(HandFacts(facts.dealer, trump=facts.trump, purchase=facts.purchase), setup)
+        super().check_facts(facts, setup)
 
     def check_contract_facts(self, facts: HandFacts, setup: EveningSetup, declarer: int, contract: Bid) -> None:
         """H-17: whoever takes the widow must bid Nap."""

@@ -14,7 +14,8 @@ from ..cards import SUITS
 from ..core import Bid, EveningSetup, HandFacts, IllegalAuction, IllegalFacts, Text
 from ..options import OptionSpec
 from ..sources import NAPOLEAO_SOURCE
-from .base import Tally, Variant, outcome
+from .base import Tally, Variant
+from .payments import outcome
 
 
 class Napoleao(Variant):
@@ -65,15 +66,14 @@ class Napoleao(Variant):
     rule_stop = "B-10"
     names_trump = True
     rule_trump = "B-7"
-    claim_rules = {"revoke": "B-16"}
+    facts = frozenset({"trump"})  # B-7
     revoke_source_silent = False
 
     def check_facts(self, facts: HandFacts, setup: EveningSetup) -> None:
         """B-7: the named trump, if recorded, is a suit; nothing else extra is allowed."""
         if facts.trump is not None and facts.trump not in SUITS:
             raise IllegalFacts(Text("Trump must be one of {suits} (B-7).", suits=", ".join(SUITS)), "B-7")
-        super().check_facts(HandFacts(facts.dealer, purchase=facts.purchase, widow=facts.widow, peeks=facts.peeks),
-                            setup)
+        super().check_facts(facts, setup)
 
     dealer_declares_on_all_pass = True
 

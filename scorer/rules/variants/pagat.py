@@ -64,7 +64,6 @@ class Pagat(Variant):
     misdeal_source_silent = True
     rule_play = "P-11"
     rule_stop = "P-11"
-    claim_rules = {"revoke": "P-16"}
     revoke_source_silent = True
 
     def refuse_unknown_bid(self, call: str, options: Mapping[str, Any]) -> IllegalAuction:

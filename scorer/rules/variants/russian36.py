@@ -14,7 +14,8 @@ from typing import Any
 from ..core import BIDS, HERE, N_, PASS, POOL, Bid, EveningSetup, HandFacts, IllegalAuction, Reason, Text
 from ..options import OptionSpec
 from ..sources import RUSSIAN36_SOURCE
-from .base import Tally, Variant, outcome
+from .base import Tally, Variant
+from .payments import outcome
 
 LADDER = ("one", "two", "three", "four", "five", "napoleon")
 
@@ -55,7 +56,7 @@ class Russian36(Variant):
     rule_play = "R-11"
     rule_stop = "R-12"
     must_trump = True
-    claim_rules = {"revoke": "R-18"}
+    facts = frozenset({"purchase"})  # R-9
     revoke_source_silent = True
     pack_size = 36
     sequence_auction = True
@@ -68,7 +69,7 @@ class Russian36(Variant):
 
     def check_facts(self, facts: HandFacts, setup: EveningSetup) -> None:
         """A purchase (R-9) is a fact of this variant; a named trump, widow or peek is not."""
-        super().check_facts(HandFacts(facts.dealer, trump=facts.trump, widow=facts.widow, peeks=facts.peeks), setup)
+        super().check_facts(facts, setup)
 
     def next_speaker(self, setup: EveningSetup, dealer: int, calls: tuple[str, ...]) -> tuple[int | None, list[str]]:
         """Who speaks next after ``calls`` and what they may say, or ``(None, [])`` when the
