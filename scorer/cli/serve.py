@@ -80,7 +80,7 @@ def serve(host: str = "0.0.0.0", port: int = 5000, *, upgrade: bool = True,  # n
     ``workers`` processes (:func:`default_workers` if ``None``)."""
     import waitress
 
-    from .. import create_app
+    from ..web.app import create_app
     from ..storage.db import db
 
     app = create_app()
