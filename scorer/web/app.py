@@ -146,9 +146,9 @@ def register_extensions(app: Flask) -> None:
 
 
 def register_blueprints(app: Flask) -> None:
-    from .views import api, common, disputes, groups, hands, offline, play, sheet, start, table
+    from .views import api, common, disputes, groups, hands, language, offline, play, sheet, start, table
 
-    for module in (common, start, sheet, hands, play, table, disputes, groups, api, offline):
+    for module in (common, language, start, sheet, hands, play, table, disputes, groups, api, offline):
         app.register_blueprint(module.bp)
 
 
@@ -190,7 +190,7 @@ def register_errorhandlers(app: Flask) -> None:
     @app.errorhandler(HandError)
     def hand_error(error: HandError) -> Any:
         # a stored hand the rules refuse (it should not happen: every save is ruled first)
-        from .i18n import error_text
+        from ..reports.words import error_text
 
         message = _("This evening holds a hand the rules refuse — %(error)s. Export it as JSON to repair it.",
                     error=error_text(error))

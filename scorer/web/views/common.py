@@ -23,15 +23,16 @@ from markupsafe import Markup
 from ...evening.file import dump_seat_change
 from ...evening.ledger import Ledger, LedgerRow, table_ledger, to_table
 from ...evening.season import Book
+from ...reports import words
+from ...reports.words import error_text, tr
 from ...rules import BIDS, HERE, PASS, RULES, VARIANTS, HandFacts, Result, RulesError
 from ...rules.play import PlayRules
 from ...storage import groups, services
 from ...storage import kept_ledgers as settled
 from ...storage.models import Evening
-from .. import access, i18n, lan
+from .. import access, lan
 from ..caches import RevisionCache
 from ..forms import ActionForm, error_messages
-from ..i18n import error_text, tr
 
 #: No routes: the template filters and context processors every page uses.
 bp = Blueprint("common", __name__)
@@ -396,7 +397,7 @@ class Call:
             return _("pass")
         if self.call == HERE:
             return "«Здесь»"  # R-6: the dealer's word, the same in every language
-        return i18n.tr(BIDS[self.call].name) if self.call in BIDS else self.call
+        return words.tr(BIDS[self.call].name) if self.call in BIDS else self.call
 
 
 def auction_of(ledger: Ledger, row: LedgerRow) -> list[Call]:
@@ -436,13 +437,13 @@ def rule_source(rule_id: str) -> str:
 
 def signed(n: int) -> str:
     """``+4``, ``−12`` (a real minus sign), ``0``; digits grouped for the language."""
-    return i18n.signed(n)
+    return words.signed(n)
 
 
 def book_title(book: Book) -> str:
     """``British Nap, basic (Pagat) · points`` or ``… · £0.10 a unit``."""
     variant = VARIANTS.get(book.key.variant)
-    name = i18n.tr(variant.name) if variant else book.key.variant
+    name = words.tr(variant.name) if variant else book.key.variant
     if book.stake is None:
         return _("%(variant)s · points", variant=name)
-    return _("%(variant)s · %(stake)s a unit", variant=name, stake=i18n.money(book.stake, book.stake.minor))
+    return _("%(variant)s · %(stake)s a unit", variant=name, stake=words.money(book.stake, book.stake.minor))

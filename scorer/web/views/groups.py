@@ -17,13 +17,13 @@ from markupsafe import Markup
 
 from ...evening.season import Book
 from ...reports.chart import running_totals_svg
+from ...reports.words import error_text
 from ...storage import groups, services
 from ...storage.models import Group
 from .. import access
 from ..access import permission
 from ..caches import RevisionCache
 from ..group_forms import AddEveningForm, GroupForm, ItemForm, MergeForm
-from ..i18n import error_text
 from .common import SVG_CSP, client_id, content_disposition, render_pieces, signed
 
 bp = Blueprint("groups", __name__)

@@ -25,13 +25,13 @@ from ...reports.pdf import (
     pdf_job,
     time_limit,
 )
+from ...reports.words import locale_code, tr
 from ...storage import disputes, services
 from ...storage.groups import evening_head
 from ...storage.kept_ledgers import Settled, resumable
 from .. import access
 from ..access import permission
 from ..forms import ActionForm
-from ..i18n import locale_code, tr
 from .common import (
     SVG_CSP,
     by_revision,

@@ -29,6 +29,7 @@ from flask_babel import gettext as _
 
 from ...evening.file import dump_seat_change
 from ...evening.ledger import table_ledger, to_evening
+from ...reports.words import error_text
 from ...rules import HandFacts, IllegalSetup, RulesError, SeatChange, get_variant
 from ...storage import services
 from .. import access
@@ -42,7 +43,7 @@ from ..forms import (
     quick_form_for,
     settings_form_for,
 )
-from ..i18n import error_text, safe_next
+from ..i18n import safe_next
 from .common import call_label, external_url, lan_host, posted_int, save_new_hand, seat_change_text, signed
 
 bp = Blueprint("table", __name__)
