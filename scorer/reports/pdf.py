@@ -27,9 +27,9 @@ from ..evening.ledger import Ledger, settle_up, statistics
 from ..rules import RULES
 from ..storage.models import Evening
 from ..storage.services import reading
-from ..web.views.common import auction_of, seat_lines
 from . import render_pool
 from .chart import ledger_chart_svg, line_style
+from .presenters import auction_of, seat_lines
 from .render_worker import STATIC_BASE, StaticOnlyFetcher  # noqa: F401 - re-exported: the fetcher the worker uses
 from .words import tr
 

@@ -17,14 +17,14 @@ from markupsafe import Markup
 
 from ...evening.season import Book
 from ...reports.chart import running_totals_svg
-from ...reports.words import error_text
+from ...reports.words import error_text, signed
 from ...storage import groups, services
 from ...storage.models import Group
 from .. import access
 from ..access import permission
 from ..caches import RevisionCache
 from ..group_forms import AddEveningForm, GroupForm, ItemForm, MergeForm
-from .common import SVG_CSP, client_id, content_disposition, render_pieces, signed
+from .common import SVG_CSP, client_id, content_disposition, render_pieces
 
 bp = Blueprint("groups", __name__)
 

@@ -25,6 +25,7 @@ from ...reports.pdf import (
     pdf_job,
     time_limit,
 )
+from ...reports.presenters import result_label, seat_lines
 from ...reports.words import locale_code, tr
 from ...storage import disputes, services
 from ...storage.groups import evening_head
@@ -43,8 +44,6 @@ from .common import (
     page_cache,
     pdf_cache,
     pdf_failures,
-    result_label,
-    seat_lines,
     sheet_cache,
     undo_offer,
 )

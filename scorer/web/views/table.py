@@ -29,7 +29,8 @@ from flask_babel import gettext as _
 
 from ...evening.file import dump_seat_change
 from ...evening.ledger import table_ledger, to_evening
-from ...reports.words import error_text
+from ...reports.presenters import call_label, seat_change_text
+from ...reports.words import error_text, signed
 from ...rules import HandFacts, IllegalSetup, RulesError, SeatChange, get_variant
 from ...storage import services
 from .. import access
@@ -44,7 +45,7 @@ from ..forms import (
     settings_form_for,
 )
 from ..i18n import safe_next
-from .common import call_label, external_url, lan_host, posted_int, save_new_hand, seat_change_text, signed
+from .common import external_url, lan_host, posted_int, save_new_hand
 
 bp = Blueprint("table", __name__)
 
