@@ -10,12 +10,10 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Hashable, Mapping, Sequence
 from typing import Any
-from urllib.parse import urlsplit
 
-from flask import Blueprint, abort, current_app, flash, jsonify, redirect, render_template, request, session, url_for
-from flask_babel import get_locale, gettext
+from flask import Blueprint, abort, current_app, flash, jsonify, redirect, request, session, url_for
+from flask_babel import gettext
 from flask_babel import gettext as _
 from markupsafe import Markup
 
@@ -25,10 +23,8 @@ from ...reports.words import error_text, signed
 from ...rules import HandFacts, RulesError
 from ...rules.play import PlayRules
 from ...storage import groups, services
-from ...storage import kept_ledgers as settled
 from ...storage.models import Evening
-from .. import access, lan
-from ..caches import RevisionCache
+from .. import access
 from ..forms import ActionForm, error_messages
 
 #: No routes: the template filters and context processors every page uses.
@@ -102,47 +98,6 @@ def check_permission() -> Any:
     return redirect(url_for("table.join", key=key))
 
 
-def external_url(endpoint: str, **values: Any) -> str:
-    """An absolute link for another phone (the Share page's links and QR codes).
-
-    ``PUBLIC_URL`` if it is configured (``https://nap.example.org`` + the route's path);
-    else the scheme, host and port the request came with (through ``NAP_PROXY_HOPS``
-    proxies, what they forwarded), except that a phone that opened the app as
-    ``localhost``, ``127.0.0.1`` or ``0.0.0.0`` gets this machine's LAN address instead
-    (:func:`lan_host`), so the other phones at the table can open the link."""
-    public = current_app.config.get("PUBLIC_URL")
-    path = url_for(endpoint, **values)
-    if public:
-        root = request.script_root
-        return public + (path[len(root):] if root and path.startswith(root) else path)
-    host = lan_host()
-    if host is not None:
-        return f"{request.scheme}://{host}{path}"
-    return url_for(endpoint, _external=True, **values)
-
-
-def lan_host() -> str | None:
-    """``192.168.1.23:5000`` when this request's host is a name only this machine
-    understands (``localhost``, ``127.0.0.1``, ``0.0.0.0``, ``[::1]``) and the machine
-    has a LAN address (same port); ``None`` otherwise, when ``PUBLIC_URL`` is set, or when
-    the server listens on a loopback address only (it would not answer on the LAN one)."""
-    if current_app.config.get("PUBLIC_URL") or current_app.config.get("LISTENING_LOCAL_ONLY"):
-        return None
-    parts = urlsplit("//" + request.host)
-    try:
-        hostname, port = parts.hostname or "", parts.port
-    except ValueError:
-        return None
-    if not lan.is_local_name(hostname):
-        return None
-    address = lan.lan_address()
-    if lan.is_local_name(address):
-        return None
-    if ":" in address:
-        address = f"[{address}]"
-    return f"{address}:{port}" if port else address
-
-
 def client_id() -> str:
     """Who is asking, for limits per phone (one PDF at a time): the client's address."""
     return request.remote_addr or ""
@@ -172,88 +127,9 @@ def load_evening(key: str) -> tuple[Evening, Ledger]:
     return evening, services.ledger_of(evening)
 
 
-def load_settled(key: str, head: Mapping[str, Any] | None = None) -> settled.Settled:
-    """The evening settled at its current revision, without loading its hands when this
-    process has settled it before (:func:`scorer.storage.kept_ledgers.settled`; ``head``: the
-    evening's row if the caller has read it); 404 if no evening."""
-    found = settled.settled(key, head)
-    if found is None:
-        abort(404)
-    return found
-
-
 #: The policy of an SVG picture (a chart): pygal's own ``<style>`` applies, nothing
 #: loads, and no other site may frame it.
 SVG_CSP = "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'"
-
-#: Rendered scoresheets by (evening key, revision): several phones reloading an
-#: unchanged evening cost one small query each, not a full settle and render.
-sheet_cache: RevisionCache[tuple[str, bool, Markup, tuple[Markup, ...]]] = RevisionCache(64)
-
-#: Rendered PDFs by (evening key, revision): WeasyPrint needs seconds for a long
-#: evening, so a second download of an unchanged evening is served from here.
-pdf_cache: RevisionCache[bytes] = RevisionCache(8)
-
-#: PDFs that failed or ran past the time limit, by (evening key, revision, language,
-#: paper, limit): asked again, they are answered at once (503) instead of rendered again.
-pdf_failures: RevisionCache[Any] = RevisionCache(64)
-
-#: Whole scoresheet pages by (evening key, revision, language, role, group).
-page_cache: RevisionCache[str] = RevisionCache(128)
-
-#: The scoresheet's page around its fragment by (evening key, language, role, group,
-#: title, finished): the same at every revision, so the first view after a new hand
-#: renders only the fragment and the new row. Only pages every phone of a language and
-#: role shares (no message waiting, no form with its own CSRF token) are kept.
-frame_cache: RevisionCache[str] = RevisionCache(128)
-
-#: The running-totals chart (SVG bytes) by (evening key, revision).
-chart_cache: RevisionCache[bytes] = RevisionCache(64)
-
-
-def by_revision(cache: RevisionCache[Any], key: str, build: Any, *variant: Any, revision: int | None = None,
-                head: Mapping[str, Any] | None = None) -> Any:
-    """What ``build(found)`` gives for the evening's current revision (``found`` a
-    :class:`scorer.storage.kept_ledgers.Settled`: ``head`` and ``ledger``), from ``cache`` when it is
-    there (one small query), else built and kept. ``variant`` (e.g. language and paper
-    size) is part of the cache key; ``revision`` if the caller has read it already, and
-    ``head`` the evening's row (:data:`scorer.storage.kept_ledgers.HEAD_COLUMNS`) if it has.
-    404 if no evening."""
-    if revision is None:
-        revision = services.evening_revision(key)
-    if revision is None:
-        abort(404)
-    value = cache.get((key, revision, *variant))
-    if value is None:
-        found = load_settled(key, head)
-        value = build(found)
-        if found.revision == found.head.revision:  # else a write came between its reads: keep nothing
-            cache.put((key, found.revision, *variant), value)
-    return value
-
-
-#: What :func:`render_pieces` splits a template's output at.
-PIECE = "<!--piece-->"
-
-
-def render_pieces(template: str, kind: str, items: Sequence[Any], keys: Sequence[Hashable | None],
-                  cache: RevisionCache[Markup], **context: Any) -> list[Markup]:
-    """``template`` rendered for each of ``items`` (in the phone's language), the pieces
-    kept in ``cache`` by (language, ``kind``, key): a page made of many rows renders only
-    the rows whose key it has not met. ``keys[i]`` must hold everything the piece of
-    ``items[i]`` shows (``None``: render it, keep nothing). The template loops over
-    ``items`` (the missing ones, in order) and ends each piece with :data:`PIECE`."""
-    locale = str(get_locale())
-    out: list[Markup | None] = [None if k is None else cache.get((locale, kind, k)) for k in keys]
-    missing = [i for i, piece in enumerate(out) if piece is None]
-    if missing:
-        html = render_template(template, kind=kind, items=[items[i] for i in missing], **context)
-        for i, part in zip(missing, html.split(PIECE), strict=False):
-            out[i] = Markup(part.strip() + "\n")  # the same however many are rendered together
-            if keys[i] is not None:
-                cache.put((locale, kind, keys[i]), out[i])
-    return [piece or Markup() for piece in out]
-
 
 def rules_error(form: Any, error: RulesError) -> None:
     form.form_errors.append(error_text(error))

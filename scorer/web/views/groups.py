@@ -22,9 +22,9 @@ from ...storage import groups, services
 from ...storage.models import Group
 from .. import access
 from ..access import permission
-from ..caches import RevisionCache
+from ..caches import RevisionCache, render_pieces
 from ..group_forms import AddEveningForm, GroupForm, ItemForm, MergeForm
-from .common import SVG_CSP, client_id, content_disposition, render_pieces
+from .common import SVG_CSP, client_id, content_disposition
 
 bp = Blueprint("groups", __name__)
 

@@ -45,7 +45,8 @@ from ..forms import (
     settings_form_for,
 )
 from ..i18n import safe_next
-from .common import external_url, lan_host, posted_int, save_new_hand
+from ..lan import external_url, lan_host
+from .common import posted_int, save_new_hand
 
 bp = Blueprint("table", __name__)
 
