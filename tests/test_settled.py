@@ -23,7 +23,8 @@ from typing import Any
 import pytest
 
 from scorer.evening.file import EveningFile, loads
-from scorer.evening.ledger import Fold, PlayerStats, settle_evening, statistics
+from scorer.evening.ledger import Fold, settle_evening
+from scorer.evening.settle import PlayerStats, statistics
 from scorer.rules import HandFacts, Override, RulesError, get_variant
 from scorer.storage import kept_ledgers as settled
 from scorer.storage import services

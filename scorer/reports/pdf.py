@@ -23,7 +23,8 @@ from flask_babel import format_date, get_locale
 from flask_babel import gettext as _
 from markupsafe import Markup
 
-from ..evening.ledger import Ledger, settle_up, statistics
+from ..evening.ledger import Ledger
+from ..evening.settle import settle_up, statistics
 from ..rules import RULES
 from ..storage.models import Evening
 from ..storage.services import reading

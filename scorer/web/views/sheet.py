@@ -13,7 +13,7 @@ from flask_babel import get_locale, gettext
 from markupsafe import Markup
 
 from ...evening.file import dumps
-from ...evening.ledger import settle_up, statistics
+from ...evening.settle import settle_up, statistics
 from ...reports.chart import ledger_chart_svg
 from ...reports.pdf import (
     PdfBusy,
