@@ -8,6 +8,7 @@ from typing import Any
 from flask import Blueprint, abort, flash, redirect, render_template, request, url_for
 from flask_babel import gettext
 
+from ...evening.tables import play_rules, table_row
 from ...reports.words import error_text
 from ...rules import RulesError
 from ...rules.cards import RANKS_36, RANKS_52, SUITS
@@ -16,7 +17,7 @@ from ...storage import services
 from .. import access
 from ..access import permission
 from ..forms import PlayForm
-from .common import load_evening, play_rules, posted_int, row_of, table_row, with_record
+from .common import load_evening, posted_int, row_of, with_record
 
 bp = Blueprint("play", __name__)
 
