@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from scorer.web.access import LEVELS, permission_of
+from scorer.web.permissions import LEVELS, permission_of
 from webhelpers import counts, post_hand, start_evening
 
 

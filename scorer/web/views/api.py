@@ -26,8 +26,8 @@ from ...rules.play import PlayState
 from ...storage import services
 from ...storage.models import Evening, Hand, db
 from .. import access
-from ..access import permission
 from ..extensions import csrf
+from ..permissions import permission
 from .common import with_record
 
 bp = Blueprint("api", __name__, url_prefix="/api")

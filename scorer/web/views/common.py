@@ -1,6 +1,8 @@
-"""What every view shares, and nothing else: loading an evening, the revision caches,
-saving a new hand, the labels and helpers that pages and the PDF show (in the phone's
-language), and the template helpers every page may use.
+"""What the views share, and nothing else: loading an evening and a hand, reading a
+posted number, naming a download, saving a new hand and offering to undo it.
+(The caches are :mod:`scorer.web.caches`, the links for other phones
+:mod:`scorer.web.lan`, what pages show :mod:`scorer.reports.presenters`, the hooks
+around every view :func:`scorer.web.app.register_hooks`.)
 
 The view modules (:mod:`.start`, :mod:`.sheet`, :mod:`.hands`, :mod:`.play`,
 :mod:`.table`, :mod:`.groups`) import from here and never from each other.
@@ -12,89 +14,16 @@ import dataclasses
 import re
 from typing import Any
 
-from flask import Blueprint, abort, current_app, flash, jsonify, redirect, request, session, url_for
+from flask import abort, flash, redirect, request, url_for
 from flask_babel import gettext
-from flask_babel import gettext as _
-from markupsafe import Markup
 
 from ...evening.ledger import Ledger, LedgerRow
-from ...reports.presenters import book_title, call_label, citation, result_label, rule_source, seat_change_text
-from ...reports.words import error_text, signed
+from ...reports.words import error_text
 from ...rules import HandFacts, RulesError
-from ...storage import groups, services
+from ...storage import services
 from ...storage.models import Evening
 from .. import access
-from ..forms import ActionForm, error_messages
-
-#: No routes: the template filters and context processors every page uses.
-bp = Blueprint("common", __name__)
-
-
-@bp.app_template_filter("call_label")
-def call_label_filter(call: str) -> str:
-    return call_label(call)
-
-
-@bp.app_template_filter("bdi")
-def bdi_filter(name: str) -> Markup:
-    """A player's name isolated from the text around it (``<bdi>``), so that two
-    right-to-left names in a list (Arabic, Hebrew) keep their order and their commas."""
-    return Markup("<bdi>%s</bdi>") % name
-
-
-@bp.app_context_processor
-def helpers() -> dict[str, Any]:
-    return {"signed": signed, "citation": citation, "rule_source": rule_source, "result_label": result_label,
-            "error_messages": error_messages,
-            "is_scorer": access.is_scorer, "device_name": access.device_name, "book_title": book_title,
-            "seat_change_text": seat_change_text}
-
-
-_OLD_SESSION_KEYS = ("scorer_of", "seen", "pin_fails", "device", "device_tag")
-
-
-@bp.before_app_request
-def adopt_old_session() -> None:
-    """A phone whose session still holds roles from before they moved to the database."""
-    if request.endpoint != "static" and any(k in session for k in _OLD_SESSION_KEYS):
-        access.adopt_session_roles()
-
-
-@bp.after_app_request
-def device_cookie(response: Any) -> Any:
-    """A phone seen for the first time gets its device cookie (:mod:`scorer.web.access`)."""
-    return access.set_device_cookie(response)
-
-
-@bp.before_app_request
-def check_permission() -> Any:
-    """Run the check each route declares (:func:`scorer.web.access.permission`) before the
-    view: an unknown table or group is a 404; a viewer asking for a scorer's route is
-    sent to the PIN page (nothing runs, nothing changes), or answered ``403`` JSON under
-    ``/api/`` (a script has no PIN page to go to); an undeclared route is refused."""
-    if request.endpoint is None or request.endpoint == "static":
-        return None  # a 404 or 405 of the router, or a static file
-    declared = access.permission_of(current_app.view_functions.get(request.endpoint))
-    if declared is None:
-        current_app.logger.error("route %s declares no permission; refused", request.endpoint)
-        abort(403)
-    level, subject = declared
-    if level in ("public", "view"):
-        return None  # a view that reads answers 404 itself for an unknown key (no extra query here)
-    key = (request.view_args or {}).get("key", "")
-    if subject == "group":
-        if groups.get_group(key) is None:
-            abort(404)
-        return None  # a group's link is its key: holding it is enough to manage it
-    if services.evening_revision(key) is None:
-        abort(404)
-    if access.is_scorer(key):
-        return None
-    message = _("Only the table's scorers can change the score. Enter the table's PIN to become one.")
-    if request.path.startswith("/api/"):
-        return jsonify(error={"code": "forbidden", "message": message}), 403
-    flash(message)
-    return redirect(url_for("table.join", key=key))
+from ..forms import ActionForm
 
 
 def client_id() -> str:

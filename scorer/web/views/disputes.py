@@ -14,8 +14,8 @@ from ...reports.words import error_text
 from ...storage import disputes, services
 from ...storage.models import DISPUTE_KINDS
 from .. import access
-from ..access import permission
 from ..forms import ActionForm, dispute_form_for, is_number
+from ..permissions import permission
 from .common import load_evening, posted_int, row_of
 
 bp = Blueprint("disputes", __name__)

@@ -21,9 +21,9 @@ from ...reports.words import error_text, signed
 from ...storage import groups, services
 from ...storage.models import Group
 from .. import access
-from ..access import permission
 from ..caches import RevisionCache, render_pieces
 from ..group_forms import AddEveningForm, GroupForm, ItemForm, MergeForm
+from ..permissions import permission
 from .common import SVG_CSP, client_id, content_disposition
 
 bp = Blueprint("groups", __name__)

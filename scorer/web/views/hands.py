@@ -21,8 +21,8 @@ from ...rules.sources import QUOTES, SOURCE_LANGUAGES
 from ...storage import disputes, services
 from ...storage.models import Evening
 from .. import access
-from ..access import permission
 from ..forms import DISPUTE_NAMES, ActionForm, HandFormBase, error_messages, hand_form_for, override_form_for
+from ..permissions import permission
 from .common import load_evening, posted_int, row_of, rules_error, save_new_hand
 
 bp = Blueprint("hands", __name__)

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from flask import Blueprint, Response, redirect, request
 
-from ..access import permission
 from ..i18n import COOKIE, COOKIE_AGE, LANGUAGES, safe_next
+from ..permissions import permission
 
 bp = Blueprint("language", __name__)
 

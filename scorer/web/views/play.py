@@ -15,8 +15,8 @@ from ...rules.cards import RANKS_36, RANKS_52, SUITS
 from ...rules.play import PlayState
 from ...storage import services
 from .. import access
-from ..access import permission
 from ..forms import PlayForm
+from ..permissions import permission
 from .common import load_evening, posted_int, row_of, with_record
 
 bp = Blueprint("play", __name__)

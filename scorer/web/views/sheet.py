@@ -31,9 +31,9 @@ from ...storage import disputes, services
 from ...storage.groups import evening_head
 from ...storage.kept_ledgers import Settled, resumable
 from .. import access
-from ..access import permission
 from ..caches import by_revision, chart_cache, frame_cache, page_cache, pdf_cache, pdf_failures, sheet_cache
 from ..forms import ActionForm
+from ..permissions import permission
 from .common import SVG_CSP, client_id, content_disposition, load_evening, undo_offer
 
 bp = Blueprint("sheet", __name__)

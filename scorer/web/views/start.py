@@ -15,9 +15,9 @@ from ...reports.words import error_text
 from ...rules import VARIANTS, IllegalSetup, Stake
 from ...storage import services
 from .. import access
-from ..access import permission
 from ..demo import DEMO_FILE
 from ..forms import ImportForm, evening_form_for
+from ..permissions import permission
 
 bp = Blueprint("start", __name__)
 

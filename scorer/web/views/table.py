@@ -34,7 +34,6 @@ from ...reports.words import error_text, signed
 from ...rules import HandFacts, IllegalSetup, RulesError, SeatChange, get_variant
 from ...storage import services
 from .. import access
-from ..access import permission
 from ..forms import (
     DISPUTE_NAMES,
     ActionForm,
@@ -46,6 +45,7 @@ from ..forms import (
 )
 from ..i18n import safe_next
 from ..lan import external_url, lan_host
+from ..permissions import permission
 from .common import posted_int, save_new_hand
 
 bp = Blueprint("table", __name__)
