@@ -1,4 +1,4 @@
-"""Every route declares what it lets a phone do (scorer.web.access.permission), and one
+"""Every route declares what it lets a phone do (scorer.web.permissions.permission), and one
 check before the view enforces it: a test fails on any route without a declaration."""
 
 from __future__ import annotations
