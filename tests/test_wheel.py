@@ -79,7 +79,7 @@ def test_the_wheel_carries_everything_and_nap_serve_runs_from_it(tmp_path: Path)
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "DATABASE_URL", "NAP_INSTANCE",
                                                                  "VIRTUAL_ENV", "PUBLIC_URL", "NAP_PROXY_HOPS")}
     env["DATABASE_URL"] = f"sqlite:///{work / 'x.sqlite3'}"
-    where = _run(str(python), "-c", "import scorer, scorer.extensions as e; print(scorer.__file__); "
+    where = _run(str(python), "-c", "import scorer, scorer.storage.paths as e; print(scorer.__file__); "
                  "print(e.resource_dir('templates'))", cwd=work, env=env)
     module, templates = where.stdout.split()
     assert module.startswith(str(site)) and templates.startswith(str(site)), where.stdout + where.stderr
