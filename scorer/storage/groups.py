@@ -29,7 +29,7 @@ from .models import Evening, Group, GroupAlias, db
 
 class GroupError(Exception):
     """A change the group refuses; ``message`` is an English :class:`~scorer.rules.Text`
-    template with its parameters, shown in the phone's language by :func:`scorer.reports.words.error_text`."""
+    template with its parameters, shown in the phone's language by :func:`scorer.web.i18n.error_text`."""
 
     def __init__(self, message: Text) -> None:
         super().__init__(message)

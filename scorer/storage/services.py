@@ -55,7 +55,7 @@ from .models import (
 class ScorerError(Exception):
     """A request the current state of the evening refuses. ``message`` is an English
     :class:`~scorer.rules.Text` template with its parameters (``str()`` gives it in
-    English); the web layer shows it in the phone's language (:func:`scorer.reports.words.error_text`)."""
+    English); the web layer shows it in the phone's language (:func:`scorer.web.i18n.error_text`)."""
 
     def __init__(self, message: Text) -> None:
         super().__init__(message)
