@@ -140,7 +140,10 @@ def main() -> None:
         trivial = timed(get("/healthz"), args.repeat)
         sheet = timed(get(f"/e/{key}"), args.repeat)
 
-        from scorer.web.views import common
+        try:
+            from scorer.web import caches as common
+        except ImportError:  # an older checkout: the caches lived in views/common
+            from scorer.web.views import common
 
         def cold_sheet() -> object:
             for name in ("sheet_cache", "page_cache", "frame_cache"):  # frame_cache: not in older checkouts

@@ -52,8 +52,8 @@ def floor_table(ledger: Any) -> str:
     """The hand log's numbers and rulings as a plain fixed-layout table: per hand one row of
     number, dealer, contract, tricks, result, each player's change and running total (and the
     pool's), and one row with the auction and the ruling's text."""
-    from scorer.web.i18n import reason_text, tr
-    from scorer.web.views.common import auction_of, result_label
+    from scorer.reports.presenters import auction_of, result_label
+    from scorer.reports.words import reason_text, tr
 
     setup = ledger.setup
     esc = markup.escape

@@ -240,7 +240,7 @@ def test_undo_and_settings_racing_new_hands_leave_no_gap_and_no_hand_past_the_en
 
 
 def test_a_burst_of_wrong_pins_from_many_phones_never_overdraws_the_tables_budget(server: Any) -> None:
-    from scorer.web import access
+    from scorer.storage import roles
 
     app, port = server
     with app.app_context():
@@ -264,7 +264,7 @@ def test_a_burst_of_wrong_pins_from_many_phones_never_overdraws_the_tables_budge
     assert len(statuses) == 36 and set(statuses) == {422}
     with app.app_context():
         stored = services.get_evening(key)
-        assert stored is not None and stored.pin_failures == access.TABLE_TRIES  # exactly 30 were checked
+        assert stored is not None and stored.pin_failures == roles.TABLE_TRIES  # exactly 30 were checked
     # and the 31st phone, with the right PIN, is told to wait
     late = Phone(port, "late")
     assert late.request("POST", f"/e/{key}/join", {"pin": pin}) == 422

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from scorer.evening.file import loads
-from scorer.evening.ledger import settle_evening, settle_up
+from scorer.evening.ledger import settle_evening
+from scorer.evening.settle import settle_up
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 FILES = sorted(p for p in EXAMPLES.glob("*.json") if not p.name.endswith(".expected.json"))

@@ -182,8 +182,8 @@ def test_an_unknown_language_sets_nothing(client) -> None:  # type: ignore[no-un
 
 
 def test_the_reason_text_helper_translates_params(app) -> None:  # type: ignore[no-untyped-def]
+    from scorer.reports.words import money, reason_text
     from scorer.rules import BIDS
-    from scorer.web.i18n import money, reason_text
 
     reason = Reason("P-12", "{contract} is worth {per} per opponent.", {"contract": BIDS["nap"].name, "per": 1500})
     with app.test_request_context(headers={"Accept-Language": "ru"}):

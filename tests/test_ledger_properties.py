@@ -160,7 +160,7 @@ def test_json_round_trip_gives_the_same_ledger(evening: tuple[EveningSetup, list
 @settings(max_examples=200, deadline=None)
 @given(evenings(MONEY))
 def test_settle_up_clears_every_balance_with_few_payments(evening: tuple[EveningSetup, list[HandFacts]]) -> None:
-    from scorer.evening.ledger import settle_up
+    from scorer.evening.settle import settle_up
     from scorer.rules import POOL
 
     setup, hands = evening

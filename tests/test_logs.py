@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from scorer.web.access import permission
 from scorer.web.logs import FORMAT
+from scorer.web.permissions import permission
 from tests.webhelpers import start_evening
 
 HOYLE = {"opt_lowest_bid": "1", "opt_wellington_blucher": "y", "opt_all_pass": "redeal"}

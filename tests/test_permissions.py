@@ -1,4 +1,4 @@
-"""Every route declares what it lets a phone do (scorer.web.access.permission), and one
+"""Every route declares what it lets a phone do (scorer.web.permissions.permission), and one
 check before the view enforces it: a test fails on any route without a declaration."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from scorer.web.access import LEVELS, permission_of
+from scorer.web.permissions import LEVELS, permission_of
 from webhelpers import counts, post_hand, start_evening
 
 

@@ -171,7 +171,7 @@ def test_r18_misdeal_house_rule() -> None:
 
 
 def test_treasure_shared_at_the_end_by_default() -> None:
-    from scorer.evening.ledger import settle_up
+    from scorer.evening.settle import settle_up
 
     s = setup(R, FOUR, ante=3)
     result = settle_up(settle_evening(s, [HandFacts(0, ("pass",) * 4)]))

@@ -10,7 +10,8 @@ from typing import Any
 
 import pytest
 
-from scorer.evening.ledger import HandError, settle_evening, settle_up
+from scorer.evening.ledger import HandError, settle_evening
+from scorer.evening.settle import settle_up
 from scorer.rules import EveningSetup, HandFacts, IllegalSetup, SeatChange, get_variant
 
 

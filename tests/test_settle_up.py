@@ -6,7 +6,8 @@ from dataclasses import replace
 from pathlib import Path
 
 from scorer.evening.file import loads
-from scorer.evening.ledger import Payment, settle_evening, settle_up
+from scorer.evening.ledger import settle_evening
+from scorer.evening.settle import Payment, settle_up
 from scorer.rules import POOL, HandFacts, Stake
 from tests.helpers import setup
 
@@ -80,7 +81,7 @@ def test_pool_left_unsettled_is_paid_into_by_the_debtors() -> None:
 
 
 def test_statistics_of_the_hoyle_example() -> None:
-    from scorer.evening.ledger import statistics
+    from scorer.evening.settle import statistics
 
     evening = loads((EXAMPLES / "hoyle-five.json").read_bytes())
     alice, boris, chloe, dmitri, eve = statistics(settle_evening(evening.setup, evening.hands))
@@ -94,7 +95,7 @@ def test_statistics_of_the_hoyle_example() -> None:
 
 
 def test_statistics_count_claims() -> None:
-    from scorer.evening.ledger import statistics
+    from scorer.evening.settle import statistics
 
     evening = loads((EXAMPLES / "hoyle-referee.json").read_bytes())
     nora, ed, sam, wes = statistics(settle_evening(evening.setup, evening.hands))
@@ -124,7 +125,7 @@ def test_equal_creditors_are_paid_lower_seat_first() -> None:
 
 
 def test_statistics_gain_and_loss_are_never_past_zero_and_shares_round_half_up() -> None:
-    from scorer.evening.ledger import PlayerStats, statistics
+    from scorer.evening.settle import PlayerStats, statistics
 
     s = setup("pagat")
     ledger = settle_evening(s, [HandFacts(0, ("three", "pass", "pass", "pass"), 3)])  # East +9, others −3

@@ -23,7 +23,8 @@ from typing import Any
 import pytest
 
 from scorer.evening.file import EveningFile, loads
-from scorer.evening.ledger import Fold, PlayerStats, settle_evening, statistics
+from scorer.evening.ledger import Fold, settle_evening
+from scorer.evening.settle import PlayerStats, statistics
 from scorer.rules import HandFacts, Override, RulesError, get_variant
 from scorer.storage import kept_ledgers as settled
 from scorer.storage import services
@@ -267,9 +268,10 @@ def test_an_evening_changed_twice_elsewhere_is_caught_up_from_its_first_change(a
 
 
 def _clear_view_caches() -> None:
-    from scorer.web.views import common, groups
+    from scorer.web import caches
+    from scorer.web.views import groups
 
-    for cache in (common.sheet_cache, common.page_cache, common.frame_cache, common.chart_cache, groups.season_cache,
+    for cache in (caches.sheet_cache, caches.page_cache, caches.frame_cache, caches.chart_cache, groups.season_cache,
                   groups.fragment_cache, groups.chart_cache, groups.piece_cache):
         cache.clear()
     settled.ledgers.clear()
@@ -310,7 +312,7 @@ def test_the_scoresheet_with_kept_rows_equals_one_made_from_nothing(app: Any) ->
 
 
 def test_the_scoresheet_frame_kept_across_revisions_carries_each_revision_and_any_name(app: Any) -> None:
-    # the page around the scoresheet is kept (views/common.frame_cache): the revision the
+    # the page around the scoresheet is kept (web/caches.frame_cache): the revision the
     # live poll compares with is filled in per revision, whatever the evening is called
     import re
 

@@ -12,9 +12,8 @@ import pytest
 import sqlalchemy as sa
 
 from scorer.reports.pdf import render_html_pdf
-from scorer.storage import services
+from scorer.storage import roles, services
 from scorer.storage.models import Change, Evening, Hand, db
-from scorer.web import access
 from tests.webhelpers import start_evening
 
 
@@ -81,7 +80,7 @@ def test_pin_guessing_is_bounded_per_phone_and_per_table(app: Any) -> None:
     evening = _evening(app, key)
     wrong = "000000" if evening.pin != "000000" else "111111"
     guesser = app.test_client()
-    for _ in range(access.SESSION_TRIES):
+    for _ in range(roles.SESSION_TRIES):
         assert "not this table" in guesser.post(f"/e/{key}/join", data={"pin": wrong}).get_data(as_text=True)
     # this phone is out of tries: even the right PIN is not checked now
     page = guesser.post(f"/e/{key}/join", data={"pin": evening.pin}).get_data(as_text=True)
@@ -91,11 +90,11 @@ def test_pin_guessing_is_bounded_per_phone_and_per_table(app: Any) -> None:
     friend = app.test_client()
     assert friend.post(f"/e/{key}/join", data={"pin": evening.pin}).status_code == 302
     # but the table as a whole has a budget too: 30 wrong PINs, whatever the cookies
-    for _ in range(access.TABLE_TRIES - access.SESSION_TRIES):
+    for _ in range(roles.TABLE_TRIES - roles.SESSION_TRIES):
         app.test_client().post(f"/e/{key}/join", data={"pin": wrong})
     late = app.test_client().post(f"/e/{key}/join", data={"pin": evening.pin}).get_data(as_text=True)
     assert "PIN entry is paused" in late
-    assert _evening(app, key).pin_failures == access.TABLE_TRIES
+    assert _evening(app, key).pin_failures == roles.TABLE_TRIES
 
 
 def _urls(app: Any, key: str, edit_key: str) -> list[tuple[str, str]]:

@@ -19,7 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from ..evening.file import EveningFile, EveningFileError, loads
-from ..evening.ledger import Ledger, settle_evening, settle_up
+from ..evening.ledger import Ledger, settle_evening
+from ..evening.settle import settle_up
 
 
 def ledger_report(evening: EveningFile, ledger: Ledger) -> dict[str, Any]:

@@ -80,8 +80,8 @@ def serve(host: str = "0.0.0.0", port: int = 5000, *, upgrade: bool = True,  # n
     ``workers`` processes (:func:`default_workers` if ``None``)."""
     import waitress
 
-    from .. import create_app
     from ..storage.db import db
+    from ..web.app import create_app
 
     app = create_app()
     if upgrade:

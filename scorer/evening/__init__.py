@@ -1,5 +1,6 @@
-"""The evening, pure: the ledger (the fold of every ruling, totals, the pool, the
-settle-up), the codec and the evening file, seasons across evenings, time zones.
+"""The evening, pure: the ledger (the fold of every ruling, totals, the pool), the
+settle-up and statistics, a hand as its table saw it, the codec and the evening file,
+seasons across evenings, time zones.
 
 Standard library (and ``jsonschema`` for the evening file) only: no Flask, no database.
 Imports only :mod:`scorer.rules` below it.

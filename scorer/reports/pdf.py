@@ -23,15 +23,16 @@ from flask_babel import format_date, get_locale
 from flask_babel import gettext as _
 from markupsafe import Markup
 
-from ..evening.ledger import Ledger, settle_up, statistics
+from ..evening.ledger import Ledger
+from ..evening.settle import settle_up, statistics
 from ..rules import RULES
 from ..storage.models import Evening
 from ..storage.services import reading
-from ..web.i18n import tr
-from ..web.views.common import auction_of, seat_lines
 from . import render_pool
 from .chart import ledger_chart_svg, line_style
+from .presenters import auction_of, seat_lines
 from .render_worker import STATIC_BASE, StaticOnlyFetcher  # noqa: F401 - re-exported: the fetcher the worker uses
+from .words import tr
 
 #: Seconds a render may take before its worker is killed (config ``PDF_TIME_LIMIT``).
 #: A 300-hand evening renders in about 3.3 s of CPU through the worker (benchmarks/pdf_bench.py;

@@ -22,7 +22,7 @@ import sqlalchemy as sa
 from ..rules import Text
 from ..rules.claims import CLAIM_KINDS
 from ..rules.variants.base import TRICKS_PER_HAND
-from .kept_ledgers import HandMarks
+from .fingerprints import HandMarks
 from .models import DISPUTE_KINDS, Change, Dispute, Evening, Hand, db, utcnow
 from .services import HandConflict, ScorerError, _bump, _lock, write
 

@@ -104,7 +104,7 @@ class Evening(db.Model):  # type: ignore[name-defined,misc]
     edit_key: Mapped[str] = mapped_column(String(32), default=new_key)
     #: The table's edit PIN (six digits) a viewer types to become a scorer.
     pin: Mapped[str] = mapped_column(String(8), default=lambda: new_pin())
-    #: Wrong PINs in the current window (the table's budget, see :mod:`scorer.web.access`).
+    #: Wrong PINs in the current window (the table's budget, see :mod:`scorer.storage.roles`).
     pin_failures: Mapped[int] = mapped_column(default=0, server_default="0")
     pin_window_start: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), default=None)
     #: Bumped when a scorer changes the PIN and the scorers' link: every phone that
@@ -259,7 +259,7 @@ class Change(db.Model):  # type: ignore[name-defined,misc]
 
 class Device(db.Model):  # type: ignore[name-defined,misc]
     """A phone (a browser), known by a random id kept in a cookie for a year
-    (:mod:`scorer.web.access`); only the id's SHA-256 is stored. ``name`` is what the user
+    (:mod:`scorer.web.devices`); only the id's SHA-256 is stored. ``name`` is what the user
     called it ("" until then), ``model`` a guess from its browser, ``tag`` three hex
     digits that tell two phones of one make apart in the history."""
 

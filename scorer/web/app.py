@@ -8,10 +8,11 @@ import secrets
 from pathlib import Path
 from typing import Any
 
-from flask import Flask, has_request_context, jsonify, render_template, request
+from flask import Flask, has_request_context, jsonify, render_template, request, session
 from flask.sessions import SecureCookieSessionInterface
 from flask_babel import gettext as _
 from flask_wtf.csrf import CSRFError
+from markupsafe import Markup
 from werkzeug.exceptions import HTTPException
 from werkzeug.middleware.proxy_fix import ProxyFix
 
@@ -145,10 +146,51 @@ def register_extensions(app: Flask) -> None:
     i18n.init_app(app)
 
 
-def register_blueprints(app: Flask) -> None:
-    from .views import api, common, disputes, groups, hands, offline, play, sheet, start, table
+def register_hooks(app: Flask) -> None:
+    """What runs around every view: the template helpers every page may use, the roles a
+    phone's old session held, its device cookie, and each route's permission check."""
+    from ..reports.presenters import book_title, call_label, citation, result_label, rule_source, seat_change_text
+    from ..reports.words import signed
+    from . import access
+    from .devices import set_device_cookie
+    from .forms import error_messages
+    from .permissions import check_permission
 
-    for module in (common, start, sheet, hands, play, table, disputes, groups, api, offline):
+    app.add_template_filter(call_label, "call_label")
+    app.add_template_filter(bdi, "bdi")
+
+    @app.context_processor
+    def helpers() -> dict[str, Any]:
+        return {"signed": signed, "citation": citation, "rule_source": rule_source, "result_label": result_label,
+                "error_messages": error_messages,
+                "is_scorer": access.is_scorer, "device_name": access.device_name, "book_title": book_title,
+                "seat_change_text": seat_change_text}
+
+    @app.before_request
+    def adopt_old_session() -> None:
+        """A phone whose session still holds roles from before they moved to the database."""
+        if request.endpoint != "static" and any(k in session for k in OLD_SESSION_KEYS):
+            access.adopt_session_roles()
+
+    app.after_request(set_device_cookie)  # a phone seen for the first time gets its device cookie
+    app.before_request(check_permission)
+
+
+def bdi(name: str) -> Markup:
+    """A player's name isolated from the text around it (``<bdi>``), so that two
+    right-to-left names in a list (Arabic, Hebrew) keep their order and their commas."""
+    return Markup("<bdi>%s</bdi>") % name
+
+
+#: What a phone's session held before roles moved to the database (migration 0011).
+OLD_SESSION_KEYS = ("scorer_of", "seen", "pin_fails", "device", "device_tag")
+
+
+def register_blueprints(app: Flask) -> None:
+    from .views import api, disputes, groups, hands, language, offline, play, sheet, start, table
+
+    register_hooks(app)  # first, as the blueprint that held them was
+    for module in (language, start, sheet, hands, play, table, disputes, groups, api, offline):
         app.register_blueprint(module.bp)
 
 
@@ -190,7 +232,7 @@ def register_errorhandlers(app: Flask) -> None:
     @app.errorhandler(HandError)
     def hand_error(error: HandError) -> Any:
         # a stored hand the rules refuse (it should not happen: every save is ruled first)
-        from .i18n import error_text
+        from ..reports.words import error_text
 
         message = _("This evening holds a hand the rules refuse — %(error)s. Export it as JSON to repair it.",
                     error=error_text(error))

@@ -1,12 +1,22 @@
-"""A small thread-safe LRU cache for rendered pages and PDFs, keyed by an evening's
-revision: an entry can never be stale, because every change bumps the revision."""
+"""The caches of rendered pages, pieces, charts and PDFs, keyed by an evening's
+revision: an entry can never be stale, because every change bumps the revision.
+:class:`RevisionCache` is a small thread-safe LRU; :func:`by_revision` fills one from
+the evening settled at its current revision; :func:`render_pieces` renders only the
+rows of a page it has not met."""
 
 from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Hashable
-from typing import Generic, TypeVar
+from collections.abc import Hashable, Mapping, Sequence
+from typing import Any, Generic, TypeVar
+
+from flask import abort, render_template
+from flask_babel import get_locale
+from markupsafe import Markup
+
+from ..storage import kept_ledgers as settled
+from ..storage import services
 
 V = TypeVar("V")
 
@@ -37,3 +47,82 @@ class RevisionCache(Generic[V]):
             self._data.move_to_end(key)
             while len(self._data) > self.size:
                 self._data.popitem(last=False)
+
+
+def load_settled(key: str, head: Mapping[str, Any] | None = None) -> settled.Settled:
+    """The evening settled at its current revision, without loading its hands when this
+    process has settled it before (:func:`scorer.storage.kept_ledgers.settled`; ``head``: the
+    evening's row if the caller has read it); 404 if no evening."""
+    found = settled.settled(key, head)
+    if found is None:
+        abort(404)
+    return found
+
+
+#: Rendered scoresheets by (evening key, revision): several phones reloading an
+#: unchanged evening cost one small query each, not a full settle and render.
+sheet_cache: RevisionCache[tuple[str, bool, Markup, tuple[Markup, ...]]] = RevisionCache(64)
+
+#: Rendered PDFs by (evening key, revision): WeasyPrint needs seconds for a long
+#: evening, so a second download of an unchanged evening is served from here.
+pdf_cache: RevisionCache[bytes] = RevisionCache(8)
+
+#: PDFs that failed or ran past the time limit, by (evening key, revision, language,
+#: paper, limit): asked again, they are answered at once (503) instead of rendered again.
+pdf_failures: RevisionCache[Any] = RevisionCache(64)
+
+#: Whole scoresheet pages by (evening key, revision, language, role, group).
+page_cache: RevisionCache[str] = RevisionCache(128)
+
+#: The scoresheet's page around its fragment by (evening key, language, role, group,
+#: title, finished): the same at every revision, so the first view after a new hand
+#: renders only the fragment and the new row. Only pages every phone of a language and
+#: role shares (no message waiting, no form with its own CSRF token) are kept.
+frame_cache: RevisionCache[str] = RevisionCache(128)
+
+#: The running-totals chart (SVG bytes) by (evening key, revision).
+chart_cache: RevisionCache[bytes] = RevisionCache(64)
+
+
+def by_revision(cache: RevisionCache[Any], key: str, build: Any, *variant: Any, revision: int | None = None,
+                head: Mapping[str, Any] | None = None) -> Any:
+    """What ``build(found)`` gives for the evening's current revision (``found`` a
+    :class:`scorer.storage.kept_ledgers.Settled`: ``head`` and ``ledger``), from ``cache`` when it is
+    there (one small query), else built and kept. ``variant`` (e.g. language and paper
+    size) is part of the cache key; ``revision`` if the caller has read it already, and
+    ``head`` the evening's row (:data:`scorer.storage.kept_ledgers.HEAD_COLUMNS`) if it has.
+    404 if no evening."""
+    if revision is None:
+        revision = services.evening_revision(key)
+    if revision is None:
+        abort(404)
+    value = cache.get((key, revision, *variant))
+    if value is None:
+        found = load_settled(key, head)
+        value = build(found)
+        if found.revision == found.head.revision:  # else a write came between its reads: keep nothing
+            cache.put((key, found.revision, *variant), value)
+    return value
+
+
+#: What :func:`render_pieces` splits a template's output at.
+PIECE = "<!--piece-->"
+
+
+def render_pieces(template: str, kind: str, items: Sequence[Any], keys: Sequence[Hashable | None],
+                  cache: RevisionCache[Markup], **context: Any) -> list[Markup]:
+    """``template`` rendered for each of ``items`` (in the phone's language), the pieces
+    kept in ``cache`` by (language, ``kind``, key): a page made of many rows renders only
+    the rows whose key it has not met. ``keys[i]`` must hold everything the piece of
+    ``items[i]`` shows (``None``: render it, keep nothing). The template loops over
+    ``items`` (the missing ones, in order) and ends each piece with :data:`PIECE`."""
+    locale = str(get_locale())
+    out: list[Markup | None] = [None if k is None else cache.get((locale, kind, k)) for k in keys]
+    missing = [i for i, piece in enumerate(out) if piece is None]
+    if missing:
+        html = render_template(template, kind=kind, items=[items[i] for i in missing], **context)
+        for i, part in zip(missing, html.split(PIECE), strict=False):
+            out[i] = Markup(part.strip() + "\n")  # the same however many are rendered together
+            if keys[i] is not None:
+                cache.put((locale, kind, keys[i]), out[i])
+    return [piece or Markup() for piece in out]

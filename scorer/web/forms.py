@@ -29,12 +29,14 @@ from wtforms.validators import Length, NumberRange, Optional, ValidationError
 
 from ..evening.codec import encode_hand
 from ..evening.file import MAX_STAKE_MINOR, parse_stake
+from ..evening.zones import valid_zone
+from ..reports.words import error_text, number, tr
 from ..rules import BIDS, PASS, Claim, EveningSetup, HandFacts, RulesError, Variant, clean_text
 from ..rules.cards import RANKS_36, RANKS_52, SUITS, parse_card
 from ..rules.claims import CLAIM_KINDS
 from ..rules.variants.base import TRICKS_PER_HAND
 from ..storage.services import TOKEN
-from .i18n import default_currency, error_text, example_number, number, parse_number_text, tr, valid_zone
+from .i18n import default_currency, example_number, parse_number_text
 
 MAX_PLAYERS = 6
 

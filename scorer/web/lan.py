@@ -1,4 +1,5 @@
-"""This machine's address on the home network, for the phones at the table.
+"""This machine's address on the home network, for the phones at the table, and the
+links a phone shares with the others (:func:`external_url`, :func:`lan_host`).
 
 Found without sending anything: ``connect()`` on a UDP socket only picks the route and
 the local address the kernel would use (``getsockname()``); no packet leaves the machine.
@@ -9,6 +10,10 @@ from __future__ import annotations
 
 import ipaddress
 import socket
+from typing import Any
+from urllib.parse import urlsplit
+
+from flask import current_app, request, url_for
 
 #: The names a phone may have used to open the app on this very machine; links built
 #: from them would lead the other phones nowhere.
@@ -43,3 +48,44 @@ def is_local_name(host: str) -> bool:
         return ipaddress.ip_address(name).is_loopback
     except ValueError:
         return False
+
+
+def external_url(endpoint: str, **values: Any) -> str:
+    """An absolute link for another phone (the Share page's links and QR codes).
+
+    ``PUBLIC_URL`` if it is configured (``https://nap.example.org`` + the route's path);
+    else the scheme, host and port the request came with (through ``NAP_PROXY_HOPS``
+    proxies, what they forwarded), except that a phone that opened the app as
+    ``localhost``, ``127.0.0.1`` or ``0.0.0.0`` gets this machine's LAN address instead
+    (:func:`lan_host`), so the other phones at the table can open the link."""
+    public = current_app.config.get("PUBLIC_URL")
+    path = url_for(endpoint, **values)
+    if public:
+        root = request.script_root
+        return public + (path[len(root):] if root and path.startswith(root) else path)
+    host = lan_host()
+    if host is not None:
+        return f"{request.scheme}://{host}{path}"
+    return url_for(endpoint, _external=True, **values)
+
+
+def lan_host() -> str | None:
+    """``192.168.1.23:5000`` when this request's host is a name only this machine
+    understands (``localhost``, ``127.0.0.1``, ``0.0.0.0``, ``[::1]``) and the machine
+    has a LAN address (same port); ``None`` otherwise, when ``PUBLIC_URL`` is set, or when
+    the server listens on a loopback address only (it would not answer on the LAN one)."""
+    if current_app.config.get("PUBLIC_URL") or current_app.config.get("LISTENING_LOCAL_ONLY"):
+        return None
+    parts = urlsplit("//" + request.host)
+    try:
+        hostname, port = parts.hostname or "", parts.port
+    except ValueError:
+        return None
+    if not is_local_name(hostname):
+        return None
+    address = lan_address()
+    if is_local_name(address):
+        return None
+    if ":" in address:
+        address = f"[{address}]"
+    return f"{address}:{port}" if port else address

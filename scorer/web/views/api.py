@@ -19,15 +19,16 @@ from flask_babel import gettext
 from ...evening.codec import encode_hand
 from ...evening.file import EveningFileError, check_hand, dump_seat_change, read_hand, seat_reader
 from ...evening.ledger import Ledger, table_ledger
+from ...evening.tables import play_rules
+from ...reports.words import error_text
 from ...rules import HandFacts, RulesError, Text, clean_text
 from ...rules.play import PlayState
 from ...storage import services
 from ...storage.models import Evening, Hand, db
 from .. import access
-from ..access import permission
 from ..extensions import csrf
-from ..i18n import error_text
-from .common import play_rules, with_record
+from ..permissions import permission
+from .common import with_record
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 csrf.exempt(bp)

@@ -10,12 +10,12 @@ from typing import Any
 from flask import Blueprint, flash, redirect, render_template, request, url_for
 from flask_babel import gettext
 
+from ...reports.words import error_text
 from ...storage import disputes, services
 from ...storage.models import DISPUTE_KINDS
 from .. import access
-from ..access import permission
 from ..forms import ActionForm, dispute_form_for, is_number
-from ..i18n import error_text
+from ..permissions import permission
 from .common import load_evening, posted_int, row_of
 
 bp = Blueprint("disputes", __name__)

@@ -17,14 +17,14 @@ from markupsafe import Markup
 
 from ...evening.season import Book
 from ...reports.chart import running_totals_svg
+from ...reports.words import error_text, signed
 from ...storage import groups, services
 from ...storage.models import Group
 from .. import access
-from ..access import permission
-from ..caches import RevisionCache
+from ..caches import RevisionCache, render_pieces
 from ..group_forms import AddEveningForm, GroupForm, ItemForm, MergeForm
-from ..i18n import error_text
-from .common import SVG_CSP, client_id, content_disposition, render_pieces, signed
+from ..permissions import permission
+from .common import SVG_CSP, client_id, content_disposition
 
 bp = Blueprint("groups", __name__)
 

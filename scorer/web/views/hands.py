@@ -13,16 +13,17 @@ from flask_babel import gettext
 
 from ...evening.codec import decode_hand, encode_hand
 from ...evening.ledger import Ledger, table_ledger, to_evening, to_table
+from ...reports.presenters import auction_of, call_label
+from ...reports.words import error_text, tr
 from ...rules import HERE, PASS, RULES, HandFacts, Override, RulesError
 from ...rules.auction import AuctionState
 from ...rules.sources import QUOTES, SOURCE_LANGUAGES
 from ...storage import disputes, services
 from ...storage.models import Evening
 from .. import access
-from ..access import permission
 from ..forms import DISPUTE_NAMES, ActionForm, HandFormBase, error_messages, hand_form_for, override_form_for
-from ..i18n import error_text, tr
-from .common import auction_of, call_label, load_evening, posted_int, row_of, rules_error, save_new_hand
+from ..permissions import permission
+from .common import load_evening, posted_int, row_of, rules_error, save_new_hand
 
 bp = Blueprint("hands", __name__)
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from flask import Blueprint, Response, current_app, send_from_directory
 
-from ..access import permission
+from ..permissions import permission
 
 bp = Blueprint("offline", __name__)
 

@@ -8,15 +8,16 @@ from typing import Any
 from flask import Blueprint, abort, flash, redirect, render_template, request, url_for
 from flask_babel import gettext
 
+from ...evening.tables import play_rules, table_row
+from ...reports.words import error_text
 from ...rules import RulesError
 from ...rules.cards import RANKS_36, RANKS_52, SUITS
 from ...rules.play import PlayState
 from ...storage import services
 from .. import access
-from ..access import permission
 from ..forms import PlayForm
-from ..i18n import error_text
-from .common import load_evening, play_rules, posted_int, row_of, table_row, with_record
+from ..permissions import permission
+from .common import load_evening, posted_int, row_of, with_record
 
 bp = Blueprint("play", __name__)
 

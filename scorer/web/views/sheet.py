@@ -3,17 +3,14 @@ and PDF exports; finishing an evening and opening it again."""
 
 from __future__ import annotations
 
-import csv
-import io
 from typing import Any
 
-from babel.numbers import get_decimal_symbol
 from flask import Blueprint, Response, abort, flash, redirect, render_template, request, session, url_for
 from flask_babel import get_locale, gettext
 from markupsafe import Markup
 
 from ...evening.file import dumps
-from ...evening.ledger import settle_up, statistics
+from ...evening.settle import settle_up, statistics
 from ...reports.chart import ledger_chart_svg
 from ...reports.pdf import (
     PdfBusy,
@@ -25,29 +22,16 @@ from ...reports.pdf import (
     pdf_job,
     time_limit,
 )
+from ...reports.presenters import seat_lines
+from ...reports.spreadsheet import ledger_csv, score_sheet_csv
 from ...storage import disputes, services
 from ...storage.groups import evening_head
 from ...storage.kept_ledgers import Settled, resumable
 from .. import access
-from ..access import permission
+from ..caches import by_revision, chart_cache, frame_cache, page_cache, pdf_cache, pdf_failures, sheet_cache
 from ..forms import ActionForm
-from ..i18n import locale_code, tr
-from .common import (
-    SVG_CSP,
-    by_revision,
-    chart_cache,
-    client_id,
-    content_disposition,
-    frame_cache,
-    load_evening,
-    page_cache,
-    pdf_cache,
-    pdf_failures,
-    result_label,
-    seat_lines,
-    sheet_cache,
-    undo_offer,
-)
+from ..permissions import permission
+from .common import SVG_CSP, client_id, content_disposition, load_evening, undo_offer
 
 bp = Blueprint("sheet", __name__)
 
@@ -214,26 +198,9 @@ def export_json(key: str) -> Response:
 @bp.get("/e/<key>/ledger.csv")
 @permission("view")
 def export_csv(key: str) -> Response:
-    """The ledger for spreadsheets: one row per hand and player (units, money in the
-    currency's smallest unit, running total), with the hand's result and rule ids."""
+    """The ledger for spreadsheets (:func:`scorer.reports.spreadsheet.ledger_csv`)."""
     evening, ledger = load_evening(key)
-    out = io.StringIO()
-    writer = csv.writer(out)
-    writer.writerow(["hand", "dealer", "declarer", "contract", "tricks", "result", "player", "units", "money_minor",
-                     "running_total", "pool_change", "disputed", "rules"])
-    names = tuple(_csv_text(n) for n in ledger.setup.players)  # every column with a name
-    stake = ledger.setup.stake
-    for row in ledger.rows:
-        r = row.ruling
-        for seat, units in enumerate(r.units):
-            writer.writerow([
-                row.number, names[r.dealer], "" if r.declarer is None else names[r.declarer],
-                r.contract.name if r.contract else "", "" if r.tricks is None else r.tricks, r.result.value,
-                names[seat], units, "" if stake is None else units * stake.minor, row.totals[seat],
-                r.pool if seat == 0 else "", "yes" if row.facts.claims or r.overruled else "",
-                " ".join(r.rule_ids),
-            ])
-    response = Response(out.getvalue(), mimetype="text/csv")
+    response = Response(ledger_csv(ledger), mimetype="text/csv")
     response.headers["Content-Disposition"] = content_disposition("attachment", evening.name, "csv")
     return response
 
@@ -242,54 +209,12 @@ def export_csv(key: str) -> Response:
 @bp.get("/e/<key>/scoresheet.csv")
 @permission("view")
 def export_spreadsheet(key: str) -> Response:
-    """The score sheet as a spreadsheet opens it, in the phone's language: one row per
-    hand (its number, dealer, contract, tricks and result), one column per player with
-    the running total in units (points), the pool's holding if the table plays with one;
-    in a money evening a last row gives the settle-up in currency units: each player's
-    balance (total and share of the pool to the penny, :func:`~scorer.evening.ledger.settle_up`),
-    and what stays in the pool, so the row sums to zero. Numbers are written for the language (``1,20`` in Russian,
-    Norwegian and Portuguese, whose spreadsheets then expect ``;`` between cells) with a
-    plain ``-`` a spreadsheet reads as a number; UTF-8 with a byte-order mark, so that
-    Excel on Windows reads Cyrillic or Chinese names right."""
+    """The score sheet as a spreadsheet opens it, in the phone's language
+    (:func:`scorer.reports.spreadsheet.score_sheet_csv`)."""
     evening, ledger = load_evening(key)
-    setup = ledger.setup
-    point = get_decimal_symbol(locale_code())
-    out = io.StringIO()
-    writer = csv.writer(out, delimiter=";" if point == "," else ",")
-    pool_name = ledger.variant.pool_name(setup.options)
-    names = [_csv_text(name) for name in setup.players]
-    writer.writerow([gettext("Hand"), gettext("Dealer"), gettext("Contract"), gettext("Tricks"), gettext("Result"),
-                     *names, *([_csv_text(tr(pool_name))] if pool_name else [])])
-    for row in ledger.rows:
-        r = row.ruling
-        contract = f"{names[r.declarer]}: {tr(r.contract.name)}" if r.contract and r.declarer is not None else ""
-        writer.writerow([row.number, names[r.dealer], contract, "" if r.tricks is None else r.tricks,
-                         result_label(row), *row.totals, *([row.pool] if pool_name else [])])
-    stake = setup.stake
-    if stake is not None and ledger.rows:
-        settle = settle_up(ledger)
-        label = gettext("Settle-up (%(currency)s)", currency=stake.currency) if stake.currency else gettext("Settle-up")
-        scale = 1 if settle.money else stake.minor  # a money evening's settle-up is in pence already
-        writer.writerow([_csv_text(label), "", "", "", "",
-                         *(_decimal(balance * scale, point) for balance in settle.balances),
-                         *([_decimal(settle.pool_left * scale, point)] if pool_name else [])])
-    response = Response("\ufeff" + out.getvalue(), mimetype="text/csv")
+    response = Response(score_sheet_csv(ledger), mimetype="text/csv")
     response.headers["Content-Disposition"] = content_disposition("attachment", f"{evening.name} score sheet", "csv")
     return response
-
-
-
-def _decimal(minor: int, point: str) -> str:
-    """Minor currency units (pence) as currency units for a spreadsheet: ``-1,20`` (two
-    decimals, the language's decimal ``point``, an ASCII minus, no grouping)."""
-    whole, cents = divmod(abs(minor), 100)
-    return f"{'-' if minor < 0 else ''}{whole}{point}{cents:02d}"
-
-
-
-def _csv_text(value: str) -> str:
-    """Keep a spreadsheet from reading a name such as ``=HYPERLINK(…)`` as a formula."""
-    return "'" + value if value[:1] in ("=", "+", "-", "@", "\t", "\r") else value
 
 
 

@@ -11,13 +11,13 @@ from flask import Blueprint, Response, abort, current_app, flash, redirect, rend
 from flask_babel import gettext
 
 from ...evening.file import EveningFileError, loads
+from ...reports.words import error_text
 from ...rules import VARIANTS, IllegalSetup, Stake
 from ...storage import services
 from .. import access
-from ..access import permission
 from ..demo import DEMO_FILE
 from ..forms import ImportForm, evening_form_for
-from ..i18n import error_text
+from ..permissions import permission
 
 bp = Blueprint("start", __name__)
 

@@ -29,10 +29,11 @@ from flask_babel import gettext as _
 
 from ...evening.file import dump_seat_change
 from ...evening.ledger import table_ledger, to_evening
+from ...reports.presenters import call_label, seat_change_text
+from ...reports.words import error_text, signed
 from ...rules import HandFacts, IllegalSetup, RulesError, SeatChange, get_variant
 from ...storage import services
 from .. import access
-from ..access import permission
 from ..forms import (
     DISPUTE_NAMES,
     ActionForm,
@@ -42,8 +43,10 @@ from ..forms import (
     quick_form_for,
     settings_form_for,
 )
-from ..i18n import error_text, safe_next
-from .common import call_label, external_url, lan_host, posted_int, save_new_hand, seat_change_text, signed
+from ..i18n import safe_next
+from ..lan import external_url, lan_host
+from ..permissions import permission
+from .common import posted_int, save_new_hand
 
 bp = Blueprint("table", __name__)
 

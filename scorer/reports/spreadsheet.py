@@ -1,0 +1,84 @@
+"""The evening as spreadsheets read it (CSV): the ledger, one row per hand and player,
+and the score sheet in the reader's language with the settle-up."""
+
+from __future__ import annotations
+
+import csv
+import io
+
+from babel.numbers import get_decimal_symbol
+from flask_babel import gettext
+
+from ..evening.ledger import Ledger
+from ..evening.settle import settle_up
+from .presenters import result_label
+from .words import locale_code, tr
+
+
+def ledger_csv(ledger: Ledger) -> str:
+    """The ledger for spreadsheets: one row per hand and player (units, money in the
+    currency's smallest unit, running total), with the hand's result and rule ids."""
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow(["hand", "dealer", "declarer", "contract", "tricks", "result", "player", "units", "money_minor",
+                     "running_total", "pool_change", "disputed", "rules"])
+    names = tuple(_csv_text(n) for n in ledger.setup.players)  # every column with a name
+    stake = ledger.setup.stake
+    for row in ledger.rows:
+        r = row.ruling
+        for seat, units in enumerate(r.units):
+            writer.writerow([
+                row.number, names[r.dealer], "" if r.declarer is None else names[r.declarer],
+                r.contract.name if r.contract else "", "" if r.tricks is None else r.tricks, r.result.value,
+                names[seat], units, "" if stake is None else units * stake.minor, row.totals[seat],
+                r.pool if seat == 0 else "", "yes" if row.facts.claims or r.overruled else "",
+                " ".join(r.rule_ids),
+            ])
+    return out.getvalue()
+
+
+def score_sheet_csv(ledger: Ledger) -> str:
+    """The score sheet as a spreadsheet opens it, in the phone's language: one row per
+    hand (its number, dealer, contract, tricks and result), one column per player with
+    the running total in units (points), the pool's holding if the table plays with one;
+    in a money evening a last row gives the settle-up in currency units: each player's
+    balance (total and share of the pool to the penny, :func:`~scorer.evening.settle.settle_up`),
+    and what stays in the pool, so the row sums to zero. Numbers are written for the language (``1,20`` in Russian,
+    Norwegian and Portuguese, whose spreadsheets then expect ``;`` between cells) with a
+    plain ``-`` a spreadsheet reads as a number; UTF-8 with a byte-order mark, so that
+    Excel on Windows reads Cyrillic or Chinese names right."""
+    setup = ledger.setup
+    point = get_decimal_symbol(locale_code())
+    out = io.StringIO()
+    writer = csv.writer(out, delimiter=";" if point == "," else ",")
+    pool_name = ledger.variant.pool_name(setup.options)
+    names = [_csv_text(name) for name in setup.players]
+    writer.writerow([gettext("Hand"), gettext("Dealer"), gettext("Contract"), gettext("Tricks"), gettext("Result"),
+                     *names, *([_csv_text(tr(pool_name))] if pool_name else [])])
+    for row in ledger.rows:
+        r = row.ruling
+        contract = f"{names[r.declarer]}: {tr(r.contract.name)}" if r.contract and r.declarer is not None else ""
+        writer.writerow([row.number, names[r.dealer], contract, "" if r.tricks is None else r.tricks,
+                         result_label(row), *row.totals, *([row.pool] if pool_name else [])])
+    stake = setup.stake
+    if stake is not None and ledger.rows:
+        settle = settle_up(ledger)
+        label = gettext("Settle-up (%(currency)s)", currency=stake.currency) if stake.currency else gettext("Settle-up")
+        scale = 1 if settle.money else stake.minor  # a money evening's settle-up is in pence already
+        writer.writerow([_csv_text(label), "", "", "", "",
+                         *(_decimal(balance * scale, point) for balance in settle.balances),
+                         *([_decimal(settle.pool_left * scale, point)] if pool_name else [])])
+    return "\ufeff" + out.getvalue()
+
+
+def _decimal(minor: int, point: str) -> str:
+    """Minor currency units (pence) as currency units for a spreadsheet: ``-1,20`` (two
+    decimals, the language's decimal ``point``, an ASCII minus, no grouping)."""
+    whole, cents = divmod(abs(minor), 100)
+    return f"{'-' if minor < 0 else ''}{whole}{point}{cents:02d}"
+
+
+
+def _csv_text(value: str) -> str:
+    """Keep a spreadsheet from reading a name such as ``=HYPERLINK(…)`` as a formula."""
+    return "'" + value if value[:1] in ("=", "+", "-", "@", "\t", "\r") else value

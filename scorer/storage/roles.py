@@ -1,0 +1,233 @@
+"""Phones and their roles at tables, in the database: the device rows, who is a scorer,
+the tables a phone has opened, revoking a phone, new credentials, and the PIN budget.
+
+A phone is known by a random id (its cookie, :mod:`scorer.web.devices`), stored here only
+as a hash (:class:`~scorer.storage.models.Device`); the database keeps, per phone and
+table (:class:`~scorer.storage.models.TableAccess`), whether it opened the table, how it
+became a scorer, and its wrong PINs. A scorer can revoke another phone, or change the PIN
+and the scorers' link, which makes every phone that became a scorer with the old ones a
+viewer again.
+
+PIN guessing is bounded twice, because every phone at a table shares one IP address:
+:data:`SESSION_TRIES` wrong PINs per phone per :data:`WINDOW`, and a looser
+:data:`TABLE_TRIES` per table per window (both counted in the database, so clearing
+cookies resets neither for long). A locked-out phone can still use the scorers' link.
+
+Every function takes the phone (its :class:`~scorer.storage.models.Device` row) as an
+argument: which phone a request comes from is the web layer's (:mod:`scorer.web.access`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+
+import sqlalchemy as sa
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import selectinload
+
+from .models import Change, Device, Evening, TableAccess, db, new_key, new_pin, utcnow
+from .services import writing
+
+#: Wrong PINs one phone may try per window before it must wait.
+SESSION_TRIES = 5
+#: Wrong PINs all sessions together may try at one table per window.
+TABLE_TRIES = 30
+#: The window both budgets count over.
+WINDOW = timedelta(minutes=15)
+#: How a phone may have become a scorer; "start" and "import" (the table's creator)
+#: outlive a change of the PIN and the scorers' link, "link" and "pin" do not.
+CREATOR_GRANTS = ("start", "import")
+
+
+def token_hash(token: str) -> str:
+    """What the database keeps of a device id: its SHA-256."""
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def find_device(token: str) -> Device | None:
+    """The device row of the id ``token``, or ``None``."""
+    return db.session.scalar(sa.select(Device).where(Device.token_hash == token_hash(token)))
+
+
+def add_device(token: str, tag: str, model: str) -> Device | None:
+    """The device row of ``token``, made now (``tag`` tells two of one ``model`` apart)
+    unless another request of the same phone made it a moment ago."""
+    try:
+        with writing():
+            device = Device(token_hash=token_hash(token), tag=tag, model=model[:20])
+            db.session.add(device)
+    except IntegrityError:  # the same phone's other request made it a moment ago
+        return find_device(token)
+    return device
+
+
+def rename_device(device: Device, name: str) -> Device:
+    """Name the phone (at most 40 characters, spaces tidied; blank: back to the guess)."""
+    clean = " ".join(str(name).split())[:40]
+    with writing():
+        fresh = db.session.get(Device, device.id)
+        assert fresh is not None
+        fresh.name = clean
+    return fresh
+
+
+def holds_role(row: TableAccess | None, generation: int) -> bool:
+    """Whether a phone's row makes it a scorer of a table whose credentials are at
+    ``generation`` (:attr:`~scorer.storage.models.Evening.access_generation`)."""
+    if row is None or not row.via or row.revoked_at is not None:
+        return False
+    return row.via in CREATOR_GRANTS or row.generation == generation
+
+
+def is_scorer(device: Device | None, key: str) -> bool:
+    """Whether ``device`` may enter and correct hands at table ``key`` (one query; none
+    without a device)."""
+    found = None if device is None or not isinstance(key, str) else db.session.execute(
+        sa.select(TableAccess, Evening.access_generation).join(Evening, TableAccess.evening_id == Evening.id)
+        .where(Evening.key == key, TableAccess.device_id == device.id)).first()
+    return found is not None and holds_role(found[0], found[1])
+
+
+def access_row(device: Device, evening: Evening) -> TableAccess:
+    """``device``'s row at ``evening`` in the pending unit of work, made if missing."""
+    row = db.session.scalar(sa.select(TableAccess).where(TableAccess.device_id == device.id,
+                                                         TableAccess.evening_id == evening.id))
+    if row is None:
+        row = TableAccess(device_id=device.id, evening_id=evening.id, seen_at=utcnow(), via="", generation=0,
+                          pin_failures=0)
+        db.session.add(row)
+    return row
+
+
+def grant(device: Device, key: str, via: str) -> None:
+    """Make ``device`` a scorer at table ``key`` (``via``: "start", "import", "link" or
+    "pin"), and remember the table. A revoked phone that comes back through the link or
+    PIN is a scorer again."""
+    with writing():
+        evening = db.session.scalar(sa.select(Evening).where(Evening.key == key))
+        if evening is None:
+            return
+        row = access_row(device, evening)
+        if not (row.via in CREATOR_GRANTS and row.revoked_at is None):
+            row.via = via
+        row.generation, row.revoked_at, row.granted_at, row.seen_at = (evening.access_generation, None, utcnow(),
+                                                                       utcnow())
+
+
+def seen(device: Device, key: str) -> None:
+    """Write that ``device`` has opened table ``key`` now."""
+    with writing():
+        evening = db.session.scalar(sa.select(Evening).where(Evening.key == key))
+        if evening is None:
+            return
+        access_row(device, evening).seen_at = utcnow()
+
+
+def seen_keys(device: Device) -> list[str]:
+    """The tables ``device`` has opened, most recent first (at most 100)."""
+    return list(db.session.scalars(
+        sa.select(Evening.key).join(TableAccess, TableAccess.evening_id == Evening.id)
+        .where(TableAccess.device_id == device.id).order_by(TableAccess.seen_at.desc(), TableAccess.id.desc())
+        .limit(100)))
+
+
+def scorers_of(evening: Evening) -> list[tuple[TableAccess, bool]]:
+    """Every phone that was made a scorer at ``evening``, and whether it still is, newest first."""
+    rows = db.session.scalars(
+        sa.select(TableAccess).where(TableAccess.evening_id == evening.id, TableAccess.via != "")
+        .options(selectinload(TableAccess.device)).order_by(TableAccess.granted_at.desc(), TableAccess.id.desc()))
+    return [(row, holds_role(row, evening.access_generation)) for row in rows]
+
+
+def revoke(evening: Evening, access_id: int, me: Device | None, by: str,
+           name_of: Callable[[Device], str]) -> TableAccess | None:
+    """Take the scorer's role from the phone of row ``access_id`` at ``evening`` (never
+    from ``me``, the phone asking); ``None`` if there is no such row. Logged in the
+    history as done ``by`` (the asking phone's name), naming the phone ``name_of`` it."""
+    with writing():
+        row = db.session.scalar(sa.select(TableAccess).where(TableAccess.id == access_id,
+                                                             TableAccess.evening_id == evening.id))
+        if row is None or (me is not None and row.device_id == me.id):
+            return None
+        row.revoked_at = utcnow()
+        db.session.add(Change(evening_id=evening.id, kind="revoke", device=by, after={"phone": name_of(row.device)}))
+    return row
+
+
+def renew_credentials(evening: Evening, device: Device, by: str) -> None:
+    """A new PIN and a new scorers' link for ``evening``: every phone that became a scorer
+    with the old ones is a viewer again; ``device`` and the table's creator stay scorers.
+    Logged in the history as done ``by``."""
+    with writing():
+        fresh = db.session.scalar(sa.select(Evening).where(Evening.id == evening.id).with_for_update())
+        assert fresh is not None
+        fresh.pin, fresh.edit_key = new_pin(), new_key()
+        fresh.access_generation += 1
+        fresh.pin_failures, fresh.pin_window_start = 0, None
+        row = access_row(device, fresh)
+        row.generation = fresh.access_generation
+        db.session.add(Change(evening_id=fresh.id, kind="credentials", device=by))
+
+
+@dataclass(frozen=True)
+class PinAnswer:
+    """What :func:`try_pin` found: ``right``, or not; when the PIN was not checked at all,
+    ``phone_waits`` (minutes this phone must wait) or ``table_paused``."""
+
+    right: bool = False
+    phone_waits: int = 0
+    table_paused: bool = False
+
+
+def try_pin(evening: Evening, device: Device, pin: str) -> PinAnswer:
+    """Check ``pin`` against the table's PIN and make ``device`` a scorer if right.
+
+    A wrong PIN is counted against both budgets. Nothing is checked when this phone has
+    used its :data:`SESSION_TRIES` or the table its :data:`TABLE_TRIES` in the window.
+    The table's counter is updated in its own short transactions, atomically.
+    """
+    with writing():
+        row = access_row(device, evening)
+        if row.pin_window_start is not None and _aware(row.pin_window_start) < utcnow() - WINDOW:
+            row.pin_failures, row.pin_window_start = 0, None
+        fails, started = row.pin_failures, row.pin_window_start
+    if fails >= SESSION_TRIES and started is not None:
+        return PinAnswer(phone_waits=int((WINDOW - (utcnow() - _aware(started))).total_seconds()) // 60 + 1)
+    # reserve one try from the table's budget in a single UPDATE, so a burst of guesses
+    # from many sessions at once cannot overdraw it (each UPDATE waits for the row)
+    now = utcnow()
+    expired = sa.or_(Evening.pin_window_start.is_(None), Evening.pin_window_start < now - WINDOW)
+    with writing():
+        reserved = db.session.execute(
+            sa.update(Evening)
+            .where(Evening.id == evening.id, sa.or_(expired, Evening.pin_failures < TABLE_TRIES))
+            .values(pin_failures=sa.case((expired, 1), else_=Evening.pin_failures + 1),
+                    pin_window_start=sa.case((expired, now), else_=Evening.pin_window_start))
+            .execution_options(synchronize_session=False)
+        )
+    if reserved.rowcount != 1:  # type: ignore[attr-defined]
+        return PinAnswer(table_paused=True)
+    candidate = re.sub(r"\s+", "", str(pin))[:12]
+    if hmac.compare_digest(evening.pin.encode(), candidate.encode()):
+        # a right PIN is not a failure: give the try back
+        with writing():
+            db.session.execute(sa.update(Evening).where(Evening.id == evening.id, Evening.pin_failures > 0)
+                               .values(pin_failures=Evening.pin_failures - 1)
+                               .execution_options(synchronize_session=False))
+        grant(device, evening.key, via="pin")
+        return PinAnswer(right=True)
+    with writing():
+        row = access_row(device, evening)
+        row.pin_failures += 1
+        row.pin_window_start = row.pin_window_start or utcnow()
+    return PinAnswer()
+
+
+def _aware(moment: datetime) -> datetime:
+    """SQLite gives back naive datetimes (stored in UTC)."""
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)

@@ -1,0 +1,81 @@
+"""What each route lets a phone do, declared on the route and checked before its view.
+
+Every route declares its level with :func:`permission` (a route without one is refused,
+and a test fails on it); :func:`check_permission`, a ``before_request`` step, runs the
+check: viewers read, scorers (:func:`scorer.web.access.is_scorer`) enter and correct.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import abort, current_app, flash, jsonify, redirect, request, url_for
+from flask_babel import gettext as _
+
+from ..storage import groups, services
+from . import access
+
+#: What a route lets a phone do, declared on every route with :func:`permission` and
+#: checked before the view runs (:func:`check_permission`):
+#:
+#: - ``public``: nothing keyed (the start page, import, a new group, the language menu);
+#: - ``view``: anyone holding the table's (or group's) link reads;
+#: - ``score``: the table's scorers record, correct, undo and overrule hands;
+#: - ``manage``: the table's scorers change the table itself (settings, finish, reopen);
+#:   for a group, whoever holds its link (its key is its credential).
+#:
+#: A later ``dispute`` (any phone raising a claim) fits between ``view`` and ``score``.
+LEVELS = ("public", "view", "score", "manage")
+#: What the route's ``key`` names: an evening (a table) or a group.
+SUBJECTS = ("evening", "group")
+
+
+def permission(level: str, of: str = "evening") -> Any:
+    """Declare what a route needs: ``@permission("score")`` under ``@bp.post(…)``.
+
+    ``level`` is one of :data:`LEVELS`; ``of`` what the URL's ``key`` is (:data:`SUBJECTS`).
+    Raises ``ValueError`` at import time for an unknown level or subject. A route with
+    no declaration is refused (and a test fails on it)."""
+    if level not in LEVELS or of not in SUBJECTS:
+        raise ValueError(f"unknown permission {level!r} of {of!r}")
+
+    def declare(view: Any) -> Any:
+        view.permission = (level, of)
+        return view
+
+    return declare
+
+
+def permission_of(view: Any) -> tuple[str, str] | None:
+    """``(level, subject)`` declared on a view function, or ``None`` if undeclared."""
+    return getattr(view, "permission", None)
+
+
+def check_permission() -> Any:
+    """Run the check each route declares (:func:`permission`) before the
+    view: an unknown table or group is a 404; a viewer asking for a scorer's route is
+    sent to the PIN page (nothing runs, nothing changes), or answered ``403`` JSON under
+    ``/api/`` (a script has no PIN page to go to); an undeclared route is refused."""
+    if request.endpoint is None or request.endpoint == "static":
+        return None  # a 404 or 405 of the router, or a static file
+    declared = permission_of(current_app.view_functions.get(request.endpoint))
+    if declared is None:
+        current_app.logger.error("route %s declares no permission; refused", request.endpoint)
+        abort(403)
+    level, subject = declared
+    if level in ("public", "view"):
+        return None  # a view that reads answers 404 itself for an unknown key (no extra query here)
+    key = (request.view_args or {}).get("key", "")
+    if subject == "group":
+        if groups.get_group(key) is None:
+            abort(404)
+        return None  # a group's link is its key: holding it is enough to manage it
+    if services.evening_revision(key) is None:
+        abort(404)
+    if access.is_scorer(key):
+        return None
+    message = _("Only the table's scorers can change the score. Enter the table's PIN to become one.")
+    if request.path.startswith("/api/"):
+        return jsonify(error={"code": "forbidden", "message": message}), 403
+    flash(message)
+    return redirect(url_for("table.join", key=key))
