@@ -32,7 +32,7 @@ from ..evening.file import MAX_STAKE_MINOR, parse_stake
 from ..rules import BIDS, PASS, Claim, EveningSetup, HandFacts, RulesError, Variant, clean_text
 from ..rules.cards import RANKS_36, RANKS_52, SUITS, parse_card
 from ..rules.variants.base import TRICKS_PER_HAND
-from ..storage.services import TOKEN
+from ..storage.tokens import TOKEN
 from .i18n import default_currency, error_text, example_number, number, parse_number_text, tr, valid_zone
 
 MAX_PLAYERS = 6
@@ -53,7 +53,7 @@ def _strip(value: Any) -> Any:
 
 
 def one_time_token(form: FlaskForm, field: HiddenField) -> None:
-    """A form's one-time token is what the page was given (:data:`scorer.storage.services.TOKEN`),
+    """A form's one-time token is what the page was given (:data:`scorer.storage.tokens.TOKEN`),
     or empty; anything else (a NUL, a space, 65 characters) is refused, nothing saved."""
     if field.data and not TOKEN.fullmatch(field.data):
         raise ValidationError(gettext("This form is damaged; reload the page and try again."))
