@@ -18,7 +18,7 @@ from .errors import TABLE_CHANGED, EveningFinished, HandConflict
 from .evenings import after_write, current_facts, log, normalise, seat_changes_of, setup_of, version_of
 from .models import Change, Evening, Hand, Player, SeatChangeRecord, db, utcnow
 from .tokens import creating, keep_created
-from .units import bump, lock, on_commit, write
+from .units import bump, on_commit, write_locked
 
 
 @creating("start")
@@ -135,7 +135,7 @@ def _in_hand_order(changes: Sequence[SeatChange], hands: int) -> list[SeatChange
     return [c if c.before_hand <= hands + 1 else dataclasses.replace(c, before_hand=hands + 1) for c in ordered]
 
 
-@write
+@write_locked
 def change_settings(evening: Evening, base_revision: int, *, name: str, place: str, options: dict,
                     device: str = "") -> bool:
     """Change the table's name, place and options; every hand is ruled again under the
@@ -148,7 +148,6 @@ def change_settings(evening: Evening, base_revision: int, *, name: str, place: s
     :class:`~scorer.rules.RulesError` when a hand already played would be refused or
     would fall after the end the new options set (P-14 and the variants' end rules).
     """
-    evening = lock(evening)
     if evening.finished_at is not None:  # finished is final until reopened: the totals cannot move
         raise EveningFinished(Text("This evening is finished: reopen it to change its settings."))
     if evening.revision != base_revision:
@@ -182,14 +181,13 @@ def change_settings(evening: Evening, base_revision: int, *, name: str, place: s
     return True
 
 
-@write
+@write_locked
 def set_finished(evening: Evening, finished: bool, *, device: str = "", base_revision: int | None = None) -> bool:
     """Close the evening (no more hands) or reopen it; the history keeps which phone did.
     ``False`` when it already was (a double tap: nothing to record).
 
     ``base_revision`` (the JSON commands give it): :class:`HandConflict` if the table
     changed since; ``None`` does not check (the HTML button, where a double tap is harmless)."""
-    evening = lock(evening)
     if base_revision is not None and evening.revision != base_revision:
         raise HandConflict(TABLE_CHANGED, 0)
     if (evening.finished_at is not None) == finished:
@@ -202,12 +200,12 @@ def set_finished(evening: Evening, finished: bool, *, device: str = "", base_rev
 
 @handles(ChangeSettings)
 def _settings(command: ChangeSettings, evening: Evening, device: Device) -> Saved:
-    changed = change_settings(evening, command.revision, name=command.name, place=command.place,
+    changed = change_settings.on_locked(evening, command.revision, name=command.name, place=command.place,
                               options=command.options, device=device.name)
     return Saved(evening.key, changed=changed)
 
 
 @handles(SetFinished)
 def _finished(command: SetFinished, evening: Evening, device: Device) -> Saved:
-    changed = set_finished(evening, command.finished, device=device.name, base_revision=command.revision)
+    changed = set_finished.on_locked(evening, command.finished, device=device.name, base_revision=command.revision)
     return Saved(evening.key, changed=changed)

@@ -40,7 +40,7 @@ from .evenings import (
     version_of,
 )
 from .models import Evening, Hand, HandVersion, db, utcnow
-from .units import bump, lock, on_commit, write
+from .units import bump, on_commit, write_locked
 
 TAKEN = Text("Hand {number} has already been recorded (perhaps from another phone).")
 
@@ -50,7 +50,7 @@ def _remember(kept: tuple[settled.EveningHead, Ledger, settled.Fingerprint] | No
         on_commit(lambda: settled.remember(*kept))
 
 
-@write
+@write_locked
 def record_hand(evening: Evening, number: int, facts: HandFacts, *, device: str = "",
                 device_id: int | None = None) -> Hand:
     """Save hand ``number`` (which must be the next one) with ``facts``.
@@ -62,7 +62,6 @@ def record_hand(evening: Evening, number: int, facts: HandFacts, *, device: str 
     ``device_id`` is its row, kept with the hand for confirmation (see :mod:`scorer.storage.disputes`).
     """
     facts = normalise(facts)
-    evening = lock(evening)
     ledger = ledger_of(evening)
     if is_closed(evening, ledger):
         raise EveningFinished(Text("This evening is finished: no more hands can be recorded."))
@@ -93,7 +92,7 @@ def record_hand(evening: Evening, number: int, facts: HandFacts, *, device: str 
     return hand
 
 
-@write
+@write_locked
 def correct_hand(evening: Evening, number: int, base_version: int, facts: HandFacts, *, device: str = "",
                  kind: str = "correct", hand_id: int | None = None) -> HandVersion:
     """Save corrected facts for hand ``number`` as a new version; the old one is kept.
@@ -108,7 +107,6 @@ def correct_hand(evening: Evening, number: int, base_version: int, facts: HandFa
     saved ones save nothing and return the current version.
     """
     facts = normalise(facts)
-    evening = lock(evening)
     if evening.finished_at is not None:
         raise EveningFinished(Text("This evening is finished: reopen it to correct a hand."))
     hand = next((h for h in evening.hands if h.number == number), None)
@@ -148,7 +146,7 @@ def correct_hand(evening: Evening, number: int, base_version: int, facts: HandFa
     return version
 
 
-@write
+@write_locked
 def undo_last_hand(evening: Evening, number: int | None, base_version: int, *, device: str = "",
                    hand_id: int | None = None) -> Hand:
     """Take the last hand out of play; nothing is deleted (its versions are kept, the
@@ -160,7 +158,6 @@ def undo_last_hand(evening: Evening, number: int | None, base_version: int, *, d
     (also when ``hand_id`` is given and the last hand is another row). Raises
     :class:`EveningFinished` for a closed evening.
     """
-    evening = lock(evening)
     if evening.finished_at is not None:
         raise EveningFinished(Text("This evening is finished: reopen it to undo a hand."))
     if not evening.hands:
@@ -219,7 +216,8 @@ def _named(evening: Evening, command: CorrectHand | RestoreVersion | OverrideRul
 def _save(evening: Evening, hand: Hand, command: CorrectHand | RestoreVersion | OverrideRuling | SetClaims | RecordPlay,
           facts: HandFacts, kind: str, device: Device) -> Saved:
     number, hand_id = hand.number, hand.id
-    version = correct_hand(evening, number, command.version, facts, device=device.name, kind=kind, hand_id=hand_id)
+    version = correct_hand.on_locked(evening, number, command.version, facts, device=device.name, kind=kind,
+                                     hand_id=hand_id)
     return Saved(evening.key, hand_id, number, version.version, changed=version.version > command.version)
 
 
@@ -229,7 +227,8 @@ def _current(evening: Evening, hand: Hand) -> HandFacts:
 
 @handles(RecordHand)
 def _record(command: RecordHand, evening: Evening, device: Device) -> Saved:
-    hand = record_hand(evening, command.number, command.facts, device=device.name, device_id=device.id)
+    hand = record_hand.on_locked(evening, command.number, command.facts, device=device.name,
+                                 device_id=device.id)
     return Saved(evening.key, hand.id, hand.number, 1)
 
 
@@ -278,5 +277,6 @@ def _play(command: RecordPlay, evening: Evening, device: Device) -> Saved:
 
 @handles(UndoHand)
 def _undo(command: UndoHand, evening: Evening, device: Device) -> Saved:
-    hand = undo_last_hand(evening, command.number, command.version, device=device.name, hand_id=command.hand_id)
+    hand = undo_last_hand.on_locked(evening, command.number, command.version, device=device.name,
+                                    hand_id=command.hand_id)
     return Saved(evening.key, hand.id, hand.undone_number, hand.current.version)

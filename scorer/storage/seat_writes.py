@@ -11,7 +11,7 @@ from .commands import ChangeSeats, Device, Saved, UndoSeatChange, handles
 from .errors import TABLE_CHANGED, EveningFinished, HandConflict
 from .evenings import current_facts, ledger_of, seat_changes_of, setup_of
 from .models import Change, Evening, Player, SeatChangeRecord, db, utcnow
-from .units import bump, lock, write
+from .units import bump, write_locked
 
 FINISHED = Text("This evening is finished: reopen it to change who is at the table.")
 
@@ -53,7 +53,7 @@ def _change(evening: Evening, kind: str, name: str, seat: int | None, left_of: i
     raise IllegalSetup(Text("That player is not one of the players."))
 
 
-@write
+@write_locked
 def change_seats(evening: Evening, kind: str, *, name: str = "", seat: int | None = None,
                  left_of: int | None = None, base_revision: int | None = None, device: str = "") -> SeatChange:
     """Record, before the next hand, that a player joins (``name``, sitting on the left of
@@ -68,7 +68,6 @@ def change_seats(evening: Evening, kind: str, *, name: str = "", seat: int | Non
     long or taken, or a change the rules refuse (P-1, H-1, R-1, B-1: a seventh player).
     A rename to the same name saves nothing.
     """
-    evening = lock(evening)
     _check(evening, base_revision, finished=kind != "rename")
     name = clean_text(name or "")
     change = _change(evening, kind, name, seat, left_of)
@@ -89,7 +88,7 @@ def change_seats(evening: Evening, kind: str, *, name: str = "", seat: int | Non
     return change
 
 
-@write
+@write_locked
 def undo_seat_change(evening: Evening, change_id: int | None, *, device: str = "",
                      base_revision: int | None = None) -> None:
     """Undo the last change of seats (``change_id`` is its row, as the page showed it):
@@ -99,7 +98,6 @@ def undo_seat_change(evening: Evening, change_id: int | None, *, device: str = "
     still in play and no hand has been recorded after it (undo that hand first; a rename
     can be undone at any time while it is the last), and :class:`EveningFinished`.
     ``change_id`` ``None``: the last change, if the table is still at ``base_revision``."""
-    evening = lock(evening)
     _check(evening, base_revision)
     live = [r for r in evening.seat_changes if r.undone_at is None]
     record = live[-1] if live else None
@@ -125,12 +123,12 @@ def undo_seat_change(evening: Evening, change_id: int | None, *, device: str = "
 
 @handles(ChangeSeats)
 def _seats(command: ChangeSeats, evening: Evening, device: Device) -> Saved:
-    change = change_seats(evening, command.kind, name=command.name, seat=command.seat, left_of=command.left_of,
-                          base_revision=command.revision, device=device.name)
+    change = change_seats.on_locked(evening, command.kind, name=command.name, seat=command.seat,
+                                    left_of=command.left_of, base_revision=command.revision, device=device.name)
     return Saved(evening.key, detail=change)
 
 
 @handles(UndoSeatChange)
 def _undo_seats(command: UndoSeatChange, evening: Evening, device: Device) -> Saved:
-    undo_seat_change(evening, command.change_id, device=device.name, base_revision=command.revision)
+    undo_seat_change.on_locked(evening, command.change_id, device=device.name, base_revision=command.revision)
     return Saved(evening.key)

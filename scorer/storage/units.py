@@ -87,7 +87,6 @@ class _Unit:
 
     def __init__(self) -> None:
         self.bumped: list[str] = []  # the evenings whose polled revision is forgotten on commit
-        self.locked: set[int] = set()  # the evenings whose row lock this unit holds
         self.after: list[Callable[[], None]] = []  # run once committed (:func:`on_commit`)
 
 
@@ -120,18 +119,13 @@ def lock(evening: Evening) -> Evening:
     ``BEGIN IMMEDIATE`` already holds the database). Every check that follows — the
     next hand's number, the last hand, the current version, the revision, the options
     — then runs on what is committed now, not on what the request read before.
-    Returns the evening, re-read with its players, hands and versions. Within one unit
-    the second lock of an evening returns it as it is (the unit holds the lock already).
+    Returns the evening, re-read with its players, hands and versions (also what this
+    unit has written to it so far: a write nested in another sees the outer one's).
     """
-    unit = _UNIT.get()
-    if unit is not None and evening.id in unit.locked:
-        return evening
     key = evening.key
     db.session.execute(sa.select(Evening.id).where(Evening.id == evening.id).with_for_update())
     fresh = get_evening(key, fresh=True)
     assert fresh is not None  # evenings are never deleted
-    if unit is not None:
-        unit.locked.add(fresh.id)
     return fresh
 
 
@@ -144,9 +138,6 @@ def lock_key(key: str) -> Evening | None:
         return None
     evening = get_evening(key, fresh=True)
     assert evening is not None  # evenings are never deleted
-    unit = _UNIT.get()
-    if unit is not None:
-        unit.locked.add(evening.id)
     return evening
 
 
@@ -201,6 +192,20 @@ def reading() -> Iterator[Any]:
         yield db.session
     finally:
         db.session.rollback()
+
+
+def write_locked(function: Any) -> Any:
+    """A write to one evening (its first argument) as one :func:`writing` unit of work that
+    takes the evening's row lock first (:func:`lock`). ``.on_locked`` is the function itself,
+    for a command's handler, which runs inside the command's unit on the evening it locked."""
+
+    @functools.wraps(function)
+    def wrapper(evening: Evening, *args: Any, **kwargs: Any) -> Any:
+        with writing():
+            return function(lock(evening), *args, **kwargs)
+
+    wrapper.on_locked = function  # type: ignore[attr-defined]
+    return wrapper
 
 
 def write(function: Any) -> Any:

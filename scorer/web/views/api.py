@@ -20,7 +20,8 @@ from flask_babel import gettext
 
 from ...evening.codec import encode_hand
 from ...evening.file import EveningFileError, check_hand, dump_seat_change, read_hand, seat_reader
-from ...evening.ledger import Ledger, table_ledger
+from ...evening.ledger import Ledger
+from ...evening.lone_bid import lone_bid_auction
 from ...rules import HandFacts, RulesError, clean_text
 from ...rules.play import PlayState
 from ...storage import evenings, hand_writes, tokens, units
@@ -144,16 +145,9 @@ def _lone_bid(data: dict[str, Any], ledger: Ledger, dealer: int, seated: tuple[i
     if "dealer" in data:
         dealer = seat_of(data["dealer"], "facts.dealer")
     declarer = None if lone.get("declarer") is None else seat_of(lone["declarer"], "facts.lone_bid.declarer")
-    table = table_ledger(ledger, seated)
-    local = {seat: i for i, seat in enumerate(seated or range(ledger.setup.n))}
     # a Wellington or Blücher names who bid Nap (and Wellington) before it (P-7, H-7)
     earlier = {bid: seat_of(lone[bid], f"facts.lone_bid.{bid}") for bid in ("nap", "wellington") if bid in lone}
-    for seat in (dealer, declarer, *earlier.values()):
-        if seat is not None and seat not in local:
-            raise BadBody(gettext("%(name)s is not at the table for this hand.", name=names[seat]))
-    auction = ledger.variant.lone_bid_auction(table.setup, local[dealer],
-                                              None if declarer is None else local[declarer], lone.get("contract"),
-                                              {bid: local[seat] for bid, seat in earlier.items()})
+    auction = lone_bid_auction(ledger, seated, dealer, declarer, lone.get("contract"), earlier)
     hand = {k: v for k, v in data.items() if k != "lone_bid"}
     hand.update(dealer=names[dealer], auction=list(auction))
     return hand

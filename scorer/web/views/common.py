@@ -30,8 +30,9 @@ from ...storage import kept_ledgers as settled
 from ...storage.models import Evening
 from .. import access, i18n, lan
 from ..caches import RevisionCache
-from ..forms import ActionForm, error_messages
+from ..form_fields import error_messages
 from ..i18n import error_text, tr
+from ..table_forms import ActionForm
 
 #: No routes: the template filters and context processors every page uses.
 bp = Blueprint("common", __name__)

@@ -14,8 +14,9 @@ from ...storage import disputes, errors
 from ...storage.models import DISPUTE_KINDS
 from .. import access
 from ..access import permission
-from ..forms import ActionForm, dispute_form_for, is_number
+from ..form_fields import is_number
 from ..i18n import error_text
+from ..table_forms import ActionForm, dispute_form_for
 from .common import load_evening, posted_int, row_of
 
 bp = Blueprint("disputes", __name__)

@@ -22,8 +22,10 @@ from ...storage.models import Evening
 from .. import access
 from ..access import permission
 from ..answers import form_answer, save_new_hand, sender
-from ..forms import DISPUTE_NAMES, ActionForm, HandFormBase, error_messages, hand_form_for, override_form_for
+from ..form_fields import error_messages
+from ..forms import HandFormBase, hand_form_for
 from ..i18n import error_text, tr
+from ..table_forms import DISPUTE_NAMES, ActionForm, override_form_for
 from .common import auction_of, call_label, load_evening, posted_int, row_of
 
 bp = Blueprint("hands", __name__)

@@ -13,8 +13,8 @@ from ...rules.play import PlayState
 from ...storage.commands import RecordPlay, execute
 from ..access import permission
 from ..answers import form_answer, sender
-from ..forms import PlayForm
 from ..i18n import error_text
+from ..table_forms import PlayForm
 from .common import load_evening, play_rules, posted_int, row_of, table_row
 
 bp = Blueprint("play", __name__)

@@ -32,8 +32,8 @@ from ...storage.kept_ledgers import Settled, resumable
 from .. import access
 from ..access import permission
 from ..answers import form_answer, sender
-from ..forms import ActionForm
 from ..i18n import locale_code, tr
+from ..table_forms import ActionForm
 from .common import (
     SVG_CSP,
     by_revision,

@@ -16,7 +16,7 @@ from ...storage import errors, evening_writes, group_queries, units
 from .. import access
 from ..access import permission
 from ..demo import DEMO_FILE
-from ..forms import ImportForm, evening_form_for
+from ..evening_forms import ImportForm, evening_form_for
 from ..i18n import error_text
 
 bp = Blueprint("start", __name__)

@@ -29,6 +29,7 @@ from flask_babel import gettext as _
 
 from ...evening.file import dump_seat_change
 from ...evening.ledger import table_ledger, to_evening
+from ...evening.lone_bid import lone_bid_auction
 from ...rules import HandFacts, RulesError, SeatChange, get_variant
 from ...storage import evenings, units
 from ...storage.commands import (
@@ -44,16 +45,10 @@ from ...storage.commands import (
 from .. import access
 from ..access import permission
 from ..answers import form_answer, outcome_text, save_new_hand, sender
-from ..forms import (
-    DISPUTE_NAMES,
-    ActionForm,
-    DeviceForm,
-    PinForm,
-    is_number,
-    quick_form_for,
-    settings_form_for,
-)
-from ..i18n import safe_next
+from ..evening_forms import settings_form_for
+from ..form_fields import is_number
+from ..i18n import error_text, safe_next
+from ..table_forms import DISPUTE_NAMES, ActionForm, DeviceForm, PinForm, quick_form_for
 from .common import call_label, external_url, lan_host, posted_int, seat_change_text, signed
 
 bp = Blueprint("table", __name__)
@@ -413,7 +408,7 @@ def _quick_facts(form: Any, ledger: Any, dealer: int, errors: list[str]) -> Hand
     if "misdeal" in request.form:
         return HandFacts(dealer=dealer, misdeal=True)
     if "all_pass" in request.form:
-        return HandFacts(dealer=dealer, auction=variant.lone_bid_auction(setup, dealer, None, None))
+        return HandFacts(dealer=dealer, auction=lone_bid_auction(ledger, (), dealer, None, None))
     declarer_raw = form.declarer.data or ""
     contract = form.contract.data or ""
     tricks = form.posted_tricks()
@@ -428,10 +423,10 @@ def _quick_facts(form: Any, ledger: Any, dealer: int, errors: list[str]) -> Hand
         errors.append(_("Tap the number of tricks the declarer won."))
     if errors:
         return None
-    try:
-        auction = variant.lone_bid_auction(setup, dealer, int(declarer_raw), contract, earlier)
-    except RulesError:
-        errors.append(_("That bid is not possible here; use the full form."))
+    try:  # the table's own seats here (quick entry works on the players seated now)
+        auction = lone_bid_auction(ledger, (), dealer, int(declarer_raw), contract, earlier)
+    except RulesError as error:
+        errors.append(error_text(error))
         return None
     return HandFacts(dealer=dealer, auction=auction, tricks=tricks,
                      trump=(form.trump.data or None) if variant.names_trump else None)
