@@ -14,6 +14,7 @@ from scorer.evening.file import dumps, loads
 from scorer.evening.ledger import settle_evening
 from scorer.rules import HandFacts, IllegalAuction, Stake
 from scorer.storage import errors, evening_writes, evenings, hand_writes, units
+from scorer.storage.commands import Device, RecordHand, execute
 from scorer.storage.models import Evening, Hand, HandVersion, db
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
@@ -155,7 +156,7 @@ def test_the_sharing_migration_goes_down_and_up_with_data(any_db_app: Any) -> No
     with any_db_app.app_context():
         evening = evening_writes.create_evening(variant="pagat", players=["A", "B", "C"], first_dealer=0, options={},
                                           stake=None)
-        hand_writes.record_hand(evening, 1, HandFacts(0, ("three", "pass", "pass"), 3), token="t-1", device="x")
+        execute(RecordHand(evening.key, 1, HandFacts(0, ("three", "pass", "pass"), 3), "t-1"), device=Device("x"))
         hand_writes.undo_last_hand(evening, 1, 1)
         key = evening.key
         db.session.remove()
