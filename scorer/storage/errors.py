@@ -25,17 +25,6 @@ class EveningFinished(ScorerError):
     """The evening is closed (or its agreed end is reached): no more hands."""
 
 
-class AlreadySaved(ScorerError):
-    """This very form was saved before (a double tap or a browser retry): nothing new
-    is saved; ``number`` is where the hand the first submission saved was then, and
-    ``hand_id`` its row (``None`` for tokens saved before migration 0010)."""
-
-    def __init__(self, message: Text, number: int | None, hand_id: int | None = None) -> None:
-        super().__init__(message)
-        self.number = number
-        self.hand_id = hand_id
-
-
 class HandConflict(ScorerError):
     """Another phone saved that hand (or a newer version of it) first."""
 

@@ -18,7 +18,7 @@ import sqlalchemy as sa
 from sqlalchemy.exc import IntegrityError
 
 from ..rules import Text
-from .errors import AlreadyCreated, AlreadySaved, TokenReused
+from .errors import AlreadyCreated, TokenReused
 from .models import Evening, Group, Submission, db
 from .units import reading, writing
 
@@ -51,11 +51,6 @@ def token_used(token: str | None, evening: Evening, command: str, hand_id: int |
     if not same:
         raise TokenReused(REUSED)
     return used
-
-
-def already_saved(submission: Submission) -> AlreadySaved:
-    """The refusal of a retry: what the first submission saved (its hand's number then, and row)."""
-    return AlreadySaved(SAVED_TWICE, submission.hand_number, submission.hand_id)
 
 
 def keep(token: str | None, evening: Evening, command: str, *, number: int | None = None,
