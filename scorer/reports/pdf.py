@@ -27,7 +27,7 @@ from ..evening.ledger import Ledger
 from ..evening.settle import settle_up, statistics
 from ..rules import RULES
 from ..storage.models import Evening
-from ..storage.services import reading
+from ..storage.units import reading
 from . import render_pool
 from .chart import ledger_chart_svg, line_style
 from .presenters import auction_of, seat_lines

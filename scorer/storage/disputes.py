@@ -7,8 +7,8 @@ the claim into the hand's facts as a new version, where the referee rules on it 
 the rule as for any claim (H-13 to H-16, R-18, P-16, B-16/B-17); a scorer may instead
 find nothing to change and dismiss it. Both are kept in the history.
 
-Every function here is one unit of work (:func:`services.writing`) and raises
-:class:`services.ScorerError` subclasses whose ``message`` is a :class:`Text` (the
+Every function here is one unit of work (:func:`units.writing`) and raises
+:class:`errors.ScorerError` subclasses whose ``message`` is a :class:`Text` (the
 views translate it).
 """
 
@@ -21,10 +21,14 @@ import sqlalchemy as sa
 
 from ..rules import Text
 from ..rules.claims import CLAIM_KINDS
-from ..rules.variants.base import TRICKS_PER_HAND
+from ..rules.core import TRICKS_PER_HAND
+from .db import db
+from .errors import HandConflict, ScorerError
 from .fingerprints import HandMarks
-from .models import DISPUTE_KINDS, Change, Dispute, Evening, Hand, db, utcnow
-from .services import HandConflict, ScorerError, _bump, _lock, write
+from .models import DISPUTE_KINDS, Change, Dispute, Evening, Hand, utcnow
+from .units import bump as _bump
+from .units import lock as _lock
+from .units import write
 
 #: Kinds that name an accused player (the claims of the referee that accuse someone).
 ACCUSING = tuple(k.id for k in CLAIM_KINDS.values() if k.accuses)

@@ -18,13 +18,13 @@ Reading an evening again (:func:`settled`, :func:`settled_many`) then costs:
 
 Evenings with a change of seats in play (issue 12: a join, a leave or a rename not
 undone) are never resumed nor kept: they are settled in full every time, as
-:func:`scorer.storage.services.ledger_of` does (``settle_evening(setup_of(evening), facts,
+:func:`scorer.storage.evenings.ledger_of` does (``settle_evening(setup_of(evening), facts,
 seat_changes_of(evening))``), which is simple and safe; such evenings are rare and short.
 
 Nothing here can be stale: a kept ledger is only reused for the hands whose ids and
 versions it was folded from, under the same set-up; the revision is only a shortcut,
 read in the same statement as those ids and versions. Several processes (or a restart)
-each keep their own; a miss only costs time. The writes in :mod:`scorer.storage.services` hand
+each keep their own; a miss only costs time. The writes in :mod:`scorer.storage.hand_writes` hand
 their new ledger over after they commit (:func:`remember`), so the phone that saved a
 hand finds it settled already.
 
@@ -348,13 +348,13 @@ def _settle(where: str, missed: dict[int, dict[str, Any]]) -> dict[str, Settled]
 
 def seat_changes_of(evening: Evening) -> list[SeatChange]:
     """The evening's seat changes in play (not undone), in order, as the engine's facts
-    (:func:`scorer.storage.services.seat_changes_of`)."""
+    (:func:`scorer.storage.evenings.seat_changes_of`)."""
     return [SeatChange(r.before_hand, r.kind, r.seat, r.left_of, r.name)
             for r in evening.seat_changes if r.undone_at is None]
 
 
 def setup_of(evening: Evening, changes: Sequence[SeatChange] | None = None) -> EveningSetup:
-    """The engine's view of an evening's set-up (:func:`scorer.storage.services.setup_of`): every
+    """The engine's view of an evening's set-up (:func:`scorer.storage.evenings.setup_of`): every
     player who sits at the table during the evening (by :attr:`~scorer.storage.models.Player.seat`),
     those at the first deal ``seated`` (the others join by one of ``changes``, by default
     the evening's in play)."""
@@ -371,7 +371,7 @@ def setup_of(evening: Evening, changes: Sequence[SeatChange] | None = None) -> E
 
 def _settle_in_full(key: str, printed: tuple[int, Fingerprint]) -> Settled:
     """An evening with a change of seats in play, settled from the start as
-    :func:`scorer.storage.services.ledger_of` does, and not kept: its ``revision`` is the one read
+    :func:`scorer.storage.evenings.ledger_of` does, and not kept: its ``revision`` is the one read
     with ``printed`` (the revision and fingerprint) when the ORM read the same, else
     ``-1``. Its ``error`` is the first stored hand the rules refuse (the ledger is then
     the evening before its first hand)."""

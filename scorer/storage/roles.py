@@ -31,7 +31,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import selectinload
 
 from .models import Change, Device, Evening, TableAccess, db, new_key, new_pin, utcnow
-from .services import writing
+from .units import writing
 
 #: Wrong PINs one phone may try per window before it must wait.
 SESSION_TRIES = 5

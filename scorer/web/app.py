@@ -153,7 +153,7 @@ def register_hooks(app: Flask) -> None:
     from ..reports.words import signed
     from . import access
     from .devices import set_device_cookie
-    from .forms import error_messages
+    from .form_fields import error_messages
     from .permissions import check_permission
 
     app.add_template_filter(call_label, "call_label")

@@ -16,7 +16,7 @@ from flask_babel import get_locale
 from markupsafe import Markup
 
 from ..storage import kept_ledgers as settled
-from ..storage import services
+from ..storage import units
 
 V = TypeVar("V")
 
@@ -93,7 +93,7 @@ def by_revision(cache: RevisionCache[Any], key: str, build: Any, *variant: Any, 
     ``head`` the evening's row (:data:`scorer.storage.kept_ledgers.HEAD_COLUMNS`) if it has.
     404 if no evening."""
     if revision is None:
-        revision = services.evening_revision(key)
+        revision = units.evening_revision(key)
     if revision is None:
         abort(404)
     value = cache.get((key, revision, *variant))

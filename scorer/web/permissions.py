@@ -12,7 +12,7 @@ from typing import Any
 from flask import abort, current_app, flash, jsonify, redirect, request, url_for
 from flask_babel import gettext as _
 
-from ..storage import groups, services
+from ..storage import groups, units
 from . import access
 
 #: What a route lets a phone do, declared on every route with :func:`permission` and
@@ -70,7 +70,7 @@ def check_permission() -> Any:
         if groups.get_group(key) is None:
             abort(404)
         return None  # a group's link is its key: holding it is enough to manage it
-    if services.evening_revision(key) is None:
+    if units.evening_revision(key) is None:
         abort(404)
     if access.is_scorer(key):
         return None

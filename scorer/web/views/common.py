@@ -20,10 +20,9 @@ from flask_babel import gettext
 from ...evening.ledger import Ledger, LedgerRow
 from ...reports.words import error_text
 from ...rules import HandFacts, RulesError
-from ...storage import services
+from ...storage import evenings, units
 from ...storage.models import Evening
-from .. import access
-from ..forms import ActionForm
+from ..table_forms import ActionForm
 
 
 def client_id() -> str:
@@ -49,10 +48,10 @@ def content_disposition(kind: str, name: str, extension: str) -> str:
 
 
 def load_evening(key: str) -> tuple[Evening, Ledger]:
-    evening = services.get_evening(key)
+    evening = units.get_evening(key)
     if evening is None:
         abort(404)
-    return evening, services.ledger_of(evening)
+    return evening, evenings.ledger_of(evening)
 
 
 #: The policy of an SVG picture (a chart): pygal's own ``<style>`` applies, nothing
@@ -63,36 +62,11 @@ def rules_error(form: Any, error: RulesError) -> None:
     form.form_errors.append(error_text(error))
 
 
-def save_new_hand(evening: Evening, number: int, facts: HandFacts, token: str | None, form: Any = None) -> Any:
-    """Record hand ``number`` (full form or quick entry) and answer as a phone expects:
-    saved → the scoresheet at the hand; saved already (a double tap, another phone) or
-    the evening finished → a redirect that says so. ``None`` when the rules refuse the
-    hand: the refusal is added to ``form.form_errors`` (the caller shows the form again)."""
-    key = evening.key
-    try:
-        services.record_hand(evening, number, facts, device=access.device_name(), token=token or None,
-                             device_id=access.device_id())
-    except (services.AlreadySaved, services.EveningFinished) as error:
-        flash(error_text(error))
-        return redirect(url_for("sheet.scoresheet", key=key))
-    except services.HandConflict as error:
-        flash(error_text(error))
-        if error.number < 1:
-            return redirect(url_for("sheet.scoresheet", key=key))
-        return redirect(url_for("hands.hand", key=key, number=error.number))
-    except RulesError as error:
-        if form is not None:
-            rules_error(form, error)
-        return None
-    flash(gettext("Hand %(number)s saved.", number=number), f"saved:{number}")
-    return redirect(url_for("sheet.scoresheet", key=key))
-
-
 def undo_offer(key: str) -> dict[str, Any] | None:
     """The one-tap Undo shown with "Hand 7 saved" on the scoresheet: the last hand's
     number, version and row id (so a stale tap never undoes a newer hand), or ``None``
     when there is nothing to undo or the evening is finished."""
-    evening = services.get_evening(key)
+    evening = units.get_evening(key)
     if evening is None or not evening.hands or evening.finished_at is not None:
         return None
     last = evening.hands[-1]
