@@ -19,10 +19,11 @@ from collections.abc import Sequence
 
 import sqlalchemy as sa
 
-from ..rules import Text
+from ..rules import HandFacts, Text
 from ..rules.variants.base import TRICKS_PER_HAND
+from . import services
 from .kept_ledgers import HandMarks
-from .models import DISPUTE_KINDS, Change, Dispute, Evening, Hand, db, utcnow
+from .models import DISPUTE_KINDS, Change, Dispute, Evening, Hand, HandVersion, db, utcnow
 from .services import HandConflict, ScorerError, _bump, _lock, write
 
 #: Kinds that name an accused player (the claims of the referee).
@@ -109,12 +110,59 @@ def settle_dispute(evening: Evening, dispute_id: int, resolution: str, *, device
         raise DisputeRefused(Text("There is no such dispute at this table."))
     if dispute.resolved_at is not None:
         return dispute  # ruled on already (a double tap, another scorer): nothing more to do
+    _close(evening, dispute, resolution, device)
+    return dispute
+
+
+def _close(evening: Evening, dispute: Dispute, resolution: str, device: str) -> None:
+    """Close the open ``dispute`` of the locked ``evening`` (in the caller's unit of work)."""
     dispute.resolved_at, dispute.resolution, dispute.resolved_device = utcnow(), resolution, (device or "")[:40]
     _bump(evening)
     hand = db.session.get(Hand, dispute.hand_id)
     number = hand.number if hand is not None and hand.number > 0 else (hand.undone_number if hand else 0) or 0
     _log(evening, "ruled" if resolution == "ruled" else "dismissed", number, device, {"kind": dispute.kind})
-    return dispute
+
+
+@write
+def rule_on_hand(evening: Evening, number: int, base_version: int, facts: HandFacts, *, dispute_id: int | None = None,
+                 device: str = "", kind: str = "correct", token: str | None = None,
+                 hand_id: int | None = None) -> HandVersion:
+    """Correct hand ``number`` (:func:`scorer.storage.services.correct_hand`, same arguments,
+    same errors) and close, in the same unit of work, the open disputes of that hand the
+    correction rules on: dispute ``dispute_id`` ("Rule on it"), and every open dispute
+    whose claim (kind and accused) is now among the hand's claims. If anything fails,
+    neither the correction nor a close is saved.
+
+    The disputes are closed first: the correction then commits them with it (and its
+    kept ledger is read with the revision of both). A correction that changes nothing
+    still closes the disputes it names (the scorer ruled that the hand stands as it is).
+    """
+    evening = _lock(evening)
+    hand = next((h for h in evening.hands if h.number == number), None)
+    if hand is None or (hand_id is not None and hand.id != hand_id) or hand.current.version != base_version:
+        return services.correct_hand(evening, number, base_version, facts, device=device, kind=kind, token=token,
+                                     hand_id=hand_id)  # its conflict (or its retry), nothing closed
+    closing = _ruled_on(evening, hand, dispute_id, services.normalise(facts))
+    if services.normalise(facts) == services.facts_of(hand.current, len(evening.players)):
+        saved = services.correct_hand(evening, number, base_version, facts, device=device, kind=kind,
+                                      token=token, hand_id=hand_id)  # refuses, or saves nothing (and unlocks)
+        evening = _lock(evening)
+        for dispute in closing:
+            fresh = db.session.get(Dispute, dispute.id, populate_existing=True)
+            if fresh is not None and fresh.resolved_at is None:
+                _close(evening, fresh, "ruled", device)
+        return saved
+    for dispute in closing:
+        _close(evening, dispute, "ruled", device)
+    return services.correct_hand(evening, number, base_version, facts, device=device, kind=kind, token=token,
+                                 hand_id=hand_id)
+
+
+def _ruled_on(evening: Evening, hand: Hand, dispute_id: int | None, facts: HandFacts) -> list[Dispute]:
+    """The open disputes of ``hand`` a correction to ``facts`` rules on (see :func:`rule_on_hand`)."""
+    claimed = {(c.kind, c.accused) for c in facts.claims}
+    return [d for d in _open(evening) if d.hand_id == hand.id
+            and (d.id == dispute_id or (d.kind in ACCUSING and (d.kind, d.accused) in claimed))]
 
 
 @write

@@ -24,7 +24,7 @@ from ..evening.season import Book, SeasonEvening, name_key, resolve, season_book
 from ..rules import VARIANTS, Text
 from . import services
 from .kept_ledgers import HEAD_COLUMNS, settled_many
-from .models import Evening, Group, GroupAlias, db
+from .models import Evening, Group, GroupAlias, Submission, db
 
 
 class GroupError(Exception):
@@ -50,15 +50,20 @@ def get_group(key: str) -> Group | None:
 def create_group(name: str, token: str | None = None) -> Group:
     """Save a new group called ``name`` (trimmed; 1 to 80 characters, checked by the form).
 
-    ``token``: the form's one-time token, saved in the same transaction; posted again,
+    ``token``: the form's one-time token, saved in the same unit of work; posted again,
     :class:`scorer.storage.services.AlreadyCreated` names the group the first post made and
     nothing new is saved."""
-    with services.writing():
-        services.creation_retry(token, "group")
-        group = Group(name=" ".join(name.split())[:80])
-        db.session.add(group)
-        db.session.flush()
-        services.commit_created(token, "group", group_id=group.id)
+    services.creation_retry(token, "group")
+    group = Group(name=" ".join(name.split())[:80])
+    db.session.add(group)
+    db.session.flush()
+    if token:
+        try:
+            with db.session.begin_nested():  # two posts at once: the second one's token collides
+                db.session.add(Submission(token=token, group_id=group.id, command="group"))
+        except IntegrityError:
+            services.creation_retry(token, "group")  # names the first post's group (this one is not saved)
+            raise
     return group
 
 
@@ -206,7 +211,6 @@ def add_evening(group: Group, text: str) -> Evening:
     if moved.rowcount != 1:  # type: ignore[attr-defined]
         raise GroupError(Text("“{name}” belongs to another group. Remove it from that group's page first.",
                               name=evening.name))
-    db.session.commit()
     return evening
 
 
@@ -218,7 +222,6 @@ def remove_evening(group: Group, evening_key: str) -> Evening:
     if evening is None or evening.group_id != group.id:
         raise GroupError(Text("That evening is not in this group."))
     db.session.execute(sa.update(Evening).where(Evening.id == evening.id).values(group_id=None))
-    db.session.commit()
     return evening
 
 
@@ -253,11 +256,10 @@ def merge(group: Group, alias_name: str, canonical_name: str) -> GroupAlias:
                            "players, so they cannot be merged.", evening=both.name,
                            date=both.played_on.isoformat(), **shown))
     row = GroupAlias(group_id=group.id, alias=alias, canonical=canonical)
-    db.session.add(row)
     try:
-        db.session.commit()
+        with db.session.begin_nested():  # a merge of the same spelling saved meanwhile
+            db.session.add(row)
     except IntegrityError:
-        db.session.rollback()
         raise GroupError(Text("{alias} is already merged into another name.", **shown)) from None
     return row
 
@@ -271,4 +273,3 @@ def unmerge(group: Group, alias_id: int) -> None:
     if row is None:
         raise GroupError(Text("That merge is not in this group (perhaps it was undone already)."))
     db.session.delete(row)
-    db.session.commit()

@@ -21,7 +21,7 @@ from ...evening.file import EveningFileError, check_hand, dump_seat_change, read
 from ...evening.ledger import Ledger, table_ledger
 from ...rules import HandFacts, RulesError, Text, clean_text
 from ...rules.play import PlayState
-from ...storage import services
+from ...storage import disputes, services
 from ...storage.models import Evening, Hand, db
 from .. import access
 from ..access import permission
@@ -346,7 +346,10 @@ def claims(key: str, hand_id: int) -> Any:
     value = body.get("claims")
     if not isinstance(value, list):
         raise Refused(gettext("claims must be a list (empty to remove every claim)."))
-    return _correct(evening, hand, base, _patched(ledger, hand, "claims", value or None), token, "correct")
+    dispute = _int(body, "dispute", 1) if "dispute" in body else None  # else the disputes its claims rule on
+    saved = disputes.rule_on_hand(evening, hand.number, base, _patched(ledger, hand, "claims", value or None),
+                                  device=access.device_name(), token=token, hand_id=hand.id, dispute_id=dispute)
+    return _saved(key, hand.id, 201 if saved.version > base else 200)  # the hand corrected, its disputes closed
 
 
 @bp.post("/e/<key>/hands/<int:hand_id>/play")

@@ -142,14 +142,10 @@ def _disputed(evening: Evening, row: Any, hand_id: int) -> dict[str, str]:
             "claim_trick": "" if wanted.trick is None else str(wanted.trick)}
 
 
-def _rule_on_dispute(evening: Evening) -> None:
-    """After a correction made from "Rule on it": the dispute is closed as ruled."""
+def _dispute_ruled() -> int | None:
+    """The dispute a correction made from "Rule on it" rules on (closed with it, in its unit of work)."""
     raw = str(request.form.get("dispute", ""))[:9]
-    if raw.isdigit():
-        try:
-            disputes.settle_dispute(evening, int(raw), "ruled", device=access.device_name())
-        except disputes.DisputeRefused:
-            pass  # dismissed or ruled on another phone meanwhile
+    return int(raw) if raw.isdigit() else None
 
 
 def _facts_from(form: Any, ledger: Ledger, kept: HandFacts | None = None) -> HandFacts:
@@ -350,17 +346,16 @@ def edit_hand(key: str, number: int) -> Any:
             form.form_errors.append(gettext("This form is missing its version; reload the page."))
         else:
             try:
-                services.correct_hand(evening, number, base,
+                disputes.rule_on_hand(evening, number, base,
                                       to_evening(_facts_from(form, ledger, row.facts), seated, full.setup.n),
                                       device=access.device_name(), token=form.token.data or None,
-                                      hand_id=posted_int("hand_id"))
+                                      hand_id=posted_int("hand_id"), dispute_id=_dispute_ruled())
             except (services.AlreadySaved, services.HandConflict, services.EveningFinished) as error:
                 flash(error_text(error))
                 return redirect(url_for(".hand", key=key, number=number))
             except RulesError as error:
                 rules_error(form, error)
             else:
-                _rule_on_dispute(evening)
                 flash(gettext("Hand %(number)s corrected; every later total follows.", number=number))
                 return redirect(url_for(".hand", key=key, number=number))
     return _hand_page(evening, ledger, form, number=number, editing=True, status=422)
