@@ -146,9 +146,25 @@ def register_extensions(app: Flask) -> None:
 
 
 def register_blueprints(app: Flask) -> None:
-    from .views import api, common, disputes, groups, hands, offline, play, sheet, start, table
+    from .views import (
+        api,
+        api_disputes,
+        api_evenings,
+        api_groups,
+        api_table,
+        common,
+        disputes,
+        groups,
+        hands,
+        offline,
+        play,
+        sheet,
+        start,
+        table,
+    )
 
-    for module in (common, start, sheet, hands, play, table, disputes, groups, api, offline):
+    for module in (common, start, sheet, hands, play, table, disputes, groups, api, api_disputes, api_table,
+                   api_groups, api_evenings, offline):
         app.register_blueprint(module.bp)
 
 
