@@ -76,5 +76,6 @@ def device() -> Any:
     """Name this phone (shown in the history; blank: the name guessed from its browser)."""
     data = body()
     once, name = token(data), text(data, "name", "", 40)
+    access.current_device(create=True)  # a phone seen for the first time is saved first, on its own
     run("device", once, lambda: access.set_device_name(name))
     return jsonify(name=access.device_name()), 200
