@@ -98,14 +98,14 @@ def main() -> None:
     from waitress.server import create_server
 
     from scorer import create_app
-    from scorer.storage import services
+    from scorer.storage import evening_writes, evenings, units
     from scorer.storage.models import db
 
     with tempfile.TemporaryDirectory() as tmp:
         app = create_app({"SQLALCHEMY_DATABASE_URI": f"sqlite:///{tmp}/bench.sqlite3", "SECRET_KEY": "bench"})
         with app.app_context():
             upgrade()
-            key = services.import_evening(evening).key
+            key = evening_writes.import_evening(evening).key
             from scorer.storage.groups import create_group
             from scorer.storage.models import Evening
 
@@ -113,7 +113,7 @@ def main() -> None:
             group_key = season_group.key
             # each import is its own unit of work (it rolls back what is pending first), so the
             # evenings join the group after every import: one evening a week, each from its own seed
-            members = [services.import_evening(make_evening(args.group_hands, seed=100 + i))
+            members = [evening_writes.import_evening(make_evening(args.group_hands, seed=100 + i))
                        for i in range(args.group_evenings)]
             for i, member in enumerate(members):
                 member.group_id = season_group.id
@@ -189,10 +189,10 @@ def main() -> None:
         from scorer.reports.pdf import evening_pdf_html
 
         with app.app_context(), app.test_request_context():
-            long_key = services.import_evening(make_evening(args.long_hands, seed=11)).key
-            stored = services.get_evening(long_key)
+            long_key = evening_writes.import_evening(make_evening(args.long_hands, seed=11)).key
+            stored = units.get_evening(long_key)
             assert stored is not None
-            ledger = services.ledger_of(stored)
+            ledger = evenings.ledger_of(stored)
             long_html = timed(lambda: evening_pdf_html(stored, ledger), 3)
             db.session.remove()
         print(f"evening PDF, {args.long_hands} hands: its HTML and chart built in {long_html * 1000:.0f} ms")

@@ -2,7 +2,7 @@
 
 - **Scoresheet** of a long evening (``--hands``, default 500; ``hoyle``, 5 players, with
   a pool, so every hand carries state to the next): the *cold* view is the first view
-  right after one more hand is saved (through :func:`scorer.storage.services.record_hand`, as a
+  right after one more hand is saved (through :func:`scorer.storage.hand_writes.record_hand`, as a
   phone's save does; the save itself is not timed); the *warm* view is the same page
   viewed again at once, unchanged (served from the page cache). Target: cold ≤ 3× warm.
   Also shown, without a target: after a correction of the evening's first contract
@@ -141,57 +141,57 @@ class Table:
     """An evening in the database with the hands still to be saved in it, one per change."""
 
     def __init__(self, app: Any, setup: EveningSetup, hands: list[HandFacts], stored: int, **extra: Any) -> None:
-        from scorer.storage import services
+        from scorer.storage import evening_writes, models
 
         self.app = app
         self.pending = hands[stored:]
         with app.app_context():
-            evening = services.import_evening(EveningFile(setup=setup, hands=hands[:stored], name="Benchmark"))
+            evening = evening_writes.import_evening(EveningFile(setup=setup, hands=hands[:stored], name="Benchmark"))
             for name, value in extra.items():
                 setattr(evening, name, value)
-            services.db.session.commit()
+            models.db.session.commit()
             self.key = evening.key
 
     def _evening(self) -> Any:
-        from scorer.storage import services
+        from scorer.storage import units
 
-        evening = services.get_evening(self.key)
+        evening = units.get_evening(self.key)
         assert evening is not None
         return evening
 
     def save_one(self) -> None:
         """Save the next hand, as a phone's quick entry does (one unit of work)."""
-        from scorer.storage import services
+        from scorer.storage import hand_writes, models
 
         with self.app.app_context():
             evening = self._evening()
-            services.record_hand(evening, len(evening.hands) + 1, self.pending.pop(0))
-            services.db.session.remove()
+            hand_writes.record_hand(evening, len(evening.hands) + 1, self.pending.pop(0))
+            models.db.session.remove()
 
     def undo_last(self) -> None:
         """Undo the last hand (its facts go back to the front of the hands to save)."""
-        from scorer.storage import services
+        from scorer.storage import evenings, hand_writes, models
 
         with self.app.app_context():
             evening = self._evening()
             last = evening.hands[-1]
-            self.pending.insert(0, services.facts_of(last.current, len(evening.players)))
-            services.undo_last_hand(evening, last.number, last.current.version)
-            services.db.session.remove()
+            self.pending.insert(0, evenings.facts_of(last.current, len(evening.players)))
+            hand_writes.undo_last_hand(evening, last.number, last.current.version)
+            models.db.session.remove()
 
     def correct_first_contract(self) -> None:
         """Correct the tricks of the evening's first hand with a contract (one more, or
         none after five): that hand and every hand after it are ruled on again."""
-        from scorer.storage import services
+        from scorer.storage import evenings, hand_writes, models
 
         with self.app.app_context():
             evening = self._evening()
             n = len(evening.players)
-            hand = next(h for h in evening.hands if services.facts_of(h.current, n).tricks is not None)
-            facts = services.facts_of(hand.current, n)
+            hand = next(h for h in evening.hands if evenings.facts_of(h.current, n).tricks is not None)
+            facts = evenings.facts_of(hand.current, n)
             tricks = (facts.tricks or 0) + 1 if (facts.tricks or 0) < 5 else 0
-            services.correct_hand(evening, hand.number, hand.current.version, replace(facts, tricks=tricks))
-            services.db.session.remove()
+            hand_writes.correct_hand(evening, hand.number, hand.current.version, replace(facts, tricks=tricks))
+            models.db.session.remove()
 
 
 def get(conn: http.client.HTTPConnection, path: str) -> Callable[[], bytes]:

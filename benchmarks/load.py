@@ -96,14 +96,14 @@ def make_tables(url: str, tables: int, hands: int) -> list[tuple[str, str]]:
     from flask_migrate import upgrade
 
     from scorer import create_app
-    from scorer.storage import services
+    from scorer.storage import evening_writes
 
     app = create_app({"SECRET_KEY": "load", "SQLALCHEMY_DATABASE_URI": url, "NAP_LIVE_LISTEN": False})
     made = []
     with app.app_context():
         upgrade()
         for i in range(tables):
-            evening = services.import_evening(make_evening(hands, seed=i))
+            evening = evening_writes.import_evening(make_evening(hands, seed=i))
             made.append((evening.key, evening.edit_key))
         from scorer.storage.models import db
 

@@ -201,7 +201,7 @@ def gc_figure(renderers: Renderers, html: str, repeat: int) -> None:
 def run(app: Any, *, repeat: int = 5, limit: float = 120.0) -> None:
     """Every PDF figure of this module for ``app`` (a database it may write to)."""
     from scorer.reports.pdf import evening_pdf_html
-    from scorer.storage import services
+    from scorer.storage import evening_writes, evenings, units
 
     renderers = Renderers(app, limit)
     gc.collect()
@@ -209,9 +209,9 @@ def run(app: Any, *, repeat: int = 5, limit: float = 120.0) -> None:
     documents: dict[int, tuple[str, str]] = {}
     with app.app_context(), app.test_request_context():
         for hands in (10, 100, 300):
-            key = services.import_evening(make_evening(hands, seed=11)).key
-            stored = services.get_evening(key)
-            ledger = services.ledger_of(stored)
+            key = evening_writes.import_evening(make_evening(hands, seed=11)).key
+            stored = units.get_evening(key)
+            ledger = evenings.ledger_of(stored)
             page = evening_pdf_html(stored, ledger)
             documents[hands] = (page, floor_document(page, ledger))
             if hands == 100:

@@ -31,7 +31,7 @@ from scorer import create_app  # noqa: E402
 from scorer.evening.file import EveningFile  # noqa: E402
 from scorer.evening.ledger import Fold  # noqa: E402
 from scorer.rules import EveningSetup, HandFacts, Override, get_variant  # noqa: E402
-from scorer.storage import services  # noqa: E402
+from scorer.storage import evening_writes, hand_writes  # noqa: E402
 
 
 def huge_evening(hands: int = 500) -> EveningFile:
@@ -93,11 +93,11 @@ def main() -> None:
         from flask_migrate import upgrade
 
         upgrade()
-        big = services.import_evening(huge_evening()).key
-        small = services.create_evening(variant="pagat", players=["Ann", "Bob", "Cat", "Dan"], first_dealer=0,
+        big = evening_writes.import_evening(huge_evening()).key
+        small = evening_writes.create_evening(variant="pagat", players=["Ann", "Bob", "Cat", "Dan"], first_dealer=0,
                                         options={}, stake=None)
         small_key = small.key
-        services.record_hand(small, 1, HandFacts(0, ("three", "pass", "pass", "pass"), 3))
+        hand_writes.record_hand(small, 1, HandFacts(0, ("three", "pass", "pass", "pass"), 3))
     server, port = serve(app, threads=8)
     pages = [f"/e/{small_key}", f"/e/{small_key}/history"]
     for path in pages:

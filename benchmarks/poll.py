@@ -27,7 +27,7 @@ from serving import serve  # noqa: E402 - benchmarks/serving.py
 
 from scorer import create_app  # noqa: E402
 from scorer.cli.serve import SERVER_LIMITS  # noqa: E402
-from scorer.storage import services  # noqa: E402
+from scorer.storage import evening_writes  # noqa: E402
 
 
 def hammer(port: int, path: str, clients: int, requests: int, headers: dict[str, str]) -> float:
@@ -62,7 +62,7 @@ def main() -> None:
         from flask_migrate import upgrade
 
         upgrade()
-        key = services.create_evening(variant="pagat", players=["Ann", "Bob", "Cat", "Dan"], first_dealer=0,
+        key = evening_writes.create_evening(variant="pagat", players=["Ann", "Bob", "Cat", "Dan"], first_dealer=0,
                                       options={}, stake=None).key
     server, port = serve(app, **SERVER_LIMITS)
     # a phone's cookies: its device id and a session, as a browser sends them with every poll

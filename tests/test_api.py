@@ -12,7 +12,7 @@ import pytest
 from conftest import ROOT, make_app
 
 from scorer.rules import get_variant
-from scorer.storage import services
+from scorer.storage import errors, evenings, hand_writes, units
 from scorer.storage.models import db
 from webhelpers import counts, second_scorer, start_evening
 
@@ -162,19 +162,19 @@ def test_the_service_checks_the_row_id_under_its_lock(app: Any, client: Any) -> 
     """A hand undone and replaced between the view's check and the service's lock is refused
     by the service itself (hand_id), not changed in the new hand's place."""
     from scorer.evening.codec import decode_hand
-    from scorer.storage import services
+    from scorer.storage import units
 
     key = start_evening(client)
     old = _record(client, key, 1, THREE, "a1")
     three = decode_hand({"dealer": 0, "auction": ["three", "pass", "pass", "pass"], "tricks": 3}, 4)
     with app.test_request_context():
-        services.undo_last_hand(services.get_evening(key), 1, 1, hand_id=old["id"])
-        services.record_hand(services.get_evening(key), 1, three)
-        with pytest.raises(services.HandConflict):
-            services.correct_hand(services.get_evening(key), 1, 1, three, hand_id=old["id"])
-        with pytest.raises(services.HandConflict):
-            services.undo_last_hand(services.get_evening(key), 1, 1, hand_id=old["id"])
-        evening = services.get_evening(key)
+        hand_writes.undo_last_hand(units.get_evening(key), 1, 1, hand_id=old["id"])
+        hand_writes.record_hand(units.get_evening(key), 1, three)
+        with pytest.raises(errors.HandConflict):
+            hand_writes.correct_hand(units.get_evening(key), 1, 1, three, hand_id=old["id"])
+        with pytest.raises(errors.HandConflict):
+            hand_writes.undo_last_hand(units.get_evening(key), 1, 1, hand_id=old["id"])
+        evening = units.get_evening(key)
         assert [(h.number, h.current.version) for h in evening.hands] == [(1, 1)]
         assert evening.hands[0].id != old["id"]
 
@@ -464,9 +464,9 @@ def test_lone_bid_makes_the_auction_quick_entry_makes(app: Any, client: Any, var
     state = _state(client, key)
     names = state["players"]
     with app.app_context():
-        evening = services.get_evening(key)
+        evening = units.get_evening(key)
         assert evening is not None
-        ledger = services.ledger_of(evening)
+        ledger = evenings.ledger_of(evening)
         v = get_variant(variant)
         bid = [b.id for b in v.ladder(ledger.setup.options) if b.id not in ("misere",)][0]
         expected = list(v.lone_bid_auction(ledger.setup, ledger.next_dealer, 2, bid))

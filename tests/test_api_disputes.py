@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from scorer.storage import services
+from scorer.storage import units
 from webhelpers import post_hand, second_scorer, start_evening
 
 
@@ -20,7 +20,7 @@ def _table(app: Any) -> tuple[Any, str, int]:
     key = start_evening(scorer)
     assert post_hand(scorer, key, 1, 0, {1: "three"}, tricks=2).status_code == 302
     with app.app_context():
-        evening = services.get_evening(key)
+        evening = units.get_evening(key)
         assert evening is not None
         return scorer, key, evening.hands[0].id
 
@@ -107,7 +107,7 @@ def test_confirmation_is_set_by_a_manager_and_another_phone_confirms(app: Any) -
                                                                         "confirmation": True}
     assert post_hand(scorer, key, 2, 1, {2: "three"}, tricks=3).status_code == 302
     with app.app_context():
-        evening = services.get_evening(key)
+        evening = units.get_evening(key)
         assert evening is not None
         second = evening.hands[1].id
     confirm = f"/api/e/{key}/hands/{second}/confirm"

@@ -17,7 +17,7 @@ from typing import Any
 
 from conftest import ROOT, _dispose, make_app
 
-from scorer.storage import services
+from scorer.storage import evening_writes
 from webhelpers import free_port, listening, stop, wait_until
 
 
@@ -75,7 +75,8 @@ def _table(url: str) -> tuple[str, str]:
     app = make_app(url)
     try:
         with app.app_context():
-            evening = services.create_evening(variant="pagat", players=["Ann", "Bob", "Cat", "Dan"], first_dealer=0,
+            evening = evening_writes.create_evening(variant="pagat", players=["Ann", "Bob", "Cat", "Dan"],
+                                                    first_dealer=0,
                                               options={}, stake=None)
             return evening.key, evening.edit_key
     finally:

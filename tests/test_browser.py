@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 from waitress.server import create_server
 
-from scorer.storage import services
+from scorer.storage import evenings, hand_writes, units
 from tests.conftest import make_app
 from tests.webhelpers import free_port
 
@@ -143,9 +143,9 @@ def test_two_phones_share_watch_race_undo_and_switch_language(browser: Any, site
         b.wait_for_load_state()
         a.wait_for_timeout(500)
         with app.app_context():
-            evening = services.get_evening(key)
+            evening = units.get_evening(key)
             assert evening is not None and len(evening.hands) == 2
-            winner = services.ledger_of(evening).rows[1].ruling.declarer
+            winner = evenings.ledger_of(evening).rows[1].ruling.declarer
         loser_page = b if winner == 2 else a
         loser_page.wait_for_url(re.compile(r"/hand/2"))  # shown the saved hand …
         loser_page.locator("text=already been recorded").first.wait_for(timeout=60000)  # … and told
@@ -183,7 +183,7 @@ def test_a_failed_fetch_of_the_fresh_page_is_retried_until_the_new_score_shows(
     try:
         key = _start_table(page, base)
         with app.app_context():
-            evening = services.get_evening(key)
+            evening = units.get_evening(key)
             assert evening is not None
             failed: list[str] = []
 
@@ -197,7 +197,7 @@ def test_a_failed_fetch_of_the_fresh_page_is_retried_until_the_new_score_shows(
             page.route(f"{base}/e/{key}", fail_once)  # the scoresheet itself, not its revision poll
             from scorer.rules import HandFacts
 
-            services.record_hand(evening, 1, HandFacts(0, ("three", "pass", "pass", "pass"), 3))
+            hand_writes.record_hand(evening, 1, HandFacts(0, ("three", "pass", "pass", "pass"), 3))
         # Bob (eldest) made Three: +9 (P-12), shown although the first fetch of the page failed
         page.locator(".total:has-text('Bob') .pts").filter(has_text="+9").wait_for(timeout=60000)
         assert failed  # the failure really happened
@@ -216,17 +216,17 @@ def _table_with_a_four(page: Any, app: Any, base: str) -> str:
     with app.app_context():
         from scorer.rules import HandFacts
 
-        evening = services.get_evening(key)
+        evening = units.get_evening(key)
         assert evening is not None
-        services.record_hand(evening, 1, HandFacts(0, ("four", "pass", "pass", "pass"), 4))
+        hand_writes.record_hand(evening, 1, HandFacts(0, ("four", "pass", "pass", "pass"), 4))
     return key
 
 
 def _recorded(app: Any, key: str) -> tuple[Any, Any]:
     with app.app_context():
-        evening = services.get_evening(key)
+        evening = units.get_evening(key)
         assert evening is not None
-        row = services.ledger_of(evening).rows[0]
+        row = evenings.ledger_of(evening).rows[0]
         return row.facts.record, row.ruling
 
 

@@ -18,7 +18,7 @@ from urllib.parse import urlencode
 import pytest
 import sqlalchemy as sa
 
-from scorer.storage import services
+from scorer.storage import evening_writes, evenings, units
 from scorer.storage.models import Change, Hand, HandVersion, Submission, db
 from webhelpers import running
 
@@ -85,7 +85,7 @@ def _race(count: int, work: Any) -> None:
 def test_six_phones_race_hands_duplicates_and_stale_corrections(server: Any) -> None:
     app, port = server
     with app.app_context():
-        evening = services.create_evening(variant="pagat", players=["Ann", "Bob", "Cat", "Dan"], first_dealer=0,
+        evening = evening_writes.create_evening(variant="pagat", players=["Ann", "Bob", "Cat", "Dan"], first_dealer=0,
                                           options={"hands_per_dealer": 10}, stake=None)
         key, edit_key = evening.key, evening.edit_key
     phones = [Phone(port, f"phone-{i}") for i in range(PHONES)]
@@ -140,9 +140,9 @@ def test_six_phones_race_hands_duplicates_and_stale_corrections(server: Any) -> 
         assert kinds == Counter({"start": 1, "new": HANDS, "correct": CORRECTED})
         # one token per saved form: the 20 hands and the 10 winning corrections
         assert db.session.scalar(sa.select(sa.func.count()).select_from(Submission)) == HANDS + CORRECTED
-        stored = services.get_evening(key)
+        stored = units.get_evening(key)
         assert stored is not None and stored.revision == HANDS + CORRECTED
-        ledger = services.ledger_of(stored)  # every saved hand is whole: the evening settles
+        ledger = evenings.ledger_of(stored)  # every saved hand is whole: the evening settles
         assert len(ledger.rows) == HANDS
         for row in ledger.rows[CORRECTED:]:
             assert row.facts.auction.count("three") == 1 and row.facts.tricks in (3, 4, 5)
@@ -153,7 +153,7 @@ def test_six_phones_race_hands_duplicates_and_stale_corrections(server: Any) -> 
 def test_a_viewer_changes_nothing(server: Any) -> None:
     app, port = server
     with app.app_context():
-        evening = services.create_evening(variant="pagat", players=["Ann", "Bob", "Cat"], first_dealer=0,
+        evening = evening_writes.create_evening(variant="pagat", players=["Ann", "Bob", "Cat"], first_dealer=0,
                                           options={}, stake=None)
         key = evening.key
     viewer = Phone(port, "viewer")
@@ -166,7 +166,7 @@ def test_a_viewer_changes_nothing(server: Any) -> None:
 
 def _live_numbers(app: Any, key: str) -> list[int]:
     with app.app_context():
-        evening = services.get_evening(key)
+        evening = units.get_evening(key)
         assert evening is not None
         return [h.number for h in evening.hands]
 
@@ -177,7 +177,7 @@ def test_undo_and_settings_racing_new_hands_leave_no_gap_and_no_hand_past_the_en
     stay numbered 1..n and none lies past the agreed end (P-14)."""
     app, port = server
     with app.app_context():
-        evening = services.create_evening(variant="pagat", players=["Ann", "Bob", "Cat"], first_dealer=0,
+        evening = evening_writes.create_evening(variant="pagat", players=["Ann", "Bob", "Cat"], first_dealer=0,
                                           options={"hands_per_dealer": 50}, stake=None)
         key, edit_key = evening.key, evening.edit_key
     a, b = Phone(port, "a"), Phone(port, "b")
@@ -214,7 +214,7 @@ def test_undo_and_settings_racing_new_hands_leave_no_gap_and_no_hand_past_the_en
         n = len(_live_numbers(app, key))
         assert a.request("POST", f"/e/{key}/undo", {"number": str(n), "version": "1"}) == 302
     with app.app_context():
-        revision = services.evening_revision(key)
+        revision = units.evening_revision(key)
     results: list[int] = []
 
     def shorten_or_add(i: int, barrier: threading.Barrier) -> None:
@@ -229,9 +229,9 @@ def test_undo_and_settings_racing_new_hands_leave_no_gap_and_no_hand_past_the_en
     _race(2, shorten_or_add)
     assert 500 not in results
     with app.app_context():
-        stored = services.get_evening(key)
+        stored = units.get_evening(key)
         assert stored is not None
-        ledger = services.ledger_of(stored)
+        ledger = evenings.ledger_of(stored)
         if stored.options["hands_per_dealer"] == 1:
             assert len(ledger.rows) <= 3  # the agreed end holds
         else:
@@ -244,7 +244,7 @@ def test_a_burst_of_wrong_pins_from_many_phones_never_overdraws_the_tables_budge
 
     app, port = server
     with app.app_context():
-        evening = services.create_evening(variant="pagat", players=["Ann", "Bob", "Cat"], first_dealer=0,
+        evening = evening_writes.create_evening(variant="pagat", players=["Ann", "Bob", "Cat"], first_dealer=0,
                                           options={}, stake=None)
         key, pin = evening.key, evening.pin
     wrong = "000000" if pin != "000000" else "111111"
@@ -263,7 +263,7 @@ def test_a_burst_of_wrong_pins_from_many_phones_never_overdraws_the_tables_budge
     _race(PHONES, guess)
     assert len(statuses) == 36 and set(statuses) == {422}
     with app.app_context():
-        stored = services.get_evening(key)
+        stored = units.get_evening(key)
         assert stored is not None and stored.pin_failures == access.TABLE_TRIES  # exactly 30 were checked
     # and the 31st phone, with the right PIN, is told to wait
     late = Phone(port, "late")
@@ -286,7 +286,7 @@ def test_opposite_merges_at_the_same_moment_never_make_a_loop(server: Any) -> No
         for r in range(ROUNDS):
             group = groups.create_group(f"Club {r}")
             for names in (["Ann", "Bob", "Cat"], ["Ann", "Bobby", "Cat"]):
-                evening = services.create_evening(variant="pagat", players=names, first_dealer=0, options={},
+                evening = evening_writes.create_evening(variant="pagat", players=names, first_dealer=0, options={},
                                                   stake=None)
                 groups.add_evening(group, evening.key)
             keys.append((group.key, group.id))
@@ -319,7 +319,7 @@ def test_two_groups_adding_one_evening_at_once_only_one_says_so(server: Any) -> 
     with app.app_context():
         pairs = []
         for r in range(ROUNDS):
-            evening = services.create_evening(variant="pagat", players=["Ann", "Bob", "Cat"], first_dealer=0,
+            evening = evening_writes.create_evening(variant="pagat", players=["Ann", "Bob", "Cat"], first_dealer=0,
                                               options={}, stake=None)
             pairs.append((evening.key, evening.edit_key, groups.create_group(f"A{r}").key,
                           groups.create_group(f"B{r}").key))

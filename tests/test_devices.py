@@ -8,7 +8,7 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from scorer.storage import services
+from scorer.storage import units
 from scorer.storage.models import Evening, db
 from webhelpers import post_hand, start_evening
 
@@ -97,7 +97,7 @@ def test_a_viewer_cannot_revoke_or_renew(app: Any) -> None:
     assert viewer.post(f"/e/{key}/credentials").headers["Location"].endswith(f"/e/{key}/join")
     assert _credentials(app, key) == before
     with app.app_context():
-        assert services.evening_revision(key) is not None
+        assert units.evening_revision(key) is not None
 
 
 def test_a_client_that_keeps_no_cookies_writes_nothing_by_reading(app: Any) -> None:

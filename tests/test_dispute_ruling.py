@@ -1,6 +1,7 @@
 """Ruling on a dispute is one unit of work (issue "One command, one path, one layout"):
-the correction and the dispute's close are saved together or not at all, from the
-correction form ("Rule on it") and from the JSON claims command alike."""
+the correction command carries the dispute, and the correction and the dispute's close
+are saved together or not at all, from the correction form ("Rule on it"), the JSON
+rule command and the JSON claims command alike."""
 
 from __future__ import annotations
 
@@ -11,7 +12,8 @@ from typing import Any
 import pytest
 
 from scorer.rules import Claim
-from scorer.storage import disputes, services
+from scorer.storage import disputes, evenings, hand_writes, units
+from scorer.storage.commands import CorrectHand, Device, Saved, execute
 from scorer.storage.models import Dispute, db
 from webhelpers import post_hand, start_evening
 
@@ -22,7 +24,7 @@ def _disputed_table(app: Any) -> tuple[Any, str, int, int]:
     key = start_evening(scorer)
     assert post_hand(scorer, key, 1, 0, {1: "three"}, tricks=2).status_code == 302
     with app.app_context():
-        evening = services.get_evening(key)
+        evening = units.get_evening(key)
         assert evening is not None
         hand_id = evening.hands[0].id
         dispute = disputes.raise_dispute(evening, 1, hand_id=hand_id, kind="revoke", accused=2, raised_by=1,
@@ -33,7 +35,7 @@ def _disputed_table(app: Any) -> tuple[Any, str, int, int]:
 def _saved(app: Any, key: str, dispute_id: int) -> tuple[int, int, bool]:
     """The hand's current version, the table's revision and whether the dispute is open, as committed."""
     with app.app_context():
-        evening = services.get_evening(key)
+        evening = units.get_evening(key)
         assert evening is not None
         dispute = db.session.get(Dispute, dispute_id)
         assert dispute is not None
@@ -53,25 +55,25 @@ def test_a_failure_between_the_correction_and_the_close_saves_neither(any_db_app
     def broken_log(*args: Any, **kwargs: Any) -> None:
         raise RuntimeError("the disk is full")
 
-    monkeypatch.setattr(disputes if broken == "the close" else services, "_log", broken_log)
+    if broken == "the close":
+        monkeypatch.setattr(disputes, "_log", broken_log)
+    else:
+        monkeypatch.setattr(hand_writes, "log", broken_log)
     with app.app_context():
-        evening = services.get_evening(key)
+        evening = units.get_evening(key)
         assert evening is not None
         ruled = evening.hands[0]
-        facts = services.facts_of(ruled.current, 4)
+        facts = evenings.facts_of(ruled.current, 4)
         claim = Claim("revoke", 2, True, by=1, trick=2)
+        ruling = CorrectHand(key, hand_id, 1, None, 1, facts=dataclasses.replace(facts, claims=(claim,)),
+                             dispute_id=dispute_id)
         with pytest.raises(RuntimeError):
-            disputes.rule_on_hand(evening, 1, 1, dataclasses.replace(facts, claims=(claim,)),
-                                  dispute_id=dispute_id, device="scorer", hand_id=hand_id)
+            execute(ruling, device=Device("scorer"))
     assert _saved(app, key, dispute_id) == before  # no new version, same revision, the dispute still open
 
     monkeypatch.undo()  # the same ruling, nothing broken: both saved at once
     with app.app_context():
-        evening = services.get_evening(key)
-        assert evening is not None
-        facts = services.facts_of(evening.hands[0].current, 4)
-        disputes.rule_on_hand(evening, 1, 1, dataclasses.replace(facts, claims=(claim,)),
-                              dispute_id=dispute_id, device="scorer", hand_id=hand_id)
+        assert isinstance(execute(ruling, device=Device("scorer")), Saved)
     version, revision, still_open = _saved(app, key, dispute_id)
     assert (version, still_open) == (2, False) and revision > before[1]
 

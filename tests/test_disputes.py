@@ -10,14 +10,14 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from scorer.storage import services
+from scorer.storage import units
 from tests.test_entry import checked
 from tests.webhelpers import post_hand, start_evening, totals_on_page
 
 
 def _hand_id(app: Any, key: str, number: int) -> int:
     with app.app_context():
-        evening = services.get_evening(key)
+        evening = units.get_evening(key)
         assert evening is not None
         return evening.hands[number - 1].id
 
@@ -155,7 +155,7 @@ def test_junk_in_a_hand_id_is_refused_as_stale_not_ignored(app: Any) -> None:
     for junk in ("abc", "99999999999999999999", "-5"):
         client.post(f"/e/{key}/undo", data={"number": "1", "version": "1", "hand_id": junk})
         with app.app_context():
-            evening = services.get_evening(key)
+            evening = units.get_evening(key)
             assert evening is not None and len(evening.hands) == 1, junk  # nothing undone
     # the API answers 404 (not 500) for a hand id no row can have
     for huge in ("9223372036854775808", "99999999999999999999999"):

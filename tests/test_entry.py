@@ -12,7 +12,7 @@ import re
 from typing import Any
 
 from scorer.rules import get_variant
-from scorer.storage import services
+from scorer.storage import evenings, units
 from tests.helpers import setup
 from tests.webhelpers import start_evening, totals_on_page
 
@@ -26,9 +26,9 @@ def checked(html: str, name: str) -> list[str]:
 
 def _rows(app: Any, key: str) -> list[Any]:
     with app.app_context():
-        evening = services.get_evening(key)
+        evening = units.get_evening(key)
         assert evening is not None
-        return services.ledger_of(evening).rows
+        return evenings.ledger_of(evening).rows
 
 
 def test_a_wellington_auction_is_made_from_who_bid_nap() -> None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from scorer.storage import services
+from scorer.storage import evenings, units
 from tests.test_browser import _phone, _start_table, browser, site  # noqa: F401  (fixtures)
 
 
@@ -17,9 +17,9 @@ def _start_hoyle(page: Any, base: str) -> str:
 
 def _hands(app: Any, key: str) -> list[Any]:
     with app.app_context():
-        evening = services.get_evening(key)
+        evening = units.get_evening(key)
         assert evening is not None
-        return services.ledger_of(evening).rows
+        return evenings.ledger_of(evening).rows
 
 
 def test_wellington_in_five_taps_back_never_resaves_and_undo_is_one_tap(browser: Any, site: Any) -> None:  # noqa: F811

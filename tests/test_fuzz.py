@@ -71,13 +71,13 @@ def test_import_fuzz(app: Any, client: Any, body: bytes) -> None:
 def _whole(app: Any, key: str) -> tuple[int, int]:
     """(revision, hands in play), after checking that what is stored is whole: every
     hand has a version and the evening settles."""
-    from scorer.storage import services
+    from scorer.storage import evenings, units
 
     with app.app_context():
-        evening = services.get_evening(key)
+        evening = units.get_evening(key)
         assert evening is not None
         assert all(h.versions for h in evening.hands)
-        ledger = services.ledger_of(evening)
+        ledger = evenings.ledger_of(evening)
         return evening.revision, len(ledger.rows)
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from scorer.storage import services
+from scorer.storage import evening_writes, evenings, units
 from webhelpers import counts, post_hand, second_scorer, start_evening, totals_on_page
 
 
@@ -27,7 +27,7 @@ def _undo_and_replace(phone: Any, key: str, tricks: int) -> None:
 
 def _facts(app: Any, key: str) -> list[Any]:
     with app.app_context():
-        return services.current_facts(services.get_evening(key))  # type: ignore[arg-type]
+        return evenings.current_facts(units.get_evening(key))  # type: ignore[arg-type]
 
 
 def test_a_correction_from_a_page_made_before_an_undo_never_lands_on_the_new_hand(any_db_app: Any) -> None:
@@ -106,14 +106,14 @@ def test_a_finished_evening_refuses_new_settings_until_it_is_reopened(any_db_app
     totals = totals_on_page(a.get(f"/e/{key}").get_data(as_text=True))
     assert totals["Bob"] == "+6"
     with any_db_app.app_context():
-        evening = services.get_evening(key)
-        services.set_finished(evening, True)  # type: ignore[arg-type]
-        revision = services.evening_revision(key)
+        evening = units.get_evening(key)
+        evening_writes.set_finished(evening, True)  # type: ignore[arg-type]
+        revision = units.evening_revision(key)
     assert a.get(f"/e/{key}/settings").status_code == 302
     refused = a.post(f"/e/{key}/settings", data={"revision": str(revision), "name": "Renamed",
                                                  "opt_payment": "double"}, follow_redirects=True)
     assert "reopen it to change its settings" in refused.get_data(as_text=True)
     with any_db_app.app_context():
-        evening = services.get_evening(key)
-        assert evening is not None and evening.name != "Renamed" and services.evening_revision(key) == revision
+        evening = units.get_evening(key)
+        assert evening is not None and evening.name != "Renamed" and units.evening_revision(key) == revision
     assert totals_on_page(a.get(f"/e/{key}").get_data(as_text=True)) == totals

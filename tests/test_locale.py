@@ -283,12 +283,12 @@ def test_the_zone_migration_goes_down_and_up_with_data(any_db_app) -> None:
     from flask_migrate import downgrade, upgrade
 
     from scorer.rules import HandFacts
-    from scorer.storage import groups, services
+    from scorer.storage import evening_writes, groups, hand_writes, units
 
     with any_db_app.app_context():
-        evening = services.create_evening(variant="pagat", players=list(PLAYERS[:3]), first_dealer=0, options={},
+        evening = evening_writes.create_evening(variant="pagat", players=list(PLAYERS[:3]), first_dealer=0, options={},
                                           stake=None, time_zone="Europe/Oslo", token="start-1")
-        services.record_hand(evening, 1, HandFacts(0, ("three", "pass", "pass"), 3), token="hand-1")
+        hand_writes.record_hand(evening, 1, HandFacts(0, ("three", "pass", "pass"), 3), token="hand-1")
         groups.create_group("Klubben", token="group-1")
         key = evening.key
         db.session.remove()
@@ -297,7 +297,7 @@ def test_the_zone_migration_goes_down_and_up_with_data(any_db_app) -> None:
         db.session.remove()
         upgrade()
         db.session.remove()
-        again = services.get_evening(key)
+        again = units.get_evening(key)
         assert again is not None and len(again.hands) == 1 and again.time_zone == ""
 
 

@@ -20,7 +20,7 @@ import pytest
 from waitress.server import create_server
 
 from scorer.rules import HandFacts
-from scorer.storage import services
+from scorer.storage import evenings, hand_writes, units
 from tests import test_browser as shared
 from tests.conftest import make_app
 from tests.webhelpers import QUEUE, free_port
@@ -80,9 +80,9 @@ def _waiting(page: Any) -> int:
 def _hands(app: Any, key: str) -> list[tuple[int, int | None, int | None]]:
     """(number, declarer seat, tricks) of each hand in play, from the server."""
     with app.app_context():
-        evening = services.get_evening(key, fresh=True)
+        evening = units.get_evening(key, fresh=True)
         assert evening is not None
-        ledger = services.ledger_of(evening)
+        ledger = evenings.ledger_of(evening)
         return [(row.number, row.ruling.declarer, row.ruling.tricks) for row in ledger.rows]
 
 
@@ -129,7 +129,7 @@ def test_three_hands_offline_survive_a_reload_and_arrive_once_in_order(browser: 
         for n in (1, 2, 3):
             assert b.locator(f"#hand-{n}").count() == 1
         with app.app_context():
-            evening = services.get_evening(key, fresh=True)
+            evening = units.get_evening(key, fresh=True)
             assert evening is not None and len(evening.hands) == 3
             assert [len(h.versions) for h in evening.hands] == [1, 1, 1]  # each saved once
     finally:
@@ -149,9 +149,9 @@ def test_a_queued_hand_another_phone_saved_first_is_shown_not_dropped(browser: A
         assert _waiting(a) == 1
         # meanwhile another phone records hand 1: Cat's Four, made
         with app.app_context():
-            evening = services.get_evening(key)
+            evening = units.get_evening(key)
             assert evening is not None
-            services.record_hand(evening, 1, HandFacts(0, ("pass", "four", "pass", "pass"), 4))
+            hand_writes.record_hand(evening, 1, HandFacts(0, ("pass", "four", "pass", "pass"), 4))
         ctx.set_offline(False)
         refused = a.locator(".outbox-entry.refused")
         refused.wait_for(timeout=60000)
@@ -244,14 +244,14 @@ def test_twenty_queued_hands_drain_in_order(browser: Any, site: tuple[Any, str])
 def test_the_running_totals_chart_is_shown_offline(browser: Any, site: tuple[Any, str]) -> None:
     """Offline, the scoresheet's chart was a broken picture: it is kept like the page."""
     from scorer.rules import HandFacts
-    from scorer.storage import services
+    from scorer.storage import hand_writes, units
 
     app, base = site
     ctx, page = _phone(browser)
     try:
         key = _start_table(page, base)
         with app.app_context():
-            services.record_hand(services.get_evening(key), 1, HandFacts(0, ("three", "pass", "pass", "pass"), 3))
+            hand_writes.record_hand(units.get_evening(key), 1, HandFacts(0, ("three", "pass", "pass", "pass"), 3))
         _ready_offline(page, base, key)
         page.wait_for_function(
             """() => caches.open("nap-pages-v1").then(c => c.keys())
@@ -272,9 +272,9 @@ def _record(app: Any, key: str, *hands: HandFacts) -> None:
     """Hands saved by another phone (straight through the services)."""
     with app.app_context():
         for facts in hands:
-            evening = services.get_evening(key)
+            evening = units.get_evening(key)
             assert evening is not None
-            services.record_hand(evening, len(evening.hands) + 1, facts)
+            hand_writes.record_hand(evening, len(evening.hands) + 1, facts)
 
 
 def _entries(page: Any) -> list[str]:
@@ -330,7 +330,7 @@ def test_a_correction_an_undo_and_a_hand_made_offline_arrive_once_and_in_order(
         # deals, Dan bids Four and makes it, 4 from each other player (P-12)
         assert _hands(app, key) == [(1, 1, 1), (2, 3, 4)]
         with app.app_context():
-            evening = services.get_evening(key, fresh=True)
+            evening = units.get_evening(key, fresh=True)
             assert evening is not None
             assert [[v.version for v in h.versions] for h in evening.hands] == [[1, 2, 3], [1]]  # each sent once
             assert [v.facts["tricks"] for v in evening.hands[0].versions] == [3, 2, 1]  # in the order typed
@@ -356,9 +356,9 @@ def test_a_queued_correction_another_phone_beat_is_shown_with_the_servers_versio
         a.locator(".outbox-entry.waiting").first.wait_for(timeout=60000)
         # meanwhile another phone corrects hand 1: Bob won 4 tricks
         with app.app_context():
-            evening = services.get_evening(key)
+            evening = units.get_evening(key)
             assert evening is not None
-            services.correct_hand(evening, 1, 1, HandFacts(0, ("three", "pass", "pass", "pass"), 4))
+            hand_writes.correct_hand(evening, 1, 1, HandFacts(0, ("three", "pass", "pass", "pass"), 4))
         ctx.set_offline(False)
         refused = a.locator(".outbox-entry.refused")
         refused.wait_for(timeout=60000)
@@ -368,7 +368,7 @@ def test_a_queued_correction_another_phone_beat_is_shown_with_the_servers_versio
         assert "on the server now, version 2: Hand 1: Ann · three, pass, pass, pass · 4" in text, text
         assert refused.locator("a").get_attribute("href").endswith(f"/e/{key}/hand/1")
         with app.app_context():
-            evening = services.get_evening(key, fresh=True)
+            evening = units.get_evening(key, fresh=True)
             assert evening is not None and [v.version for v in evening.hands[0].versions] == [1, 2]
         assert _hands(app, key) == [(1, 1, 4)]
         a.reload()  # kept until the table dismisses it
@@ -470,7 +470,7 @@ def test_online_the_full_form_a_correction_and_undo_post_as_always_and_their_bac
         assert a.locator(".outbox-entry").count() == 0
         assert _hands(app, key) == [(1, 1, 2)]  # the undo's copy did not undo hand 1 too
         with app.app_context():
-            evening = services.get_evening(key, fresh=True)
+            evening = units.get_evening(key, fresh=True)
             assert evening is not None
             assert [[v.version for v in h.versions] for h in evening.hands] == [[1, 2]]
     finally:

@@ -12,7 +12,7 @@ from pypdf import PdfReader
 
 from scorer.evening.file import loads
 from scorer.reports.pdf import STATIC_BASE, StaticOnlyFetcher, render_html_pdf
-from scorer.storage import services
+from scorer.storage import evening_writes, hand_writes
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
@@ -23,7 +23,7 @@ def pdf_text(data: bytes) -> str:
 
 def test_pdf_shows_standings_options_and_rulings(app: Any, client: Any) -> None:
     with app.app_context():
-        key = services.import_evening(loads((EXAMPLES / "hoyle-five.json").read_bytes())).key
+        key = evening_writes.import_evening(loads((EXAMPLES / "hoyle-five.json").read_bytes())).key
     response = client.get(f"/e/{key}/evening.pdf")
     assert response.status_code == 200 and response.mimetype == "application/pdf"
     text = pdf_text(response.data)
@@ -42,12 +42,13 @@ def test_pdf_shows_standings_options_and_rulings(app: Any, client: Any) -> None:
 
 def test_pdf_shared_win_and_cyrillic_names(app: Any, client: Any) -> None:
     with app.app_context():
-        evening = services.create_evening(variant="pagat", players=["Анна", "Bjørn", "<b>João</b>"], first_dealer=0,
+        evening = evening_writes.create_evening(variant="pagat", players=["Анна", "Bjørn", "<b>João</b>"],
+                                                first_dealer=0,
                                           options={"hands_per_dealer": 1}, stake=None)
         from scorer.rules import HandFacts
 
-        services.record_hand(evening, 1, HandFacts(0, ("three", "pass", "pass"), 3))  # Bjørn +6
-        services.record_hand(evening, 2, HandFacts(1, ("three", "pass", "pass"), 3))  # dealer Bjørn: <b>João</b> +6
+        hand_writes.record_hand(evening, 1, HandFacts(0, ("three", "pass", "pass"), 3))  # Bjørn +6
+        hand_writes.record_hand(evening, 2, HandFacts(1, ("three", "pass", "pass"), 3))  # dealer Bjørn: <b>João</b> +6
         key = evening.key
     text = pdf_text(client.get(f"/e/{key}/evening.pdf").data)
     assert "Winners: Bjørn, <b>João</b> (equal totals share the win, P-14)" in text
@@ -85,7 +86,7 @@ def test_hostile_document_cannot_read_local_files(app: Any) -> None:
 
 def test_pdf_of_a_treasure_evening_has_the_settle_up(app: Any, client: Any) -> None:
     with app.app_context():
-        key = services.import_evening(loads((EXAMPLES / "russian36-treasure.json").read_bytes())).key
+        key = evening_writes.import_evening(loads((EXAMPLES / "russian36-treasure.json").read_bytes())).key
     text = pdf_text(client.get(f"/e/{key}/evening.pdf").data)
     assert "Treasure: 60 (RUB 60.00)" in text
     assert "The treasure is shared: RUB 15.00 each. (R-2)" in text  # settled in money, to the kopeck
@@ -100,7 +101,7 @@ def test_pdf_of_a_treasure_evening_has_the_settle_up(app: Any, client: Any) -> N
 
 def test_pdf_shows_claims_rulings_and_overrides(app: Any, client: Any) -> None:
     with app.app_context():
-        key = services.import_evening(loads((EXAMPLES / "hoyle-referee.json").read_bytes())).key
+        key = evening_writes.import_evening(loads((EXAMPLES / "hoyle-referee.json").read_bytes())).key
     text = " ".join(pdf_text(client.get(f"/e/{key}/evening.pdf").data).split())
     assert "Disputed. " in text
     assert "Sam revoked in trick 3 (2C on a heart lead; later showed 5H)" in text

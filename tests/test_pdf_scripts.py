@@ -13,7 +13,7 @@ from pypdf.generic import ContentStream, DictionaryObject, NameObject
 
 from scorer.reports.pdf import evening_pdf_html, render_html_pdf
 from scorer.rules import HandFacts, Stake
-from scorer.storage import services
+from scorer.storage import evening_writes, evenings, hand_writes
 
 #: Made-up names, one script each: Greek, Cyrillic, Arabic, Hebrew, Devanagari, Chinese with an emoji.
 PLAYERS = ["Ξένια", "Зоя", "ليلى", "נועה", "अनुज", "小龙 🐉"]
@@ -95,12 +95,12 @@ def test_a_character_no_font_has_is_found_as_a_box(app: Any) -> None:
 
 def test_every_script_a_player_may_type_prints_without_boxes(app: Any, client: Any) -> None:
     with app.app_context():
-        evening = services.create_evening(variant="pagat", players=PLAYERS, first_dealer=0, name=TABLE,
+        evening = evening_writes.create_evening(variant="pagat", players=PLAYERS, first_dealer=0, name=TABLE,
                                           options={"hands_per_dealer": 1}, stake=Stake(10, "£"))
         # hand 1, Ξένια deals: Зоя (eldest) bids Three and takes 3: Зоя +15, each of the other five −3 (P-12)
-        services.record_hand(evening, 1, HandFacts(0, ("three", "pass", "pass", "pass", "pass", "pass"), 3))
+        hand_writes.record_hand(evening, 1, HandFacts(0, ("three", "pass", "pass", "pass", "pass", "pass"), 3))
         # hand 2, Зоя deals: eldest is ليلى; 小龙 🐉 (fourth to speak) bids Three and takes 3: +15, others −3
-        services.record_hand(evening, 2, HandFacts(1, ("pass", "pass", "pass", "three", "pass", "pass"), 3))
+        hand_writes.record_hand(evening, 2, HandFacts(1, ("pass", "pass", "pass", "three", "pass", "pass"), 3))
         key = evening.key
     response = client.get(f"/e/{key}/evening.pdf")
     assert response.status_code == 200
@@ -118,8 +118,8 @@ def test_right_to_left_names_keep_their_order_in_a_list(app: Any) -> None:
     """Two Arabic or Hebrew names side by side would swap places and take the comma
     between them (Unicode bidi): each name is isolated in the PDF's lists."""
     with app.app_context():
-        evening = services.create_evening(variant="pagat", players=PLAYERS[1:5], first_dealer=1, options={},
+        evening = evening_writes.create_evening(variant="pagat", players=PLAYERS[1:5], first_dealer=1, options={},
                                           stake=None)
         with app.test_request_context():
-            html = evening_pdf_html(evening, services.ledger_of(evening))
+            html = evening_pdf_html(evening, evenings.ledger_of(evening))
     assert "<bdi>Зоя</bdi>, <bdi>ليلى</bdi>, <bdi>נועה</bdi>, <bdi>अनुज</bdi>; <bdi>ليلى</bdi> dealt first" in html

@@ -17,7 +17,7 @@ from pypdf import PdfReader
 import scorer.reports.render_pool
 from scorer.evening.file import loads
 from scorer.reports.render_pool import RenderCrashed, RenderFailed, RenderTimeout, RenderWorker
-from scorer.storage import services
+from scorer.storage import evening_writes, units
 
 HERE = Path(__file__).resolve().parent
 STATIC = HERE.parent / "static"
@@ -127,7 +127,7 @@ def test_the_app_answers_a_crash_with_a_clear_page_and_goes_on(sqlite_url: str, 
 
     app = make_app(sqlite_url, PDF_WORKER_RENDERS=3)  # a pool of its own
     with app.app_context():
-        key = services.import_evening(loads((HERE.parent / "examples" / "hoyle-five.json").read_bytes())).key
+        key = evening_writes.import_evening(loads((HERE.parent / "examples" / "hoyle-five.json").read_bytes())).key
     client = app.test_client()
     fake(monkeypatch, "crash")
     response = client.get(f"/e/{key}/evening.pdf")
@@ -137,7 +137,7 @@ def test_the_app_answers_a_crash_with_a_clear_page_and_goes_on(sqlite_url: str, 
     # the failure is remembered for this revision; the next revision is rendered by a new worker
     assert client.get(f"/e/{key}/evening.pdf").status_code == 503
     with app.app_context():
-        services.set_finished(services.get_evening(key), True)  # type: ignore[arg-type]
+        evening_writes.set_finished(units.get_evening(key), True)  # type: ignore[arg-type]
     response = client.get(f"/e/{key}/evening.pdf")
     assert response.status_code == 200 and "Winner: Alice" in text_of(response.data)
     with app.app_context():

@@ -86,10 +86,10 @@ def test_a_viewer_is_refused_every_scorer_route_and_nothing_changes(app: Any, cl
 
 
 def _revision(app: Any, key: str) -> int | None:
-    from scorer.storage import services
+    from scorer.storage import units
 
     with app.app_context():
-        return services.evening_revision(key)
+        return units.evening_revision(key)
 
 
 def test_an_unknown_table_is_a_404_for_a_scorer_route(client: Any) -> None:

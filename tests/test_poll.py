@@ -9,7 +9,7 @@ from typing import Any
 from conftest import _dispose, make_app
 from flask import request_started
 
-from scorer.storage import live, services
+from scorer.storage import live, units
 from webhelpers import post_hand, start_evening, wait_until
 
 
@@ -27,8 +27,8 @@ def test_polls_between_changes_cost_no_query(app: Any, client: Any, monkeypatch:
     key = start_evening(client)
     client.get(f"/e/{key}/revision")
     asked: list[str] = []
-    real = services.evening_revision
-    monkeypatch.setattr(services, "evening_revision", lambda k: asked.append(k) or real(k))
+    real = units.evening_revision
+    monkeypatch.setattr(units, "evening_revision", lambda k: asked.append(k) or real(k))
     for _ in range(5):
         assert client.get(f"/e/{key}/revision").get_json() == {"revision": 0}
     assert asked == []  # all five from memory

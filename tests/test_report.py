@@ -15,7 +15,7 @@ from pypdf import PdfReader
 
 from scorer.evening.file import loads
 from scorer.reports.chart import integer_ticks
-from scorer.storage import services
+from scorer.storage import evening_writes, evenings, hand_writes, units
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from conftest import make_app  # noqa: E402
@@ -31,7 +31,7 @@ def pages(data: bytes) -> list[str]:
 
 def import_example(app: Any, name: str) -> str:
     with app.app_context():
-        return services.import_evening(loads((EXAMPLES / f"{name}.json").read_bytes())).key
+        return evening_writes.import_evening(loads((EXAMPLES / f"{name}.json").read_bytes())).key
 
 
 @pytest.fixture
@@ -179,9 +179,9 @@ def test_a_hostile_table_name_cannot_break_the_footer(app: Any, client: Any) -> 
     name = 'Nap "}</style><h1>x</h1> \\ Ёлка'
     assert css_string("a<b") == '"a\\3c b"'
     with app.app_context():
-        evening = services.create_evening(variant="pagat", players=["Анна", "Bjørn", "Zoë"], first_dealer=0,
+        evening = evening_writes.create_evening(variant="pagat", players=["Анна", "Bjørn", "Zoë"], first_dealer=0,
                                           options={"hands_per_dealer": 1}, stake=None, name=name)
-        services.record_hand(evening, 1, HandFacts(0, ("three", "pass", "pass"), 3))
+        hand_writes.record_hand(evening, 1, HandFacts(0, ("three", "pass", "pass"), 3))
         key = evening.key
     texts = pages(client.get(f"/e/{key}/evening.pdf").data)
     assert all(name in text for text in texts)  # in the footer of every page, exactly as typed
@@ -232,8 +232,8 @@ def test_a_300_hand_evening_gives_its_pdf_or_a_clear_page_whatever_the_load(app:
     from bench import make_evening
 
     with app.app_context():
-        key = services.import_evening(make_evening(300)).key
-        totals = services.ledger_of(services.get_evening(key)).totals
+        key = evening_writes.import_evening(make_evening(300)).key
+        totals = evenings.ledger_of(units.get_evening(key)).totals
     response = client.get(f"/e/{key}/evening.pdf")
     if response.status_code == 503:
         assert response.mimetype == "text/html" and "The PDF took longer than 30 s" in response.get_data(as_text=True)
@@ -250,7 +250,7 @@ def test_csv_sums_match_the_ledger(app: Any, client: Any, referee: str) -> None:
     import csv
 
     with app.app_context():
-        ledger = services.ledger_of(services.get_evening(referee))
+        ledger = evenings.ledger_of(units.get_evening(referee))
     rows = list(csv.DictReader(io.StringIO(client.get(f"/e/{referee}/ledger.csv").get_data(as_text=True))))
     assert len(rows) == 7 * 4
     sums = {name: sum(int(r["units"]) for r in rows if r["player"] == name) for name in ledger.setup.players}
@@ -277,7 +277,7 @@ def test_a_pdf_that_failed_is_answered_at_once_until_the_evening_changes(
         assert response.status_code == 503 and "The PDF could not be made." in response.get_data(as_text=True)
     assert len(calls) == 1
     with app.app_context():  # a change to the evening: a new revision, so a new try
-        services.set_finished(services.get_evening(referee), True)  # type: ignore[arg-type]
+        evening_writes.set_finished(units.get_evening(referee), True)  # type: ignore[arg-type]
     assert client.get(f"/e/{referee}/evening.pdf").status_code == 503 and len(calls) == 2
 
 

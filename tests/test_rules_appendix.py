@@ -14,7 +14,7 @@ from pypdf import PdfReader
 from scorer.evening.file import loads
 from scorer.reports.pdf import evening_pdf_html
 from scorer.rules import RULES
-from scorer.storage import services
+from scorer.storage import evening_writes, evenings
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 PREFIX = {"pagat": "P-", "hoyle": "H-", "russian36": "R-", "napoleao": "B-"}
@@ -46,7 +46,7 @@ def test_the_rules_page_lists_every_rule_of_the_variant(client: Any, app: Any, v
     shown: set[str] = set()
     for options in tables:
         with app.app_context():
-            key = services.create_evening(variant=variant, players=[f"Pl{i}" for i in range(players)],
+            key = evening_writes.create_evening(variant=variant, players=[f"Pl{i}" for i in range(players)],
                                           first_dealer=0, options=options, stake=None).key
         shown |= rule_ids(client.get(f"/e/{key}/rules").get_data(as_text=True))
     every = {rid for rid in RULES if rid.startswith(PREFIX[variant])}
@@ -56,8 +56,8 @@ def test_the_rules_page_lists_every_rule_of_the_variant(client: Any, app: Any, v
 @pytest.mark.parametrize("example", sorted(p.stem for p in EXAMPLES.glob("*.json") if ".expected" not in p.name))
 def test_the_pdf_appendix_lists_every_rule_the_evening_cited(app: Any, example: str) -> None:
     with app.app_context():
-        evening = services.import_evening(loads((EXAMPLES / f"{example}.json").read_bytes()))
-        ledger = services.ledger_of(evening)
+        evening = evening_writes.import_evening(loads((EXAMPLES / f"{example}.json").read_bytes()))
+        ledger = evenings.ledger_of(evening)
         with app.test_request_context():
             html = evening_pdf_html(evening, ledger)
     appendix = html[html.index('<ul class="rulespage">'):]
@@ -68,7 +68,7 @@ def test_the_pdf_appendix_lists_every_rule_the_evening_cited(app: Any, example: 
 
 def test_the_appendix_is_in_russian_with_the_irregularities_hoyle_cited(client: Any, app: Any) -> None:
     with app.app_context():
-        key = services.import_evening(loads((EXAMPLES / "hoyle-referee.json").read_bytes())).key
+        key = evening_writes.import_evening(loads((EXAMPLES / "hoyle-referee.json").read_bytes())).key
     text = pdf_text(client.get(f"/e/{key}/evening.pdf", headers={"Accept-Language": "ru"}).data)
     assert "Нап (правила Хойла) так, как играет этот стол. Источник: 000_380d836cfbf226e6.txt." in text
     assert "Nap (Hoyle rules)" not in text
@@ -82,7 +82,7 @@ def test_the_appendix_is_in_russian_with_the_irregularities_hoyle_cited(client: 
 
 def test_pagats_house_rules_give_the_revoke_as_well_in_norwegian(client: Any, app: Any) -> None:
     with app.app_context():
-        key = services.import_evening(loads((EXAMPLES / "pagat-thursday.json").read_bytes())).key
+        key = evening_writes.import_evening(loads((EXAMPLES / "pagat-thursday.json").read_bytes())).key
     text = pdf_text(client.get(f"/e/{key}/evening.pdf", headers={"Accept-Language": "nb"}).data)
     assert "Britisk Nap, grunnregler (Pagat), slik dette bordet spiller." in text
     assert "British Nap" not in text
@@ -94,7 +94,7 @@ def test_pagats_house_rules_give_the_revoke_as_well_in_norwegian(client: Any, ap
 
 def test_the_ruling_page_names_each_rule_once(client: Any, app: Any) -> None:
     with app.app_context():
-        key = services.import_evening(loads((EXAMPLES / "hoyle-referee.json").read_bytes())).key
+        key = evening_writes.import_evening(loads((EXAMPLES / "hoyle-referee.json").read_bytes())).key
     page = client.get(f"/e/{key}/hand/1", headers={"Accept-Language": "ru"}).get_data(as_text=True)
     reasons = visible(page[page.index('<ol class="reasons">'):page.index("</ol>", page.index('<ol class="reasons">'))])
     # hand 1: H-16 (the new pool), H-6 (the auction), H-15 (Sam's revoke), H-16 (the revoke fine)

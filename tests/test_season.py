@@ -24,8 +24,8 @@ from scorer.evening.season import (
     shared_table,
 )
 from scorer.rules import BIDS, PASS, EveningSetup, HandFacts, Stake, get_variant
+from scorer.storage import evening_writes, hand_writes, units
 from scorer.storage import groups as group_service
-from scorer.storage import services
 from scorer.storage.models import Evening, Group, GroupAlias, HandVersion, db
 from tests.conftest import make_app
 from tests.webhelpers import post_hand, start_evening
@@ -390,12 +390,13 @@ def test_groups_on_both_databases(any_db_app: Any) -> None:
     with any_db_app.app_context():
         group = group_service.create_group("  Thursday   Nap club ")
         assert group.name == "Thursday Nap club" and len(group.key) >= 22
-        first = services.create_evening(variant="pagat", players=["Ann", "Bob", "Cat"], first_dealer=0, options={},
+        first = evening_writes.create_evening(variant="pagat", players=["Ann", "Bob", "Cat"], first_dealer=0,
+                                                options={},
                                         stake=None, group_id=group.id)
-        services.record_hand(first, 1, HandFacts(0, ("four", PASS, PASS), 4))  # Bob +8, Ann −4, Cat −4
-        second = services.create_evening(variant="pagat", players=["ann", "Robert", "Cat"], first_dealer=0,
+        hand_writes.record_hand(first, 1, HandFacts(0, ("four", PASS, PASS), 4))  # Bob +8, Ann −4, Cat −4
+        second = evening_writes.create_evening(variant="pagat", players=["ann", "Robert", "Cat"], first_dealer=0,
                                          options={}, stake=None)
-        services.record_hand(second, 1, HandFacts(0, ("three", PASS, PASS), 2))  # Robert −6, ann +3, Cat +3
+        hand_writes.record_hand(second, 1, HandFacts(0, ("three", PASS, PASS), 2))  # Robert −6, ann +3, Cat +3
         group_service.add_evening(group, f"https://nap.example/e/{second.key}")
         head = group_service.evening_head(second.key)
         assert head is not None and head[1] == (group.key, "Thursday Nap club")
@@ -470,7 +471,7 @@ def test_only_a_scorer_of_an_evening_can_put_it_in_or_take_it_out_of_a_group(app
     refused = viewer.post(f"/g/{evil}/add", data={"link": key})
     assert refused.status_code == 422 and "Only a scorer" in refused.get_data(as_text=True)
     with app.app_context():
-        evening = services.get_evening(key)
+        evening = units.get_evening(key)
         group_id = db.session.scalar(sa.select(Group.id).where(Group.key == club))
         assert evening is not None and evening.group_id == group_id
 

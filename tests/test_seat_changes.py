@@ -206,46 +206,46 @@ def test_a_version_1_file_reads_unchanged_and_has_no_seat_changes() -> None:
 
 def test_join_leave_rename_and_undo_are_stored_and_exported(any_db_app: object) -> None:
     from scorer.evening.file import dump, load
-    from scorer.storage import services
+    from scorer.storage import evening_writes, evenings, hand_writes, seat_writes, units
+    from scorer.storage.errors import HandConflict
     from scorer.storage.models import Change, db
-    from scorer.storage.services import HandConflict
 
     with any_db_app.app_context():  # type: ignore[attr-defined]
-        evening = services.create_evening(variant="hoyle", players=["A", "B", "C"], first_dealer=0,
+        evening = evening_writes.create_evening(variant="hoyle", players=["A", "B", "C"], first_dealer=0,
                                           options={"pool": True, "pool_opening": 4, "pool_top_up": 1}, stake=None)
         key = evening.key
-        services.record_hand(evening, 1, HandFacts(0, ("two", "pass", "pass"), 2))
-        services.change_seats(evening, "join", name="D", left_of=2)
+        hand_writes.record_hand(evening, 1, HandFacts(0, ("two", "pass", "pass"), 2))
+        seat_writes.change_seats(evening, "join", name="D", left_of=2)
         with pytest.raises(HandConflict):  # undo the join before hand 1
-            services.undo_last_hand(services.get_evening(key), 1, 1)
-        services.record_hand(services.get_evening(key), 2, HandFacts(1, ("pass", "three", "pass", "pass"), 3))
-        services.change_seats(services.get_evening(key), "leave", seat=0)
-        services.change_seats(services.get_evening(key), "rename", seat=3, name="Dora")
-        services.record_hand(services.get_evening(key), 3, HandFacts(2, ("pass", "pass", "pass")))
+            hand_writes.undo_last_hand(units.get_evening(key), 1, 1)
+        hand_writes.record_hand(units.get_evening(key), 2, HandFacts(1, ("pass", "three", "pass", "pass"), 3))
+        seat_writes.change_seats(units.get_evening(key), "leave", seat=0)
+        seat_writes.change_seats(units.get_evening(key), "rename", seat=3, name="Dora")
+        hand_writes.record_hand(units.get_evening(key), 3, HandFacts(2, ("pass", "pass", "pass")))
         db.session.expire_all()
-        evening = services.get_evening(key)
-        ledger = services.ledger_of(evening)
+        evening = units.get_evening(key)
+        ledger = evenings.ledger_of(evening)
         assert ledger.setup.players == ("A", "B", "C", "Dora")
         assert ledger.totals == (-10, -4, -10, 9) and ledger.seated == (1, 2, 3)  # as in the engine test
         assert settle_up(ledger).balances == (-10, 1, -5, 14)
-        out = dump(services.export_evening(evening))
+        out = dump(evening_writes.export_evening(evening))
         assert out["seats"] == [{"before_hand": 2, "join": "Dora", "left_of": "C"},
                                 {"before_hand": 3, "leave": "A"},
                                 {"before_hand": 3, "rename": "Dora", "from": "D"}]
-        copy = services.import_evening(load(out))
-        assert services.ledger_of(services.get_evening(copy.key)).totals == (-10, -4, -10, 9)
+        copy = evening_writes.import_evening(load(out))
+        assert evenings.ledger_of(units.get_evening(copy.key)).totals == (-10, -4, -10, 9)
         kinds = [c.kind for c in db.session.query(Change).filter_by(evening_id=evening.id).order_by(Change.id)]
         assert kinds == ["start", "new", "join", "new", "leave", "rename", "new"]
         # a join with no hand after it is undone: the newcomer's seat is given up
-        services.change_seats(evening, "join", name="Eve", left_of=1)
-        evening = services.get_evening(key)
+        seat_writes.change_seats(evening, "join", name="Eve", left_of=1)
+        evening = units.get_evening(key)
         last = [r for r in evening.seat_changes if r.undone_at is None][-1]
-        services.undo_seat_change(evening, last.id)
+        seat_writes.undo_seat_change(evening, last.id)
         db.session.expire_all()
-        evening = services.get_evening(key)
+        evening = units.get_evening(key)
         assert [p.name for p in evening.players] == ["A", "B", "C", "Dora"]
         with pytest.raises(IllegalSetup, match="already a player"):
-            services.change_seats(evening, "rename", seat=1, name="dora")
+            seat_writes.change_seats(evening, "rename", seat=1, name="dora")
 
 
 def test_a_rename_after_undone_hands_comes_before_the_next_hand_and_the_file_reads_back(any_db_app: object) -> None:
@@ -253,40 +253,40 @@ def test_a_rename_after_undone_hands_comes_before_the_next_hand_and_the_file_rea
     # undone, so the exported file was refused ("comes after the last hand", "in the order
     # of the hands") and could not be imported or settled
     from scorer.evening.file import dump, dumps, load, loads
-    from scorer.storage import services
+    from scorer.storage import evening_writes, evenings, hand_writes, seat_writes, units
     from scorer.storage.models import db
 
     with any_db_app.app_context():  # type: ignore[attr-defined]
-        evening = services.create_evening(variant="pagat", players=["Ann", "Bob", "Cat", "Dan"], first_dealer=0,
+        evening = evening_writes.create_evening(variant="pagat", players=["Ann", "Bob", "Cat", "Dan"], first_dealer=0,
                                           options={}, stake=None)
         key = evening.key
         # P-12: Bob Three made (+3 from each), Cat Three made, Dan Four made
         for number, facts in enumerate((HandFacts(0, ("three", "pass", "pass", "pass"), 3),
                                         HandFacts(1, ("three", "pass", "pass", "pass"), 3),
                                         HandFacts(2, ("four", "pass", "pass", "pass"), 4)), 1):
-            services.record_hand(services.get_evening(key), number, facts)
-        services.change_seats(services.get_evening(key), "rename", seat=1, name="Bea")
+            hand_writes.record_hand(units.get_evening(key), number, facts)
+        seat_writes.change_seats(units.get_evening(key), "rename", seat=1, name="Bea")
         for number in (3, 2):
-            services.undo_last_hand(services.get_evening(key), number, 1)
+            hand_writes.undo_last_hand(units.get_evening(key), number, 1)
         db.session.expire_all()
-        evening = services.get_evening(key)
+        evening = units.get_evening(key)
         assert [r.before_hand for r in evening.seat_changes] == [2]
-        services.change_seats(evening, "leave", seat=2)  # Cat goes home before hand 2
+        seat_writes.change_seats(evening, "leave", seat=2)  # Cat goes home before hand 2
         # hand 2: Bea deals to Dan, Ann, Bea; Ann's Four takes 3: she pays 4 to each of two (P-13)
-        services.record_hand(services.get_evening(key), 2, HandFacts(1, ("pass", "four", "pass"), 3))
+        hand_writes.record_hand(units.get_evening(key), 2, HandFacts(1, ("pass", "four", "pass"), 3))
         db.session.expire_all()
-        evening = services.get_evening(key)
-        ledger = services.ledger_of(evening)
+        evening = units.get_evening(key)
+        ledger = evenings.ledger_of(evening)
         assert ledger.setup.players == ("Ann", "Bea", "Cat", "Dan") and ledger.totals == (-11, 13, -3, 1)
-        out = dump(services.export_evening(evening))
+        out = dump(evening_writes.export_evening(evening))
         assert out["seats"] == [{"before_hand": 2, "rename": "Bea", "from": "Bob"}, {"before_hand": 2, "leave": "Cat"}]
-        copy = services.import_evening(loads(dumps(services.export_evening(evening))))
-        assert services.ledger_of(services.get_evening(copy.key)).totals == (-11, 13, -3, 1)
+        copy = evening_writes.import_evening(loads(dumps(evening_writes.export_evening(evening))))
+        assert evenings.ledger_of(units.get_evening(copy.key)).totals == (-11, 13, -3, 1)
         # an evening saved before the mend: its rename still after the last hand
-        evening = services.get_evening(key)
+        evening = units.get_evening(key)
         evening.seat_changes[0].before_hand = 9
         db.session.commit()
-        legacy = dump(services.export_evening(services.get_evening(key)))
+        legacy = dump(evening_writes.export_evening(units.get_evening(key)))
         assert legacy["seats"] == [{"before_hand": 2, "leave": "Cat"},
                                    {"before_hand": 3, "rename": "Bea", "from": "Bob"}]
         assert [c.before_hand for c in load(legacy).changes] == [2, 3]  # read back: after the last hand
@@ -380,14 +380,14 @@ def test_migration_0013_goes_down_and_up(any_db_app: object) -> None:
     import sqlalchemy as sa
     from flask_migrate import downgrade, upgrade
 
-    from scorer.storage import services
+    from scorer.storage import evening_writes, seat_writes, units
     from scorer.storage.models import db
 
     with any_db_app.app_context():  # type: ignore[attr-defined]
-        evening = services.create_evening(variant="pagat", players=["A", "B", "C"], first_dealer=0, options={},
+        evening = evening_writes.create_evening(variant="pagat", players=["A", "B", "C"], first_dealer=0, options={},
                                           stake=None)
         key = evening.key
-        services.change_seats(services.get_evening(key), "join", name="D", left_of=2)
+        seat_writes.change_seats(units.get_evening(key), "join", name="D", left_of=2)
         db.session.remove()
         downgrade(revision="0012_evening_zone")
         assert "seat_change" not in sa.inspect(db.engine).get_table_names()
@@ -395,5 +395,5 @@ def test_migration_0013_goes_down_and_up(any_db_app: object) -> None:
         upgrade()
         db.session.remove()
         assert "seat_change" in sa.inspect(db.engine).get_table_names()
-        evening = services.get_evening(key)
+        evening = units.get_evening(key)
         assert evening is not None and evening.seat_changes == []

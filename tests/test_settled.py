@@ -25,8 +25,8 @@ import pytest
 from scorer.evening.file import EveningFile, loads
 from scorer.evening.ledger import Fold, PlayerStats, settle_evening, statistics
 from scorer.rules import HandFacts, Override, RulesError, get_variant
+from scorer.storage import evening_writes, evenings, hand_writes, seat_writes, units
 from scorer.storage import kept_ledgers as settled
-from scorer.storage import services
 from scorer.storage.models import db
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
@@ -142,7 +142,7 @@ class Table:
 
     def evening(self) -> Any:
         db.session.remove()
-        found = services.get_evening(self.key)
+        found = units.get_evening(self.key)
         assert found is not None
         return found
 
@@ -150,7 +150,7 @@ class Table:
         """The ledger from scratch, and the same from each process. ``ruled_elsewhere``:
         the hands the older process must rule on to catch up (None: not checked)."""
         evening = self.evening()
-        scratch = settle_evening(services.setup_of(evening), services.current_facts(evening))
+        scratch = settle_evening(evenings.setup_of(evening), evenings.current_facts(evening))
         fingerprint = tuple((h.id, h.current.version) for h in evening.hands)
         with counting(self.monkeypatch) as ruled:
             found = settled.settled(self.key)  # the process that wrote: handed over by the write
@@ -164,8 +164,8 @@ class Table:
         if ruled_elsewhere is not None:
             assert ruled[0] == ruled_elsewhere
         with process(settled.LedgerCache()):
-            assert services.ledger_of(evening) == scratch  # folded from the ORM's hands, nothing kept
-        assert services.ledger_of(evening) == scratch  # from the ORM's hands, with this process's kept ledger
+            assert evenings.ledger_of(evening) == scratch  # folded from the ORM's hands, nothing kept
+        assert evenings.ledger_of(evening) == scratch  # from the ORM's hands, with this process's kept ledger
 
 
 def _override(facts: HandFacts, n: int, ledger: Any, number: int) -> HandFacts:
@@ -181,7 +181,7 @@ def _override(facts: HandFacts, n: int, ledger: Any, number: int) -> HandFacts:
 def _new_options(evening: Any) -> dict | None:
     """Other options under which the stored hands still settle, or None."""
     variant = get_variant(evening.variant)
-    setup = services.setup_of(evening)
+    setup = evenings.setup_of(evening)
     for spec in variant.option_specs:
         value = setup.options.get(spec.key)
         choices = [not value] if spec.kind == "bool" else [c[0] for c in spec.choices if c[0] != value]
@@ -189,7 +189,7 @@ def _new_options(evening: Any) -> dict | None:
             options = {**setup.options, spec.key: choice}
             try:
                 new = variant.check_setup(dataclasses.replace(setup, options=options))
-                facts = services.current_facts(evening)
+                facts = evenings.current_facts(evening)
                 ledger = settle_evening(new, facts)
                 if facts and settle_evening(new, facts[:-1]).end_reached:
                     continue
@@ -206,42 +206,42 @@ def test_kept_ledgers_equal_a_settle_from_scratch(any_db_app: Any, path: Path,
     data = _example(path)
     half = max(2, len(data.hands) // 2)
     with any_db_app.app_context():
-        key = services.import_evening(dataclasses.replace(data, hands=data.hands[:half], finished=False)).key
+        key = evening_writes.import_evening(dataclasses.replace(data, hands=data.hands[:half], finished=False)).key
         table = Table(key, monkeypatch)
         table.check(ruled_elsewhere=half)
         for number, facts in enumerate(data.hands[half:], start=half + 1):  # new hands: one hand each
             with counting(monkeypatch) as ruled:
-                services.record_hand(table.evening(), number, facts)
+                hand_writes.record_hand(table.evening(), number, facts)
             assert ruled[0] == 1  # the save rules on the new hand only
             table.check(ruled_elsewhere=1)
         n = len(data.hands)
         evening = table.evening()
         second = evening.hands[1]
-        ledger = services.ledger_of(evening)
-        overruled = _override(services.facts_of(second.current, len(evening.players)), len(evening.players), ledger, 2)
-        services.correct_hand(evening, 2, second.current.version, overruled, kind="override")
+        ledger = evenings.ledger_of(evening)
+        overruled = _override(evenings.facts_of(second.current, len(evening.players)), len(evening.players), ledger, 2)
+        hand_writes.correct_hand(evening, 2, second.current.version, overruled, kind="override")
         table.check(ruled_elsewhere=n - 1)  # a correction of hand 2: hands 2 to n again
         evening = table.evening()
-        services.correct_hand(evening, 2, evening.hands[1].current.version, data.hands[1], kind="restore")
+        hand_writes.correct_hand(evening, 2, evening.hands[1].current.version, data.hands[1], kind="restore")
         table.check(ruled_elsewhere=n - 1)
         evening = table.evening()
         last = evening.hands[-1]
-        services.undo_last_hand(evening, last.number, last.current.version)
+        hand_writes.undo_last_hand(evening, last.number, last.current.version)
         table.check(ruled_elsewhere=0)  # an undo rules on nothing
-        services.record_hand(table.evening(), n, data.hands[-1])
+        hand_writes.record_hand(table.evening(), n, data.hands[-1])
         table.check(ruled_elsewhere=1)
         evening = table.evening()
-        services.change_settings(evening, evening.revision, name="Renamed", place="Club",
+        evening_writes.change_settings(evening, evening.revision, name="Renamed", place="Club",
                                  options=dict(evening.options))
         table.check(ruled_elsewhere=0)  # the name alone: nothing to rule on
         evening = table.evening()
         options = _new_options(evening)
         if options is not None and options != evening.options:
-            services.change_settings(evening, evening.revision, name=evening.name, place="", options=options)
+            evening_writes.change_settings(evening, evening.revision, name=evening.name, place="", options=options)
             table.check(ruled_elsewhere=n)  # new options: every hand again
-        services.set_finished(table.evening(), True)
+        evening_writes.set_finished(table.evening(), True)
         table.check(ruled_elsewhere=0)
-        services.set_finished(table.evening(), False)
+        evening_writes.set_finished(table.evening(), False)
         table.check(ruled_elsewhere=0)
 
 
@@ -250,15 +250,15 @@ def test_an_evening_changed_twice_elsewhere_is_caught_up_from_its_first_change(a
                                                                                ) -> None:
     data = _example(EXAMPLES / "hoyle-referee.json")  # claims upheld and rejected
     with any_db_app.app_context():
-        key = services.import_evening(dataclasses.replace(data, hands=data.hands[:3], finished=False)).key
+        key = evening_writes.import_evening(dataclasses.replace(data, hands=data.hands[:3], finished=False)).key
         table = Table(key, monkeypatch)
         table.check(ruled_elsewhere=3)
         for number in (4, 5):  # two hands saved while the other process looked away
-            services.record_hand(table.evening(), number, data.hands[number - 1])
+            hand_writes.record_hand(table.evening(), number, data.hands[number - 1])
         evening = table.evening()
         third = evening.hands[2]
-        ledger = services.ledger_of(evening)
-        services.correct_hand(evening, 3, third.current.version,
+        ledger = evenings.ledger_of(evening)
+        hand_writes.correct_hand(evening, 3, third.current.version,
                               _override(data.hands[2], len(evening.players), ledger, 3))
         table.check(ruled_elsewhere=3)  # hands 3, 4 and 5: from the first that differs from what it kept
 
@@ -279,7 +279,7 @@ def test_the_scoresheet_with_kept_rows_equals_one_made_from_nothing(app: Any) ->
     data = _example(EXAMPLES / "hoyle-peep-pool.json")  # the pool: a correction moves every later row
     client = app.test_client()  # a viewer: no forms, the page is the same for every viewer
     with app.app_context():
-        key = services.import_evening(dataclasses.replace(data, hands=data.hands[:3], finished=False)).key
+        key = evening_writes.import_evening(dataclasses.replace(data, hands=data.hands[:3], finished=False)).key
 
     def page() -> str:
         return _page(client, f"/e/{key}")
@@ -288,23 +288,23 @@ def test_the_scoresheet_with_kept_rows_equals_one_made_from_nothing(app: Any) ->
     with app.app_context():
         for number in range(4, len(data.hands) + 1):
             page()  # each revision seen, its rows kept
-            services.record_hand(services.get_evening(key), number, data.hands[number - 1])
+            hand_writes.record_hand(units.get_evening(key), number, data.hands[number - 1])
     kept = page()
     assert kept == _clear_and(page) and kept.count('<tbody id="hand-') == len(data.hands)
     page()
     with app.app_context():
-        evening = services.get_evening(key)
+        evening = units.get_evening(key)
         assert evening is not None
-        ledger = services.ledger_of(evening)
-        services.correct_hand(evening, 2, 1, _override(data.hands[1], len(evening.players), ledger, 2))
+        ledger = evenings.ledger_of(evening)
+        hand_writes.correct_hand(evening, 2, 1, _override(data.hands[1], len(evening.players), ledger, 2))
     kept = page()
     assert kept == _clear_and(page)
     assert "overruled" in kept
     for _ in range(2):  # undo twice: the statistics kept at the last hand of each revision are gone
         page()
         with app.app_context():
-            evening = services.get_evening(key)
-            services.undo_last_hand(evening, evening.hands[-1].number, evening.hands[-1].current.version)
+            evening = units.get_evening(key)
+            hand_writes.undo_last_hand(evening, evening.hands[-1].number, evening.hands[-1].current.version)
     kept = page()
     assert kept == _clear_and(page) and kept.count('<tbody id="hand-') == len(data.hands) - 2
 
@@ -318,19 +318,19 @@ def test_the_scoresheet_frame_kept_across_revisions_carries_each_revision_and_an
     client = app.test_client()
     name = 'Tom\'s <!--revision--> & "-revision-" <!--sheet-->'
     with app.app_context():
-        key = services.import_evening(dataclasses.replace(data, name=name, hands=data.hands[:2],
+        key = evening_writes.import_evening(dataclasses.replace(data, name=name, hands=data.hands[:2],
                                                           finished=False)).key
 
     for number in (3, 4):
         html = _page(client, f"/e/{key}")
         with app.app_context():
-            revision = services.evening_revision(key)
+            revision = units.evening_revision(key)
         assert re.findall(r'data-revision="([^"]*)"', html) == [str(revision)]
         assert "<!--revision-->" not in html and "<!--sheet-->" not in html
         assert html.count("Tom&#39;s &lt;!--revision--&gt; &amp; &#34;-revision-&#34; &lt;!--sheet--&gt;") == 2
         assert html == _clear_and(lambda: _page(client, f"/e/{key}"))
         with app.app_context():
-            services.record_hand(services.get_evening(key), number, data.hands[number - 1])
+            hand_writes.record_hand(units.get_evening(key), number, data.hands[number - 1])
 
 
 def test_the_season_with_kept_rows_equals_one_made_from_nothing(app: Any) -> None:
@@ -342,7 +342,7 @@ def test_the_season_with_kept_rows_equals_one_made_from_nothing(app: Any) -> Non
         group = create_group("Thursday club")
         group_key, keys = group.key, []
         for week in range(4):
-            evening = services.import_evening(dataclasses.replace(data, hands=data.hands[:3], finished=False))
+            evening = evening_writes.import_evening(dataclasses.replace(data, hands=data.hands[:3], finished=False))
             evening.group_id, evening.played_on = group.id, date(2026, 9, 3) + timedelta(weeks=week)
             keys.append(evening.key)
             db.session.commit()  # before the next import, which begins with a rollback
@@ -353,14 +353,14 @@ def test_the_season_with_kept_rows_equals_one_made_from_nothing(app: Any) -> Non
     first = page()
     assert first == _clear_and(page) and first.count("<tr><td><a href=") == 4  # four evenings in the book
     with app.app_context():
-        services.record_hand(services.get_evening(keys[-1]), 4, data.hands[3])  # tonight's evening
+        hand_writes.record_hand(units.get_evening(keys[-1]), 4, data.hands[3])  # tonight's evening
     assert page() == _clear_and(page)
     page()
     with app.app_context():  # the oldest evening: every later evening's season total moves
-        evening = services.get_evening(keys[0])
+        evening = units.get_evening(keys[0])
         assert evening is not None
-        ledger = services.ledger_of(evening)
-        services.correct_hand(evening, 1, 1, _override(data.hands[0], len(evening.players), ledger, 1))
+        ledger = evenings.ledger_of(evening)
+        hand_writes.correct_hand(evening, 1, 1, _override(data.hands[0], len(evening.players), ledger, 1))
     kept = page()
     assert kept == _clear_and(page)
 
@@ -470,62 +470,62 @@ def test_a_fold_with_changes_of_seats_is_never_resumed() -> None:
 def test_an_evening_with_changes_of_seats_is_settled_in_full_and_kept_again_once_undone(
         any_db_app: Any) -> None:
     with any_db_app.app_context():
-        evening = services.create_evening(variant="hoyle", players=["A", "B", "C"], first_dealer=0,
+        evening = evening_writes.create_evening(variant="hoyle", players=["A", "B", "C"], first_dealer=0,
                                           options={"pool": True, "pool_opening": 4, "pool_top_up": 1}, stake=None)
         key = evening.key
         where = settled._where()
 
         def check(kept: bool) -> Any:
             db.session.remove()
-            evening = services.get_evening(key)
-            changes = services.seat_changes_of(evening)
-            scratch = settle_evening(services.setup_of(evening), services.current_facts(evening), changes)
+            evening = units.get_evening(key)
+            changes = evenings.seat_changes_of(evening)
+            scratch = settle_evening(evenings.setup_of(evening), evenings.current_facts(evening), changes)
             for cache in (settled.ledgers, settled.LedgerCache()):  # this process, and one that never saw it
                 with process(cache):
                     found = settled.settled(key)
                     assert found is not None and found.ledger == scratch and found.revision == evening.revision
-                    assert services.ledger_of(evening) == scratch
+                    assert evenings.ledger_of(evening) == scratch
                     assert (cache.get((where, key)) is not None
                             and cache.get((where, key)).revision == evening.revision) == kept
             return scratch
 
         # H-16: the pool opens at 4 from each and A, dealing, tops up 1; B (eldest) Two made, 2 from each
-        services.record_hand(evening, 1, HandFacts(0, ("two", "pass", "pass"), 2))
+        hand_writes.record_hand(evening, 1, HandFacts(0, ("two", "pass", "pass"), 2))
         assert check(kept=True).totals == (-7, 0, -6)  # as tests/test_seat_changes.py's first hand
-        services.change_seats(services.get_evening(key), "join", name="D", left_of=2)
+        seat_writes.change_seats(units.get_evening(key), "join", name="D", left_of=2)
         check(kept=False)
-        services.record_hand(services.get_evening(key), 2, HandFacts(1, ("pass", "three", "pass", "pass"), 3))
-        services.change_seats(services.get_evening(key), "leave", seat=0)
-        services.change_seats(services.get_evening(key), "rename", seat=3, name="Dora")
-        services.record_hand(services.get_evening(key), 3, HandFacts(2, ("pass", "pass", "pass")))
+        hand_writes.record_hand(units.get_evening(key), 2, HandFacts(1, ("pass", "three", "pass", "pass"), 3))
+        seat_writes.change_seats(units.get_evening(key), "leave", seat=0)
+        seat_writes.change_seats(units.get_evening(key), "rename", seat=3, name="Dora")
+        hand_writes.record_hand(units.get_evening(key), 3, HandFacts(2, ("pass", "pass", "pass")))
         ledger = check(kept=False)
         assert ledger.totals == (-10, -4, -10, 9) and ledger.seated == (1, 2, 3)  # as tests/test_seat_changes.py
-        evening = services.get_evening(key)
-        services.correct_hand(evening, 3, 1, HandFacts(2, ("pass", "pass", "pass"), misdeal=True))
+        evening = units.get_evening(key)
+        hand_writes.correct_hand(evening, 3, 1, HandFacts(2, ("pass", "pass", "pass"), misdeal=True))
         assert check(kept=False).rows[-1].ruling.next_dealer == 2  # a misdeal: C deals again
         # a join with no hand after it, then undone: the evening is as before it, and kept again
-        services.change_seats(services.get_evening(key), "join", name="Eve", left_of=1)
+        seat_writes.change_seats(units.get_evening(key), "join", name="Eve", left_of=1)
         check(kept=False)
-        evening = services.get_evening(key)
+        evening = units.get_evening(key)
         for record in sorted((r for r in evening.seat_changes if r.undone_at is None), key=lambda r: -r.id)[:1]:
-            services.undo_seat_change(evening, record.id)
+            seat_writes.undo_seat_change(evening, record.id)
         check(kept=False)  # the three earlier changes are still in play
 
-        other = services.create_evening(variant="hoyle", players=["A", "B", "C"], first_dealer=0,
+        other = evening_writes.create_evening(variant="hoyle", players=["A", "B", "C"], first_dealer=0,
                                         options={}, stake=None)
         key = other.key
-        services.record_hand(other, 1, HandFacts(0, ("two", "pass", "pass"), 2))
-        services.change_seats(services.get_evening(key), "rename", seat=1, name="Bea")
+        hand_writes.record_hand(other, 1, HandFacts(0, ("two", "pass", "pass"), 2))
+        seat_writes.change_seats(units.get_evening(key), "rename", seat=1, name="Bea")
         check(kept=False)
-        evening = services.get_evening(key)
-        services.undo_seat_change(evening, evening.seat_changes[0].id)
+        evening = units.get_evening(key)
+        seat_writes.undo_seat_change(evening, evening.seat_changes[0].id)
         assert check(kept=True).setup.players == ("A", "B", "C")  # no change in play: kept again
 
 
 def test_the_scoresheet_of_an_evening_with_changes_of_seats_equals_one_made_from_nothing(app: Any) -> None:
     client = app.test_client()
     with app.app_context():
-        evening = services.create_evening(variant="hoyle", players=["A", "B", "C"], first_dealer=0,
+        evening = evening_writes.create_evening(variant="hoyle", players=["A", "B", "C"], first_dealer=0,
                                           options={"pool": True, "pool_opening": 4, "pool_top_up": 1}, stake=None)
         key = evening.key
 
@@ -533,13 +533,13 @@ def test_the_scoresheet_of_an_evening_with_changes_of_seats_equals_one_made_from
         return _page(client, f"/e/{key}")
 
     with app.app_context():
-        services.record_hand(services.get_evening(key), 1, HandFacts(0, ("two", "pass", "pass"), 2))
+        hand_writes.record_hand(units.get_evening(key), 1, HandFacts(0, ("two", "pass", "pass"), 2))
         page()
-        services.change_seats(services.get_evening(key), "join", name="D", left_of=2)
+        seat_writes.change_seats(units.get_evening(key), "join", name="D", left_of=2)
         page()
-        services.record_hand(services.get_evening(key), 2, HandFacts(1, ("pass", "three", "pass", "pass"), 3))
+        hand_writes.record_hand(units.get_evening(key), 2, HandFacts(1, ("pass", "three", "pass", "pass"), 3))
         page()
-        services.change_seats(services.get_evening(key), "leave", seat=0)
+        seat_writes.change_seats(units.get_evening(key), "leave", seat=0)
     kept = page()
     assert kept == _clear_and(page)
     # newest first: the leave before hand 3 above hand 2, the join before hand 2 between hands 2 and 1
@@ -560,7 +560,7 @@ def test_the_scoresheet_shows_a_dispute_raised_and_dismissed_on_the_next_view(an
     data = _example(EXAMPLES / "hoyle-peep-pool.json")
     client = app.test_client()
     with app.app_context():
-        key = services.import_evening(dataclasses.replace(data, hands=data.hands[:4], finished=False)).key
+        key = evening_writes.import_evening(dataclasses.replace(data, hands=data.hands[:4], finished=False)).key
 
     def page(lang: str = "en") -> str:
         return _page(client, f"/e/{key}", lang)
@@ -572,7 +572,7 @@ def test_the_scoresheet_shows_a_dispute_raised_and_dismissed_on_the_next_view(an
     before = page()
     assert "badge" not in hand(before, 2) and "badge" not in hand(before, 3)
     with app.app_context():
-        evening = services.get_evening(key)
+        evening = units.get_evening(key)
         dispute = disputes.raise_dispute(evening, 2, hand_id=evening.hands[1].id, kind="score", note="")
         dispute_id = dispute.id
     marked = page()
@@ -583,19 +583,19 @@ def test_the_scoresheet_shows_a_dispute_raised_and_dismissed_on_the_next_view(an
     assert "#disputes" in hand(russian, 2) and "#disputes" not in hand(russian, 3)
     assert russian == _clear_and(lambda: page("ru"))
     with app.app_context():
-        disputes.settle_dispute(services.get_evening(key), dispute_id, "dismissed")
+        disputes.settle_dispute(units.get_evening(key), dispute_id, "dismissed")
     after = page()
     assert "badge" not in hand(after, 2) and hand(after, 2) == hand(before, 2)
     assert after == _clear_and(page)
     # confirmation on: a new hand waits for another phone, and is accepted
     with app.app_context():
-        disputes.set_confirmation(services.get_evening(key), True)
-        services.record_hand(services.get_evening(key), 5, data.hands[4], device_id=None)
+        disputes.set_confirmation(units.get_evening(key), True)
+        hand_writes.record_hand(units.get_evening(key), 5, data.hands[4], device_id=None)
     waiting = page()
     assert "unconfirmed" in hand(waiting, 5) and "unconfirmed" not in hand(waiting, 4)
     assert waiting == _clear_and(page)
     with app.app_context():
-        evening = services.get_evening(key)
+        evening = units.get_evening(key)
         disputes.confirm_hand(evening, 5, hand_id=evening.hands[4].id)
     accepted = page()
     assert "unconfirmed" not in hand(accepted, 5) and accepted == _clear_and(page)

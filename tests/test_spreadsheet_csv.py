@@ -7,21 +7,21 @@ from __future__ import annotations
 from typing import Any
 
 from scorer.rules import HandFacts, Stake
-from scorer.storage import services
+from scorer.storage import evening_writes, hand_writes
 
 BOM = b"\xef\xbb\xbf"
 
 
 def test_a_russian_score_sheet_with_decimal_commas(app: Any, client: Any) -> None:
     with app.app_context():
-        evening = services.create_evening(variant="pagat", players=["Фёдор", "Зоя", "=Kit"], first_dealer=0,
+        evening = evening_writes.create_evening(variant="pagat", players=["Фёдор", "Зоя", "=Kit"], first_dealer=0,
                                           options={"hands_per_dealer": 1}, stake=Stake(25, "RUB"), name="Дача")
         # hand 1, Фёдор deals: Зоя bids Three, takes 3: Зоя +6, Фёдор and =Kit −3 (P-12)
-        services.record_hand(evening, 1, HandFacts(0, ("three", "pass", "pass"), 3))
+        hand_writes.record_hand(evening, 1, HandFacts(0, ("three", "pass", "pass"), 3))
         # hand 2, Зоя deals: =Kit bids Four, takes 2: =Kit −8, the others +4 (P-12): totals 1, 10, −11
-        services.record_hand(evening, 2, HandFacts(1, ("four", "pass", "pass"), 2))
+        hand_writes.record_hand(evening, 2, HandFacts(1, ("four", "pass", "pass"), 2))
         # hand 3, =Kit deals: everyone passes (P-8); the totals stay
-        services.record_hand(evening, 3, HandFacts(2, ("pass", "pass", "pass"), None))
+        hand_writes.record_hand(evening, 3, HandFacts(2, ("pass", "pass", "pass"), None))
         key = evening.key
     response = client.get(f"/e/{key}/scoresheet.csv", headers={"Accept-Language": "ru"})
     assert response.status_code == 200 and response.mimetype == "text/csv"
@@ -40,15 +40,15 @@ def test_a_russian_score_sheet_with_decimal_commas(app: Any, client: Any) -> Non
 
 def test_the_pool_has_its_column_and_its_share_in_the_settle_up(app: Any, client: Any) -> None:
     with app.app_context():
-        evening = services.create_evening(variant="hoyle", players=["Ana", "Bo", "Cy"], first_dealer=0,
+        evening = evening_writes.create_evening(variant="hoyle", players=["Ana", "Bo", "Cy"], first_dealer=0,
                                           options={"pool": True, "pool_opening": 2, "pool_top_up": 0},
                                           stake=Stake(10, "£"), name="Pool night")
         # hand 1, Ana deals: a new pool, 2 from each (6); Bo bids Nap and takes 5: +10 from each (H-11)
         # and the whole pool (H-16): Ana −12, Bo +24, Cy −12, pool 0
-        services.record_hand(evening, 1, HandFacts(0, ("nap", "pass", "pass"), 5))
+        hand_writes.record_hand(evening, 1, HandFacts(0, ("nap", "pass", "pass"), 5))
         # hand 2, Bo deals: a new pool, 2 from each (6); Cy bids Two and takes 1: pays 2 to each:
         # Ana ±0, Bo ±0, Cy −6: totals −12, +24, −18, pool 6
-        services.record_hand(evening, 2, HandFacts(1, ("two", "pass", "pass"), 1))
+        hand_writes.record_hand(evening, 2, HandFacts(1, ("two", "pass", "pass"), 1))
         key = evening.key
     body = client.get(f"/e/{key}/scoresheet.csv").data
     assert body.startswith(BOM)
@@ -63,10 +63,10 @@ def test_the_pool_has_its_column_and_its_share_in_the_settle_up(app: Any, client
 
 def test_a_points_evening_has_no_money_row_and_the_page_offers_both_csvs(app: Any, client: Any) -> None:
     with app.app_context():
-        evening = services.create_evening(variant="napoleao", players=["Rui", "Ema", "Lia"], first_dealer=0,
+        evening = evening_writes.create_evening(variant="napoleao", players=["Rui", "Ema", "Lia"], first_dealer=0,
                                           options={}, stake=None, name="Sexta")
         # hand 1, Rui deals: Ema (the dealer's left) declares 2 and names hearts, takes 2: +2 (B-11)
-        services.record_hand(evening, 1, HandFacts(0, ("two", "pass", "pass"), 2, trump="H"))
+        hand_writes.record_hand(evening, 1, HandFacts(0, ("two", "pass", "pass"), 2, trump="H"))
         key = evening.key
     body = client.get(f"/e/{key}/scoresheet.csv", headers={"Accept-Language": "pt-BR"}).data
     assert body[len(BOM):].decode("utf-8") == "Mão;Carteador;Contrato;Vazas;Resultado;Rui;Ema;Lia\r\n" \

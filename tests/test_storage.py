@@ -13,7 +13,7 @@ import sqlalchemy as sa
 from scorer.evening.file import dumps, loads
 from scorer.evening.ledger import settle_evening
 from scorer.rules import HandFacts, IllegalAuction, Stake
-from scorer.storage import services
+from scorer.storage import errors, evening_writes, evenings, hand_writes, units
 from scorer.storage.models import Evening, Hand, HandVersion, db
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
@@ -31,18 +31,18 @@ def test_migrations_build_the_schema(any_db_app: Any) -> None:
 
 def test_record_correct_and_reload(any_db_app: Any) -> None:
     with any_db_app.app_context():
-        evening = services.create_evening(variant="hoyle", players=["Анна", "Bjørn", "João"], first_dealer=0,
+        evening = evening_writes.create_evening(variant="hoyle", players=["Анна", "Bjørn", "João"], first_dealer=0,
                                           options={}, stake=Stake(50, "RUB"))
         key = evening.key
-        services.record_hand(evening, 1, HandFacts(0, ("four", "pass", "pass"), 4))  # Bjørn +8
+        hand_writes.record_hand(evening, 1, HandFacts(0, ("four", "pass", "pass"), 4))  # Bjørn +8
         db.session.expire_all()
-        evening = services.get_evening(key)
+        evening = units.get_evening(key)
         assert evening is not None
-        services.correct_hand(evening, 1, 1, HandFacts(0, ("four", "pass", "pass"), 2))  # now −8
+        hand_writes.correct_hand(evening, 1, 1, HandFacts(0, ("four", "pass", "pass"), 2))  # now −8
         db.session.expire_all()
-        evening = services.get_evening(key)
+        evening = units.get_evening(key)
         assert evening is not None
-        ledger = services.ledger_of(evening)
+        ledger = evenings.ledger_of(evening)
         assert ledger.totals == (4, -8, 4) and ledger.money_totals == (200, -400, 200)
         assert [v.version for v in evening.hands[0].versions] == [1, 2]
         assert evening.hands[0].versions[0].facts["tricks"] == 4  # the old facts are kept
@@ -51,19 +51,19 @@ def test_record_correct_and_reload(any_db_app: Any) -> None:
 
 def test_a_refused_hand_writes_nothing(any_db_app: Any) -> None:
     with any_db_app.app_context():
-        evening = services.create_evening(variant="pagat", players=["A", "B", "C"], first_dealer=0, options={},
+        evening = evening_writes.create_evening(variant="pagat", players=["A", "B", "C"], first_dealer=0, options={},
                                           stake=None)
         with pytest.raises(IllegalAuction):
-            services.record_hand(evening, 1, HandFacts(0, ("two", "pass", "pass"), 2))
+            hand_writes.record_hand(evening, 1, HandFacts(0, ("two", "pass", "pass"), 2))
         assert (_count(Hand), _count(HandVersion)) == (0, 0)
 
 
 def test_the_same_hand_number_is_saved_once(any_db_app: Any) -> None:
     with any_db_app.app_context():
-        evening = services.create_evening(variant="pagat", players=["A", "B", "C"], first_dealer=0, options={},
+        evening = evening_writes.create_evening(variant="pagat", players=["A", "B", "C"], first_dealer=0, options={},
                                           stake=None)
         key = evening.key
-        services.record_hand(evening, 1, HandFacts(0, ("three", "pass", "pass"), 3))
+        hand_writes.record_hand(evening, 1, HandFacts(0, ("three", "pass", "pass"), 3))
         # a second phone that loaded the evening before the first save tries hand 1 too:
         # the unique constraint refuses it inside the same transaction
         db.session.add(Hand(evening_id=evening.id, number=1, versions=[
@@ -71,21 +71,21 @@ def test_the_same_hand_number_is_saved_once(any_db_app: Any) -> None:
         with pytest.raises(sa.exc.IntegrityError):
             db.session.commit()
         db.session.rollback()
-        evening = services.get_evening(key)
+        evening = units.get_evening(key)
         assert evening is not None
-        with pytest.raises(services.HandConflict):
-            services.record_hand(evening, 1, HandFacts(0, ("three", "pass", "pass"), 3))
+        with pytest.raises(errors.HandConflict):
+            hand_writes.record_hand(evening, 1, HandFacts(0, ("three", "pass", "pass"), 3))
         assert (_count(Hand), _count(HandVersion)) == (1, 1)
 
 
 def test_stale_correction_is_refused(any_db_app: Any) -> None:
     with any_db_app.app_context():
-        evening = services.create_evening(variant="pagat", players=["A", "B", "C"], first_dealer=0, options={},
+        evening = evening_writes.create_evening(variant="pagat", players=["A", "B", "C"], first_dealer=0, options={},
                                           stake=None)
-        services.record_hand(evening, 1, HandFacts(0, ("three", "pass", "pass"), 3))
-        services.correct_hand(evening, 1, 1, HandFacts(0, ("three", "pass", "pass"), 1))
-        with pytest.raises(services.HandConflict):
-            services.correct_hand(evening, 1, 1, HandFacts(0, ("four", "pass", "pass"), 4))
+        hand_writes.record_hand(evening, 1, HandFacts(0, ("three", "pass", "pass"), 3))
+        hand_writes.correct_hand(evening, 1, 1, HandFacts(0, ("three", "pass", "pass"), 1))
+        with pytest.raises(errors.HandConflict):
+            hand_writes.correct_hand(evening, 1, 1, HandFacts(0, ("four", "pass", "pass"), 4))
         assert _count(HandVersion) == 2
 
 
@@ -93,12 +93,12 @@ def test_stale_correction_is_refused(any_db_app: Any) -> None:
 def test_import_export_reproduces_the_ledger(any_db_app: Any, name: str) -> None:
     original = loads((EXAMPLES / f"{name}.json").read_bytes())
     with any_db_app.app_context():
-        evening = services.import_evening(original)
+        evening = evening_writes.import_evening(original)
         key = evening.key
         db.session.expire_all()
-        stored = services.get_evening(key)
+        stored = units.get_evening(key)
         assert stored is not None
-        exported = services.export_evening(stored)
+        exported = evening_writes.export_evening(stored)
         again = loads(dumps(exported))
     first = settle_evening(original.setup, original.hands)
     second = settle_evening(again.setup, again.hands)
@@ -108,7 +108,7 @@ def test_import_export_reproduces_the_ledger(any_db_app: Any, name: str) -> None
 
 def test_evening_keys_are_unguessable(any_db_app: Any) -> None:
     with any_db_app.app_context():
-        keys = {services.create_evening(variant="pagat", players=["A", "B", "C"], first_dealer=0, options={},
+        keys = {evening_writes.create_evening(variant="pagat", players=["A", "B", "C"], first_dealer=0, options={},
                                         stake=None).key for _ in range(5)}
         assert len(keys) == 5 and all(len(k) >= 22 for k in keys)  # 16 random bytes, base64url
         assert _count(Evening) == 5
@@ -138,9 +138,9 @@ def test_upgrading_keeps_an_evening_saved_before_the_change(any_db_app: Any) -> 
         db.session.commit()
         upgrade()
         db.session.expire_all()
-        evening = services.get_evening("k1")
+        evening = units.get_evening("k1")
         assert evening is not None
-        ledger = services.ledger_of(evening)
+        ledger = evenings.ledger_of(evening)
         assert ledger.totals == (-4, 8, -4)  # dealer A: B bids Four and makes it
         assert evening.hands[0].current.facts == {"dealer": 0, "auction": ["four", "pass", "pass"], "tricks": 4}
         # the upgrade gave the old evening its own scorers' link and PIN
@@ -153,10 +153,10 @@ def test_the_sharing_migration_goes_down_and_up_with_data(any_db_app: Any) -> No
     from flask_migrate import downgrade, upgrade
 
     with any_db_app.app_context():
-        evening = services.create_evening(variant="pagat", players=["A", "B", "C"], first_dealer=0, options={},
+        evening = evening_writes.create_evening(variant="pagat", players=["A", "B", "C"], first_dealer=0, options={},
                                           stake=None)
-        services.record_hand(evening, 1, HandFacts(0, ("three", "pass", "pass"), 3), token="t-1", device="x")
-        services.undo_last_hand(evening, 1, 1)
+        hand_writes.record_hand(evening, 1, HandFacts(0, ("three", "pass", "pass"), 3), token="t-1", device="x")
+        hand_writes.undo_last_hand(evening, 1, 1)
         key = evening.key
         db.session.remove()
         downgrade(revision="0007_groups")
@@ -164,7 +164,7 @@ def test_the_sharing_migration_goes_down_and_up_with_data(any_db_app: Any) -> No
         db.session.remove()  # end the reading transaction before the DDL
         upgrade()
         db.session.remove()
-        again = services.get_evening(key)
+        again = units.get_evening(key)
         assert again is not None and again.hands == [] and len(again.edit_key) >= 22
 
 
@@ -180,7 +180,7 @@ def test_a_long_read_on_sqlite_never_holds_the_write_lock(app: Any) -> None:
     import threading
 
     with app.app_context():
-        evening = services.create_evening(variant="pagat", players=["A", "B", "C"], first_dealer=0, options={},
+        evening = evening_writes.create_evening(variant="pagat", players=["A", "B", "C"], first_dealer=0, options={},
                                           stake=None)
         key = evening.key
     reading = threading.Event()
@@ -189,7 +189,7 @@ def test_a_long_read_on_sqlite_never_holds_the_write_lock(app: Any) -> None:
 
     def long_read() -> None:
         with app.test_request_context("/e/x", method="GET"):
-            assert services.get_evening(key) is not None  # the transaction is open from here
+            assert units.get_evening(key) is not None  # the transaction is open from here
             reading.set()
             done.wait(timeout=600)
             db.session.rollback()
@@ -200,14 +200,14 @@ def test_a_long_read_on_sqlite_never_holds_the_write_lock(app: Any) -> None:
     assert reading.wait(timeout=600)
     try:
         with app.test_request_context("/e/x/quick", method="POST"):
-            services.record_hand(services.get_evening(key), 1, HandFacts(0, ("three", "pass", "pass"), 3))
+            hand_writes.record_hand(units.get_evening(key), 1, HandFacts(0, ("three", "pass", "pass"), 3))
         still_reading = not released.is_set()
     finally:
         done.set()
         reader.join()
     assert still_reading  # the write finished while the reader still held its transaction
     with app.app_context():
-        assert len(services.get_evening(key).hands) == 1  # type: ignore[union-attr]
+        assert len(units.get_evening(key).hands) == 1  # type: ignore[union-attr]
 
 
 @pytest.mark.parametrize("name", ["hoyle-referee", "pagat-thursday"])
@@ -218,10 +218,10 @@ def test_the_facts_column_migration_goes_down_and_up_with_real_hands(any_db_app:
     from flask_migrate import downgrade, upgrade
 
     with any_db_app.app_context():
-        evening = services.import_evening(loads((EXAMPLES / f"{name}.json").read_bytes()))
+        evening = evening_writes.import_evening(loads((EXAMPLES / f"{name}.json").read_bytes()))
         key = evening.key
-        before = dumps(services.export_evening(services.get_evening(key)))  # type: ignore[arg-type]
-        totals = services.ledger_of(services.get_evening(key)).totals  # type: ignore[arg-type]
+        before = dumps(evening_writes.export_evening(units.get_evening(key)))  # type: ignore[arg-type]
+        totals = evenings.ledger_of(units.get_evening(key)).totals  # type: ignore[arg-type]
         db.session.remove()
         downgrade(revision="0008_sharing")
         rows = db.session.execute(sa.text(
@@ -236,10 +236,10 @@ def test_the_facts_column_migration_goes_down_and_up_with_real_hands(any_db_app:
         db.session.remove()
         upgrade()
         db.session.remove()
-        again = services.get_evening(key)
+        again = units.get_evening(key)
         assert again is not None
-        assert dumps(services.export_evening(again)) == before
-        assert services.ledger_of(again).totals == totals
+        assert dumps(evening_writes.export_evening(again)) == before
+        assert evenings.ledger_of(again).totals == totals
 
 
 def test_a_hand_saved_in_the_old_columns_reads_the_same_after_0009(any_db_app: Any) -> None:
@@ -250,7 +250,7 @@ def test_a_hand_saved_in_the_old_columns_reads_the_same_after_0009(any_db_app: A
     from scorer.rules import Claim, Override
 
     with any_db_app.app_context():
-        evening = services.create_evening(variant="hoyle", players=["A", "B", "C", "D"], first_dealer=0,
+        evening = evening_writes.create_evening(variant="hoyle", players=["A", "B", "C", "D"], first_dealer=0,
                                           options={}, stake=None)
         key, evening_id = evening.key, evening.id
         db.session.remove()
@@ -270,7 +270,7 @@ def test_a_hand_saved_in_the_old_columns_reads_the_same_after_0009(any_db_app: A
         db.session.remove()
         upgrade()
         db.session.remove()
-        stored = services.get_evening(key)
+        stored = units.get_evening(key)
         assert stored is not None
         assert stored.hands[0].current.facts == {
             "dealer": 0, "auction": ["pass", "three", "pass", "pass"], "tricks": 2,
@@ -278,15 +278,15 @@ def test_a_hand_saved_in_the_old_columns_reads_the_same_after_0009(any_db_app: A
                         "card": "2C", "evidence": "5H"}],
             "override": {"entries": {"0": 1, "1": 2, "2": -3, "3": 0}, "pool": 0, "reason": "agreed"},
         }
-        assert services.current_facts(stored) == [HandFacts(
+        assert evenings.current_facts(stored) == [HandFacts(
             0, ("pass", "three", "pass", "pass"), 2,
             claims=(Claim("revoke", 2, True, by=1, trick=3, suit_led="H", card="2C", evidence="5H"),),
             override=Override((1, 2, -3, 0), "agreed"))]
-        assert services.ledger_of(stored).totals == (1, 2, -3, 0)  # the override stands
+        assert evenings.ledger_of(stored).totals == (1, 2, -3, 0)  # the override stands
 
 
 def test_a_unit_of_work_outside_any_request_takes_the_write_lock_only_when_it_writes(app: Any) -> None:
-    """services.writing() / reading() choose the transaction, not the HTTP method: a
+    """units.writing() / reading() choose the transaction, not the HTTP method: a
     worker writing outside a request holds SQLite's write lock (another writer cannot
     begin), and reading() leaves it free and ends its transaction."""
     import sqlite3
@@ -305,15 +305,15 @@ def test_a_unit_of_work_outside_any_request_takes_the_write_lock_only_when_it_wr
             other.close()
 
     with app.app_context():
-        with services.reading():
+        with units.reading():
             assert db.session.scalar(sa.select(sa.func.count()).select_from(Evening)) == 0
             assert other_writer_can_begin()
         assert not db.session().in_transaction()
-        with services.writing():
+        with units.writing():
             db.session.scalar(sa.select(sa.func.count()).select_from(Evening))
             assert not other_writer_can_begin()
         assert other_writer_can_begin()
-        with pytest.raises(RuntimeError), services.writing():
+        with pytest.raises(RuntimeError), units.writing():
             db.session.add(Evening(variant="pagat", name="never saved"))
             db.session.flush()
             raise RuntimeError("refused")

@@ -12,7 +12,7 @@ import pytest
 import sqlalchemy as sa
 
 from scorer.reports.pdf import render_html_pdf
-from scorer.storage import services
+from scorer.storage import errors, evenings, hand_writes, units
 from scorer.storage.models import Change, Evening, Hand, db
 from scorer.web import access
 from tests.webhelpers import start_evening
@@ -20,7 +20,7 @@ from tests.webhelpers import start_evening
 
 def _evening(app: Any, key: str) -> Evening:
     with app.app_context():
-        evening = services.get_evening(key)
+        evening = units.get_evening(key)
         assert evening is not None
         db.session.expunge_all()
         return evening
@@ -33,7 +33,7 @@ def _quick(client: Any, key: str, number: int, declarer: int, contract: str, tri
 
 def _hand_count(app: Any, key: str) -> int:
     with app.app_context():
-        evening = services.get_evening(key)
+        evening = units.get_evening(key)
         assert evening is not None
         return len(evening.hands)
 
@@ -151,17 +151,17 @@ def test_undo_the_last_hand_keeps_it_in_the_history(app: Any) -> None:
     assert _quick(client, key, 1, 1, "three", 3).status_code == 302  # Bob +9
     assert _quick(client, key, 2, 2, "four", 2).status_code == 302  # Cat defeated: −12, others +4
     with app.app_context():
-        evening = services.get_evening(key)
+        evening = units.get_evening(key)
         assert evening is not None
-        assert services.ledger_of(evening).totals == (1, 13, -15, 1)
+        assert evenings.ledger_of(evening).totals == (1, 13, -15, 1)
     # an undo from a page that showed hand 1 as the last hand is refused
     stale = client.post(f"/e/{key}/undo", data={"number": "1", "version": "1"})
     assert stale.status_code == 302 and _hand_count(app, key) == 2
     assert client.post(f"/e/{key}/undo", data={"number": "2", "version": "1"}).status_code == 302
     with app.app_context():
-        evening = services.get_evening(key)
+        evening = units.get_evening(key)
         assert evening is not None
-        assert services.ledger_of(evening).totals == (-3, 9, -3, -3)
+        assert evenings.ledger_of(evening).totals == (-3, 9, -3, -3)
         assert db.session.scalar(sa.select(sa.func.count()).select_from(Hand)) == 2  # nothing deleted
     # the place is free: the next hand is hand 2 again
     assert _quick(client, key, 2, 3, "three", 5).status_code == 302
@@ -219,9 +219,9 @@ def test_quick_entry_rules_like_the_full_form(app: Any, variant: str, quick: dic
     response = client.post(f"/e/{key}/quick", data={"number": "1", **quick})
     assert response.status_code == 302, response.get_data(as_text=True)
     with app.app_context():
-        evening = services.get_evening(key)
+        evening = units.get_evening(key)
         assert evening is not None
-        ledger = services.ledger_of(evening)
+        ledger = evenings.ledger_of(evening)
         row = ledger.rows[0]
         assert row.ruling.declarer == int(quick["declarer"]) and row.ruling.contract is not None
         assert row.ruling.contract.id == quick["contract"] and row.facts.tricks == int(quick["tricks"])
@@ -235,9 +235,9 @@ def test_quick_entry_rules_like_the_full_form(app: Any, variant: str, quick: dic
         posted = {"number": "1", "dealer": "0", "save": "1", **full}
         assert other.post(f"/e/{key2}/hand", data=posted).status_code == 302
         with app.app_context():
-            evening2 = services.get_evening(key2)
+            evening2 = units.get_evening(key2)
             assert evening2 is not None
-            assert services.ledger_of(evening2).rows[0].ruling.units == quick_units
+            assert evenings.ledger_of(evening2).rows[0].ruling.units == quick_units
 
 
 def test_quick_entry_refuses_half_a_hand(app: Any) -> None:
@@ -325,7 +325,7 @@ def test_settings_change_rules_every_hand_again_and_are_kept_in_the_history(app:
     evening = _evening(app, key)
     assert evening.name == "Crown" and evening.options["hands_per_dealer"] == 1 and evening.revision == 4
     with app.app_context():
-        ledger = services.ledger_of(services.get_evening(key))  # type: ignore[arg-type]
+        ledger = evenings.ledger_of(units.get_evening(key))  # type: ignore[arg-type]
         assert ledger.hands_remaining == 1  # 4 players × 1 − 3 played
     # a stale page is refused and changes nothing
     stale = client.post(f"/e/{key}/settings", data={"name": "Other", "revision": "3", "opt_hands_per_dealer": "3"})
@@ -374,10 +374,10 @@ def test_an_override_sent_twice_is_saved_once(app: Any) -> None:
     assert client.post(f"/e/{key}/hand/1/override", data=form).status_code == 302
     assert client.post(f"/e/{key}/hand/1/override", data=form).status_code == 302
     with app.app_context():
-        evening = services.get_evening(key)
+        evening = units.get_evening(key)
         assert evening is not None
         assert [v.version for v in evening.hands[0].versions] == [1, 2]
-        assert services.ledger_of(evening).totals == (-2, 6, -2, -2)
+        assert evenings.ledger_of(evening).totals == (-2, 6, -2, -2)
     assert "already saved" in client.get(f"/e/{key}/hand/1").get_data(as_text=True)
 
 
@@ -438,8 +438,8 @@ def test_a_correction_of_a_hand_undone_meanwhile_is_refused_clearly(app: Any) ->
     from scorer.rules import HandFacts
 
     with app.test_request_context(f"/e/{key}/hand/2/edit", method="POST"):
-        evening = services.get_evening(key)
+        evening = units.get_evening(key)
         assert evening is not None
-        with pytest.raises(services.HandConflict, match="no longer in play"):
-            services.correct_hand(evening, 2, 1, HandFacts(1, ("pass", "pass", "four", "pass"), 4))
+        with pytest.raises(errors.HandConflict, match="no longer in play"):
+            hand_writes.correct_hand(evening, 2, 1, HandFacts(1, ("pass", "pass", "four", "pass"), 4))
     assert _hand_count(app, key) == 1

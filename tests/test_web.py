@@ -312,10 +312,10 @@ def test_csv_ledger_sums_match_the_ledger(client: Any, app: Any) -> None:
     import io
 
     from scorer.evening.file import loads as load_file
-    from scorer.storage import services
+    from scorer.storage import evening_writes
 
     with app.app_context():
-        key = services.import_evening(load_file((EXAMPLES / "hoyle-five.json").read_bytes())).key
+        key = evening_writes.import_evening(load_file((EXAMPLES / "hoyle-five.json").read_bytes())).key
     response = client.get(f"/e/{key}/ledger.csv")
     assert response.status_code == 200 and response.mimetype == "text/csv"
     rows = list(csv.DictReader(io.StringIO(response.get_data(as_text=True))))

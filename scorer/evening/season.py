@@ -1,7 +1,7 @@
 """A group's season: the evenings' ledgers added up per player (pure Python, no Flask).
 
 Input: the group's evenings, each with its settled :class:`~scorer.evening.ledger.Ledger`
-(``scorer.storage.services.ledger_of``), and the group's merged spellings. Output: the
+(``scorer.storage.evenings.ledger_of``), and the group's merged spellings. Output: the
 **books** of the season. Money and points are never added together: a book is one
 variant played for points, or one variant at one stake in one currency, and each
 book has its own table, columns and chart.

@@ -26,7 +26,7 @@ from markupsafe import Markup
 from ..evening.ledger import Ledger, settle_up, statistics
 from ..rules import RULES
 from ..storage.models import Evening
-from ..storage.services import reading
+from ..storage.units import reading
 from ..web.i18n import tr
 from ..web.views.common import auction_of, seat_lines
 from . import render_pool

@@ -22,9 +22,9 @@ from sqlalchemy.orm import selectinload
 from ..evening.ledger import HandError
 from ..evening.season import Book, SeasonEvening, name_key, resolve, season_books, shared_table, spellings_in
 from ..rules import VARIANTS, Text
-from . import services
+from . import tokens, units
 from .kept_ledgers import HEAD_COLUMNS, settled_many
-from .models import Evening, Group, GroupAlias, Submission, db
+from .models import Evening, Group, GroupAlias, db
 
 
 class GroupError(Exception):
@@ -46,24 +46,17 @@ def get_group(key: str) -> Group | None:
     return db.session.scalar(sa.select(Group).where(Group.key == key).options(selectinload(Group.aliases)))
 
 
-@services.write
+@tokens.creating("group")
 def create_group(name: str, token: str | None = None) -> Group:
     """Save a new group called ``name`` (trimmed; 1 to 80 characters, checked by the form).
 
     ``token``: the form's one-time token, saved in the same unit of work; posted again,
-    :class:`scorer.storage.services.AlreadyCreated` names the group the first post made and
-    nothing new is saved."""
-    services.creation_retry(token, "group")
+    :class:`scorer.storage.errors.AlreadyCreated` names the group the first post made and
+    nothing new is saved (:func:`scorer.storage.tokens.creating`)."""
     group = Group(name=" ".join(name.split())[:80])
     db.session.add(group)
     db.session.flush()
-    if token:
-        try:
-            with db.session.begin_nested():  # two posts at once: the second one's token collides
-                db.session.add(Submission(token=token, group_id=group.id, command="group"))
-        except IntegrityError:
-            services.creation_retry(token, "group")  # names the first post's group (this one is not saved)
-            raise
+    tokens.keep_created(token, "group", group_id=group.id)
     return group
 
 
@@ -71,7 +64,7 @@ def evening_head(evening_key: str) -> tuple[int, tuple[str, str] | None, dict[st
     """``(evening revision, (group key, group name) or None, the evening's row)`` in one
     small query (the scoresheet's), or ``None`` if there is no such evening. The row holds
     :data:`scorer.storage.kept_ledgers.HEAD_COLUMNS` by name, for :func:`scorer.storage.kept_ledgers.settled_many`."""
-    if not services.valid_key(evening_key):
+    if not units.valid_key(evening_key):
         return None
     row = db.session.execute(
         sa.select(*HEAD_COLUMNS, Group.key.label("group_key"), Group.name.label("group_name"))
@@ -188,7 +181,7 @@ def evening_key_from(text: str) -> str | None:
     return text if _KEY.fullmatch(text) else None
 
 
-@services.write
+@units.write
 def add_evening(group: Group, text: str) -> Evening:
     """Put the evening whose link or key is ``text`` into ``group``.
 
@@ -196,7 +189,7 @@ def add_evening(group: Group, text: str) -> Evening:
     in this group already, or in another group (remove it there first).
     """
     key = evening_key_from(text)
-    evening = services.get_evening(key) if key else None
+    evening = units.get_evening(key) if key else None
     if evening is None:
         raise GroupError(Text("No evening has that link. Paste the address of the evening's scoresheet, "
                            "or its key (the part after /e/)."))
@@ -214,18 +207,18 @@ def add_evening(group: Group, text: str) -> Evening:
     return evening
 
 
-@services.write
+@units.write
 def remove_evening(group: Group, evening_key: str) -> Evening:
     """Take an evening out of the group (the evening itself is unchanged and can be
     added again). Raises :class:`GroupError` if it is not in the group."""
-    evening = services.get_evening(evening_key) if isinstance(evening_key, str) else None
+    evening = units.get_evening(evening_key) if isinstance(evening_key, str) else None
     if evening is None or evening.group_id != group.id:
         raise GroupError(Text("That evening is not in this group."))
     db.session.execute(sa.update(Evening).where(Evening.id == evening.id).values(group_id=None))
     return evening
 
 
-@services.write
+@units.write
 def merge(group: Group, alias_name: str, canonical_name: str) -> GroupAlias:
     """Count the player spelt ``alias_name`` as ``canonical_name`` in this group's season.
 
@@ -264,7 +257,7 @@ def merge(group: Group, alias_name: str, canonical_name: str) -> GroupAlias:
     return row
 
 
-@services.write
+@units.write
 def unmerge(group: Group, alias_id: int) -> None:
     """Undo one merge (the spellings count apart again). Raises :class:`GroupError`
     if the group has no such merge."""

@@ -6,7 +6,7 @@ almost nothing:
 
 - :class:`Revisions` keeps each table's revision in memory. A change made in this
   process forgets the table's entry once its unit of work commits
-  (:func:`scorer.storage.services.writing`).
+  (:func:`scorer.storage.units.writing`).
 - On PostgreSQL each change also sends ``NOTIFY nap_revision, '<key>'`` inside its own
   transaction (delivered only if it commits), and a thread of each process ``LISTEN``\\ s
   and forgets that table: a change made through another process (another box) is seen

@@ -36,7 +36,7 @@ def _sqlite_connect(dbapi_connection: Any, _record: Any) -> None:
         cursor.close()
 
 
-#: Set while a unit of work writes (:func:`scorer.storage.services.writing`): SQLite then takes
+#: Set while a unit of work writes (:func:`scorer.storage.units.writing`): SQLite then takes
 #: the write lock as the transaction begins. Never read from the HTTP request.
 WRITING: ContextVar[bool] = ContextVar("nap_writing", default=False)
 

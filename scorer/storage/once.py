@@ -2,7 +2,7 @@
 access, groups, new evenings): the token is kept with what the command did, in the
 same unit of work, so the same command sent again (a retry, a double tap) is known
 and saves nothing twice. A token another command used is refused
-(:class:`scorer.storage.services.TokenReused`), as for the hand commands.
+(:class:`scorer.storage.errors.TokenReused`), as for the hand commands.
 
 The hand commands keep theirs in :mod:`scorer.storage.services`; both use
 :class:`~scorer.storage.models.Submission` rows, so one token is never used twice."""
@@ -13,8 +13,9 @@ import sqlalchemy as sa
 from sqlalchemy.exc import IntegrityError
 
 from ..rules import Text
+from .errors import TokenReused
 from .models import Submission, db
-from .services import TOKEN, TokenReused
+from .tokens import TOKEN
 
 
 class Retried(Exception):
@@ -30,7 +31,7 @@ def _reused() -> TokenReused:
 def check(token: str, command: str, *, evening_id: int | None = None, group_id: int | None = None) -> None:
     """Raise :class:`Retried` if ``command`` at this evening (or group) used ``token``
     before; :class:`TokenReused` if anything else did; ``ValueError`` for a token that
-    is not :data:`scorer.storage.services.TOKEN` (the API checks first)."""
+    is not :data:`scorer.storage.tokens.TOKEN` (the API checks first)."""
     if not TOKEN.fullmatch(token):
         raise ValueError("a one-time token is 1 to 64 printable ASCII characters")
     used = db.session.scalar(sa.select(Submission).where(Submission.token == token))

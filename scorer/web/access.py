@@ -35,7 +35,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import selectinload
 
 from ..storage.models import Change, Device, Evening, TableAccess, db, new_key, new_pin, utcnow
-from ..storage.services import writing
+from ..storage.units import writing
 
 #: Wrong PINs one phone may try per window before it must wait.
 SESSION_TRIES = 5

@@ -20,7 +20,7 @@ from flask_babel import gettext
 
 from ..evening.file import EveningFileError
 from ..rules import RulesError, clean_text
-from ..storage import once, services
+from ..storage import errors, once, tokens, units
 from ..storage.disputes import DisputeRefused
 from ..storage.groups import GroupError
 from .extensions import csrf
@@ -68,13 +68,13 @@ def json_blueprint(name: str, import_name: str) -> Blueprint:
 
     @bp.errorhandler(DisputeRefused)
     @bp.errorhandler(GroupError)
-    @bp.errorhandler(services.TokenReused)
+    @bp.errorhandler(errors.TokenReused)
     def on_scorer_error(error: Any) -> Any:
         return refused(error_text(error))
 
-    @bp.errorhandler(services.HandConflict)
-    @bp.errorhandler(services.EveningFinished)
-    def on_conflict(error: services.ScorerError) -> Any:
+    @bp.errorhandler(errors.HandConflict)
+    @bp.errorhandler(errors.EveningFinished)
+    def on_conflict(error: errors.ScorerError) -> Any:
         return conflict(error_text(error))
 
     return bp
@@ -84,14 +84,14 @@ def conflict(message: str) -> Any:
     """409: the table is not what the client saw; nothing was saved; here is the table now."""
     from .views.api import state_of  # the state every JSON command answers a conflict with
 
-    evening = services.get_evening((request.view_args or {}).get("key", ""), fresh=True)
+    evening = units.get_evening((request.view_args or {}).get("key", ""), fresh=True)
     if evening is None:
         abort(404)
     return jsonify(error={"code": "conflict", "message": message}, state=state_of(evening)), 409
 
 
 def evening_of(key: str) -> Any:
-    evening = services.get_evening(key)
+    evening = units.get_evening(key)
     if evening is None:
         abort(404)
     return evening
@@ -133,7 +133,7 @@ def flag(data: dict[str, Any], name: str) -> bool:
 def token(data: dict[str, Any]) -> str:
     """The client's idempotency token: the same token again saves nothing a second time."""
     value = data.get("token")
-    if not isinstance(value, str) or not services.TOKEN.fullmatch(value):
+    if not isinstance(value, str) or not tokens.TOKEN.fullmatch(value):
         raise Refused(gettext("token must be a text of 1 to 64 characters, new for each command."))
     return value
 
@@ -155,7 +155,7 @@ def run(command: str, key_token: str, do: Callable[[], T], *, evening_id: int | 
     nothing is saved): ``(what it returned, True)``, or ``(None, False)`` when the same
     command already used this token (a retry): nothing is run again."""
     try:
-        with services.writing():
+        with units.writing():
             once.check(key_token, command, evening_id=evening_id, group_id=group_id)
             result = do()
             once.keep(key_token, command, evening_id=evening_id, group_id=group_id, hand_id=hand_id)

@@ -10,9 +10,9 @@ from flask import current_app
 from flask.cli import with_appcontext
 
 from ..evening.file import loads
+from ..storage.evening_writes import import_evening
 from ..storage.models import Evening, db
 from ..storage.paths import ROOT
-from ..storage.services import import_evening
 
 DEMO = ROOT / "examples" / "pagat-thursday.json"
 #: In ``instance/``: the demo evening's key and scorers' key, written by ``flask demo``.

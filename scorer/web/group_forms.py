@@ -14,7 +14,7 @@ from wtforms import HiddenField, SelectField, StringField, SubmitField
 from wtforms.validators import DataRequired, Length
 
 from ..rules import clean_text
-from .forms import one_time_token
+from .form_fields import one_time_token
 
 
 def _clean(value: Any) -> Any:

@@ -13,17 +13,19 @@ from flask_babel import gettext
 
 from ...evening.file import check_hand, read_hand
 from ...rules import Claim, Text
-from ...storage import disputes, services
+from ...storage import disputes, errors, evenings, units
+from ...storage.commands import CorrectHand, Saved, execute
 from ...storage.models import Dispute, Evening, Hand, db
 from .. import access
 from ..access import permission
+from ..answers import json_answer, sender
 from ..api_support import Refused, body, evening_of, flag, integer, json_blueprint, run, seat, text, token
 
 bp = json_blueprint("api_disputes", __name__)
 
 
-@bp.errorhandler(services.AlreadySaved)
-def _on_retry(error: services.AlreadySaved) -> Any:
+@bp.errorhandler(errors.AlreadySaved)
+def _on_retry(error: errors.AlreadySaved) -> Any:
     """A ruling sent again with its token (two at once): what the first one saved."""
     args = request.view_args or {}
     return _answer(args.get("key", ""), args.get("dispute_id", 0), 200)
@@ -47,7 +49,7 @@ def _hand(evening: Evening, hand_id: int) -> Hand:
     gone = db.session.get(Hand, hand_id) if 0 < hand_id < 2**31 else None
     if gone is None or gone.evening_id != evening.id:
         abort(404)
-    raise services.HandConflict(Text("Hand {number} is no longer in play (it was undone on another phone); "
+    raise errors.HandConflict(Text("Hand {number} is no longer in play (it was undone on another phone); "
                                      "nothing was saved.", number=gone.undone_number or 0), gone.undone_number or 0)
 
 
@@ -59,7 +61,7 @@ def _dispute(evening: Evening, dispute_id: int) -> Dispute:
 
 
 def _answer(key: str, dispute_id: int, status: int) -> Any:
-    evening = services.get_evening(key, fresh=True)
+    evening = units.get_evening(key, fresh=True)
     dispute = db.session.get(Dispute, dispute_id, populate_existing=True)
     assert evening is not None and dispute is not None
     return jsonify(revision=evening.revision, dispute=dispute_of(dispute, evening)), status
@@ -99,7 +101,7 @@ def dismiss(key: str, dispute_id: int) -> Any:
 
     def do() -> None:
         if db.session.get(Dispute, dispute.id, populate_existing=True).resolved_at is not None:  # type: ignore[union-attr]
-            raise services.HandConflict(Text("This dispute was ruled on or dismissed on another phone; nothing "
+            raise errors.HandConflict(Text("This dispute was ruled on or dismissed on another phone; nothing "
                                              "was changed."), 0)
         disputes.settle_dispute(evening, dispute_id, "dismissed", device=access.device_name())
 
@@ -119,27 +121,24 @@ def rule(key: str, dispute_id: int) -> Any:
     evening = evening_of(key)
     dispute = _dispute(evening, dispute_id)
     hand = _hand(evening, dispute.hand_id)
-    retry = services.used_token(once, evening, "correct", hand.id)
-    if retry is not None:
-        return _answer(key, dispute_id, 200)
-    if dispute.resolved_at is not None:
-        raise services.HandConflict(Text("This dispute was ruled on or dismissed on another phone; nothing was "
-                                         "changed."), hand.number)
     facts = _ruling(data, evening, hand, dispute)
-    saved = disputes.rule_on_hand(evening, hand.number, base, facts, dispute_id=dispute_id, token=once,
-                                  device=access.device_name(), hand_id=hand.id)
-    evening = services.get_evening(key, fresh=True)
-    assert evening is not None
-    closed = db.session.get(Dispute, dispute_id, populate_existing=True)
-    assert closed is not None
-    return jsonify(revision=evening.revision, dispute=dispute_of(closed, evening),
-                   hand={"id": hand.id, "number": hand.number, "version": saved.version}), 201
+    outcome = execute(CorrectHand(key, hand.id, base, once, hand.number, facts=facts, dispute_id=dispute_id),
+                      device=sender())  # the correction and the close: one unit of work
+
+    def saved(done: Saved, status: int) -> Any:
+        fresh = units.get_evening(key, fresh=True)
+        closed = db.session.get(Dispute, dispute_id, populate_existing=True)
+        assert fresh is not None and closed is not None
+        return jsonify(revision=fresh.revision, dispute=dispute_of(closed, fresh),
+                       hand={"id": hand.id, "number": hand.number, "version": done.version}), status
+
+    return json_answer(key, outcome, saved, 201)
 
 
 def _ruling(data: dict[str, Any], evening: Evening, hand: Hand, dispute: Dispute) -> Any:
     """The hand's facts after the ruling (see :func:`rule`)."""
     names = [p.name for p in evening.players]
-    current = services.facts_of(hand.current, len(names))
+    current = evenings.facts_of(hand.current, len(names))
     if ("upheld" in data) == ("facts" in data):
         raise Refused(gettext("Send upheld (true or false) or facts (the corrected hand), not both."))
     if "facts" in data:
@@ -162,7 +161,7 @@ def confirm(key: str, hand_id: int) -> Any:
     run("confirm", once, lambda: disputes.confirm_hand(evening, number, hand_id=hand_id, device=access.device_name(),
                                                        device_id=access.device_id()),
         evening_id=evening.id, hand_id=hand_id)
-    evening = services.get_evening(key, fresh=True)
+    evening = units.get_evening(key, fresh=True)
     assert evening is not None
     hand = next((h for h in evening.hands if h.id == hand_id), None)
     if hand is None:  # a retry after the hand was undone
@@ -180,6 +179,6 @@ def confirmation(key: str) -> Any:
     evening = evening_of(key)
     run("confirmation", once, lambda: disputes.set_confirmation(evening, on, device=access.device_name()),
         evening_id=evening.id)
-    evening = services.get_evening(key, fresh=True)
+    evening = units.get_evening(key, fresh=True)
     assert evening is not None
     return jsonify(revision=evening.revision, confirmation=evening.confirmation), 200

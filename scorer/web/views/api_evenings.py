@@ -13,7 +13,7 @@ from flask_babel import gettext
 
 from ...evening.file import loads
 from ...rules import VARIANTS, Stake
-from ...storage import services
+from ...storage import errors, evening_writes
 from ...storage.groups import get_group
 from .. import access
 from ..access import permission
@@ -23,8 +23,8 @@ from .common import external_url
 bp = json_blueprint("api_evenings", __name__)
 
 
-@bp.errorhandler(services.AlreadyCreated)
-def _on_retry(again: services.AlreadyCreated) -> Any:
+@bp.errorhandler(errors.AlreadyCreated)
+def _on_retry(again: errors.AlreadyCreated) -> Any:
     """The same command again: the evening the first one made (this phone stays its scorer)."""
     assert again.evening_key is not None  # a start or import token always names its evening
     return _made(again.evening_key, "import" if request.path.endswith("/import") else "start", 200)
@@ -68,7 +68,7 @@ def new_evening() -> Any:
         group = get_group(text(data, "group", "", 32))
         if group is None:
             raise Refused(gettext("There is no such group."))
-    evening = services.create_evening(
+    evening = evening_writes.create_evening(
         variant=variant, players=names, first_dealer=names.index(first), options=options, stake=_stake(data),
         name=text(data, "name", ""), device=access.device_name(), group_id=group.id if group else None,
         time_zone=text(data, "time_zone", "", 64), token=once)
@@ -83,6 +83,6 @@ def import_evening() -> Any:
     once = token(data)
     if not isinstance(data.get("evening"), dict):
         raise Refused(gettext("evening must be an evening file (a JSON object)."))
-    evening = services.import_evening(loads(json.dumps(data["evening"])), device=access.device_name(),
+    evening = evening_writes.import_evening(loads(json.dumps(data["evening"])), device=access.device_name(),
                                       time_zone=text(data, "time_zone", "", 64), token=once)
     return _made(evening.key, "import", 201)

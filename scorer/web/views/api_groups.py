@@ -10,7 +10,7 @@ from typing import Any
 from flask import abort, jsonify
 from flask_babel import gettext
 
-from ...storage import groups, services
+from ...storage import errors, groups
 from ...storage.models import Evening, Group, db
 from ..access import permission
 from ..api_support import Refused, body, json_blueprint, run, text, token
@@ -19,8 +19,8 @@ from .common import external_url
 bp = json_blueprint("api_groups", __name__)
 
 
-@bp.errorhandler(services.AlreadyCreated)
-def _on_retry(again: services.AlreadyCreated) -> Any:
+@bp.errorhandler(errors.AlreadyCreated)
+def _on_retry(again: errors.AlreadyCreated) -> Any:
     """The same new group again: the group the first one made."""
     group = groups.get_group(again.group_key or "")
     if group is None:  # pragma: no cover - a group token always names its group

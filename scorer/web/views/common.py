@@ -25,13 +25,14 @@ from ...evening.ledger import Ledger, LedgerRow, table_ledger, to_table
 from ...evening.season import Book
 from ...rules import BIDS, HERE, PASS, RULES, VARIANTS, HandFacts, Result, RulesError
 from ...rules.play import PlayRules
-from ...storage import groups, services
+from ...storage import evenings, groups, units
 from ...storage import kept_ledgers as settled
 from ...storage.models import Evening
 from .. import access, i18n, lan
 from ..caches import RevisionCache
-from ..forms import ActionForm, error_messages
+from ..form_fields import error_messages
 from ..i18n import error_text, tr
+from ..table_forms import ActionForm
 
 #: No routes: the template filters and context processors every page uses.
 bp = Blueprint("common", __name__)
@@ -116,7 +117,7 @@ def check_permission() -> Any:
         if groups.get_group(key) is None:
             abort(404)
         return None  # a group's link is its key: holding it is enough to manage it
-    if services.evening_revision(key) is None:
+    if units.evening_revision(key) is None:
         abort(404)
     if access.is_scorer(key):
         return None
@@ -191,10 +192,10 @@ def content_disposition(kind: str, name: str, extension: str) -> str:
 
 
 def load_evening(key: str) -> tuple[Evening, Ledger]:
-    evening = services.get_evening(key)
+    evening = units.get_evening(key)
     if evening is None:
         abort(404)
-    return evening, services.ledger_of(evening)
+    return evening, evenings.ledger_of(evening)
 
 
 def load_settled(key: str, head: Mapping[str, Any] | None = None) -> settled.Settled:
@@ -245,7 +246,7 @@ def by_revision(cache: RevisionCache[Any], key: str, build: Any, *variant: Any, 
     ``head`` the evening's row (:data:`scorer.storage.kept_ledgers.HEAD_COLUMNS`) if it has.
     404 if no evening."""
     if revision is None:
-        revision = services.evening_revision(key)
+        revision = units.evening_revision(key)
     if revision is None:
         abort(404)
     value = cache.get((key, revision, *variant))
@@ -293,36 +294,11 @@ def rules_error(form: Any, error: RulesError) -> None:
     form.form_errors.append(error_text(error))
 
 
-def save_new_hand(evening: Evening, number: int, facts: HandFacts, token: str | None, form: Any = None) -> Any:
-    """Record hand ``number`` (full form or quick entry) and answer as a phone expects:
-    saved → the scoresheet at the hand; saved already (a double tap, another phone) or
-    the evening finished → a redirect that says so. ``None`` when the rules refuse the
-    hand: the refusal is added to ``form.form_errors`` (the caller shows the form again)."""
-    key = evening.key
-    try:
-        services.record_hand(evening, number, facts, device=access.device_name(), token=token or None,
-                             device_id=access.device_id())
-    except (services.AlreadySaved, services.EveningFinished) as error:
-        flash(error_text(error))
-        return redirect(url_for("sheet.scoresheet", key=key))
-    except services.HandConflict as error:
-        flash(error_text(error))
-        if error.number < 1:
-            return redirect(url_for("sheet.scoresheet", key=key))
-        return redirect(url_for("hands.hand", key=key, number=error.number))
-    except RulesError as error:
-        if form is not None:
-            rules_error(form, error)
-        return None
-    flash(gettext("Hand %(number)s saved.", number=number), f"saved:{number}")
-    return redirect(url_for("sheet.scoresheet", key=key))
-
-
 def undo_offer(key: str) -> dict[str, Any] | None:
     """The one-tap Undo shown with "Hand 7 saved" on the scoresheet: the last hand's
     number, version and row id (so a stale tap never undoes a newer hand), or ``None``
     when there is nothing to undo or the evening is finished."""
-    evening = services.get_evening(key)
+    evening = units.get_evening(key)
     if evening is None or not evening.hands or evening.finished_at is not None:
         return None
     last = evening.hands[-1]

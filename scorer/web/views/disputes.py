@@ -10,12 +10,13 @@ from typing import Any
 from flask import Blueprint, flash, redirect, render_template, request, url_for
 from flask_babel import gettext
 
-from ...storage import disputes, services
+from ...storage import disputes, errors
 from ...storage.models import DISPUTE_KINDS
 from .. import access
 from ..access import permission
-from ..forms import ActionForm, dispute_form_for, is_number
+from ..form_fields import is_number
 from ..i18n import error_text
+from ..table_forms import ActionForm, dispute_form_for
 from .common import load_evening, posted_int, row_of
 
 bp = Blueprint("disputes", __name__)
@@ -47,7 +48,7 @@ def dispute(key: str, number: int) -> Any:
                 accused=_seat(form.accused.data), raised_by=_seat(form.raised_by.data),
                 trick=_seat(form.trick.data), note=form.note.data or "", device=access.device_name(),
                 device_id=access.device_id())
-        except services.HandConflict as error:
+        except errors.HandConflict as error:
             flash(error_text(error))
             return redirect(url_for("sheet.scoresheet", key=key))
         except disputes.DisputeRefused as error:
@@ -89,7 +90,7 @@ def confirm(key: str, number: int) -> Any:
         try:
             disputes.confirm_hand(evening, number, hand_id=posted_int("hand_id"), device=access.device_name(),
                                   device_id=access.device_id())
-        except (services.HandConflict, disputes.DisputeRefused) as error:
+        except (errors.HandConflict, disputes.DisputeRefused) as error:
             flash(error_text(error))
         else:
             flash(gettext("Hand %(n)s confirmed.", n=number))

@@ -17,7 +17,7 @@ from markupsafe import Markup
 
 from ...evening.season import Book
 from ...reports.chart import running_totals_svg
-from ...storage import groups, services
+from ...storage import errors, group_queries, groups, units
 from ...storage.models import Group
 from .. import access
 from ..access import permission
@@ -66,10 +66,10 @@ def new_group() -> Any:
     if form.validate_on_submit():
         try:
             group = groups.create_group(form.name.data or "", token=form.token.data or None)
-        except services.AlreadyCreated as again:  # posted twice: the group the first post made
+        except errors.AlreadyCreated as again:  # posted twice: the group the first post made
             flash(error_text(again))
             return redirect(url_for(".group", key=again.group_key), code=303)
-        except services.TokenReused as error:
+        except errors.TokenReused as error:
             form.form_errors.append(error_text(error))
             return render_template("group_new.html", form=form), 422
         flash(_("The group “%(name)s” is ready. Start its first evening, or add evenings you have played.",
@@ -94,7 +94,7 @@ def _page(group: Group, *, status: int = 200, add_form: AddEveningForm | None = 
         "group.html", group=group, season=season, fragment=fragment, add_form=add_form or AddEveningForm(formdata=None),
         merge_form=merge_form, action=ItemForm(formdata=None), errors=errors or {},
         merges=[(a, season.spelling(a.alias), season.spelling(a.canonical)) for a in group.aliases],
-        last=services.last_in_group(group.id),
+        last=group_queries.last_in_group(group.id),
     ), status
 
 
@@ -127,7 +127,7 @@ def add_evening(key: str) -> Any:
     if form.validate_on_submit():
         evening_key = groups.evening_key_from(form.link.data or "")
         try:
-            if evening_key and services.evening_revision(evening_key) is not None and \
+            if evening_key and units.evening_revision(evening_key) is not None and \
                     not access.is_scorer(evening_key):
                 raise groups.GroupError(_("Only a scorer of that evening can put it in a group: open it on this "
                                           "phone with its scorers' link or PIN first."))
@@ -148,7 +148,7 @@ def remove_evening(key: str) -> Any:
     if form.validate_on_submit():
         item = str(form.item.data or "")[:40]
         try:
-            if services.evening_revision(item) is not None and not access.is_scorer(item):
+            if units.evening_revision(item) is not None and not access.is_scorer(item):
                 raise groups.GroupError(_("Only a scorer of that evening can take it out of the group."))
             evening = groups.remove_evening(group, item)
         except groups.GroupError as error:

@@ -16,13 +16,17 @@ from ...evening.ledger import Ledger, table_ledger, to_evening, to_table
 from ...rules import HERE, PASS, RULES, HandFacts, Override, RulesError
 from ...rules.auction import AuctionState
 from ...rules.sources import QUOTES, SOURCE_LANGUAGES
-from ...storage import disputes, services
+from ...storage import disputes, evenings, tokens
+from ...storage.commands import CorrectHand, OverrideRuling, RestoreVersion, execute
 from ...storage.models import Evening
 from .. import access
 from ..access import permission
-from ..forms import DISPUTE_NAMES, ActionForm, HandFormBase, error_messages, hand_form_for, override_form_for
+from ..answers import form_answer, save_new_hand, sender
+from ..form_fields import error_messages
+from ..forms import HandFormBase, hand_form_for
 from ..i18n import error_text, tr
-from .common import auction_of, call_label, load_evening, posted_int, row_of, rules_error, save_new_hand
+from ..table_forms import DISPUTE_NAMES, ActionForm, override_form_for
+from .common import auction_of, call_label, load_evening, posted_int, row_of
 
 bp = Blueprint("hands", __name__)
 
@@ -190,7 +194,7 @@ def new_hand(key: str) -> Any:
     evening, full = load_evening(key)
     ledger = table_ledger(full)  # the players seated now, seats 0… among them (issue 12)
     number = len(ledger.rows) + 1
-    if services.is_closed(evening, full):
+    if request.method == "GET" and evenings.is_closed(evening, full):  # a post: the command says so
         flash(gettext("This evening is finished: no more hands can be recorded."))
         return redirect(url_for("sheet.scoresheet", key=key))
     if request.method == "GET":
@@ -222,7 +226,7 @@ def hand(key: str, number: int) -> Any:
     record = evening.hands[number - 1]
     versions = []
     for v in reversed(record.versions):
-        facts = services.facts_of(v, ledger.setup.n)
+        facts = evenings.facts_of(v, ledger.setup.n)
         versions.append({"version": v, "facts": facts})
     current = record.current
     override_form = override_form_for(
@@ -251,7 +255,7 @@ def override_hand(key: str, number: int) -> Any:
     """Overrule the ruling of a hand with the table's own figures and a reason, or
     remove the override: either way a new version of the hand, so it can be undone."""
     evening, ledger = load_evening(key)
-    row = row_of(ledger, number)
+    row_of(ledger, number)
     form = override_form_for(ledger.setup.players)
     back = redirect(url_for(".hand", key=key, number=number))
     if not form.validate_on_submit():
@@ -262,25 +266,12 @@ def override_hand(key: str, number: int) -> Any:
     except (TypeError, ValueError):
         flash(gettext("This form is missing its version; reload the page."))
         return back
-    if form.remove.data:
-        if row.facts.override is None:
-            flash(gettext("There is no override to remove."))
-            return back
-        override = None
-    else:
-        override = Override(units=form.units(ledger.setup.n), pool=form.pool.data or 0, reason=form.reason.data or "")
-    facts = dataclasses.replace(row.facts, override=override)
-    try:
-        services.correct_hand(evening, number, base, facts, device=access.device_name(), kind="override",
-                              token=form.token.data or None, hand_id=posted_int("hand_id"))
-    except (services.HandConflict, services.EveningFinished, services.AlreadySaved) as error:
-        flash(error_text(error))
-    except RulesError as error:
-        flash(gettext("Nothing was saved: %(errors)s", errors=error_text(error)))
-    else:
-        flash(gettext("The table's figures replace the ruling; the ruling is kept beside them.") if override else
-              gettext("The override is removed: the ruling applies again."))
-    return back
+    override = None if form.remove.data else Override(units=form.units(ledger.setup.n), pool=form.pool.data or 0,
+                                                         reason=form.reason.data or "")
+    command = OverrideRuling(key, posted_int("hand_id"), base, form.token.data or None, number, override=override)
+    saved = (gettext("The table's figures replace the ruling; the ruling is kept beside them.") if override else
+             gettext("The override is removed: the ruling applies again."))
+    return form_answer(execute(command, device=sender()), saved=saved, to=back.location)
 
 
 
@@ -300,20 +291,13 @@ def restore_version(key: str, number: int, version: int) -> Any:
     token = str(request.form.get("token", ""))[:65]  # one-time: a double tap restores once
     if form.validate_on_submit() and base is None:
         flash(gettext("This form is missing its version; reload the page."))
-    elif form.validate_on_submit() and token and not services.TOKEN.fullmatch(token):
+    elif form.validate_on_submit() and token and not tokens.TOKEN.fullmatch(token):
         flash(gettext("This form is damaged; reload the page and try again."))
-    elif form.validate_on_submit():
-        try:  # the version the page showed as current: a newer correction since is not replaced
-            services.correct_hand(evening, number, base, services.facts_of(old, ledger.setup.n),
-                                  device=access.device_name(), kind="restore", hand_id=posted_int("hand_id"),
-                                  token=token or None)
-        except (services.HandConflict, services.EveningFinished, services.AlreadySaved,
-                services.TokenReused) as error:
-            flash(error_text(error))
-        except RulesError as error:
-            flash(gettext("Nothing was saved: %(errors)s", errors=error_text(error)))
-        else:
-            flash(gettext("Version %(version)s of hand %(number)s is current again.", version=version, number=number))
+    elif form.validate_on_submit():  # the version the page showed as current: a newer correction since is not replaced
+        command = RestoreVersion(key, posted_int("hand_id"), base, token or None, number, restore=version)
+        return form_answer(execute(command, device=sender()), to=url_for(".hand", key=key, number=number),
+                           saved=gettext("Version %(version)s of hand %(number)s is current again.", version=version,
+                                         number=number))
     return redirect(url_for(".hand", key=key, number=number))
 
 
@@ -327,7 +311,7 @@ def edit_hand(key: str, number: int) -> Any:
     ledger = table_ledger(full, seated)  # the players seated for that hand (issue 12)
     row = dataclasses.replace(row, facts=to_table(row.facts, seated, full.setup.players))
     record = evening.hands[number - 1]
-    if evening.finished_at is not None:
+    if request.method == "GET" and evening.finished_at is not None:  # a post: the command says so
         flash(gettext("This evening is finished: reopen it to correct a hand."))
         return redirect(url_for(".hand", key=key, number=number))
     if request.method == "GET":
@@ -345,18 +329,13 @@ def edit_hand(key: str, number: int) -> Any:
         if base is None:
             form.form_errors.append(gettext("This form is missing its version; reload the page."))
         else:
-            try:
-                disputes.rule_on_hand(evening, number, base,
-                                      to_evening(_facts_from(form, ledger, row.facts), seated, full.setup.n),
-                                      device=access.device_name(), token=form.token.data or None,
-                                      hand_id=posted_int("hand_id"), dispute_id=_dispute_ruled())
-            except (services.AlreadySaved, services.HandConflict, services.EveningFinished) as error:
-                flash(error_text(error))
-                return redirect(url_for(".hand", key=key, number=number))
-            except RulesError as error:
-                rules_error(form, error)
-            else:
-                flash(gettext("Hand %(number)s corrected; every later total follows.", number=number))
-                return redirect(url_for(".hand", key=key, number=number))
+            facts = to_evening(_facts_from(form, ledger, row.facts), seated, full.setup.n)
+            command = CorrectHand(key, posted_int("hand_id"), base, form.token.data or None, number, facts=facts,
+                                  dispute_id=_dispute_ruled())  # "Rule on it": the close is in the correction's unit
+            outcome = execute(command, device=sender())
+            answer = form_answer(outcome, to=url_for(".hand", key=key, number=number), form=form,
+                                 saved=gettext("Hand %(number)s corrected; every later total follows.", number=number))
+            if answer is not None:
+                return answer
     return _hand_page(evening, ledger, form, number=number, editing=True, status=422)
 

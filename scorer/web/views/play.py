@@ -8,15 +8,14 @@ from typing import Any
 from flask import Blueprint, abort, flash, redirect, render_template, request, url_for
 from flask_babel import gettext
 
-from ...rules import RulesError
 from ...rules.cards import RANKS_36, RANKS_52, SUITS
 from ...rules.play import PlayState
-from ...storage import services
-from .. import access
+from ...storage.commands import RecordPlay, execute
 from ..access import permission
-from ..forms import PlayForm
+from ..answers import form_answer, sender
 from ..i18n import error_text
-from .common import load_evening, play_rules, posted_int, row_of, table_row, with_record
+from ..table_forms import PlayForm
+from .common import load_evening, play_rules, posted_int, row_of, table_row
 
 bp = Blueprint("play", __name__)
 
@@ -35,7 +34,7 @@ def record_play(key: str, number: int) -> Any:
     if r.declarer is None or r.contract is None:
         flash(gettext("Nobody bid in this hand, so there is no play to record."))
         return redirect(url_for("hands.hand", key=key, number=number))
-    if evening.finished_at is not None:
+    if request.method == "GET" and evening.finished_at is not None:  # a post: the command says so
         flash(gettext("This evening is finished: reopen it to record the play."))
         return redirect(url_for("hands.hand", key=key, number=number))
     form = PlayForm()
@@ -62,18 +61,13 @@ def record_play(key: str, number: int) -> Any:
             except (TypeError, ValueError):
                 flash(gettext("This form is missing its version; reload the page."))
                 return redirect(url_for("hands.hand", key=key, number=number))
-            facts = with_record(row, state.tricks)
-            try:
-                services.correct_hand(evening, number, version, facts, device=access.device_name(), kind="play",
-                                      token=form.token.data or None, hand_id=posted_int("hand_id"))
-            except (services.HandConflict, services.EveningFinished, services.AlreadySaved) as exc:
-                flash(error_text(exc))
-                return redirect(url_for("hands.hand", key=key, number=number))
-            except RulesError as exc:
-                error = error_text(exc)
-            else:
-                flash(gettext("The record of play is saved; the hand is ruled from it."))
-                return redirect(url_for("hands.hand", key=key, number=number))
+            command = RecordPlay(key, posted_int("hand_id"), version, form.token.data or None, number,
+                                 tricks=state.tricks)
+            answer = form_answer(execute(command, device=sender()), to=url_for("hands.hand", key=key, number=number),
+                                 saved=gettext("The record of play is saved; the hand is ruled from it."), form=form)
+            if answer is not None:
+                return answer
+            error = form.form_errors[-1]
     state, refused = state.readable()  # a hand-made form may hold junk: show what can be read
     error = error or (error_text(refused) if refused else None)
     reading = state.reading

@@ -8,7 +8,7 @@ import io
 from typing import Any
 
 from babel.numbers import get_decimal_symbol
-from flask import Blueprint, Response, abort, flash, redirect, render_template, request, session, url_for
+from flask import Blueprint, Response, abort, redirect, render_template, request, session, url_for
 from flask_babel import get_locale, gettext
 from markupsafe import Markup
 
@@ -25,13 +25,15 @@ from ...reports.pdf import (
     pdf_job,
     time_limit,
 )
-from ...storage import disputes, services
+from ...storage import disputes, evening_writes, evenings, units
+from ...storage.commands import SetFinished, execute
 from ...storage.groups import evening_head
 from ...storage.kept_ledgers import Settled, resumable
 from .. import access
 from ..access import permission
-from ..forms import ActionForm
+from ..answers import form_answer, sender
 from ..i18n import locale_code, tr
+from ..table_forms import ActionForm
 from .common import (
     SVG_CSP,
     by_revision,
@@ -82,7 +84,7 @@ def _render_sheet(found: Settled) -> tuple[str, bool, Markup, tuple[Markup, ...]
                                           f"{Markup.escape(line)}</td></tr></tbody>" for line in lines[1]) + "\n"))
     fragment = Markup(
         render_template(
-            "_sheet.html", evening=evening, ledger=ledger, closed=services.is_closed(evening, ledger),
+            "_sheet.html", evening=evening, ledger=ledger, closed=evenings.is_closed(evening, ledger),
             hands=Markup(HANDS),
             settle=None if ledger.variant.points_only else settle_up(ledger),
             stats=found.running("statistics", lambda before, start, stop: statistics(ledger, start, stop, before))
@@ -157,13 +159,13 @@ SHEET, REVISION = "<!--sheet-->", "<!--revision-->"
 @permission("manage")
 def _set_finished(key: str, finished: bool) -> Any:
     """Close the evening (no more hands) or open it again."""
-    evening = services.get_evening(key)
+    evening = units.get_evening(key)
     if evening is None:
         abort(404)
     if ActionForm().validate_on_submit():
-        services.set_finished(evening, finished, device=access.device_name())
-        flash(gettext("The evening is finished. Download the PDF to keep it.") if finished
-              else gettext("The evening is open again."))
+        return form_answer(execute(SetFinished(key, finished), device=sender()), to=url_for(".scoresheet", key=key),
+                           saved=gettext("The evening is finished. Download the PDF to keep it.") if finished
+                           else gettext("The evening is open again."))
     return redirect(url_for(".scoresheet", key=key))
 
 
@@ -176,7 +178,7 @@ bp.add_url_rule("/e/<key>/finish", "finish", _set_finished, methods=["POST"], de
 @permission("manage")
 def confirm_finish(key: str) -> str:
     """Ask before closing the evening: a stray tap at 11 pm must not end it."""
-    evening = services.get_evening(key)
+    evening = units.get_evening(key)
     if evening is None:
         abort(404)
     return render_template("confirm_finish.html", evening=evening, action=ActionForm())
@@ -201,10 +203,10 @@ def rules(key: str) -> str:
 @bp.get("/e/<key>/evening.json")
 @permission("view")
 def export_json(key: str) -> Response:
-    evening = services.get_evening(key)  # facts only: works even if a stored hand no longer settles
+    evening = units.get_evening(key)  # facts only: works even if a stored hand no longer settles
     if evening is None:
         abort(404)
-    body = dumps(services.export_evening(evening))
+    body = dumps(evening_writes.export_evening(evening))
     response = Response(body, mimetype="application/json")
     response.headers["Content-Disposition"] = content_disposition("attachment", evening.name, "json")
     return response
@@ -225,11 +227,11 @@ def export_csv(key: str) -> Response:
     stake = ledger.setup.stake
     for row in ledger.rows:
         r = row.ruling
-        for seat, units in enumerate(r.units):
+        for seat, amount in enumerate(r.units):
             writer.writerow([
                 row.number, names[r.dealer], "" if r.declarer is None else names[r.declarer],
                 r.contract.name if r.contract else "", "" if r.tricks is None else r.tricks, r.result.value,
-                names[seat], units, "" if stake is None else units * stake.minor, row.totals[seat],
+                names[seat], amount, "" if stake is None else amount * stake.minor, row.totals[seat],
                 r.pool if seat == 0 else "", "yes" if row.facts.claims or r.overruled else "",
                 " ".join(r.rule_ids),
             ])
@@ -299,7 +301,7 @@ def export_pdf(key: str) -> Any:
     """The evening's PDF in the phone's language, on A4 or ``?paper=letter`` (anything
     else: A4). A render past ``PDF_TIME_LIMIT`` seconds is stopped: 503 with a clear page."""
     paper = paper_of(request.args.get("paper"))
-    revision = services.evening_revision(key)
+    revision = units.evening_revision(key)
     if revision is None:
         abort(404)
     cache_key = (key, revision, str(get_locale()), paper)
@@ -319,7 +321,7 @@ def export_pdf(key: str) -> Any:
             raise
         pdf_cache.put(cache_key, pdf)
     response = Response(pdf, mimetype="application/pdf")
-    response.headers["Content-Disposition"] = content_disposition("inline", services.evening_name(key), "pdf")
+    response.headers["Content-Disposition"] = content_disposition("inline", units.evening_name(key), "pdf")
     return response
 
 

@@ -12,11 +12,11 @@ from flask_babel import gettext
 
 from ...evening.file import EveningFileError, loads
 from ...rules import VARIANTS, IllegalSetup, Stake
-from ...storage import services
+from ...storage import errors, evening_writes, group_queries, units
 from .. import access
 from ..access import permission
 from ..demo import DEMO_FILE
-from ..forms import ImportForm, evening_form_for
+from ..evening_forms import ImportForm, evening_form_for
 from ..i18n import error_text
 
 bp = Blueprint("start", __name__)
@@ -34,7 +34,7 @@ def healthz() -> Response:
 @permission("public")
 def index() -> str:
     # only the tables this phone has opened: a table's link is its key, never listed to strangers
-    return render_template("index.html", evenings=services.evenings_by_keys(access.seen_keys()), demo=demo_link(),
+    return render_template("index.html", evenings=group_queries.evenings_by_keys(access.seen_keys()), demo=demo_link(),
                            variant_names={v.id: v.name for v in VARIANTS.values()})
 
 
@@ -46,7 +46,7 @@ def demo_link() -> str | None:
         key, edit_key = path.read_text().split()[:2]
     except (OSError, ValueError):
         return None
-    if services.evening_revision(key) is None:
+    if units.evening_revision(key) is None:
         return None
     return f"/e/{key}/scorer/{edit_key}"
 
@@ -81,9 +81,9 @@ def new_evening(variant_id: str) -> Any:
         abort(404)
     group = _group_arg()  # the form posts back to this URL, ?group=… included
     form = evening_form_for(variant)
-    last = services.last_in_group(group.id) if group is not None and request.method == "GET" else None
+    last = group_queries.last_in_group(group.id) if group is not None and request.method == "GET" else None
     if last is not None and last.variant == variant.id:  # the group's usual table (issue 12)
-        form = evening_form_for(variant, formdata=None, **services.usual_table(last))
+        form = evening_form_for(variant, formdata=None, **group_queries.usual_table(last))
     if request.method == "GET":
         form.token.data = secrets.token_urlsafe(16)
     if form.validate_on_submit():
@@ -92,14 +92,14 @@ def new_evening(variant_id: str) -> Any:
         if form.scoring.data == "money":
             stake = Stake(form.stake_minor(), (form.currency.data or "").strip())
         try:
-            evening = services.create_evening(
+            evening = evening_writes.create_evening(
                 variant=variant.id, players=names, first_dealer=first, options=form.options(), stake=stake,
                 name=form.name.data or "", draw=form.draw(), device=access.device_name(),
                 group_id=group.id if group else None, time_zone=form.zone(), token=form.token.data or None,
             )
-        except services.AlreadyCreated as again:  # the form posted twice: the first post's evening
+        except errors.AlreadyCreated as again:  # the form posted twice: the first post's evening
             return _created_before(again, "start")
-        except services.TokenReused as error:
+        except errors.TokenReused as error:
             form.form_errors.append(error_text(error))
         except IllegalSetup as error:
             form.form_errors.append(error_text(error))
@@ -112,7 +112,7 @@ def new_evening(variant_id: str) -> Any:
 
 
 
-def _created_before(again: services.AlreadyCreated, via: str) -> Any:
+def _created_before(again: errors.AlreadyCreated, via: str) -> Any:
     """The answer to a creating form posted twice: the evening the first post made (this
     phone stays its scorer), and a line saying nothing was made again."""
     if again.evening_key is None:  # pragma: no cover - a start/import token always names its evening
@@ -131,11 +131,11 @@ def import_evening() -> Any:
     if form.validate_on_submit():
         data = form.file.data.read(current_app.config["MAX_CONTENT_LENGTH"] + 1)
         try:
-            evening = services.import_evening(loads(data), device=access.device_name(), time_zone=form.zone(),
+            evening = evening_writes.import_evening(loads(data), device=access.device_name(), time_zone=form.zone(),
                                               token=form.token.data or None)
-        except services.AlreadyCreated as again:
+        except errors.AlreadyCreated as again:
             return _created_before(again, "import")
-        except services.TokenReused as error:
+        except errors.TokenReused as error:
             form.form_errors.append(error_text(error))
         except EveningFileError as error:
             form.file.errors = [error_text(error)]  # "where: message (rule)", in the phone's language

@@ -29,26 +29,32 @@ from flask_babel import gettext as _
 
 from ...evening.file import dump_seat_change
 from ...evening.ledger import table_ledger, to_evening
-from ...rules import HandFacts, IllegalSetup, RulesError, SeatChange, get_variant
-from ...storage import services
+from ...evening.lone_bid import lone_bid_auction
+from ...rules import HandFacts, RulesError, SeatChange, get_variant
+from ...storage import evenings, units
+from ...storage.commands import (
+    ChangeSeats,
+    ChangeSettings,
+    Command,
+    Conflict,
+    Saved,
+    UndoHand,
+    UndoSeatChange,
+    execute,
+)
 from .. import access
 from ..access import permission
-from ..forms import (
-    DISPUTE_NAMES,
-    ActionForm,
-    DeviceForm,
-    PinForm,
-    is_number,
-    quick_form_for,
-    settings_form_for,
-)
+from ..answers import form_answer, outcome_text, save_new_hand, sender
+from ..evening_forms import settings_form_for
+from ..form_fields import is_number
 from ..i18n import error_text, safe_next
-from .common import call_label, external_url, lan_host, posted_int, save_new_hand, seat_change_text, signed
+from ..table_forms import DISPUTE_NAMES, ActionForm, DeviceForm, PinForm, quick_form_for
+from .common import call_label, external_url, lan_host, posted_int, seat_change_text, signed
 
 bp = Blueprint("table", __name__)
 
 def _evening(key: str) -> Any:
-    evening = services.get_evening(key)
+    evening = units.get_evening(key)
     if evening is None:
         abort(404)
     return evening
@@ -176,7 +182,7 @@ def settings(key: str) -> Any:
     """Change the table's name, place and options; kept in the history."""
     evening = _evening(key)
     variant = get_variant(evening.variant)
-    if evening.finished_at is not None:
+    if request.method == "GET" and evening.finished_at is not None:  # a post: the command says so
         flash(_("This evening is finished: reopen it to change its settings."))
         return redirect(url_for("sheet.scoresheet", key=key))
     if request.method == "GET":
@@ -187,21 +193,14 @@ def settings(key: str) -> Any:
     form = settings_form_for(variant)
     if form.validate_on_submit():
         base = form.revision.data or ""
-        try:
-            services.change_settings(evening, int(base) if is_number(base) else -1, name=form.name.data or "",
-                                     place=form.place.data or "", options=form.options(),
-                                     device=access.device_name())
-        except services.HandConflict as error:
-            flash(error_text(error))
-            return redirect(url_for("table.settings", key=key))
-        except services.EveningFinished as error:
-            flash(error_text(error))
-            return redirect(url_for("sheet.scoresheet", key=key))
-        except (IllegalSetup, RulesError) as error:
-            form.form_errors.append(error_text(error))
-        else:
-            flash(_("The table's settings are saved; every hand is ruled under them."))
-            return redirect(url_for("sheet.scoresheet", key=key))
+        command = ChangeSettings(key, int(base) if is_number(base) else -1, form.name.data or "",
+                                 form.place.data or "", form.options())
+        outcome = execute(command, device=sender())
+        answer = form_answer(outcome, saved=_("The table's settings are saved; every hand is ruled under them."),
+                             to=url_for("sheet.scoresheet", key=key), form=form,
+                             back=url_for("table.settings", key=key) if isinstance(outcome, Conflict) else None)
+        if answer is not None:
+            return answer
     return render_template("settings.html", evening=evening, variant=variant, form=form), 422
 
 
@@ -225,7 +224,7 @@ def seats(key: str) -> Any:
             errors.append(_("Nothing was saved: reload the page and try again."))
         status = 422
         evening = _evening(key)
-    ledger = services.ledger_of(evening)
+    ledger = evenings.ledger_of(evening)
     live = [r for r in evening.seat_changes if r.undone_at is None]
     last = live[-1] if live and (live[-1].kind == "rename" or live[-1].before_hand == len(ledger.rows) + 1) else None
     undo_text = None
@@ -241,26 +240,22 @@ def seats(key: str) -> Any:
 def _seat_post(evening: Any, errors: list[str]) -> str | None:
     """Carry out the posted change of seats; its message, or ``None`` with ``errors`` filled."""
     action = request.form.get("action", "")
-    seat = posted_int("seat")
-    left_of = posted_int("left_of")
-    revision = posted_int("revision")
-    try:
-        if action == "undo":
-            services.undo_seat_change(evening, posted_int("change_id") or 0, device=access.device_name())
-            return _("The last change of seats is undone. It is kept in the history.")
-        if action not in ("join", "leave", "rename"):
-            errors.append(_("Nothing was saved: reload the page and try again."))
-            return None
-        change = services.change_seats(evening, action, name=request.form.get("name", "")[:200], seat=seat,
-                                       left_of=left_of, base_revision=revision, device=access.device_name())
-    except (services.HandConflict, services.EveningFinished) as error:
-        errors.append(error_text(error))
+    if action == "undo":
+        command: Command = UndoSeatChange(evening.key, posted_int("change_id") or 0)
+    elif action in ("join", "leave", "rename"):
+        command = ChangeSeats(evening.key, action, name=request.form.get("name", "")[:200], seat=posted_int("seat"),
+                              left_of=posted_int("left_of"), revision=posted_int("revision"))
+    else:
+        errors.append(_("Nothing was saved: reload the page and try again."))
         return None
-    except RulesError as error:
-        errors.append(error_text(error))
+    outcome = execute(command, device=sender())
+    if not isinstance(outcome, Saved):
+        errors.append(outcome_text(outcome))
         return None
+    if outcome.detail is None:
+        return _("The last change of seats is undone. It is kept in the history.")
     evening = _evening(evening.key)
-    return seat_change_text(dump_seat_change(change, tuple(p.name for p in evening.players)))
+    return seat_change_text(dump_seat_change(outcome.detail, tuple(p.name for p in evening.players)))
 
 
 @bp.get("/e/<key>/revision")
@@ -268,10 +263,10 @@ def _seat_post(evening: Any, errors: list[str]) -> str | None:
 def revision(key: str) -> Response:
     """The table's revision: phones poll it to see new hands. A revision in this process's
     memory is answered before Flask (:class:`scorer.storage.live.PollShortcut`); this route reads it
-    once after a change and keeps it (:func:`scorer.storage.services.polled_revision`). No ETag: the
+    once after a change and keeps it (:func:`scorer.storage.units.polled_revision`). No ETag: the
     answer is 16 bytes, and waitress closes the connection after a bodiless 304, which would
     cost every poll a new connection."""
-    rev = services.polled_revision(key)
+    rev = units.polled_revision(key)
     if rev is None:
         abort(404)
     response = jsonify(revision=rev)
@@ -284,7 +279,7 @@ def revision(key: str) -> Response:
 def big(key: str) -> str:
     """Large-print totals, readable from across the table; follows the score live."""
     evening = _evening(key)
-    ledger = services.ledger_of(evening)
+    ledger = evenings.ledger_of(evening)
     order = sorted(range(ledger.setup.n), key=lambda s: (-ledger.totals[s], s))
     return render_template("big.html", evening=evening, ledger=ledger, order=order, signed=signed)
 
@@ -294,7 +289,7 @@ def big(key: str) -> str:
 def history(key: str) -> str:
     """Every change to the table, newest first: when, which phone, before and after."""
     evening = _evening(key)
-    ledger = services.ledger_of(evening)
+    ledger = evenings.ledger_of(evening)
     variant = ledger.variant
 
     def table_of(number: int | None) -> Any:  # the players seated for that hand (issue 12)
@@ -302,7 +297,7 @@ def history(key: str) -> str:
         seated = rows[number - 1].seated if number and 0 < number <= len(rows) else ledger.seated
         return table_ledger(ledger, seated).setup
 
-    return render_template("history.html", evening=evening, changes=services.history(evening),
+    return render_template("history.html", evening=evening, changes=evenings.history(evening),
                            said=lambda hand, number=None: named_auction(variant, table_of(number), hand),
                            option_changes=lambda change: option_changes(variant, change), dispute_names=DISPUTE_NAMES)
 
@@ -343,7 +338,7 @@ def confirm_undo(key: str) -> Any:
         flash(_("There is no hand to undo."))
         return redirect(url_for("sheet.scoresheet", key=key))
     last = evening.hands[-1]
-    ledger = services.ledger_of(evening)
+    ledger = evenings.ledger_of(evening)
     return render_template("confirm_undo.html", evening=evening, ledger=ledger, row=ledger.rows[-1],
                            version=last.current.version, hand_id=last.id, action=ActionForm())
 
@@ -352,7 +347,7 @@ def confirm_undo(key: str) -> Any:
 @permission("score")
 def undo(key: str) -> Any:
     """Undo the last hand (kept in the history; nothing is deleted)."""
-    evening = _evening(key)
+    _evening(key)
     form = ActionForm()
     try:
         number = int(str(request.form.get("number", ""))[:9])
@@ -362,17 +357,11 @@ def undo(key: str) -> Any:
     if not form.validate_on_submit() or number < 1:
         flash(_("Nothing was undone: reload the page and try again."))
         return redirect(url_for("sheet.scoresheet", key=key))
-    try:
-        services.undo_last_hand(evening, number, version, device=access.device_name(), hand_id=posted_int("hand_id"))
-    except services.HandConflict as error:
-        flash(error_text(error))
-        if error.number >= 1:
-            return redirect(url_for("table.confirm_undo", key=key))
-    except services.EveningFinished as error:
-        flash(error_text(error))
-    else:
-        flash(_("Hand %(n)s is undone. It is kept in the history.", n=number))
-    return redirect(url_for("sheet.scoresheet", key=key))
+    outcome = execute(UndoHand(key, number, version, posted_int("hand_id")), device=sender())
+    sheet = url_for("sheet.scoresheet", key=key)
+    return form_answer(outcome, saved=_("Hand %(n)s is undone. It is kept in the history.", n=number), to=sheet,
+                       back=url_for("table.confirm_undo", key=key)
+                       if isinstance(outcome, Conflict) and outcome.number >= 1 else sheet)
 
 
 @bp.route("/e/<key>/quick", methods=["GET", "POST"])
@@ -381,11 +370,11 @@ def quick(key: str) -> Any:
     """Quick entry: declarer, contract (and trump where named), then one tap on the
     declarer's tricks saves the hand. Misdeal and all-pass are one tap each."""
     evening = _evening(key)
-    full = services.ledger_of(evening)
+    full = evenings.ledger_of(evening)
     ledger = table_ledger(full)  # the players seated now, seats 0… among them (issue 12)
     setup, variant = ledger.setup, ledger.variant
     number = len(ledger.rows) + 1
-    if services.is_closed(evening, full):
+    if request.method == "GET" and evenings.is_closed(evening, full):  # a post: the command says so
         flash(_("This evening is finished: no more hands can be recorded."))
         return redirect(url_for("sheet.scoresheet", key=key))
     ladder = variant.ladder(setup.options)
@@ -419,7 +408,7 @@ def _quick_facts(form: Any, ledger: Any, dealer: int, errors: list[str]) -> Hand
     if "misdeal" in request.form:
         return HandFacts(dealer=dealer, misdeal=True)
     if "all_pass" in request.form:
-        return HandFacts(dealer=dealer, auction=variant.lone_bid_auction(setup, dealer, None, None))
+        return HandFacts(dealer=dealer, auction=lone_bid_auction(ledger, (), dealer, None, None))
     declarer_raw = form.declarer.data or ""
     contract = form.contract.data or ""
     tricks = form.posted_tricks()
@@ -434,10 +423,10 @@ def _quick_facts(form: Any, ledger: Any, dealer: int, errors: list[str]) -> Hand
         errors.append(_("Tap the number of tricks the declarer won."))
     if errors:
         return None
-    try:
-        auction = variant.lone_bid_auction(setup, dealer, int(declarer_raw), contract, earlier)
-    except RulesError:
-        errors.append(_("That bid is not possible here; use the full form."))
+    try:  # the table's own seats here (quick entry works on the players seated now)
+        auction = lone_bid_auction(ledger, (), dealer, int(declarer_raw), contract, earlier)
+    except RulesError as error:
+        errors.append(error_text(error))
         return None
     return HandFacts(dealer=dealer, auction=auction, tricks=tricks,
                      trump=(form.trump.data or None) if variant.names_trump else None)

@@ -1,0 +1,98 @@
+"""Reading an evening's facts for the engine: its set-up, its hands' current facts, its
+ledger (kept across requests where it can be, :mod:`scorer.storage.kept_ledgers`) and
+whether it is closed. No writes here: they are commands (:mod:`scorer.storage.commands`)."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+
+import sqlalchemy as sa
+
+from ..evening.codec import decode_hand, encode_hand
+from ..evening.ledger import Ledger, settle_evening
+from ..rules import EveningSetup, HandFacts, SeatChange
+from . import kept_ledgers as settled
+from .models import Change, Evening, HandVersion, db
+
+__all__ = ["seat_changes_of", "setup_of", "facts_of", "current_facts", "ledger_of", "is_closed", "normalise",
+           "log", "history", "after_write", "version_of"]
+
+
+def seat_changes_of(evening: Evening) -> list[SeatChange]:
+    """The evening's seat changes in play (not undone), in order, as the engine's facts."""
+    return settled.seat_changes_of(evening)
+
+
+def setup_of(evening: Evening, changes: Sequence[SeatChange] | None = None) -> EveningSetup:
+    """The engine's view of an evening's set-up: every player who sits at the table during
+    the evening (by :attr:`~scorer.storage.models.Player.seat`), those at the first deal ``seated``
+    (the others join by one of ``changes``, by default the evening's)."""
+    return settled.setup_of(evening, changes)
+
+
+def facts_of(version: HandVersion, n: int) -> HandFacts:
+    """The engine's view of one recorded version of a hand at a table of ``n`` players."""
+    return decode_hand(version.facts, n)
+
+
+def current_facts(evening: Evening) -> list[HandFacts]:
+    """The current facts of every hand in play, in order."""
+    n = len(evening.players)
+    return [facts_of(h.current, n) for h in evening.hands]
+
+
+def ledger_of(evening: Evening) -> Ledger:
+    """Settle the evening (loaded with its hands) from its current facts: the same
+    ledger as :func:`~scorer.evening.ledger.settle_evening` of :func:`current_facts` and
+    :func:`seat_changes_of`. Without a change of seats in play it reuses this process's
+    kept ledger for the hands it shares (:mod:`scorer.storage.kept_ledgers`); with one (issue 12) it
+    settles the whole evening every time, which is simple and safe.
+    Raises :class:`~scorer.evening.ledger.HandError` for a stored hand the rules refuse."""
+    changes = seat_changes_of(evening)
+    setup = setup_of(evening, changes)
+    if changes or not settled.resumable_setup(setup):
+        return settle_evening(setup, current_facts(evening), changes)
+    return settled.ledger_of_loaded(evening, setup)
+
+
+def is_closed(evening: Evening, ledger: Ledger) -> bool:
+    """Closed by the table, or the agreed number of hands is played (P-14)."""
+    return evening.finished_at is not None or ledger.end_reached
+
+
+def normalise(facts: HandFacts) -> HandFacts:
+    """A misdeal keeps no auction, tricks or other facts (nothing else about it counts)."""
+    if facts.misdeal:
+        return HandFacts(facts.dealer, misdeal=True, override=facts.override)
+    return facts
+
+
+def version_of(number: int, facts: HandFacts) -> HandVersion:
+    """A new version ``number`` of a hand, with ``facts``."""
+    return HandVersion(version=number, facts=encode_hand(facts))
+
+
+def log(evening: Evening, kind: str, number: int | None, before: HandFacts | None, after: HandFacts | None,
+        device: str) -> None:
+    """Add one history entry to the pending transaction (see :class:`~scorer.storage.models.Change`)."""
+    players = tuple(p.name for p in evening.players)
+    db.session.add(Change(
+        evening_id=evening.id, kind=kind, hand_number=number, device=(device or "")[:40],
+        before=None if before is None else encode_hand(before, players),
+        after=None if after is None else encode_hand(after, players),
+    ))
+
+
+def history(evening: Evening, limit: int = 500) -> list[Change]:
+    """The evening's changes, newest first."""
+    return list(db.session.scalars(
+        sa.select(Change).where(Change.evening_id == evening.id).order_by(Change.id.desc()).limit(limit)))
+
+
+def after_write(evening: Evening, revision: int, ledger: Ledger, fingerprint: settled.Fingerprint
+                ) -> tuple[settled.EveningHead, Ledger, settled.Fingerprint]:
+    """What :func:`scorer.storage.kept_ledgers.remember` keeps once the write to ``evening`` (locked,
+    its revision bumped once, to ``revision``) commits: read before the commit, which
+    expires the ORM's objects."""
+    return dataclasses.replace(settled.head_of(evening), revision=revision), ledger, fingerprint

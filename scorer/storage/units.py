@@ -1,0 +1,220 @@
+"""Units of work: every write is one transaction that saves everything or nothing.
+
+:func:`writing` is the unit (it commits once, when its block ends, or rolls back if it
+raises; nested use joins the outer unit, so a write called inside another saves with
+it or not at all). No function below it commits or rolls back by hand. :func:`lock`
+takes an evening's row lock at the start of a write and :func:`bump` adds the revision
+step the live pages poll. :func:`on_commit` runs something once the unit has committed
+(the kept ledgers remember what was saved).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import re
+from collections.abc import Callable, Iterator
+from contextvars import ContextVar
+from typing import Any
+
+import sqlalchemy as sa
+from flask import current_app
+from sqlalchemy.orm import selectinload
+
+from . import live
+from .models import WRITING, Evening, Hand, db
+
+#: An evening's URL key (or scorers' key): 22 URL-safe base64 characters as made; at most 32.
+KEY = re.compile(r"[A-Za-z0-9_-]{1,32}")
+
+
+def valid_key(key: object) -> bool:
+    """Whether ``key`` could be an evening's or group's key (anything else is never looked up:
+    PostgreSQL refuses a NUL in a text comparison)."""
+    return isinstance(key, str) and KEY.fullmatch(key) is not None
+
+
+def get_evening(key: str, *, fresh: bool = False) -> Evening | None:
+    """The evening with URL key ``key``, players and hands loaded, or ``None``.
+
+    ``fresh``: overwrite what the session already holds with what the database holds
+    now (after taking the row lock, see :func:`lock`).
+    """
+    if not valid_key(key):
+        return None
+    query = (sa.select(Evening).where(Evening.key == key)
+             .options(selectinload(Evening.players), selectinload(Evening.seat_changes),
+                      selectinload(Evening.hands).selectinload(Hand.versions)))
+    if fresh:
+        query = query.execution_options(populate_existing=True)
+    return db.session.scalar(query)
+
+
+def evening_revision(key: str) -> int | None:
+    """The evening's current revision (one cheap query), or ``None`` if there is no such evening."""
+    if not valid_key(key):
+        return None
+    return db.session.scalar(sa.select(Evening.revision).where(Evening.key == key))
+
+
+def evening_name(key: str) -> str:
+    """The evening's name (one cheap query); empty if there is no such evening."""
+    if not valid_key(key):
+        return ""
+    return db.session.scalar(sa.select(Evening.name).where(Evening.key == key)) or ""
+
+
+def revisions() -> live.Revisions:
+    """This app's memory of polled revisions (:mod:`scorer.storage.live`)."""
+    return current_app.extensions["nap_revisions"]  # type: ignore[no-any-return]
+
+
+def polled_revision(key: str) -> int | None:
+    """:func:`evening_revision` for the phones' live poll, answered from this process's
+    memory (:class:`scorer.storage.live.Revisions`): most polls of a table between two changes cost
+    no query. A change made in this process is seen at once (:func:`writing` forgets the
+    key on commit); one made in another process at once on PostgreSQL (``LISTEN/NOTIFY``),
+    after at most :data:`scorer.storage.live.POLL_TTL` seconds on SQLite."""
+    def read() -> int | None:
+        with reading():  # the poll's read ends at once: nothing else is read in this request
+            return evening_revision(key)
+
+    return revisions().fill(key, read)
+
+
+class _Unit:
+    """What the current unit of work has done that matters once it commits."""
+
+    def __init__(self) -> None:
+        self.bumped: list[str] = []  # the evenings whose polled revision is forgotten on commit
+        self.after: list[Callable[[], None]] = []  # run once committed (:func:`on_commit`)
+
+
+#: The unit of work in progress (see :func:`writing`), if any.
+_UNIT: ContextVar[_Unit | None] = ContextVar("nap_unit", default=None)
+
+
+def bump(evening: Evening) -> int:
+    """Add ``revision + 1`` to the pending transaction (an UPDATE, so concurrent
+    writers to one evening queue on its row instead of losing a bump). Returns the
+    revision after it (the evening was read under its row lock, :func:`lock`)."""
+    revision = evening.revision + 1
+    db.session.execute(sa.update(Evening).where(Evening.id == evening.id).values(revision=Evening.revision + 1))
+    notify = live.notify_sql(db.session.get_bind().dialect.name)
+    if notify is not None:  # the other processes' pollers are told once this transaction commits
+        db.session.execute(sa.text(notify), {"key": evening.key})
+    unit = _UNIT.get()
+    if unit is None:
+        revisions().forget(evening.key)
+    else:
+        unit.bumped.append(evening.key)  # forgotten once committed (writing): a poll meanwhile cannot keep the old one
+    return revision
+
+
+def lock(evening: Evening) -> Evening:
+    """Begin a write to ``evening``: take its row lock, then read it again.
+
+    On PostgreSQL ``SELECT … FOR UPDATE`` waits until any other phone's write to this
+    evening has committed and holds the row until this transaction ends (on SQLite,
+    ``BEGIN IMMEDIATE`` already holds the database). Every check that follows — the
+    next hand's number, the last hand, the current version, the revision, the options
+    — then runs on what is committed now, not on what the request read before.
+    Returns the evening, re-read with its players, hands and versions (also what this
+    unit has written to it so far: a write nested in another sees the outer one's).
+    """
+    key = evening.key
+    db.session.execute(sa.select(Evening.id).where(Evening.id == evening.id).with_for_update())
+    fresh = get_evening(key, fresh=True)
+    assert fresh is not None  # evenings are never deleted
+    return fresh
+
+
+def lock_key(key: str) -> Evening | None:
+    """:func:`lock` the evening with URL key ``key`` (``None`` if there is no such evening)."""
+    if not valid_key(key):
+        return None
+    evening_id = db.session.scalar(sa.select(Evening.id).where(Evening.key == key).with_for_update())
+    if evening_id is None:
+        return None
+    evening = get_evening(key, fresh=True)
+    assert evening is not None  # evenings are never deleted
+    return evening
+
+
+def on_commit(action: Callable[[], None]) -> None:
+    """Run ``action`` once the current unit of work has committed (never if it rolls back);
+    at once outside a unit."""
+    unit = _UNIT.get()
+    if unit is None:
+        action()
+    else:
+        unit.after.append(action)
+
+
+@contextlib.contextmanager
+def writing() -> Iterator[Any]:
+    """A unit of work that writes, inside a request or outside one (a worker, a replay).
+
+    Any read transaction open on the session is ended first, then the write begins on
+    what is committed now (on SQLite with the write lock, see
+    :data:`scorer.storage.models.WRITING`). Commits when the block ends, rolls back (saving
+    nothing) if it raises. Nested use joins the outer unit: it neither commits nor rolls
+    back, the outer unit does. Yields the session.
+    """
+    if WRITING.get():
+        yield db.session
+        return
+    db.session.rollback()
+    token = WRITING.set(True)
+    unit = _Unit()
+    unit_token = _UNIT.set(unit)
+    try:
+        yield db.session
+        db.session.commit()
+    except BaseException:
+        db.session.rollback()
+        unit.after.clear()
+        raise
+    finally:
+        WRITING.reset(token)
+        _UNIT.reset(unit_token)
+        for key in unit.bumped:  # the polled revisions of the tables this unit changed
+            revisions().forget(key)
+    for action in unit.after:
+        action()
+
+
+@contextlib.contextmanager
+def reading() -> Iterator[Any]:
+    """A unit of work that only reads: the transaction is ended when the block ends, so
+    nothing (a long PDF render, a worker) keeps a snapshot or a lock. Yields the session."""
+    try:
+        yield db.session
+    finally:
+        db.session.rollback()
+
+
+def write_locked(function: Any) -> Any:
+    """A write to one evening (its first argument) as one :func:`writing` unit of work that
+    takes the evening's row lock first (:func:`lock`). ``.on_locked`` is the function itself,
+    for a command's handler, which runs inside the command's unit on the evening it locked."""
+
+    @functools.wraps(function)
+    def wrapper(evening: Evening, *args: Any, **kwargs: Any) -> Any:
+        with writing():
+            return function(lock(evening), *args, **kwargs)
+
+    wrapper.on_locked = function  # type: ignore[attr-defined]
+    return wrapper
+
+
+def write(function: Any) -> Any:
+    """Run a function as one :func:`writing` unit of work: it saves everything or nothing,
+    and a refusal rolls back (releasing the lock) so the caller can go on reading."""
+
+    @functools.wraps(function)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        with writing():
+            return function(*args, **kwargs)
+
+    return wrapper
