@@ -1,34 +1,29 @@
-"""JSON commands of disputes and confirmation (``docs/api.md``), over the same storage
-functions as the forms of :mod:`scorer.web.views.disputes`, with the same permissions:
-any phone disputes a hand or confirms one another phone entered; a scorer dismisses
-or rules on a dispute; a manager turns confirmation on or off."""
+"""JSON commands of disputes and confirmation (``docs/api.md``), the same commands as
+the forms of :mod:`scorer.web.views.disputes` (:mod:`scorer.storage.disputes`), with
+the same permissions: any phone disputes a hand or confirms one another phone entered;
+a scorer dismisses or rules on a dispute; a manager turns confirmation on or off.
+Each route reads its body into a command, runs it (:func:`~scorer.storage.commands.execute`)
+and answers its outcome (:func:`~scorer.web.answers.json_answer`)."""
 
 from __future__ import annotations
 
 import dataclasses
 from typing import Any
 
-from flask import abort, jsonify, request
+from flask import abort, jsonify
 from flask_babel import gettext
 
 from ...evening.file import check_hand, read_hand
-from ...rules import Claim, Text
-from ...storage import disputes, errors, evenings, units
+from ...rules import Claim, HandFacts
+from ...storage import disputes, evenings, units
 from ...storage.commands import CorrectHand, Saved, execute
+from ...storage.disputes import ConfirmHand, DismissDispute, RaiseDispute, SetConfirmation
 from ...storage.models import Dispute, Evening, Hand, db
-from .. import access
 from ..access import permission
-from ..answers import json_answer, sender
-from ..api_support import Refused, body, evening_of, flag, integer, json_blueprint, run, seat, text, token
+from ..answers import fresh_evening, json_answer, sender
+from ..json_body import BadBody, body, flag, integer, json_blueprint, seat, text, token
 
 bp = json_blueprint("api_disputes", __name__)
-
-
-@bp.errorhandler(errors.AlreadySaved)
-def _on_retry(error: errors.AlreadySaved) -> Any:
-    """A ruling sent again with its token (two at once): what the first one saved."""
-    args = request.view_args or {}
-    return _answer(args.get("key", ""), args.get("dispute_id", 0), 200)
 
 
 def dispute_of(dispute: Dispute, evening: Evening) -> dict[str, Any]:
@@ -41,16 +36,18 @@ def dispute_of(dispute: Dispute, evening: Evening) -> dict[str, Any]:
             "note": dispute.note, "resolution": dispute.resolution or None}
 
 
-def _hand(evening: Evening, hand_id: int) -> Hand:
-    """The hand in play with row id ``hand_id``: a conflict when it was undone, 404 if never here."""
-    hand = next((h for h in evening.hands if h.id == hand_id), None)
-    if hand is not None:
-        return hand
-    gone = db.session.get(Hand, hand_id) if 0 < hand_id < 2**31 else None
-    if gone is None or gone.evening_id != evening.id:
+def _evening(key: str) -> Evening:
+    evening = units.get_evening(key)
+    if evening is None:
         abort(404)
-    raise errors.HandConflict(Text("Hand {number} is no longer in play (it was undone on another phone); "
-                                     "nothing was saved.", number=gone.undone_number or 0), gone.undone_number or 0)
+    return evening
+
+
+def _known_hand(evening: Evening, hand_id: int) -> None:
+    """404 for a hand never at this table (one undone since is the command's conflict)."""
+    hand = db.session.get(Hand, hand_id) if 0 < hand_id < 2**31 else None
+    if hand is None or hand.evening_id != evening.id:
+        abort(404)
 
 
 def _dispute(evening: Evening, dispute_id: int) -> Dispute:
@@ -60,11 +57,23 @@ def _dispute(evening: Evening, dispute_id: int) -> Dispute:
     return dispute
 
 
-def _answer(key: str, dispute_id: int, status: int) -> Any:
-    evening = units.get_evening(key, fresh=True)
-    dispute = db.session.get(Dispute, dispute_id, populate_existing=True)
-    assert evening is not None and dispute is not None
-    return jsonify(revision=evening.revision, dispute=dispute_of(dispute, evening)), status
+def _dispute_answer(dispute_id: int | None = None) -> Any:
+    """What a dispute command answers: the revision and the dispute (``dispute_id``, else
+    the one the command saved, else, for a retry, the one of that kind it raised)."""
+
+    def answer(saved: Saved, status: int) -> Any:
+        evening = fresh_evening(saved.key)
+        wanted = dispute_id or saved.detail
+        if wanted is None:  # a retry of a raise: the dispute of that kind the first one raised
+            wanted = db.session.scalar(db.select(Dispute.id).where(
+                Dispute.hand_id == saved.hand_id, Dispute.kind == str(body().get("kind")))
+                .order_by(Dispute.id.desc()).limit(1))
+        dispute = db.session.get(Dispute, wanted, populate_existing=True) if wanted else None
+        if dispute is None:
+            abort(404)
+        return jsonify(revision=evening.revision, dispute=dispute_of(dispute, evening)), status
+
+    return answer
 
 
 @bp.post("/e/<key>/hands/<int:hand_id>/disputes")
@@ -73,22 +82,14 @@ def raise_dispute(key: str, hand_id: int) -> Any:
     """Dispute a hand (any phone, a viewer's included)."""
     data = body()
     once = token(data)
-    evening = evening_of(key)
+    evening = _evening(key)
+    _known_hand(evening, hand_id)
     names = [p.name for p in evening.players]
-    kind = text(data, "kind", "", 20)
-    accused, raised_by = seat(data, "accused", names), seat(data, "raised_by", names)
-    trick = None if data.get("trick") is None else integer(data, "trick", 1)
-    note = text(data, "note", "", 200)
-    number = _hand(evening, hand_id).number
-    saved, fresh = run("dispute", once, lambda: disputes.raise_dispute(
-        evening, number, hand_id=hand_id, kind=kind, accused=accused, raised_by=raised_by, trick=trick, note=note,
-        device=access.device_name(), device_id=access.device_id()).id, evening_id=evening.id, hand_id=hand_id)
-    if saved is None:  # a retry: the dispute of that kind the first one raised
-        saved = db.session.scalar(db.select(Dispute.id).where(Dispute.hand_id == hand_id, Dispute.kind == kind)
-                                  .order_by(Dispute.id.desc()).limit(1))
-        if saved is None:
-            abort(404)
-    return _answer(key, saved, 201 if fresh else 200)
+    command = RaiseDispute(key, hand_id, text(data, "kind", "", 20), accused=seat(data, "accused", names),
+                           raised_by=seat(data, "raised_by", names),
+                           trick=None if data.get("trick") is None else integer(data, "trick", 1),
+                           note=text(data, "note", "", 200), token=once)
+    return json_answer(key, execute(command, device=sender()), _dispute_answer(), 201)
 
 
 @bp.post("/e/<key>/disputes/<int:dispute_id>/dismiss")
@@ -96,57 +97,52 @@ def raise_dispute(key: str, hand_id: int) -> Any:
 def dismiss(key: str, dispute_id: int) -> Any:
     """A scorer finds nothing to change: the dispute is closed, the hand stands."""
     once = token(body())
-    evening = evening_of(key)
-    dispute = _dispute(evening, dispute_id)
-
-    def do() -> None:
-        if db.session.get(Dispute, dispute.id, populate_existing=True).resolved_at is not None:  # type: ignore[union-attr]
-            raise errors.HandConflict(Text("This dispute was ruled on or dismissed on another phone; nothing "
-                                             "was changed."), 0)
-        disputes.settle_dispute(evening, dispute_id, "dismissed", device=access.device_name())
-
-    run("dismiss", once, do, evening_id=evening.id)
-    return _answer(key, dispute_id, 200)
+    _dispute(_evening(key), dispute_id)
+    outcome = execute(DismissDispute(key, dispute_id, once), device=sender())
+    return json_answer(key, outcome, _dispute_answer(dispute_id), 200)
 
 
 @bp.post("/e/<key>/disputes/<int:dispute_id>/rule")
 @permission("score")
 def rule(key: str, dispute_id: int) -> Any:
-    """Rule on a dispute: the hand is corrected and the dispute closed, in one unit of
-    work. ``upheld`` (true or false) puts the dispute's claim in the hand's facts with
-    the table's decision (a revoke, wrong cards, play out of turn); ``facts`` replaces
-    the hand's facts (any dispute: a misdeal, a wrong score)."""
+    """Rule on a dispute: the hand's correction carrying the dispute, which it closes in
+    its unit of work. ``upheld`` (true or false) puts the dispute's claim in the hand's
+    facts with the table's decision (a revoke, wrong cards, play out of turn); ``facts``
+    replaces the hand's facts (any dispute: a misdeal, a wrong score)."""
     data = body()
     base, once = integer(data, "version", 1), token(data)
-    evening = evening_of(key)
+    evening = _evening(key)
     dispute = _dispute(evening, dispute_id)
-    hand = _hand(evening, dispute.hand_id)
-    facts = _ruling(data, evening, hand, dispute)
-    outcome = execute(CorrectHand(key, hand.id, base, once, hand.number, facts=facts, dispute_id=dispute_id),
-                      device=sender())  # the correction and the close: one unit of work
+    hand = next((h for h in evening.hands if h.id == dispute.hand_id), None)
+    number = hand.number if hand is not None else None  # undone: the command's conflict
+    facts = _ruling(data, evening, hand, dispute) if hand is not None else None
+    outcome = execute(CorrectHand(key, dispute.hand_id, base, once, number, facts=facts, dispute_id=dispute_id),
+                      device=sender())
 
     def saved(done: Saved, status: int) -> Any:
-        fresh = units.get_evening(key, fresh=True)
+        fresh = fresh_evening(key)
         closed = db.session.get(Dispute, dispute_id, populate_existing=True)
-        assert fresh is not None and closed is not None
+        assert closed is not None
+        ruled = db.session.get(Hand, dispute.hand_id)
         return jsonify(revision=fresh.revision, dispute=dispute_of(closed, fresh),
-                       hand={"id": hand.id, "number": hand.number, "version": done.version}), status
+                       hand={"id": dispute.hand_id, "number": ruled.number if ruled else number,
+                             "version": ruled.current.version if ruled else done.version}), status
 
     return json_answer(key, outcome, saved, 201)
 
 
-def _ruling(data: dict[str, Any], evening: Evening, hand: Hand, dispute: Dispute) -> Any:
+def _ruling(data: dict[str, Any], evening: Evening, hand: Hand, dispute: Dispute) -> HandFacts:
     """The hand's facts after the ruling (see :func:`rule`)."""
     names = [p.name for p in evening.players]
     current = evenings.facts_of(hand.current, len(names))
     if ("upheld" in data) == ("facts" in data):
-        raise Refused(gettext("Send upheld (true or false) or facts (the corrected hand), not both."))
+        raise BadBody(gettext("Send upheld (true or false) or facts (the corrected hand), not both."))
     if "facts" in data:
-        check_hand(data["facts"], "facts")
+        check_hand(data["facts"], "facts")  # a body that is no hand: 422 before any command (json_blueprint)
         return read_hand(data["facts"], names, dealer=current.dealer, where="facts")
     upheld = flag(data, "upheld")
     if dispute.kind not in disputes.ACCUSING or dispute.accused is None:
-        raise Refused(gettext("This dispute names no claim: send the corrected hand as facts."))
+        raise BadBody(gettext("This dispute names no claim: send the corrected hand as facts."))
     claim = Claim(dispute.kind, dispute.accused, upheld, by=dispute.raised_by, trick=dispute.trick)
     return dataclasses.replace(current, claims=(claim, *current.claims))
 
@@ -156,18 +152,17 @@ def _ruling(data: dict[str, Any], evening: Evening, hand: Hand, dispute: Dispute
 def confirm(key: str, hand_id: int) -> Any:
     """Accept a hand another phone entered (the table asks for confirmation)."""
     once = token(body())
-    evening = evening_of(key)
-    number = _hand(evening, hand_id).number
-    run("confirm", once, lambda: disputes.confirm_hand(evening, number, hand_id=hand_id, device=access.device_name(),
-                                                       device_id=access.device_id()),
-        evening_id=evening.id, hand_id=hand_id)
-    evening = units.get_evening(key, fresh=True)
-    assert evening is not None
-    hand = next((h for h in evening.hands if h.id == hand_id), None)
-    if hand is None:  # a retry after the hand was undone
-        abort(404)
-    return jsonify(revision=evening.revision, hand={"id": hand.id, "number": hand.number,
-                                                    "confirmed": hand.confirmed_at is not None}), 200
+    _known_hand(_evening(key), hand_id)
+
+    def saved(done: Saved, status: int) -> Any:
+        evening = fresh_evening(key)
+        hand = next((h for h in evening.hands if h.id == hand_id), None)
+        if hand is None:  # a retry after the hand was undone
+            abort(404)
+        return jsonify(revision=evening.revision, hand={"id": hand.id, "number": hand.number,
+                                                        "confirmed": hand.confirmed_at is not None}), status
+
+    return json_answer(key, execute(ConfirmHand(key, hand_id, token=once), device=sender()), saved, 200)
 
 
 @bp.post("/e/<key>/confirmation")
@@ -175,10 +170,11 @@ def confirm(key: str, hand_id: int) -> Any:
 def confirmation(key: str) -> Any:
     """Turn confirmation on or off for the table."""
     data = body()
-    on, once = flag(data, "on"), token(data)
-    evening = evening_of(key)
-    run("confirmation", once, lambda: disputes.set_confirmation(evening, on, device=access.device_name()),
-        evening_id=evening.id)
-    evening = units.get_evening(key, fresh=True)
-    assert evening is not None
-    return jsonify(revision=evening.revision, confirmation=evening.confirmation), 200
+    command = SetConfirmation(key, flag(data, "on"), token(data))
+
+    def saved(done: Saved, status: int) -> Any:
+        evening = fresh_evening(key)
+        return jsonify(revision=evening.revision, confirmation=evening.confirmation), status
+
+    return json_answer(key, execute(command, device=sender()), saved, 200)
+
