@@ -34,7 +34,11 @@ from flask_babel import gettext as _
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import selectinload
 
-from ..storage.models import Change, Device, Evening, TableAccess, db, new_key, new_pin, utcnow
+from ..rules import Text
+from ..storage.commands import Device as Sender
+from ..storage.commands import Refused, Saved, execute
+from ..storage.models import Device, Evening, TableAccess, db, utcnow
+from ..storage.table_access import NameDevice, access_row
 from ..storage.units import writing
 
 #: Wrong PINs one phone may try per window before it must wait.
@@ -167,13 +171,7 @@ def _row_for(evening: Evening) -> TableAccess:
     """This phone's row at ``evening`` in the pending unit of work, made if missing."""
     device = current_device(create=True)
     assert device is not None
-    row = db.session.scalar(sa.select(TableAccess).where(TableAccess.device_id == device.id,
-                                                         TableAccess.evening_id == evening.id))
-    if row is None:
-        row = TableAccess(device_id=device.id, evening_id=evening.id, seen_at=utcnow(), via="", generation=0,
-                          pin_failures=0)
-        db.session.add(row)
-    return row
+    return access_row(evening, device.id)
 
 
 def grant_scorer(key: str, via: str = "link") -> None:
@@ -238,33 +236,8 @@ def scorers_of(evening: Evening) -> list[tuple[TableAccess, bool]]:
     return [(row, holds_role(row, evening.access_generation)) for row in rows]
 
 
-def revoke(evening: Evening, access_id: int) -> TableAccess | None:
-    """Take the scorer's role from the phone of row ``access_id`` at ``evening`` (not from
-    this phone itself); ``None`` if there is no such row. Logged in the history."""
-    me = current_device()
-    with writing():
-        row = db.session.scalar(sa.select(TableAccess).where(TableAccess.id == access_id,
-                                                             TableAccess.evening_id == evening.id))
-        if row is None or (me is not None and row.device_id == me.id):
-            return None
-        row.revoked_at = utcnow()
-        db.session.add(Change(evening_id=evening.id, kind="revoke", device=device_name(),
-                              after={"phone": phone_name(row.device)}))
-    return row
-
-
-def renew_credentials(evening: Evening) -> None:
-    """A new PIN and a new scorers' link for ``evening``: every phone that became a scorer
-    with the old ones is a viewer again; this phone and the table's creator stay scorers."""
-    with writing():
-        fresh = db.session.scalar(sa.select(Evening).where(Evening.id == evening.id).with_for_update())
-        assert fresh is not None
-        fresh.pin, fresh.edit_key = new_pin(), new_key()
-        fresh.access_generation += 1
-        fresh.pin_failures, fresh.pin_window_start = 0, None
-        row = _row_for(fresh)
-        row.generation = fresh.access_generation
-        db.session.add(Change(evening_id=fresh.id, kind="credentials", device=device_name()))
+def forget_roles() -> None:
+    """Forget this request's answers of :func:`is_scorer` (a command changed the roles)."""
     g.pop("nap_scorer_of", None)
 
 
@@ -362,15 +335,33 @@ def device_name() -> str:
 
 
 def set_device_name(name: str) -> None:
-    """Name this phone (at most 40 characters; blank goes back to the guess)."""
-    clean = " ".join(str(name).split())[:40]
-    device = current_device(create=True)
+    """Name this phone (at most 40 characters; blank goes back to the guess): the
+    :class:`~scorer.storage.table_access.NameDevice` command, for this phone's row."""
+    device = current_device(create=True)  # a phone seen for the first time is saved first, on its own
     assert device is not None
-    with writing():
-        fresh = db.session.get(Device, device.id)
-        assert fresh is not None
-        fresh.name = clean
-    g.nap_device = fresh
+    execute(NameDevice(name), device=Sender(device_name(), device.id))
+    forget_device()
+
+
+def forget_device() -> None:
+    """Forget this request's :func:`current_device` (a command changed its row): read again."""
+    g.pop("nap_device", None)
+
+
+def join(evening: Evening, pin: str) -> Saved | Refused:
+    """Become a scorer with the table's PIN: :func:`try_pin` as an outcome (rule "pin"
+    for a wrong PIN, "pin_paused" when PIN entry is paused). A phone that is a scorer
+    already tries no PIN. Not a command: wrong PINs are counted even when refused, in
+    several short units of work (see :func:`try_pin`)."""
+    if is_scorer(evening.key):
+        return Saved(evening.key, changed=False)
+    try:
+        joined = try_pin(evening, pin)
+    except PinRefused as error:
+        return Refused(Text(str(error)), "pin_paused")
+    if not joined:
+        return Refused(Text(_("That is not this table's PIN.")), "pin")
+    return Saved(evening.key)
 
 
 def _aware(moment: datetime) -> datetime:

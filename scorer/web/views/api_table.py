@@ -1,22 +1,33 @@
-"""JSON commands of the table's access (``docs/api.md``), over the same functions of
-:mod:`scorer.web.access` as the forms of :mod:`scorer.web.views.table`, with the same
+"""JSON commands of the table's access (``docs/api.md``), the same commands as the forms
+of :mod:`scorer.web.views.table` (:mod:`scorer.storage.table_access`), with the same
 permissions: a manager revokes a scorer or renews the PIN and scorers' link; any phone
-joins with the PIN or names itself."""
+joins with the PIN or names itself. Joining is not a command: wrong PINs are counted
+even when it refuses (:func:`scorer.web.access.join`)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from flask import jsonify
-from flask_babel import gettext
+from flask import abort, jsonify
 
-from ...storage.models import TableAccess, db
+from ...storage import units
+from ...storage.commands import Saved, execute
+from ...storage.models import Evening, TableAccess, db
+from ...storage.table_access import NameDevice, RenewCredentials, RevokeScorer
 from .. import access
 from ..access import permission
-from ..api_support import Refused, body, evening_of, json_blueprint, run, text, token
+from ..answers import fresh_evening, json_answer, sender
+from ..json_body import body, json_blueprint, text, token
 from .common import external_url
 
 bp = json_blueprint("api_table", __name__)
+
+
+def _evening(key: str) -> Evening:
+    evening = units.get_evening(key)
+    if evening is None:
+        abort(404)
+    return evening
 
 
 @bp.post("/e/<key>/scorers/<int:access_id>/revoke")
@@ -24,16 +35,13 @@ bp = json_blueprint("api_table", __name__)
 def revoke(key: str, access_id: int) -> Any:
     """Take the scorer's role from another phone (row ``access_id`` of the scorers' list); it can still watch."""
     once = token(body())
-    evening = evening_of(key)
 
-    def do() -> None:
-        if access.revoke(evening, access_id) is None:
-            raise Refused(gettext("Nothing was changed: that phone is not a scorer here (or it is this phone)."))
+    def saved(done: Saved, status: int) -> Any:
+        row = db.session.get(TableAccess, access_id)
+        assert row is not None  # revoked just now, or by the first of these commands
+        return jsonify(revoked={"id": row.id, "phone": access.phone_name(row.device)}), status
 
-    _done, fresh = run("revoke", once, do, evening_id=evening.id)
-    row = db.session.get(TableAccess, access_id)
-    assert row is not None  # revoked just now, or by the first of these commands
-    return jsonify(revoked={"id": row.id, "phone": access.phone_name(row.device)}), 200
+    return json_answer(key, execute(RevokeScorer(key, access_id, once), device=sender()), saved, 200)
 
 
 @bp.post("/e/<key>/credentials")
@@ -41,13 +49,16 @@ def revoke(key: str, access_id: int) -> Any:
 def renew(key: str) -> Any:
     """A new PIN and scorers' link; phones that scored with the old ones can only watch."""
     once = token(body())
-    evening = evening_of(key)
-    _done, fresh = run("credentials", once, lambda: access.renew_credentials(evening), evening_id=evening.id)
-    evening = evening_of(key)
-    db.session.refresh(evening)
-    return jsonify(pin=evening.pin,
-                   scorer_link=external_url("table.scorer_link", key=key, edit_key=evening.edit_key)), (
-        201 if fresh else 200)
+    access.current_device(create=True)  # this phone stays a scorer: its row is kept with the new link
+    outcome = execute(RenewCredentials(key, once), device=sender())
+    access.forget_roles()
+
+    def saved(done: Saved, status: int) -> Any:
+        evening = fresh_evening(key)
+        return jsonify(pin=evening.pin,
+                       scorer_link=external_url("table.scorer_link", key=key, edit_key=evening.edit_key)), status
+
+    return json_answer(key, outcome, saved, 201)
 
 
 @bp.post("/e/<key>/join")
@@ -58,16 +69,9 @@ def join(key: str) -> Any:
     data = body()
     token(data)  # a join is idempotent by nature: a scorer's retry tries no PIN (nothing is kept)
     pin = text(data, "pin", "", 12)
-    evening = evening_of(key)
+    evening = _evening(key)
     access.remember(key)
-    if not access.is_scorer(key):
-        try:
-            joined = access.try_pin(evening, pin)
-        except access.PinRefused as error:
-            raise Refused(str(error), "pin_paused") from None
-        if not joined:
-            raise Refused(gettext("That is not this table's PIN."), "pin")
-    return jsonify(scorer=True), 200
+    return json_answer(key, access.join(evening, pin), lambda done, status: (jsonify(scorer=True), status), 200)
 
 
 @bp.post("/device")
@@ -75,7 +79,9 @@ def join(key: str) -> Any:
 def device() -> Any:
     """Name this phone (shown in the history; blank: the name guessed from its browser)."""
     data = body()
-    once, name = token(data), text(data, "name", "", 40)
+    token(data)  # naming is idempotent by nature: nothing is kept
+    name = text(data, "name", "", 40)
     access.current_device(create=True)  # a phone seen for the first time is saved first, on its own
-    run("device", once, lambda: access.set_device_name(name))
-    return jsonify(name=access.device_name()), 200
+    outcome = execute(NameDevice(name), device=sender())
+    access.forget_device()
+    return json_answer("", outcome, lambda done, status: (jsonify(name=access.device_name()), status), 200)
