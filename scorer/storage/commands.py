@@ -33,7 +33,8 @@ from .units import get_evening, lock_key, reading, writing
 #: The modules whose handlers :func:`execute` looks up (imported on first use). A module
 #: that adds commands adds itself here.
 HANDLER_MODULES = ["scorer.storage.hand_writes", "scorer.storage.evening_writes", "scorer.storage.seat_writes",
-                   "scorer.storage.disputes"]
+                   "scorer.storage.disputes", "scorer.storage.table_access",
+                   "scorer.storage.groups"]
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,9 @@ from ...storage import errors, evening_writes
 from ...storage.groups import get_group
 from .. import access
 from ..access import permission
-from ..api_support import Refused, body, integer, json_blueprint, text, token
+from ..answers import refused_json
+from ..i18n import error_text
+from ..json_body import BadBody, body, integer, json_blueprint, text, token
 from .common import external_url
 
 bp = json_blueprint("api_evenings", __name__)
@@ -30,6 +32,11 @@ def _on_retry(again: errors.AlreadyCreated) -> Any:
     return _made(again.evening_key, "import" if request.path.endswith("/import") else "start", 200)
 
 
+@bp.errorhandler(errors.TokenReused)
+def _on_reused(error: errors.TokenReused) -> Any:
+    return refused_json(error_text(error))
+
+
 def _made(key: str, via: str, status: int) -> Any:
     access.grant_scorer(key, via=via)  # the table's creator is its first scorer
     return jsonify(key=key, scoresheet=external_url("sheet.scoresheet", key=key)), status
@@ -40,7 +47,7 @@ def _stake(data: dict[str, Any]) -> Stake | None:
     if stake is None:
         return None
     if not isinstance(stake, dict) or set(stake) - {"minor", "currency"}:
-        raise Refused(gettext("stake must be null (points) or {\"minor\": whole number, \"currency\": text}."))
+        raise BadBody(gettext("stake must be null (points) or {\"minor\": whole number, \"currency\": text}."))
     return Stake(integer(stake, "minor", 1), text(stake, "currency", "", 3).strip())
 
 
@@ -52,22 +59,22 @@ def new_evening() -> Any:
     once = token(data)
     variant = text(data, "variant", "", 20)
     if variant not in VARIANTS:
-        raise Refused(gettext("variant must be one of %(ids)s.", ids=", ".join(sorted(VARIANTS))))
+        raise BadBody(gettext("variant must be one of %(ids)s.", ids=", ".join(sorted(VARIANTS))))
     players = data.get("players")
     if not isinstance(players, list) or not all(isinstance(p, str) and len(p) <= 40 for p in players):
-        raise Refused(gettext("players must be a list of names (each at most 40 characters)."))
+        raise BadBody(gettext("players must be a list of names (each at most 40 characters)."))
     names = [" ".join(p.split()) for p in players]
     first = text(data, "first_dealer", names[0] if names else "", 40)
     if first not in names:
-        raise Refused(gettext("first_dealer must name a player at the table."))
+        raise BadBody(gettext("first_dealer must name a player at the table."))
     options = data.get("options", {})
     if not isinstance(options, dict):
-        raise Refused(gettext("options must be a JSON object."))
+        raise BadBody(gettext("options must be a JSON object."))
     group = None
     if data.get("group") is not None:
         group = get_group(text(data, "group", "", 32))
         if group is None:
-            raise Refused(gettext("There is no such group."))
+            raise BadBody(gettext("There is no such group."))
     evening = evening_writes.create_evening(
         variant=variant, players=names, first_dealer=names.index(first), options=options, stake=_stake(data),
         name=text(data, "name", ""), device=access.device_name(), group_id=group.id if group else None,
@@ -82,7 +89,7 @@ def import_evening() -> Any:
     data = body()
     once = token(data)
     if not isinstance(data.get("evening"), dict):
-        raise Refused(gettext("evening must be an evening file (a JSON object)."))
+        raise BadBody(gettext("evening must be an evening file (a JSON object)."))
     evening = evening_writes.import_evening(loads(json.dumps(data["evening"])), device=access.device_name(),
                                       time_zone=text(data, "time_zone", "", 64), token=once)
     return _made(evening.key, "import", 201)

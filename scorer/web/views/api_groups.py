@@ -1,7 +1,8 @@
 """JSON commands of groups (``docs/api.md``): start a group (anyone), and on a group
 (its link is its key: holding it is enough to manage it, as for the forms of
 :mod:`scorer.web.views.groups`) add or remove an evening, merge two spellings of a
-player or undo a merge. Each runs in one unit of work with its one-time token."""
+player or undo a merge. Each is a command of :mod:`scorer.storage.groups`, run by
+:func:`~scorer.storage.commands.execute` in one unit of work with its one-time token."""
 
 from __future__ import annotations
 
@@ -10,22 +11,16 @@ from typing import Any
 from flask import abort, jsonify
 from flask_babel import gettext
 
-from ...storage import errors, groups
+from ...storage import groups
+from ...storage.commands import Command, Saved, execute
+from ...storage.groups import AddToGroup, MergeNames, NewGroup, RemoveFromGroup, UnmergeNames
 from ...storage.models import Evening, Group, db
 from ..access import permission
-from ..api_support import Refused, body, json_blueprint, run, text, token
+from ..answers import json_answer, sender
+from ..json_body import BadBody, body, json_blueprint, text, token
 from .common import external_url
 
 bp = json_blueprint("api_groups", __name__)
-
-
-@bp.errorhandler(errors.AlreadyCreated)
-def _on_retry(again: errors.AlreadyCreated) -> Any:
-    """The same new group again: the group the first one made."""
-    group = groups.get_group(again.group_key or "")
-    if group is None:  # pragma: no cover - a group token always names its group
-        abort(409)
-    return _answer(group, 200)
 
 
 def group_of(group: Group) -> dict[str, Any]:
@@ -38,18 +33,22 @@ def group_of(group: Group) -> dict[str, Any]:
                        for a in sorted(group.aliases, key=lambda a: a.id)]}
 
 
-def _answer(group: Group, status: int) -> Any:
-    fresh = groups.get_group(group.key)
-    assert fresh is not None  # groups are never deleted
-    db.session.refresh(fresh)
-    return jsonify(group=group_of(fresh)), status
-
-
-def _group(key: str) -> Group:
-    group = groups.get_group(key)
+def _answer(saved: Saved, status: int) -> Any:
+    """The group as it is now (the one the command wrote, or a retry's first one)."""
+    group = groups.get_group(saved.key)
     if group is None:
         abort(404)
-    return group
+    db.session.refresh(group)
+    return jsonify(group=group_of(group)), status
+
+
+def _run(command: Command, status: int) -> Any:
+    return json_answer(command.key, execute(command, device=sender()), _answer, status)
+
+
+def _group(key: str) -> None:
+    if groups.get_group(key) is None:
+        abort(404)
 
 
 @bp.post("/groups")
@@ -58,8 +57,8 @@ def new_group() -> Any:
     data = body()
     once, name = token(data), text(data, "name", "").strip()
     if not name:
-        raise Refused(gettext("name must be a text of 1 to 80 characters."))
-    return _answer(groups.create_group(name, token=once), 201)
+        raise BadBody(gettext("name must be a text of 1 to 80 characters."))
+    return _run(NewGroup(name, once), 201)
 
 
 @bp.post("/g/<key>/evenings")
@@ -68,9 +67,8 @@ def add_evening(key: str) -> Any:
     """Put an evening (its link, or its key) into the group."""
     data = body()
     once, link = token(data), text(data, "evening", "", 300)
-    group = _group(key)
-    _done, fresh = run("group_add", once, lambda: groups.add_evening(group, link), group_id=group.id)
-    return _answer(group, 201 if fresh else 200)
+    _group(key)
+    return _run(AddToGroup(key, link, once), 201)
 
 
 @bp.post("/g/<key>/evenings/remove")
@@ -79,9 +77,8 @@ def remove_evening(key: str) -> Any:
     """Take an evening (by key) out of the group; the evening itself is unchanged."""
     data = body()
     once, evening = token(data), text(data, "evening", "", 32)
-    group = _group(key)
-    run("group_remove", once, lambda: groups.remove_evening(group, evening), group_id=group.id)
-    return _answer(group, 200)
+    _group(key)
+    return _run(RemoveFromGroup(key, evening, once), 200)
 
 
 @bp.post("/g/<key>/merges")
@@ -90,9 +87,8 @@ def merge(key: str) -> Any:
     """Count the player spelt ``alias`` as ``canonical`` in the group's season."""
     data = body()
     once, alias, canonical = token(data), text(data, "alias", "", 200), text(data, "canonical", "", 200)
-    group = _group(key)
-    _done, fresh = run("merge", once, lambda: groups.merge(group, alias, canonical), group_id=group.id)
-    return _answer(group, 201 if fresh else 200)
+    _group(key)
+    return _run(MergeNames(key, alias, canonical, once), 201)
 
 
 @bp.post("/g/<key>/merges/<int:merge_id>/unmerge")
@@ -101,6 +97,5 @@ def unmerge(key: str, merge_id: int) -> Any:
     """Undo one merge: the two spellings count apart again."""
     data = body()
     once = token(data)
-    group = _group(key)
-    run("unmerge", once, lambda: groups.unmerge(group, merge_id), group_id=group.id)
-    return _answer(group, 200)
+    _group(key)
+    return _run(UnmergeNames(key, merge_id, once), 200)
