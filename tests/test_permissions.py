@@ -28,14 +28,27 @@ def test_the_declared_levels_are_the_ones_agreed(app: Any) -> None:
         "hands.new_hand", "hands.edit_hand", "hands.override_hand", "hands.restore_version", "play.record_play",
         "table.undo", "table.confirm_undo", "table.quick", "table.seats", "disputes.dismiss",
         "api.new_hand", "api.correct", "api.restore", "api.override", "api.claims", "api.play", "api.undo",
-        "api.seats", "api.undo_seats"}
-    assert {e for e, lv in level.items() if lv == "manage" and not e.startswith("groups.")} == {
+        "api.seats", "api.undo_seats", "api_disputes.dismiss", "api_disputes.rule"}
+    assert {e for e, lv in level.items() if lv == "manage" and not e.startswith(("groups.", "api_groups."))} == {
         "sheet.finish", "sheet.reopen", "sheet.confirm_finish", "table.settings", "table.revoke", "table.renew",
-        "disputes.confirmation", "api.settings", "api.finish", "api.reopen"}
+        "disputes.confirmation", "api.settings", "api.finish", "api.reopen", "api_disputes.confirmation",
+        "api_table.revoke", "api_table.renew"}
     assert level["sheet.scoresheet"] == level["table.revision"] == level["sheet.export_pdf"] == "view"
     assert level["api.state"] == "view"
     # any phone, a viewer's included, may dispute a hand or accept one another phone entered (issue 12)
     assert level["disputes.dispute"] == level["disputes.confirm"] == "view"
+    assert level["api_disputes.raise_dispute"] == level["api_disputes.confirm"] == level["api_table.join"] == "view"
+    # the JSON commands ask exactly what their forms ask
+    same = {"api_disputes.raise_dispute": "disputes.dispute", "api_disputes.dismiss": "disputes.dismiss",
+            "api_disputes.rule": "hands.edit_hand", "api_disputes.confirm": "disputes.confirm",
+            "api_disputes.confirmation": "disputes.confirmation", "api_table.revoke": "table.revoke",
+            "api_table.renew": "table.renew", "api_table.join": "table.join", "api_table.device": "table.device",
+            "api_evenings.new_evening": "start.new_evening", "api_evenings.import_evening": "start.import_evening",
+            "api_groups.new_group": "groups.new_group", "api_groups.add_evening": "groups.add_evening",
+            "api_groups.remove_evening": "groups.remove_evening", "api_groups.merge": "groups.merge",
+            "api_groups.unmerge": "groups.unmerge"}
+    declared = {e: permission_of(app.view_functions[e]) for e in {*same, *same.values()}}
+    assert {api: declared[api] for api in same} == {api: declared[form] for api, form in same.items()}
 
 
 def test_a_route_without_a_declaration_is_refused(app: Any) -> None:
@@ -58,11 +71,12 @@ def test_a_viewer_is_refused_every_scorer_route_and_nothing_changes(app: Any, cl
             continue
         if method not in rule.methods:
             continue
-        url = rule.build({"key": key, "number": 1, "version": 1, "hand_id": 1, "access_id": 1, "dispute_id": 1},
+        url = rule.build({"key": key, "number": 1, "version": 1, "hand_id": 1, "access_id": 1, "dispute_id": 1,
+                          "merge_id": 1},
                          append_unknown=False)[1]
         answer = viewer.open(url, method=method, data={"number": "1", "version": "1", "dealer": "0",
                                                         "call_1": "four", "tricks": "4", "save": "1"})
-        if rule.endpoint.startswith("api."):  # a script has no PIN page: a JSON refusal
+        if rule.rule.startswith("/api/"):  # a script has no PIN page: a JSON refusal
             assert answer.status_code == 403 and answer.json["error"]["code"] == "forbidden", url
         else:
             assert answer.status_code == 302 and answer.headers["Location"].endswith(f"/e/{key}/join"), url

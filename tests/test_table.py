@@ -102,7 +102,7 @@ def _urls(app: Any, key: str, edit_key: str) -> list[tuple[str, str]]:
     """Every route that takes an evening key, as (method, url) for table ``key``."""
     out = []
     for rule in app.url_map.iter_rules():
-        if "key" not in rule.arguments or rule.endpoint.startswith("groups."):
+        if "key" not in rule.arguments or rule.endpoint.startswith(("groups.", "api_groups.")):
             continue
         values = {"key": key, "number": 1, "version": 1, "edit_key": edit_key,
                   "hand_id": 1, "access_id": 1, "dispute_id": 1}  # table A's first hand, phone and dispute

@@ -26,13 +26,15 @@ from sqlalchemy.exc import IntegrityError
 
 from ..rules import Claim, HandFacts, Override, RulesError, Text
 from . import tokens
-from .errors import EveningFinished, HandConflict, ScorerError
+from .errors import AlreadyCreated, EveningFinished, HandConflict, ScorerError
 from .models import Evening, db
 from .units import get_evening, lock_key, reading, writing
 
 #: The modules whose handlers :func:`execute` looks up (imported on first use). A module
 #: that adds commands adds itself here.
-HANDLER_MODULES = ["scorer.storage.hand_writes", "scorer.storage.evening_writes", "scorer.storage.seat_writes"]
+HANDLER_MODULES = ["scorer.storage.hand_writes", "scorer.storage.evening_writes", "scorer.storage.seat_writes",
+                   "scorer.storage.disputes", "scorer.storage.table_access",
+                   "scorer.storage.groups"]
 
 
 @dataclass(frozen=True)
@@ -46,10 +48,18 @@ class Device:
 # --------------------------------------------------------------------------- commands
 class Command:
     """A write to the evening ``key``. ``token_kind`` is the command as its one-time token
-    is kept ("" keeps none); ``collision`` what two at once without a token meet."""
+    is kept ("" keeps none); ``collision`` what two at once without a token meet.
+
+    ``scope`` "evening" (the default): the runner locks the evening ``key``, answers a
+    retry and keeps the token. ``scope`` "": the command writes no one evening (it makes
+    one, or writes a group or the phone itself, ``key`` naming it if anything): the
+    handler is called with ``None`` for the evening, locks what it writes, and keeps its
+    token as a creation does (:func:`scorer.storage.tokens.keep_created`, a retry raising
+    :class:`~scorer.storage.errors.AlreadyCreated`, answered as :class:`AlreadySaved`)."""
 
     key: str
     token_kind: ClassVar[str] = ""
+    scope: ClassVar[str] = "evening"
     collision: ClassVar[Text] = Text("The table changed on another phone while you were editing; here it is now.")
 
     @property
@@ -88,10 +98,13 @@ class _HandChange(Command):
 
 @dataclass(frozen=True)
 class CorrectHand(_HandChange):
-    """Replace the hand's facts with ``facts``; ``kind`` names it in the history."""
+    """Replace the hand's facts with ``facts``; ``kind`` names it in the history.
+    ``dispute_id``: the dispute this correction rules on ("Rule on it"), closed in the same
+    unit of work (as is every open dispute of the hand whose claim is now in its facts)."""
 
     facts: HandFacts | None = None
     kind: str = "correct"
+    dispute_id: int | None = None
     token_kind: ClassVar[str] = "correct"
 
 
@@ -113,9 +126,10 @@ class OverrideRuling(_HandChange):
 
 @dataclass(frozen=True)
 class SetClaims(_HandChange):
-    """Replace the hand's claims (empty: none)."""
+    """Replace the hand's claims (empty: none); ``dispute_id`` as for :class:`CorrectHand`."""
 
     claims: tuple[Claim, ...] = ()
+    dispute_id: int | None = None
     token_kind: ClassVar[str] = "correct"
 
 
@@ -198,11 +212,14 @@ class Saved:
 @dataclass(frozen=True)
 class AlreadySaved:
     """The same command again (its token was used): nothing new; the hand the first one
-    saved (its number then, its row; ``None`` for tokens saved before migration 0010)."""
+    saved (its number then, its row; ``None`` for tokens saved before migration 0010);
+    for a command of no one evening, ``key`` is what the first one made or wrote (an
+    evening's or a group's key)."""
 
     message: Text
     number: int | None = None
     hand_id: int | None = None
+    key: str | None = None
 
 
 @dataclass(frozen=True)
@@ -257,6 +274,8 @@ def execute(command: Command, *, device: Device | None = None) -> Outcome:
     device = device or Device()
     try:
         with writing():
+            if not command.scope:
+                return handler(command, None, device)
             evening = lock_key(command.key)
             if evening is None:
                 return Conflict(Text("There is no such evening."))
@@ -279,6 +298,8 @@ def execute(command: Command, *, device: Device | None = None) -> Outcome:
 
 def refusal(error: ScorerError) -> Outcome:
     """The outcome of a refusal raised by a handler (or by a write not yet a command)."""
+    if isinstance(error, AlreadyCreated):
+        return AlreadySaved(error.message, key=error.evening_key or error.group_key)
     if isinstance(error, HandConflict):
         return Conflict(error.message, error.number)
     return Refused(error.message, None, finished=isinstance(error, EveningFinished))
@@ -289,6 +310,9 @@ def _collided(command: Command) -> Outcome:
     first) is :class:`AlreadySaved`; else the first one changed the hand or the table."""
     try:
         with reading():
+            if not command.scope:
+                tokens.creation_retry(command.token_, command.token_kind)
+                return Conflict(command.collision)
             evening = get_evening(command.key)
             used = None if evening is None else tokens.token_used(command.token_, evening, command.token_kind,
                                                                    command.hand_)

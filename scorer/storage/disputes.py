@@ -7,28 +7,32 @@ the claim into the hand's facts as a new version, where the referee rules on it 
 the rule as for any claim (H-13 to H-16, R-18, P-16, B-16/B-17); a scorer may instead
 find nothing to change and dismiss it. Both are kept in the history.
 
-Every function here is one unit of work (:func:`units.writing`) and raises
-:class:`errors.ScorerError` subclasses whose ``message`` is a :class:`Text` (the
-views translate it).
+Each write is a command (:mod:`scorer.storage.commands`: :class:`RaiseDispute`,
+:class:`DismissDispute`, :class:`ConfirmHand`, :class:`SetConfirmation`; ruling on a
+dispute is the hand's correction carrying the dispute, which :func:`close_ruled_on`
+closes in the same unit of work). Each write function is one unit of work
+(:func:`scorer.storage.units.write_locked`) and raises
+:class:`~scorer.storage.errors.ScorerError` subclasses whose ``message`` is a
+:class:`Text` (the views translate it).
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import ClassVar
 
 import sqlalchemy as sa
 
-from ..rules import Text
+from ..rules import HandFacts, Text
 from ..rules.claims import CLAIM_KINDS
 from ..rules.core import TRICKS_PER_HAND
-from .db import db
+from .commands import Command, Device, Saved, handles
 from .errors import HandConflict, ScorerError
 from .fingerprints import HandMarks
-from .models import DISPUTE_KINDS, Change, Dispute, Evening, Hand, utcnow
-from .units import bump as _bump
-from .units import lock as _lock
-from .units import write
+from .models import DISPUTE_KINDS, Change, Dispute, Evening, Hand, db, utcnow
+from .units import bump, write_locked
 
 #: Kinds that name an accused player (the claims of the referee that accuse someone).
 ACCUSING = tuple(k.id for k in CLAIM_KINDS.values() if k.accuses)
@@ -39,17 +43,74 @@ class DisputeRefused(ScorerError):
     phone that entered a hand trying to confirm it)."""
 
 
-def _hand_in_play(evening: Evening, number: int, hand_id: int | None) -> Hand:
-    """Hand ``number`` of the (locked) evening, the row the phone saw; raises
-    :class:`HandConflict` when it was undone or replaced meanwhile."""
-    if not 1 <= number <= len(evening.hands):
+# --------------------------------------------------------------------------- commands
+@dataclass(frozen=True)
+class RaiseDispute(Command):
+    """Dispute a hand: its row ``hand_id`` as the phone saw it (``None``: hand ``number``,
+    whatever its row). ``accused`` and ``raised_by`` are seats, ``trick`` 1–5."""
+
+    key: str
+    hand_id: int | None
+    kind: str
+    number: int | None = None
+    accused: int | None = None
+    raised_by: int | None = None
+    trick: int | None = None
+    note: str = ""
+    token: str | None = None
+    token_kind: ClassVar[str] = "dispute"
+
+
+@dataclass(frozen=True)
+class DismissDispute(Command):
+    """A scorer finds nothing to change: the open dispute ``dispute_id`` is closed, the hand stands."""
+
+    key: str
+    dispute_id: int
+    token: str | None = None
+    token_kind: ClassVar[str] = "dismiss"
+
+
+@dataclass(frozen=True)
+class ConfirmHand(Command):
+    """Accept a hand another phone entered (row ``hand_id``; ``None``: hand ``number``)."""
+
+    key: str
+    hand_id: int | None
+    number: int | None = None
+    token: str | None = None
+    token_kind: ClassVar[str] = "confirm"
+
+
+@dataclass(frozen=True)
+class SetConfirmation(Command):
+    """Turn confirmation on or off for the table (a manager's setting)."""
+
+    key: str
+    on: bool
+    token: str | None = None
+    token_kind: ClassVar[str] = "confirmation"
+
+
+CLOSED = Text("This dispute was ruled on or dismissed on another phone; nothing was changed.")
+
+
+def _hand_in_play(evening: Evening, number: int | None, hand_id: int | None) -> Hand:
+    """The hand of the (locked) evening the phone saw: row ``hand_id`` (when given), hand
+    ``number`` (when given); raises :class:`HandConflict` when it was undone or replaced
+    meanwhile."""
+    if hand_id is not None:
+        hand = next((h for h in evening.hands if h.id == hand_id), None)
+        if hand is None or (number is not None and hand.number != number):
+            gone = db.session.get(Hand, hand_id) if 0 < hand_id < 2**31 else None
+            was = gone.undone_number or 0 if gone is not None and gone.evening_id == evening.id else 0
+            raise HandConflict(Text("Hand {number} is no longer in play (it was undone on another phone); "
+                                    "nothing was saved.", number=number or was), was)
+        return hand
+    if number is None or not 1 <= number <= len(evening.hands):
         raise HandConflict(Text("There is no hand {number} now (it was undone on another phone).",
-                                number=number), 0)
-    hand = evening.hands[number - 1]
-    if hand_id is not None and hand.id != hand_id:
-        raise HandConflict(Text("Hand {number} was replaced on another phone; nothing was changed. Here it is now.",
-                                number=number), number)
-    return hand
+                                number=number or 0), 0)
+    return evening.hands[number - 1]
 
 
 def _log(evening: Evening, kind: str, number: int, device: str, detail: dict[str, object]) -> None:
@@ -69,10 +130,10 @@ def _check(evening: Evening, kind: str, accused: int | None, raised_by: int | No
         raise DisputeRefused(Text("Tricks are numbered 1 to 5."))
 
 
-@write
-def raise_dispute(evening: Evening, number: int, *, hand_id: int | None, kind: str, accused: int | None = None,
-                  raised_by: int | None = None, trick: int | None = None, note: str = "", device: str = "",
-                  device_id: int | None = None) -> Dispute:
+@write_locked
+def raise_dispute(evening: Evening, number: int | None, *, hand_id: int | None, kind: str,
+                  accused: int | None = None, raised_by: int | None = None, trick: int | None = None, note: str = "",
+                  device: str = "", device_id: int | None = None) -> Dispute:
     """Dispute hand ``number`` (its row ``hand_id``, as the phone saw it).
 
     ``kind`` is one of :data:`~scorer.storage.models.DISPUTE_KINDS`; ``accused`` (a seat) is
@@ -83,7 +144,6 @@ def raise_dispute(evening: Evening, number: int, *, hand_id: int | None, kind: s
     :class:`HandConflict` when the hand is no longer in play. A finished evening may
     still be disputed: a scorer reopens it to rule.
     """
-    evening = _lock(evening)
     if evening.finished_at is not None:
         raise DisputeRefused(Text("This evening is finished: a scorer reopens it before a hand can be disputed."))
     hand = _hand_in_play(evening, number, hand_id)
@@ -91,73 +151,132 @@ def raise_dispute(evening: Evening, number: int, *, hand_id: int | None, kind: s
     # one open dispute of each kind a hand: a phone cannot flood every other phone with the same complaint
     if any(d.hand_id == hand.id and d.kind == kind for d in _open(evening)):
         raise DisputeRefused(Text("Hand {number} is already disputed for that; a scorer will rule on it.",
-                                  number=number))
+                                  number=hand.number))
     dispute = Dispute(evening_id=evening.id, hand_id=hand.id, kind=kind,
                       accused=accused if kind in ACCUSING else None, raised_by=raised_by, trick=trick,
                       note=(note or "").strip()[:200], device=(device or "")[:40], device_id=device_id)
     db.session.add(dispute)
-    _bump(evening)
+    bump(evening)
     names = [p.name for p in evening.players]
-    _log(evening, "dispute", number, device, {
+    _log(evening, "dispute", hand.number, device, {
         "kind": kind, "accused": names[accused] if accused is not None and kind in ACCUSING else None,
         "by": names[raised_by] if raised_by is not None else None, "trick": trick, "note": dispute.note})
+    db.session.flush()  # the dispute's row id
     return dispute
 
 
-@write
+@write_locked
 def settle_dispute(evening: Evening, dispute_id: int, resolution: str, *, device: str = "") -> Dispute:
     """Close an open dispute: ``resolution`` "ruled" (the claim is now in the hand's
     facts, or the hand was corrected) or "dismissed" (nothing to change). Raises
-    :class:`DisputeRefused` when there is no such open dispute at this table."""
-    evening = _lock(evening)
-    dispute = db.session.get(Dispute, dispute_id) if 0 < dispute_id < 2**31 else None
+    :class:`DisputeRefused` when there is no such dispute at this table and
+    :class:`HandConflict` when it is closed already (ruled on or dismissed on another phone)."""
+    dispute = db.session.get(Dispute, dispute_id, populate_existing=True) if 0 < dispute_id < 2**31 else None
     if dispute is None or dispute.evening_id != evening.id or resolution not in ("ruled", "dismissed"):
         raise DisputeRefused(Text("There is no such dispute at this table."))
     if dispute.resolved_at is not None:
-        return dispute  # ruled on already (a double tap, another scorer): nothing more to do
-    dispute.resolved_at, dispute.resolution, dispute.resolved_device = utcnow(), resolution, (device or "")[:40]
-    _bump(evening)
-    hand = db.session.get(Hand, dispute.hand_id)
-    number = hand.number if hand is not None and hand.number > 0 else (hand.undone_number if hand else 0) or 0
-    _log(evening, "ruled" if resolution == "ruled" else "dismissed", number, device, {"kind": dispute.kind})
+        raise HandConflict(CLOSED, _number_of(dispute))
+    _close(evening, dispute, resolution, device)
     return dispute
 
 
-@write
-def confirm_hand(evening: Evening, number: int, *, hand_id: int | None, device: str = "",
+def _number_of(dispute: Dispute) -> int:
+    """The number of the disputed hand (where it was, if undone since; 0 if unknown)."""
+    hand = db.session.get(Hand, dispute.hand_id)
+    return hand.number if hand is not None and hand.number > 0 else (hand.undone_number if hand else 0) or 0
+
+
+def _close(evening: Evening, dispute: Dispute, resolution: str, device: str) -> None:
+    """Close the open ``dispute`` of the locked ``evening`` (in the caller's unit of work)."""
+    dispute.resolved_at, dispute.resolution, dispute.resolved_device = utcnow(), resolution, (device or "")[:40]
+    bump(evening)
+    _log(evening, "ruled" if resolution == "ruled" else "dismissed", _number_of(dispute), device,
+         {"kind": dispute.kind})
+
+
+def close_ruled_on(evening: Evening, hand: Hand, dispute_id: int | None, facts: HandFacts, device: str) -> None:
+    """A correction of ``hand`` to ``facts`` rules on its disputes: close, in the
+    correction's unit of work (the command's, :class:`scorer.storage.commands.CorrectHand`
+    and ``SetClaims``), dispute ``dispute_id`` ("Rule on it") and every open dispute of
+    the hand whose claim (kind and accused) is now among its claims. Raises
+    :class:`HandConflict` when dispute ``dispute_id`` is not open on this hand any more
+    (ruled on or dismissed on another phone): then nothing of the ruling is saved.
+    A correction that changes nothing still closes them (the hand stands as it is)."""
+    if dispute_id is not None:
+        named = db.session.get(Dispute, dispute_id, populate_existing=True) if 0 < dispute_id < 2**31 else None
+        if named is None or named.evening_id != evening.id or named.hand_id != hand.id:
+            raise DisputeRefused(Text("There is no such dispute at this table."))
+        if named.resolved_at is not None:
+            raise HandConflict(CLOSED, hand.number)
+    claimed = {(c.kind, c.accused) for c in facts.claims}
+    for dispute in _open(evening):
+        claims_it = dispute.kind in ACCUSING and (dispute.kind, dispute.accused) in claimed
+        if dispute.hand_id == hand.id and (dispute.id == dispute_id or claims_it):
+            _close(evening, dispute, "ruled", device)
+
+
+@write_locked
+def confirm_hand(evening: Evening, number: int | None, *, hand_id: int | None, device: str = "",
                  device_id: int | None = None) -> Hand:
     """Accept hand ``number`` from a phone other than the one that entered it
     (confirmation). Accepting twice changes nothing. Raises :class:`DisputeRefused`
     when the table does not ask for confirmation or this phone entered the hand, and
     :class:`HandConflict` when the hand is no longer in play."""
-    evening = _lock(evening)
     hand = _hand_in_play(evening, number, hand_id)
     if not evening.confirmation:
         raise DisputeRefused(Text("This table does not ask for hands to be confirmed."))
     if hand.entered_by is not None and hand.entered_by == device_id:
-        raise DisputeRefused(Text("This phone entered hand {number}: another phone must confirm it.", number=number))
+        raise DisputeRefused(Text("This phone entered hand {number}: another phone must confirm it.",
+                                  number=hand.number))
     if hand.confirmed_at is None:
         hand.confirmed_at, hand.confirmed_device = utcnow(), (device or "")[:40]
-        _bump(evening)
-        _log(evening, "confirm", number, device, {})
+        bump(evening)
+        _log(evening, "confirm", hand.number, device, {})
     return hand
 
 
-@write
-def set_confirmation(evening: Evening, on: bool, *, device: str = "") -> None:
-    """Turn confirmation on or off for the table (a scorer's setting). Hands entered
-    before it was turned on count as confirmed."""
-    evening = _lock(evening)
+@write_locked
+def set_confirmation(evening: Evening, on: bool, *, device: str = "") -> bool:
+    """Turn confirmation on or off for the table (a scorer's setting); whether it changed.
+    Hands entered before it was turned on count as confirmed."""
     if evening.confirmation == on:
-        return
+        return False
     evening.confirmation = on
     if on:
         now = utcnow()
         for hand in evening.hands:
             if hand.confirmed_at is None:
                 hand.confirmed_at = now
-    _bump(evening)
+    bump(evening)
     _log(evening, "confirmation", 0, device, {"on": on})
+    return True
+
+
+@handles(RaiseDispute)
+def _raise(command: RaiseDispute, evening: Evening, device: Device) -> Saved:
+    dispute = raise_dispute.on_locked(evening, command.number, hand_id=command.hand_id, kind=command.kind,
+                                      accused=command.accused, raised_by=command.raised_by, trick=command.trick,
+                                      note=command.note, device=device.name, device_id=device.id)
+    return Saved(evening.key, dispute.hand_id, _number_of(dispute), detail=dispute.id)
+
+
+@handles(DismissDispute)
+def _dismiss(command: DismissDispute, evening: Evening, device: Device) -> Saved:
+    dispute = settle_dispute.on_locked(evening, command.dispute_id, "dismissed", device=device.name)
+    return Saved(evening.key, dispute.hand_id, _number_of(dispute), detail=dispute.id)
+
+
+@handles(ConfirmHand)
+def _confirm(command: ConfirmHand, evening: Evening, device: Device) -> Saved:
+    hand = confirm_hand.on_locked(evening, command.number, hand_id=command.hand_id, device=device.name,
+                                  device_id=device.id)
+    return Saved(evening.key, hand.id, hand.number)
+
+
+@handles(SetConfirmation)
+def _confirmation(command: SetConfirmation, evening: Evening, device: Device) -> Saved:
+    changed = set_confirmation.on_locked(evening, command.on, device=device.name)
+    return Saved(evening.key, changed=changed)
 
 
 def _open(evening: Evening) -> list[Dispute]:

@@ -1,7 +1,8 @@
 """Groups of evenings: saving and reading a group, its evenings and merged spellings,
 and its season (the bridge between the database and :mod:`scorer.evening.season`).
 
-Every write is one transaction. A request the group refuses raises
+Every write is one transaction (and a command: :class:`NewGroup`, :class:`AddToGroup`,
+:class:`RemoveFromGroup`, :class:`MergeNames`, :class:`UnmergeNames`). A request the group refuses raises
 :class:`GroupError`, whose ``str()`` is for users; nothing is saved then. No
 function here changes an evening's own facts: a group only collects evenings, and
 a merge of spellings only changes how the season counts them.
@@ -13,7 +14,7 @@ import re
 from collections.abc import Hashable
 from dataclasses import dataclass
 from datetime import date
-from typing import Any
+from typing import Any, ClassVar
 
 import sqlalchemy as sa
 from sqlalchemy.exc import IntegrityError
@@ -23,17 +24,16 @@ from ..evening.ledger import HandError
 from ..evening.season import Book, SeasonEvening, name_key, resolve, season_books, shared_table, spellings_in
 from ..rules import VARIANTS, Text
 from . import tokens, units
+from .commands import Command, Device, Saved, handles
+from .errors import AlreadyCreated, ScorerError, TokenReused
 from .kept_ledgers import HEAD_COLUMNS, settled_many
 from .models import Evening, Group, GroupAlias, db
 
 
-class GroupError(Exception):
+class GroupError(ScorerError):
     """A change the group refuses; ``message`` is an English :class:`~scorer.rules.Text`
-    template with its parameters, shown in the phone's language by :func:`scorer.web.i18n.error_text`."""
-
-    def __init__(self, message: Text) -> None:
-        super().__init__(message)
-        self.message = message
+    template with its parameters, shown in the phone's language by :func:`scorer.web.i18n.error_text`
+    (a command's :class:`~scorer.storage.commands.Refused`)."""
 
 
 _KEY = re.compile(r"[A-Za-z0-9_-]{1,32}")
@@ -204,7 +204,6 @@ def add_evening(group: Group, text: str) -> Evening:
     if moved.rowcount != 1:  # type: ignore[attr-defined]
         raise GroupError(Text("“{name}” belongs to another group. Remove it from that group's page first.",
                               name=evening.name))
-    db.session.commit()
     return evening
 
 
@@ -216,7 +215,6 @@ def remove_evening(group: Group, evening_key: str) -> Evening:
     if evening is None or evening.group_id != group.id:
         raise GroupError(Text("That evening is not in this group."))
     db.session.execute(sa.update(Evening).where(Evening.id == evening.id).values(group_id=None))
-    db.session.commit()
     return evening
 
 
@@ -251,11 +249,10 @@ def merge(group: Group, alias_name: str, canonical_name: str) -> GroupAlias:
                            "players, so they cannot be merged.", evening=both.name,
                            date=both.played_on.isoformat(), **shown))
     row = GroupAlias(group_id=group.id, alias=alias, canonical=canonical)
-    db.session.add(row)
     try:
-        db.session.commit()
+        with db.session.begin_nested():  # a merge of the same spelling saved meanwhile
+            db.session.add(row)
     except IntegrityError:
-        db.session.rollback()
         raise GroupError(Text("{alias} is already merged into another name.", **shown)) from None
     return row
 
@@ -269,4 +266,114 @@ def unmerge(group: Group, alias_id: int) -> None:
     if row is None:
         raise GroupError(Text("That merge is not in this group (perhaps it was undone already)."))
     db.session.delete(row)
-    db.session.commit()
+
+
+# --------------------------------------------------------------------------- as commands
+# A group's link is its key: holding it is enough to manage it. The commands write no one
+# evening (scope ""): each handler finds its group and keeps its token with the group.
+@dataclass(frozen=True)
+class NewGroup(Command):
+    """Start a group called ``name``; ``key`` is unused ("")."""
+
+    name: str
+    token: str | None = None
+    key: str = ""
+    token_kind: ClassVar[str] = "group"
+    scope: ClassVar[str] = ""
+
+
+@dataclass(frozen=True)
+class AddToGroup(Command):
+    """Put the evening whose link or key is ``link`` into group ``key``."""
+
+    key: str
+    link: str
+    token: str | None = None
+    token_kind: ClassVar[str] = "group_add"
+    scope: ClassVar[str] = ""
+
+
+@dataclass(frozen=True)
+class RemoveFromGroup(Command):
+    """Take evening ``evening`` (its key) out of group ``key``."""
+
+    key: str
+    evening: str
+    token: str | None = None
+    token_kind: ClassVar[str] = "group_remove"
+    scope: ClassVar[str] = ""
+
+
+@dataclass(frozen=True)
+class MergeNames(Command):
+    """Count the player spelt ``alias`` as ``canonical`` in group ``key``'s season."""
+
+    key: str
+    alias: str
+    canonical: str
+    token: str | None = None
+    token_kind: ClassVar[str] = "merge"
+    scope: ClassVar[str] = ""
+
+
+@dataclass(frozen=True)
+class UnmergeNames(Command):
+    """Undo merge ``merge_id`` of group ``key``."""
+
+    key: str
+    merge_id: int
+    token: str | None = None
+    token_kind: ClassVar[str] = "unmerge"
+    scope: ClassVar[str] = ""
+
+
+def _group_of(command: Command) -> Group:
+    """The command's group, its token checked: a retry (the same command on this group)
+    raises :class:`AlreadyCreated` naming it, a token used elsewhere :class:`TokenReused`."""
+    group = get_group(command.key)
+    if group is None:
+        raise GroupError(Text("There is no such group."))
+    try:
+        tokens.creation_retry(command.token_, command.token_kind)
+    except AlreadyCreated as again:
+        if again.group_key != group.key:
+            raise TokenReused(tokens.REUSED) from None
+        raise
+    return group
+
+
+def _written(command: Command, group: Group, detail: Any = None) -> Saved:
+    tokens.keep_created(command.token_, command.token_kind, group_id=group.id)
+    return Saved(group.key, detail=detail)
+
+
+@handles(NewGroup)
+def _new(command: NewGroup, evening: None, device: Device) -> Saved:
+    group = create_group(command.name, token=command.token)
+    return Saved(group.key)
+
+
+@handles(AddToGroup)
+def _add(command: AddToGroup, evening: None, device: Device) -> Saved:
+    group = _group_of(command)
+    return _written(command, group, add_evening(group, command.link).name)
+
+
+@handles(RemoveFromGroup)
+def _remove(command: RemoveFromGroup, evening: None, device: Device) -> Saved:
+    group = _group_of(command)
+    return _written(command, group, remove_evening(group, command.evening).name)
+
+
+@handles(MergeNames)
+def _merge(command: MergeNames, evening: None, device: Device) -> Saved:
+    group = _group_of(command)
+    merge(group, command.alias, command.canonical)
+    return _written(command, group)
+
+
+@handles(UnmergeNames)
+def _unmerge(command: UnmergeNames, evening: None, device: Device) -> Saved:
+    group = _group_of(command)
+    unmerge(group, command.merge_id)
+    return _written(command, group)

@@ -1,6 +1,7 @@
 """The hand writes: record a hand, correct it (a new version; restore, override, claims
 and the record of play are corrections too), undo the last one; and the handlers that
-run them as commands (:mod:`scorer.storage.commands`).
+run them as commands (:mod:`scorer.storage.commands`). A correction carrying a dispute closes it with the
+correction, in the same unit (:func:`scorer.storage.disputes.close_ruled_on`).
 
 Each write is one unit of work (:func:`scorer.storage.units.write`; inside a command it
 joins the command's unit): it takes the evening's row lock, rules on the evening with
@@ -13,6 +14,7 @@ import dataclasses
 
 from ..evening.ledger import Fold, HandError, Ledger, settle_evening
 from ..rules import HandFacts, Text
+from . import disputes
 from . import kept_ledgers as settled
 from .commands import (
     CorrectHand,
@@ -236,6 +238,7 @@ def _record(command: RecordHand, evening: Evening, device: Device) -> Saved:
 def _correct(command: CorrectHand, evening: Evening, device: Device) -> Saved:
     hand = _named(evening, command)
     assert command.facts is not None
+    disputes.close_ruled_on(evening, hand, command.dispute_id, normalise(command.facts), device.name)
     return _save(evening, hand, command, command.facts, command.kind, device)
 
 
@@ -262,6 +265,7 @@ def _override(command: OverrideRuling, evening: Evening, device: Device) -> Save
 def _claims(command: SetClaims, evening: Evening, device: Device) -> Saved:
     hand = _named(evening, command)
     facts = dataclasses.replace(_current(evening, hand), claims=tuple(command.claims))
+    disputes.close_ruled_on(evening, hand, command.dispute_id, facts, device.name)
     return _save(evening, hand, command, facts, "correct", device)
 
 

@@ -20,8 +20,12 @@ import time
 from flask import g, request, session
 from flask_babel import gettext as _
 
+from ..rules import Text
 from ..storage import roles
+from ..storage.commands import Device as Sender
+from ..storage.commands import Refused, Saved, execute
 from ..storage.models import Device, Evening, TableAccess
+from ..storage.table_access import NameDevice
 from .devices import cookie_token, give_token, guess_device, is_new
 
 #: How often (seconds) a phone's "last seen" at a table is written again.
@@ -102,18 +106,8 @@ def scorers_of(evening: Evening) -> list[tuple[TableAccess, bool]]:
     return roles.scorers_of(evening)
 
 
-def revoke(evening: Evening, access_id: int) -> TableAccess | None:
-    """Take the scorer's role from the phone of row ``access_id`` at ``evening`` (not from
-    this phone itself); ``None`` if there is no such row. Logged in the history."""
-    return roles.revoke(evening, access_id, current_device(), device_name(), phone_name)
-
-
-def renew_credentials(evening: Evening) -> None:
-    """A new PIN and a new scorers' link for ``evening``: every phone that became a scorer
-    with the old ones is a viewer again; this phone and the table's creator stay scorers."""
-    device = current_device(create=True)
-    assert device is not None
-    roles.renew_credentials(evening, device, device_name())
+def forget_roles() -> None:
+    """Forget this request's answers of :func:`is_scorer` (a command changed the roles)."""
     g.pop("nap_scorer_of", None)
 
 
@@ -184,7 +178,30 @@ def device_name() -> str:
 
 
 def set_device_name(name: str) -> None:
-    """Name this phone (at most 40 characters; blank goes back to the guess)."""
-    device = current_device(create=True)
+    """Name this phone (at most 40 characters; blank goes back to the guess): the
+    :class:`~scorer.storage.table_access.NameDevice` command, for this phone's row."""
+    device = current_device(create=True)  # a phone seen for the first time is saved first, on its own
     assert device is not None
-    g.nap_device = roles.rename_device(device, name)
+    execute(NameDevice(name), device=Sender(device_name(), device.id))
+    forget_device()
+
+
+def forget_device() -> None:
+    """Forget this request's :func:`current_device` (a command changed its row): read again."""
+    g.pop("nap_device", None)
+
+
+def join(evening: Evening, pin: str) -> Saved | Refused:
+    """Become a scorer with the table's PIN: :func:`try_pin` as an outcome (rule "pin"
+    for a wrong PIN, "pin_paused" when PIN entry is paused). A phone that is a scorer
+    already tries no PIN. Not a command: wrong PINs are counted even when refused, in
+    several short units of work (see :func:`try_pin`)."""
+    if is_scorer(evening.key):
+        return Saved(evening.key, changed=False)
+    try:
+        joined = try_pin(evening, pin)
+    except PinRefused as error:
+        return Refused(Text(str(error)), "pin_paused")
+    if not joined:
+        return Refused(Text(_("That is not this table's PIN.")), "pin")
+    return Saved(evening.key)

@@ -86,7 +86,7 @@ def json_answer(key: str, outcome: Outcome, saved: Callable[[Saved, int], Any], 
     if isinstance(outcome, Saved):
         return saved(outcome, status if outcome.changed else 200)
     if isinstance(outcome, AlreadySaved):
-        return saved(Saved(key, outcome.hand_id, outcome.number, changed=False), 200)
+        return saved(Saved(outcome.key or key, outcome.hand_id, outcome.number, changed=False), 200)
     if isinstance(outcome, Conflict) or outcome.finished:
         return conflict_json(key, outcome_text(outcome))
     return refused_json(outcome_text(outcome), outcome.rule)

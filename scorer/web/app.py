@@ -187,10 +187,26 @@ OLD_SESSION_KEYS = ("scorer_of", "seen", "pin_fails", "device", "device_tag")
 
 
 def register_blueprints(app: Flask) -> None:
-    from .views import api, disputes, groups, hands, language, offline, play, sheet, start, table
+    from .views import (
+        api,
+        api_disputes,
+        api_evenings,
+        api_groups,
+        api_table,
+        disputes,
+        groups,
+        hands,
+        language,
+        offline,
+        play,
+        sheet,
+        start,
+        table,
+    )
 
     register_hooks(app)  # first, as the blueprint that held them was
-    for module in (language, start, sheet, hands, play, table, disputes, groups, api, offline):
+    for module in (language, start, sheet, hands, play, table, disputes, groups, api, api_disputes, api_table,
+                   api_groups, api_evenings, offline):
         app.register_blueprint(module.bp)
 
 

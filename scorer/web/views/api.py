@@ -261,7 +261,9 @@ def claims(key: str, hand_id: int) -> Any:
     value = body.get("claims")
     if not isinstance(value, list):
         raise BadBody(gettext("claims must be a list (empty to remove every claim)."))
-    return _run(SetClaims(**fields, claims=_patched(ledger, hand, "claims", value or None).claims))
+    dispute = _int(body, "dispute", 1) if "dispute" in body else None  # else the disputes its claims rule on
+    return _run(SetClaims(**fields, claims=_patched(ledger, hand, "claims", value or None).claims,
+                          dispute_id=dispute))  # the hand corrected and its disputes closed: one unit
 
 
 @bp.post("/e/<key>/hands/<int:hand_id>/play")

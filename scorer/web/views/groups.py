@@ -17,10 +17,13 @@ from markupsafe import Markup
 
 from ...evening.season import Book
 from ...reports.chart import running_totals_svg
-from ...reports.words import error_text, signed
-from ...storage import errors, group_queries, groups, units
+from ...reports.words import signed
+from ...storage import group_queries, groups, units
+from ...storage.commands import AlreadySaved, Saved, execute
+from ...storage.groups import AddToGroup, MergeNames, NewGroup, RemoveFromGroup, UnmergeNames
 from ...storage.models import Group
 from .. import access
+from ..answers import form_answer, sender
 from ..caches import RevisionCache, render_pieces
 from ..group_forms import AddEveningForm, GroupForm, ItemForm, MergeForm
 from ..permissions import permission
@@ -64,17 +67,16 @@ def new_group() -> Any:
     if request.method == "GET":
         form.token.data = secrets.token_urlsafe(16)
     if form.validate_on_submit():
-        try:
-            group = groups.create_group(form.name.data or "", token=form.token.data or None)
-        except errors.AlreadyCreated as again:  # posted twice: the group the first post made
-            flash(error_text(again))
-            return redirect(url_for(".group", key=again.group_key), code=303)
-        except errors.TokenReused as error:
-            form.form_errors.append(error_text(error))
-            return render_template("group_new.html", form=form), 422
-        flash(_("The group “%(name)s” is ready. Start its first evening, or add evenings you have played.",
-                name=group.name))
-        return redirect(url_for(".group", key=group.key))
+        outcome = execute(NewGroup(form.name.data or "", form.token.data or None), device=sender())
+        if isinstance(outcome, AlreadySaved) and outcome.key:  # posted twice: the group the first post made
+            return form_answer(outcome, saved=None, to=url_for(".group", key=outcome.key))
+        to = url_for(".group", key=outcome.key) if isinstance(outcome, Saved) else url_for(".new_group")
+        answer = form_answer(outcome, to=to, form=form, saved=_(
+            "The group “%(name)s” is ready. Start its first evening, or add evenings you have played.",
+            name=" ".join((form.name.data or "").split())[:80]))
+        if answer is not None:
+            return answer
+        return render_template("group_new.html", form=form), 422
     return render_template("group_new.html", form=form), (422 if form.is_submitted() else 200)
 
 
@@ -126,36 +128,34 @@ def add_evening(key: str) -> Any:
     form = AddEveningForm()
     if form.validate_on_submit():
         evening_key = groups.evening_key_from(form.link.data or "")
-        try:
-            if evening_key and units.evening_revision(evening_key) is not None and \
-                    not access.is_scorer(evening_key):
-                raise groups.GroupError(_("Only a scorer of that evening can put it in a group: open it on this "
-                                          "phone with its scorers' link or PIN first."))
-            evening = groups.add_evening(group, form.link.data or "")
-        except groups.GroupError as error:
-            form.link.errors = [error_text(error)]
+        if evening_key and units.evening_revision(evening_key) is not None and not access.is_scorer(evening_key):
+            form.link.errors = [_("Only a scorer of that evening can put it in a group: open it on this "
+                                  "phone with its scorers' link or PIN first.")]
         else:
-            flash(_("“%(name)s” is now in the group.", name=evening.name))
-            return redirect(url_for(".group", key=key))
+            outcome = execute(AddToGroup(key, form.link.data or ""), device=sender())
+            name = outcome.detail if isinstance(outcome, Saved) else ""
+            answer = form_answer(outcome, to=url_for(".group", key=key), form=form,
+                                 saved=_("“%(name)s” is now in the group.", name=name))
+            if answer is not None:
+                return answer
     return _page(group, status=422, add_form=form, errors={"add": _messages(form)})
 
 
 @bp.post("/g/<key>/remove")
 @permission("manage", of="group")
 def remove_evening(key: str) -> Any:
-    group = load_group(key)
+    back = url_for(".group", key=key)
     form = ItemForm()
-    if form.validate_on_submit():
-        item = str(form.item.data or "")[:40]
-        try:
-            if units.evening_revision(item) is not None and not access.is_scorer(item):
-                raise groups.GroupError(_("Only a scorer of that evening can take it out of the group."))
-            evening = groups.remove_evening(group, item)
-        except groups.GroupError as error:
-            flash(error_text(error))
-        else:
-            flash(_("“%(name)s” is no longer in the group; the evening itself is unchanged.", name=evening.name))
-    return redirect(url_for(".group", key=key))
+    if not form.validate_on_submit():
+        return redirect(back)
+    item = str(form.item.data or "")[:40]
+    if units.evening_revision(item) is not None and not access.is_scorer(item):
+        flash(_("Only a scorer of that evening can take it out of the group."))
+        return redirect(back)
+    outcome = execute(RemoveFromGroup(key, item), device=sender())
+    name = outcome.detail if isinstance(outcome, Saved) else ""
+    return form_answer(outcome, to=back, saved=_("“%(name)s” is no longer in the group; the evening itself is "
+                                                 "unchanged.", name=name))
 
 
 @bp.post("/g/<key>/merge")
@@ -164,34 +164,26 @@ def merge(key: str) -> Any:
     group = load_group(key)
     form = MergeForm()
     if form.validate_on_submit():
-        try:
-            groups.merge(group, str(form.alias.data or "")[:200], str(form.canonical.data or "")[:200])
-        except groups.GroupError as error:
-            form.form_errors.append(error_text(error))
-        else:
-            flash(_("%(alias)s now counts as %(canonical)s in this group's season. No evening was changed.",
-                    alias=form.alias.data, canonical=form.canonical.data))
-            return redirect(url_for(".group", key=key) + "#merge")
+        command = MergeNames(key, str(form.alias.data or "")[:200], str(form.canonical.data or "")[:200])
+        answer = form_answer(execute(command, device=sender()), to=url_for(".group", key=key) + "#merge", form=form,
+                             saved=_("%(alias)s now counts as %(canonical)s in this group's season. No evening was "
+                                     "changed.", alias=form.alias.data, canonical=form.canonical.data))
+        if answer is not None:
+            return answer
     return _page(group, status=422, merge_form=form, errors={"merge": _messages(form)})
 
 
 @bp.post("/g/<key>/unmerge")
 @permission("manage", of="group")
 def unmerge(key: str) -> Any:
-    group = load_group(key)
+    back = url_for(".group", key=key) + "#merge"
     form = ItemForm()
-    if form.validate_on_submit():
-        try:
-            merge_id = int(str(form.item.data or "")[:12])
-        except ValueError:
-            merge_id = -1
-        try:
-            groups.unmerge(group, merge_id)
-        except groups.GroupError as error:
-            flash(error_text(error))
-        else:
-            flash(_("The two spellings count as two players again."))
-    return redirect(url_for(".group", key=key) + "#merge")
+    if not form.validate_on_submit():
+        return redirect(back)
+    raw = str(form.item.data or "")[:12]
+    merge_id = int(raw) if raw.isdigit() else -1
+    return form_answer(execute(UnmergeNames(key, merge_id), device=sender()), to=back,
+                       saved=_("The two spellings count as two players again."))
 
 
 def _messages(form: Any) -> list[str]:

@@ -19,7 +19,7 @@ from ...rules import HERE, PASS, RULES, HandFacts, Override, RulesError
 from ...rules.auction import AuctionState
 from ...rules.sources import QUOTES, SOURCE_LANGUAGES
 from ...storage import disputes, evenings, tokens
-from ...storage.commands import CorrectHand, OverrideRuling, RestoreVersion, Saved, execute
+from ...storage.commands import CorrectHand, OverrideRuling, RestoreVersion, execute
 from ...storage.models import Evening
 from .. import access
 from ..answers import form_answer, save_new_hand, sender
@@ -147,14 +147,10 @@ def _disputed(evening: Evening, row: Any, hand_id: int) -> dict[str, str]:
             "claim_trick": "" if wanted.trick is None else str(wanted.trick)}
 
 
-def _rule_on_dispute(evening: Evening) -> None:
-    """After a correction made from "Rule on it": the dispute is closed as ruled."""
+def _dispute_ruled() -> int | None:
+    """The dispute a correction made from "Rule on it" rules on (closed with it, in its unit of work)."""
     raw = str(request.form.get("dispute", ""))[:9]
-    if raw.isdigit():
-        try:
-            disputes.settle_dispute(evening, int(raw), "ruled", device=access.device_name())
-        except disputes.DisputeRefused:
-            pass  # dismissed or ruled on another phone meanwhile
+    return int(raw) if raw.isdigit() else None
 
 
 def _facts_from(form: Any, ledger: Ledger, kept: HandFacts | None = None) -> HandFacts:
@@ -335,10 +331,9 @@ def edit_hand(key: str, number: int) -> Any:
             form.form_errors.append(gettext("This form is missing its version; reload the page."))
         else:
             facts = to_evening(_facts_from(form, ledger, row.facts), seated, full.setup.n)
-            command = CorrectHand(key, posted_int("hand_id"), base, form.token.data or None, number, facts=facts)
+            command = CorrectHand(key, posted_int("hand_id"), base, form.token.data or None, number, facts=facts,
+                                  dispute_id=_dispute_ruled())  # "Rule on it": the close is in the correction's unit
             outcome = execute(command, device=sender())
-            if isinstance(outcome, Saved):
-                _rule_on_dispute(evening)
             answer = form_answer(outcome, to=url_for(".hand", key=key, number=number), form=form,
                                  saved=gettext("Hand %(number)s corrected; every later total follows.", number=number))
             if answer is not None:

@@ -44,6 +44,8 @@ from ...storage.commands import (
     UndoSeatChange,
     execute,
 )
+from ...storage.models import TableAccess, db
+from ...storage.table_access import RenewCredentials, RevokeScorer
 from .. import access
 from ..answers import form_answer, outcome_text, save_new_hand, sender
 from ..evening_forms import settings_form_for
@@ -106,25 +108,27 @@ def qr(key: str) -> Response:
 @permission("manage")
 def revoke(key: str, access_id: int) -> Any:
     """Take the scorer's role from another phone; it can still watch."""
-    evening = _evening(key)
-    if ActionForm().validate_on_submit():
-        row = access.revoke(evening, access_id)
-        if row is None:
-            flash(_("Nothing was changed: that phone is not a scorer here (or it is this phone)."))
-        else:
-            flash(_("“%(name)s” can no longer change the score.", name=access.phone_name(row.device)))
-    return redirect(url_for("table.share", key=key) + "#scorers")
+    back = url_for("table.share", key=key) + "#scorers"
+    if not ActionForm().validate_on_submit():
+        return redirect(back)
+    outcome = execute(RevokeScorer(key, access_id), device=sender())
+    row = db.session.get(TableAccess, access_id) if isinstance(outcome, Saved) else None
+    phone = access.phone_name(row.device) if row is not None else ""
+    return form_answer(outcome, to=back, saved=_("“%(name)s” can no longer change the score.", name=phone))
 
 
 @bp.post("/e/<key>/credentials")
 @permission("manage")
 def renew(key: str) -> Any:
     """A new PIN and scorers' link; phones that scored with the old ones can only watch."""
-    evening = _evening(key)
-    if ActionForm().validate_on_submit():
-        access.renew_credentials(evening)
-        flash(_("The table has a new PIN and a new scorers’ link. Phones that used the old ones can only watch."))
-    return redirect(url_for("table.share", key=key) + "#scorers")
+    back = url_for("table.share", key=key) + "#scorers"
+    if not ActionForm().validate_on_submit():
+        return redirect(back)
+    access.current_device(create=True)  # this phone stays a scorer: its row is kept with the new link
+    outcome = execute(RenewCredentials(key), device=sender())
+    access.forget_roles()
+    return form_answer(outcome, to=back, saved=_("The table has a new PIN and a new scorers’ link. Phones that "
+                                                 "used the old ones can only watch."))
 
 
 @bp.get("/e/<key>/scorer/<edit_key>")
@@ -150,13 +154,11 @@ def join(key: str) -> Any:
     form = PinForm()
     status = 200
     if form.validate_on_submit():
-        try:
-            if access.try_pin(evening, form.pin.data or ""):
-                flash(_("PIN accepted: this phone can now enter and correct hands."))
-                return redirect(url_for("sheet.scoresheet", key=key))
-            form.pin.errors = [_("That is not this table's PIN.")]
-        except access.PinRefused as error:
-            form.pin.errors = [str(error)]
+        outcome = access.join(evening, form.pin.data or "")
+        if isinstance(outcome, Saved):
+            flash(_("PIN accepted: this phone can now enter and correct hands."))
+            return redirect(url_for("sheet.scoresheet", key=key))
+        form.pin.errors = [outcome_text(outcome)]
         status = 422
     elif form.is_submitted():
         status = 422
@@ -172,7 +174,7 @@ def device() -> Any:
     back = safe_next(target)
     # validate everything first, then write: a bad ``next`` (off-site, CR/LF) changes nothing
     if form.validate_on_submit() and (not target or back == target):
-        access.set_device_name(form.device.data or "")
+        access.set_device_name(form.device.data or "")  # the NameDevice command, this phone's row made first
         flash(_("This phone is now called “%(name)s” in the history.", name=access.device_name()))
     else:
         flash(_("Nothing was changed: a phone's name has at most 40 characters."))

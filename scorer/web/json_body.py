@@ -1,0 +1,108 @@
+"""Reading a JSON command's body (``docs/api.md``) for the blueprints of the JSON
+commands of disputes, the table's access, evenings and groups
+(``scorer.web.views.api_*``): the blueprint with the conventions of
+:mod:`scorer.web.views.api` (JSON only, 415 otherwise; exempt from the forms' CSRF
+token) and the typed fields. A body that cannot be read as the command is a 422
+(:class:`BadBody`, or a hand or file the rules cannot read) before any command runs; what the command's outcome is, the
+framework answers (:func:`scorer.web.answers.json_answer`)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from flask import Blueprint, jsonify, request
+from flask_babel import gettext
+
+from ..evening.file import EveningFileError
+from ..rules import RulesError, clean_text
+from ..storage import tokens
+from .answers import refused_json
+from .extensions import csrf
+from .i18n import error_text
+
+#: Any whole number a command carries (a row id, a revision).
+MAX_INT = 1_000_000_000
+
+
+class BadBody(Exception):
+    """The body cannot be read as the command (not JSON, wrong types): 422, nothing was tried."""
+
+    def __init__(self, message: str, rule: str | None = None) -> None:
+        super().__init__(message)
+        self.message, self.rule = message, rule
+
+
+def json_blueprint(name: str, import_name: str) -> Blueprint:
+    """A blueprint of JSON commands under ``/api``, with the API's conventions."""
+    bp = Blueprint(name, import_name, url_prefix="/api")
+    csrf.exempt(bp)
+
+    @bp.before_request
+    def json_only() -> Any:
+        if request.method == "POST" and request.mimetype != "application/json":
+            return jsonify(error={"code": "unsupported_media_type",
+                                  "message": gettext("Send the command as JSON (Content-Type: application/json).")
+                                  }), 415
+        return None
+
+    @bp.errorhandler(BadBody)
+    def on_bad_body(error: BadBody) -> Any:
+        return refused_json(error.message, error.rule)
+
+    @bp.errorhandler(RulesError)
+    @bp.errorhandler(EveningFileError)
+    def on_unreadable(error: Any) -> Any:  # a hand or an evening file in the body the rules cannot read
+        return refused_json(error_text(error), error.rule)
+
+    return bp
+
+
+def body() -> dict[str, Any]:
+    try:
+        data = json.loads(request.get_data(cache=True) or b"")
+    except (ValueError, RecursionError):
+        raise BadBody(gettext("The body is not JSON.")) from None
+    if not isinstance(data, dict):
+        raise BadBody(gettext("The body must be a JSON object."))
+    return data
+
+
+def integer(data: dict[str, Any], name: str, low: int = 0) -> int:
+    value = data.get(name)
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= MAX_INT:
+        raise BadBody(gettext("%(field)s must be a whole number from %(low)s.", field=name, low=low))
+    return value
+
+
+def text(data: dict[str, Any], name: str, default: str, limit: int = 80) -> str:
+    value = data.get(name, default)
+    value = clean_text(value) if isinstance(value, str) else value
+    if not isinstance(value, str) or len(value) > limit:
+        raise BadBody(gettext("%(field)s must be a text of at most %(limit)s characters.", field=name, limit=limit))
+    return value
+
+
+def flag(data: dict[str, Any], name: str) -> bool:
+    value = data.get(name)
+    if not isinstance(value, bool):
+        raise BadBody(gettext("%(field)s must be true or false.", field=name))
+    return value
+
+
+def token(data: dict[str, Any]) -> str:
+    """The client's idempotency token: the same token again saves nothing a second time."""
+    value = data.get("token")
+    if not isinstance(value, str) or not tokens.TOKEN.fullmatch(value):
+        raise BadBody(gettext("token must be a text of 1 to 64 characters, new for each command."))
+    return value
+
+
+def seat(data: dict[str, Any], name: str, names: list[str]) -> int | None:
+    """A player named by name (``null`` or absent: nobody)."""
+    value = data.get(name)
+    if value is None:
+        return None
+    if not isinstance(value, str) or value not in names:
+        raise BadBody(gettext("%(field)s must name a player at the table.", field=name))
+    return names.index(value)
