@@ -23,7 +23,7 @@ from scorer import services
 from scorer.rules import HandFacts
 from tests import test_browser as shared
 from tests.conftest import make_app
-from tests.webhelpers import QUEUE, free_port
+from tests.webhelpers import PAGES_CACHE, QUEUE, free_port
 
 # the same browser fixture as test_browser.py: the same Chromium and skip/require logic
 browser = shared.browser
@@ -56,7 +56,7 @@ def _ready_offline(page: Any, base: str, key: str, *more: str) -> None:
     page.wait_for_function("() => navigator.serviceWorker.controller !== null")
     wanted = [f"{base}/e/{key}{tail}" for tail in ("", "/quick", "/big", "/hand", *more)]
     page.wait_for_function(
-        """wanted => caches.open("nap-pages-v1").then(c => c.keys())
+        "wanted => " + PAGES_CACHE + """.then(c => c.keys())
              .then(keys => wanted.every(u => keys.some(k => k.url === u)))""", arg=wanted, timeout=60000)
 
 
@@ -254,7 +254,7 @@ def test_the_running_totals_chart_is_shown_offline(browser: Any, site: tuple[Any
             services.record_hand(services.get_evening(key), 1, HandFacts(0, ("three", "pass", "pass", "pass"), 3))
         _ready_offline(page, base, key)
         page.wait_for_function(
-            """() => caches.open("nap-pages-v1").then(c => c.keys())
+            "() => " + PAGES_CACHE + """.then(c => c.keys())
                  .then(keys => keys.some(k => k.url.includes("/chart.svg")))""", timeout=60000)
         ctx.set_offline(True)
         page.reload()
