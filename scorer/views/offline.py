@@ -83,17 +83,28 @@ def _template(endpoint: str) -> str:
     return re.sub(r"<(?:[^:>]+:)?([^>]+)>", r"{\1}", rule.rule)
 
 
+def _stamp(*folders: Path) -> tuple[Any, ...]:
+    """Each file's path, size and change time under ``folders``: the settings are made
+    again only when one of them changes."""
+    return tuple((str(p), st.st_size, st.st_mtime_ns) for folder in folders for p in sorted(folder.rglob("*"))
+                 if p.is_file() and (st := p.stat()))
+
+
+_made: dict[str, Any] = {}
+
+
 def settings() -> dict[str, Any]:
     """What ``static/sw.js`` reads from ``self.NAP``: version, shell, routes."""
     static = Path(current_app.static_folder or "static")
-    templates = Path(current_app.root_path).parent / "templates"
-    if current_app.template_folder:
-        templates = Path(current_app.root_path) / current_app.template_folder
+    templates = Path(current_app.root_path, current_app.template_folder or "templates")
+    stamp = _stamp(static, templates)
+    if _made.get("stamp") == stamp and _made.get("app") == id(current_app):
+        return dict(_made["settings"])
     files = shell(static, templates)
     digest = hashlib.sha256()
     for name in ["sw.js", *files, *sorted(str(p.relative_to(static)) for p in (static / "vendor").rglob("*.js"))]:
         digest.update(name.encode() + b"\0" + (static / name).read_bytes() + b"\0")
-    return {
+    made = {
         "version": digest.hexdigest()[:16],
         "shell": [f"/static/{name}" for name in files],
         "pages": [_route(e) for e in KEPT_PAGES],
@@ -102,6 +113,8 @@ def settings() -> dict[str, Any]:
         "warm": [_template(e) for e in WARMED],
         "warm_last": [_template(e) for e in WARMED_LAST],
     }
+    _made.update(stamp=stamp, app=id(current_app), settings=made)
+    return dict(made)
 
 
 @bp.get("/sw.js")
