@@ -5,9 +5,11 @@
 // (scorer/rules/play.py). Without JavaScript every tap posts the form, as before.
 // The declarer leads the first trick, the winner of each trick leads the next
 // (P-9, P-11, H-9, R-10, B-7, B-9); the highest trump wins, else the highest card of
-// the suit led; trump is the named suit (B-7) or the suit of the first lead.
+// the suit led; trump is the named suit (B-7) or the suit of the first lead: all of it
+// is rules.walkTricks, checked against the engine's reading of records.
+import { walkTricks } from "./rules.js";
+
 (function () {
-  "use strict";
   var form = document.querySelector("form[data-play]");
   if (!form || form.dataset.enhance !== "1") return;
   var players = JSON.parse(form.dataset.players);
@@ -18,40 +20,12 @@
   var list = document.getElementById("play-tricks");
   var cards = document.getElementById("play-cards");
   var next = document.getElementById("play-next");
-  var RANKS = ["2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A"];
   var tricks = (field.value || "").split("|")
     .map(function (t) { return t.trim() ? t.trim().split(/\s+/) : []; })
     .filter(function (t) { return t.length > 0; });
 
-  function suit(card) { return card.slice(-1); }
-
-  function winner(trick, trump) {
-    var led = suit(trick[0]), best = 0, top = -1;
-    trick.forEach(function (card, i) {
-      var rank = RANKS.indexOf(card.slice(0, -1));
-      var power = suit(card) === trump ? 100 + rank : suit(card) === led ? rank : -1;
-      if (power > top) { top = power; best = i; }
-    });
-    return best;
-  }
-
   // who played each card, who won each complete trick, and who plays next (null: nobody)
-  function walk() {
-    var trump = named || (tricks.length ? suit(tricks[0][0]) : "");
-    var leader = declarer, seats = [], winners = [];
-    tricks.forEach(function (trick) {
-      var order = trick.map(function (_, i) { return (leader + i) % n; });
-      seats.push(order);
-      if (trick.length === n) {
-        leader = order[winner(trick, trump)];
-        winners.push(leader);
-      }
-    });
-    var last = tricks[tricks.length - 1];
-    var to = last && last.length < n ? (seats[seats.length - 1][0] + last.length) % n
-      : tricks.length >= 5 ? null : leader;
-    return { seats: seats, winners: winners, next: to };
-  }
+  function walk() { return walkTricks(tricks, n, declarer, named); }
 
   function strong(text) {
     var el = document.createElement("strong");

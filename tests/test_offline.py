@@ -2,7 +2,7 @@
 driving Debian's Chromium at 390×844 against a waitress server on loopback).
 
 The service worker (static/sw.js) keeps the table's pages; quick entry saved with no
-network waits in the outbox (static/outbox.js, IndexedDB), survives a reload, and is
+network waits in the outbox (static/outbox-*.js, IndexedDB), survives a reload, and is
 sent by itself, once and in order, when the network is back; a hand another phone
 saved meanwhile is shown as "not saved", never dropped; a double tap sends once.
 Skipped when Chromium is not installed, unless ``NAP_REQUIRE_BROWSER=1``.
@@ -23,7 +23,7 @@ from scorer.rules import HandFacts
 from scorer.storage import evenings, hand_writes, units
 from tests import test_browser as shared
 from tests.conftest import make_app
-from tests.webhelpers import QUEUE, free_port
+from tests.webhelpers import PAGES_CACHE, QUEUE, free_port
 
 # the same browser fixture as test_browser.py: the same Chromium and skip/require logic
 browser = shared.browser
@@ -56,7 +56,7 @@ def _ready_offline(page: Any, base: str, key: str, *more: str) -> None:
     page.wait_for_function("() => navigator.serviceWorker.controller !== null")
     wanted = [f"{base}/e/{key}{tail}" for tail in ("", "/quick", "/big", "/hand", *more)]
     page.wait_for_function(
-        """wanted => caches.open("nap-pages-v1").then(c => c.keys())
+        "wanted => " + PAGES_CACHE + """.then(c => c.keys())
              .then(keys => wanted.every(u => keys.some(k => k.url === u)))""", arg=wanted, timeout=60000)
 
 
@@ -187,7 +187,7 @@ def test_a_double_tap_offline_sends_once(browser: Any, site: tuple[Any, str]) ->
         ctx.set_offline(False)
         a.wait_for_function("() => document.querySelectorAll('.outbox-entry').length === 0", timeout=60000)
         assert _hands(app, key) == [(1, 1, 3)]
-        # online, the form posts as always; its backup in the outbox (the same token) saves nothing twice
+        # online, the double tap is sent once as the JSON command too
         _quick_offline(a, "Cat", "Three", 4, double=True)
         assert "Hand 2 saved" in a.content()
         assert a.evaluate(OUTBOX_EMPTIED)
@@ -254,7 +254,7 @@ def test_the_running_totals_chart_is_shown_offline(browser: Any, site: tuple[Any
             hand_writes.record_hand(units.get_evening(key), 1, HandFacts(0, ("three", "pass", "pass", "pass"), 3))
         _ready_offline(page, base, key)
         page.wait_for_function(
-            """() => caches.open("nap-pages-v1").then(c => c.keys())
+            "() => " + PAGES_CACHE + """.then(c => c.keys())
                  .then(keys => keys.some(k => k.url.includes("/chart.svg")))""", timeout=60000)
         ctx.set_offline(True)
         page.reload()
@@ -437,10 +437,11 @@ def test_the_full_form_with_a_claim_offline_follows_the_hands_that_wait(browser:
         ctx.close()
 
 
-def test_online_the_full_form_a_correction_and_undo_post_as_always_and_their_backups_save_nothing_twice(
+def test_online_the_full_form_a_correction_and_undo_are_each_saved_once_through_the_outbox(
         browser: Any, site: tuple[Any, str]) -> None:
-    """Online, the forms post as they always did; the outbox's copy of each command (the
-    form's own token; undo by the hand's row) is sent on the next page and saves nothing."""
+    """Online, the full form, a correction and undo are each sent once as their JSON
+    command and kept in the outbox only until the answer; the page then goes on as the
+    form's post does (tests/test_browser_js.py counts the POSTs)."""
     app, base = site
     ctx, a = _phone(browser)
     try:
@@ -468,7 +469,7 @@ def test_online_the_full_form_a_correction_and_undo_post_as_always_and_their_bac
         assert "Hand 2 is undone" in a.content()
         assert a.evaluate(OUTBOX_EMPTIED)
         assert a.locator(".outbox-entry").count() == 0
-        assert _hands(app, key) == [(1, 1, 2)]  # the undo's copy did not undo hand 1 too
+        assert _hands(app, key) == [(1, 1, 2)]  # one undo: hand 1 stays
         with app.app_context():
             evening = units.get_evening(key, fresh=True)
             assert evening is not None

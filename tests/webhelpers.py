@@ -148,3 +148,10 @@ QUEUE = """([api, table, n, prefix]) => new Promise((resolve, reject) => {
     tx.onerror = () => reject(tx.error);
   };
 })"""
+
+
+#: A JavaScript expression for the service worker's pages cache (its name carries the
+#: worker's version, "nap-pages-<hash>"; static/sw.js): a promise of the Cache, for
+#: tests/test_offline.py and benchmarks/outbox_drain.py.
+PAGES_CACHE = ("caches.keys().then(names => caches.open(names.find(n => n.startsWith('nap-pages-'))"
+               " || 'nap-pages-none'))")

@@ -1,25 +1,130 @@
 """Play anywhere: the service worker, served from the site's root so its scope is the
 whole site (``/``). It keeps the scoresheet, quick entry and Big totals of the tables
 this phone has open for when the network is gone (``static/sw.js``); the hands typed
-meanwhile wait in the page's outbox (``static/outbox.js``) and go out as JSON commands.
+meanwhile wait in the page's outbox (``static/outbox*.js``) and go out as JSON commands.
+
+The worker's settings come from here, put before ``static/sw.js`` as ``self.NAP``, so
+nothing in it is kept by hand: the **shell** (every static file the pages load: their
+``<script>``, stylesheet and icons, found in the templates, and the modules those
+scripts import), a **version** (a hash of the worker and of every file in the shell: a
+changed file is a new worker, whose caches have new names; it deletes the old ones when
+it takes over) and the **routes** of a table's pages it keeps, made from Flask's own
+URL rules.
 """
 
 from __future__ import annotations
 
-from flask import Blueprint, Response, current_app, send_from_directory
+import hashlib
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from flask import Blueprint, Response, current_app
 
 from ..permissions import permission
 
 bp = Blueprint("offline", __name__)
 
+#: a table's pages kept for offline use (the scoresheet first), and its chart
+KEPT_PAGES = ("sheet.scoresheet", "table.quick", "table.big", "hands.new_hand", "table.confirm_undo", "hands.hand",
+              "hands.edit_hand")
+#: what a fresh scoresheet also fetches and keeps: the other pages, the last hand's two
+WARMED = ("table.quick", "table.big", "hands.new_hand", "table.confirm_undo")
+WARMED_LAST = ("hands.hand", "hands.edit_hand")
+CHART = "sheet.chart"
+
+_STATIC_REF = re.compile(r"""url_for\(\s*['"]static['"]\s*,\s*filename\s*=\s*['"]([^'"]+)['"]""")
+_IMPORT = re.compile(r"""^\s*import\s[^;]*?from\s+["']\./([^"']+)["']""", re.M)
+_MANIFEST_SRC = re.compile(r'"src"\s*:\s*"/static/([^"]+)"')
+
+
+def shell(static: Path, templates: Path) -> list[str]:
+    """The static files the pages use, as paths under ``static``: each file a template
+    names with ``url_for('static', …)`` (the PDF's own templates aside), the modules a
+    script imports (``import … from "./x.js"``, followed through) and the icons of the
+    web manifest; sorted."""
+    found: set[str] = set()
+    for page in templates.rglob("*.html"):
+        if "pdf" in page.relative_to(templates).parts:
+            continue
+        found.update(_STATIC_REF.findall(page.read_text(encoding="utf-8")))
+    todo = sorted(found)
+    while todo:
+        name = todo.pop()
+        path = static / name
+        if name.endswith(".js") and path.is_file():
+            for imported in _IMPORT.findall(path.read_text(encoding="utf-8")):
+                if imported not in found:
+                    found.add(imported)
+                    todo.append(imported)
+        if name.endswith(".webmanifest") and path.is_file():
+            found.update(_MANIFEST_SRC.findall(path.read_text(encoding="utf-8")))
+    return sorted(name for name in found if (static / name).is_file())
+
+
+def _route(endpoint: str) -> str:
+    """The JavaScript regular expression (source) for a URL rule of ``endpoint``: each
+    ``<key>`` a named group ``key``, an ``<int:number>`` a named group ``number``."""
+    rule = next(r for r in current_app.url_map.iter_rules() if r.endpoint == endpoint)
+    out = ""
+    for part in re.split(r"(<[^>]+>)", rule.rule):
+        if part.startswith("<"):
+            converter, _, name = part[1:-1].rpartition(":")
+            out += rf"(?<{name}>\d+)" if converter == "int" else rf"(?<{name}>[A-Za-z0-9_-]+)"
+        else:
+            out += re.escape(part).replace("/", r"\/")
+    return f"^{out}$"
+
+
+def _template(endpoint: str) -> str:
+    """The path of ``endpoint`` with ``{key}`` and ``{number}`` in place of its parts."""
+    rule = next(r for r in current_app.url_map.iter_rules() if r.endpoint == endpoint)
+    return re.sub(r"<(?:[^:>]+:)?([^>]+)>", r"{\1}", rule.rule)
+
+
+def _stamp(*folders: Path) -> tuple[Any, ...]:
+    """Each file's path, size and change time under ``folders``: the settings are made
+    again only when one of them changes."""
+    return tuple((str(p), st.st_size, st.st_mtime_ns) for folder in folders for p in sorted(folder.rglob("*"))
+                 if p.is_file() and (st := p.stat()))
+
+
+_made: dict[str, Any] = {}
+
+
+def settings() -> dict[str, Any]:
+    """What ``static/sw.js`` reads from ``self.NAP``: version, shell, routes."""
+    static = Path(current_app.static_folder or "static")
+    templates = Path(current_app.root_path, current_app.template_folder or "templates")
+    stamp = _stamp(static, templates)
+    if _made.get("stamp") == stamp and _made.get("app") == id(current_app):
+        return dict(_made["settings"])
+    files = shell(static, templates)
+    digest = hashlib.sha256()
+    for name in ["sw.js", *files, *sorted(str(p.relative_to(static)) for p in (static / "vendor").rglob("*.js"))]:
+        digest.update(name.encode() + b"\0" + (static / name).read_bytes() + b"\0")
+    made = {
+        "version": digest.hexdigest()[:16],
+        "shell": [f"/static/{name}" for name in files],
+        "pages": [_route(e) for e in KEPT_PAGES],
+        "chart": _route(CHART),
+        "sheet": _template(KEPT_PAGES[0]),
+        "warm": [_template(e) for e in WARMED],
+        "warm_last": [_template(e) for e in WARMED_LAST],
+    }
+    _made.update(stamp=stamp, app=id(current_app), settings=made)
+    return dict(made)
+
 
 @bp.get("/sw.js")
 @permission("public")
 def service_worker() -> Response:
-    """``static/sw.js`` at the root, never cached by HTTP (a new version is picked up at
-    once), allowed to control the whole site."""
-    response = send_from_directory(current_app.static_folder or "static", "sw.js", max_age=0,
-                                   mimetype="text/javascript")
+    """``static/sw.js`` at the root with its settings before it, never cached by HTTP (a
+    new version is picked up at once), allowed to control the whole site."""
+    static = Path(current_app.static_folder or "static")
+    body = f"self.NAP = {json.dumps(settings(), indent=1)};\n" + (static / "sw.js").read_text(encoding="utf-8")
+    response = Response(body, mimetype="text/javascript")
     response.headers["Service-Worker-Allowed"] = "/"
     response.headers["Cache-Control"] = "no-cache"
     return response

@@ -1,0 +1,109 @@
+"""The service worker's settings (scorer/views/offline.py, put before static/sw.js as
+``self.NAP``): every static file a page loads — its scripts, the modules they import,
+its stylesheet and icons — is in the shell it keeps for offline use; the version (and
+so the caches' names) changes with the files' contents and only with them; the routes
+match the table's pages, made from Flask's URL rules."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+from typing import Any
+
+from tests.webhelpers import post_hand, start_evening
+
+STATIC_REF = re.compile(r"""<(?:script|link)\b[^>]*?(?:src|href)="(/static/[^"?#]+)""")
+IMPORT = re.compile(r"""^\s*import\s[^;]*?from\s+["']\./([^"']+)["']""", re.M)
+
+
+def _nap(client: Any) -> dict[str, Any]:
+    response = client.get("/sw.js")
+    assert response.status_code == 200
+    assert response.headers["Service-Worker-Allowed"] == "/"
+    match = re.match(r"self\.NAP = (.*?);\n", response.get_data(as_text=True), re.S)
+    assert match, "sw.js begins with its settings"
+    return json.loads(match.group(1))
+
+
+def _loads(page: str, static: Path) -> set[str]:
+    """The static files ``page`` (HTML) loads: its <script src> and <link href>, and the
+    modules its scripts import, followed through."""
+    found = set(STATIC_REF.findall(page))
+    todo = [u for u in found if u.endswith(".js")]
+    while todo:
+        url = todo.pop()
+        for name in IMPORT.findall((static / url.removeprefix("/static/")).read_text(encoding="utf-8")):
+            if f"/static/{name}" not in found:
+                found.add(f"/static/{name}")
+                todo.append(f"/static/{name}")
+    return found
+
+
+def test_every_file_a_page_loads_is_in_the_shell(app: Any) -> None:
+    client = app.test_client()
+    key = start_evening(client)
+    assert post_hand(client, key, 1, 0, {1: "three"}, tricks=3).status_code == 302
+    pages = ["/", "/new/pagat", "/new/hoyle", "/import", f"/e/{key}", f"/e/{key}/quick", f"/e/{key}/hand",
+             f"/e/{key}/hand/1", f"/e/{key}/hand/1/edit", f"/e/{key}/hand/1/play", f"/e/{key}/undo",
+             f"/e/{key}/big", f"/e/{key}/share", f"/e/{key}/settings", f"/e/{key}/seats", f"/e/{key}/history"]
+    static = Path(app.static_folder)
+    shell = set(_nap(client)["shell"])
+    loaded: dict[str, set[str]] = {}
+    for url in pages:
+        response = client.get(url)
+        assert response.status_code == 200, url
+        loaded[url] = _loads(response.get_data(as_text=True), static)
+        assert loaded[url] <= shell, f"{url} loads {sorted(loaded[url] - shell)}, not in the service worker's shell"
+    # the pages' own scripts are really there: the modules and what they import
+    assert {"/static/outbox.js", "/static/outbox-send.js", "/static/outbox-store.js", "/static/rules.js",
+            "/static/fullform.js", "/static/undo.js"} <= loaded[f"/e/{key}/hand"]
+    assert "/static/quick-entry.js" in loaded[f"/e/{key}/quick"]
+    assert "/static/play.js" in loaded[f"/e/{key}/hand/1/play"]
+    assert all((static / u.removeprefix("/static/")).is_file() for u in shell)
+
+
+def test_the_version_follows_the_files_contents(app: Any, tmp_path: Path) -> None:
+    copy = tmp_path / "static"
+    shutil.copytree(app.static_folder, copy)
+    app.static_folder = str(copy)
+    client = app.test_client()
+    first = _nap(client)
+    assert re.fullmatch(r"[0-9a-f]{16}", first["version"])
+    assert _nap(client)["version"] == first["version"]  # the same files: the same worker
+    (copy / "rules.js").write_text((copy / "rules.js").read_text(encoding="utf-8") + "\n// changed\n",
+                                   encoding="utf-8")
+    changed = _nap(client)
+    assert changed["version"] != first["version"]
+    assert changed["shell"] == first["shell"]
+    (copy / "sw.js").write_text((copy / "sw.js").read_text(encoding="utf-8") + "\n", encoding="utf-8")
+    assert _nap(client)["version"] not in (first["version"], changed["version"])
+    body = client.get("/sw.js").get_data(as_text=True)
+    # the caches are named by the version, and the old ones go when this worker takes over
+    assert '"nap-pages-" + NAP.version' in body and '"nap-static-" + NAP.version' in body
+    assert "caches.delete(name)" in body
+
+
+def test_the_routes_match_the_tables_pages_and_nothing_else(app: Any) -> None:
+    nap = _nap(app.test_client())
+    # JavaScript's named groups (?<key>…) are Python's (?P<key>…)
+    pages = [re.compile(source.replace("(?<", "(?P<").replace(r"\/", "/")) for source in nap["pages"]]
+
+    def page(path: str) -> tuple[int, dict[str, str]] | None:
+        for i, route in enumerate(pages):
+            match = route.match(path)
+            if match:
+                return i, match.groupdict()
+        return None
+
+    assert page("/e/Ab_c-1") == (0, {"key": "Ab_c-1"})  # the scoresheet comes first: it warms the others
+    assert page("/e/Ab_c-1/quick") == (1, {"key": "Ab_c-1"})
+    assert page("/e/k/hand/12") == (5, {"key": "k", "number": "12"})
+    assert page("/e/k/hand/12/edit") == (6, {"key": "k", "number": "12"})
+    for other in ("/e/k/history", "/e/k/hand/x", "/e/k/hand/1/play", "/e/k/chart.svg", "/api/e/k", "/e/k/quick/1"):
+        assert page(other) is None, other
+    assert re.match(nap["chart"].replace("(?<", "(?P<").replace(r"\/", "/"), "/e/k/chart.svg")
+    assert nap["sheet"] == "/e/{key}"
+    assert nap["warm"] == ["/e/{key}/quick", "/e/{key}/big", "/e/{key}/hand", "/e/{key}/undo"]
+    assert nap["warm_last"] == ["/e/{key}/hand/{number}", "/e/{key}/hand/{number}/edit"]
