@@ -1,10 +1,9 @@
-"""Reading a JSON command's body (``docs/api.md``) for the blueprints of the JSON
-commands of disputes, the table's access, evenings and groups
-(``scorer.web.views.api_*``): the blueprint with the conventions of
-:mod:`scorer.web.views.api` (JSON only, 415 otherwise; exempt from the forms' CSRF
-token) and the typed fields. A body that cannot be read as the command is a 422
-(:class:`BadBody`, or a hand or file the rules cannot read) before any command runs; what the command's outcome is, the
-framework answers (:func:`scorer.web.answers.json_answer`)."""
+"""Reading a JSON command's body (``docs/api.md``), for every blueprint of JSON commands
+(:mod:`scorer.web.views.api` and ``scorer.web.views.api_*``): the blueprint with the
+API's conventions (JSON only, 415 otherwise; exempt from the forms' CSRF token) and the
+typed fields. A body that cannot be read as the command is a 422 (:class:`BadBody`, or
+a hand or file the rules cannot read) before any command runs; the command's outcome
+is answered by :func:`scorer.web.answers.json_answer`."""
 
 from __future__ import annotations
 
@@ -15,11 +14,11 @@ from flask import Blueprint, jsonify, request
 from flask_babel import gettext
 
 from ..evening.file import EveningFileError
+from ..reports.words import error_text
 from ..rules import RulesError, clean_text
 from ..storage import tokens
 from .answers import refused_json
 from .extensions import csrf
-from .i18n import error_text
 
 #: Any whole number a command carries (a row id, a revision).
 MAX_INT = 1_000_000_000

@@ -12,10 +12,9 @@ cross-site HTML form cannot send it without a CORS preflight, which is never all
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
-from flask import Blueprint, abort, jsonify, make_response, request
+from flask import abort, jsonify, make_response, request
 from flask_babel import gettext
 
 from ...evening.codec import encode_hand
@@ -24,9 +23,9 @@ from ...evening.ledger import Ledger
 from ...evening.lone_bid import lone_bid_auction
 from ...evening.tables import play_rules
 from ...reports.words import error_text
-from ...rules import HandFacts, RulesError, clean_text
+from ...rules import HandFacts, RulesError
 from ...rules.play import PlayState
-from ...storage import evenings, hand_writes, tokens, units
+from ...storage import evenings, hand_writes, units
 from ...storage.commands import (
     ChangeSeats,
     ChangeSettings,
@@ -45,73 +44,12 @@ from ...storage.commands import (
 )
 from ...storage.db import db
 from ...storage.models import Evening, Hand
-from ..answers import conflict_json, fresh_evening, hand_of, json_answer, refused_json, sender, state_of, totals
-from ..extensions import csrf
+from .. import json_body
+from ..answers import conflict_json, fresh_evening, hand_of, json_answer, sender, state_of, totals
+from ..json_body import BadBody
 from ..permissions import permission
 
-bp = Blueprint("api", __name__, url_prefix="/api")
-csrf.exempt(bp)
-
-#: Any whole number a command carries (a hand number, a version, a revision, a row id).
-_MAX_INT = 1_000_000_000
-
-
-class BadBody(Exception):
-    """The body cannot be read as the command (not JSON, wrong types, unknown names, a
-    hand the file's schema or the rules cannot read): 422, nothing was tried."""
-
-    def __init__(self, message: str, rule: str | None = None) -> None:
-        super().__init__(message)
-        self.message, self.rule = message, rule
-
-
-@bp.errorhandler(BadBody)
-def _on_bad_body(error: BadBody) -> Any:
-    return refused_json(error.message, error.rule)
-
-
-@bp.before_request
-def _json_only() -> Any:
-    if request.method == "POST" and request.mimetype != "application/json":
-        return jsonify(error={"code": "unsupported_media_type",
-                              "message": gettext("Send the command as JSON (Content-Type: application/json).")}), 415
-    return None
-
-
-# --------------------------------------------------------------------------- reading a body
-def _body() -> dict[str, Any]:
-    try:
-        data = json.loads(request.get_data(cache=True) or b"")
-    except (ValueError, RecursionError):  # bad JSON or UTF-8, absurd nesting or numbers
-        raise BadBody(gettext("The body is not JSON.")) from None
-    if not isinstance(data, dict):
-        raise BadBody(gettext("The body must be a JSON object."))
-    return data
-
-
-def _int(body: dict[str, Any], name: str, low: int = 0) -> int:
-    value = body.get(name)
-    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= _MAX_INT:
-        raise BadBody(gettext("%(field)s must be a whole number from %(low)s.", field=name, low=low))
-    return value
-
-
-def _text(body: dict[str, Any], name: str, default: str, limit: int = 80) -> str:
-    """A text field, cleaned as every text the app keeps (:func:`scorer.rules.clean_text`:
-    no control characters, NULs or lone surrogates) and then at most ``limit`` long."""
-    value = body.get(name, default)
-    value = clean_text(value) if isinstance(value, str) else value
-    if not isinstance(value, str) or len(value) > limit:
-        raise BadBody(gettext("%(field)s must be a text of at most %(limit)s characters.", field=name, limit=limit))
-    return value
-
-
-def _token(body: dict[str, Any]) -> str:
-    """The client's idempotency token: the same token again saves nothing a second time."""
-    token = body.get("token")
-    if not isinstance(token, str) or not tokens.TOKEN.fullmatch(token):
-        raise BadBody(gettext("token must be a text of 1 to 64 characters, new for each command."))
-    return token
+bp = json_body.json_blueprint("api", __name__)
 
 
 def _facts(data: Any, ledger: Ledger, dealer: int, seated: tuple[int, ...] = ()) -> HandFacts:
@@ -196,8 +134,9 @@ def _hand(evening: Evening, hand_id: int) -> Hand:
 def _correction(key: str, hand_id: int) -> tuple[dict[str, Any], Evening, Ledger, Hand, dict[str, Any]]:
     """What every correction command reads first: the body, the table, the hand it names
     by row id, and the command's own fields (``hand_id``, ``version``, ``token``)."""
-    body = _body()
-    fields = {"key": key, "hand_id": hand_id, "version": _int(body, "version", 1), "token": _token(body)}
+    body = json_body.body()
+    fields = {"key": key, "hand_id": hand_id, "version": json_body.integer(body, "version", 1),
+              "token": json_body.token(body)}
     evening = _evening(key)
     return body, evening, evenings.ledger_of(evening), _hand(evening, hand_id), fields
 
@@ -224,8 +163,8 @@ def state(key: str) -> Any:
 @bp.post("/e/<key>/hands")
 @permission("score")
 def new_hand(key: str) -> Any:
-    body = _body()
-    number, token = _int(body, "number", 1), _token(body)
+    body = json_body.body()
+    number, token = json_body.integer(body, "number", 1), json_body.token(body)
     ledger = evenings.ledger_of(_evening(key))
     return _run(RecordHand(key, number, _facts(body.get("facts"), ledger, ledger.next_dealer), token))
 
@@ -242,7 +181,7 @@ def correct(key: str, hand_id: int) -> Any:
 @permission("score")
 def restore(key: str, hand_id: int) -> Any:
     body, _, _, _, fields = _correction(key, hand_id)
-    return _run(RestoreVersion(**fields, restore=_int(body, "restore", 1)))
+    return _run(RestoreVersion(**fields, restore=json_body.integer(body, "restore", 1)))
 
 
 @bp.post("/e/<key>/hands/<int:hand_id>/override")
@@ -261,7 +200,8 @@ def claims(key: str, hand_id: int) -> Any:
     value = body.get("claims")
     if not isinstance(value, list):
         raise BadBody(gettext("claims must be a list (empty to remove every claim)."))
-    dispute = _int(body, "dispute", 1) if "dispute" in body else None  # else the disputes its claims rule on
+    # else the disputes its claims rule on
+    dispute = json_body.integer(body, "dispute", 1) if "dispute" in body else None
     return _run(SetClaims(**fields, claims=_patched(ledger, hand, "claims", value or None).claims,
                           dispute_id=dispute))  # the hand corrected and its disputes closed: one unit
 
@@ -287,8 +227,8 @@ def play(key: str, hand_id: int) -> Any:
 @bp.post("/e/<key>/undo")
 @permission("score")
 def undo(key: str) -> Any:
-    body = _body()
-    hand_id, version = _int(body, "hand_id", 1), _int(body, "version", 1)
+    body = json_body.body()
+    hand_id, version = json_body.integer(body, "hand_id", 1), json_body.integer(body, "version", 1)
     _hand(_evening(key), hand_id)
 
     def undone(saved: Saved, status: int) -> Any:
@@ -303,10 +243,10 @@ def undo(key: str) -> Any:
 @bp.post("/e/<key>/settings")
 @permission("manage")
 def settings(key: str) -> Any:
-    body = _body()
-    revision = _int(body, "revision")
+    body = json_body.body()
+    revision = json_body.integer(body, "revision")
     evening = _evening(key)
-    name, place = _text(body, "name", evening.name), _text(body, "place", evening.place or "")
+    name, place = json_body.text(body, "name", evening.name), json_body.text(body, "place", evening.place or "")
     options = body.get("options", dict(evening.options or {}))
     if not isinstance(options, dict):
         raise BadBody(gettext("options must be a JSON object."))
@@ -327,14 +267,14 @@ def _finished(_: Saved, status: int) -> Any:
 @bp.post("/e/<key>/finish")
 @permission("manage")
 def finish(key: str) -> Any:
-    revision = _int(_body(), "revision")
+    revision = json_body.integer(json_body.body(), "revision")
     return json_answer(key, execute(SetFinished(key, True, revision), device=sender()), _finished)
 
 
 @bp.post("/e/<key>/reopen")
 @permission("manage")
 def reopen(key: str) -> Any:
-    revision = _int(_body(), "revision")
+    revision = json_body.integer(json_body.body(), "revision")
     return json_answer(key, execute(SetFinished(key, False, revision), device=sender()), _finished)
 
 
@@ -356,8 +296,8 @@ def seats(key: str) -> Any:
     """A player joins (``{"join": name, "left_of": name}``), leaves (``{"leave": name}``) or is
     renamed (``{"rename": name, "to": new name}``) before the next hand; ``revision`` is the
     table's revision the client saw."""
-    body = _body()
-    revision = _int(body, "revision")
+    body = json_body.body()
+    revision = json_body.integer(body, "revision")
     seat_of = seat_reader([p.name for p in _evening(key).players])
     kinds = [k for k in ("join", "leave", "rename") if k in body]
     if len(kinds) != 1:
@@ -365,13 +305,13 @@ def seats(key: str) -> Any:
     kind = kinds[0]
     try:
         if kind == "join":
-            command = ChangeSeats(key, "join", name=_text(body, "join", "", 40),
+            command = ChangeSeats(key, "join", name=json_body.text(body, "join", "", 40),
                                   left_of=seat_of(body.get("left_of"), "left_of"), revision=revision)
         elif kind == "leave":
             command = ChangeSeats(key, "leave", seat=seat_of(body.get("leave"), "leave"), revision=revision)
         else:
             command = ChangeSeats(key, "rename", seat=seat_of(body.get("rename"), "rename"),
-                                  name=_text(body, "to", "", 40), revision=revision)
+                                  name=json_body.text(body, "to", "", 40), revision=revision)
     except EveningFileError as error:
         raise BadBody(error_text(error), error.rule) from None
     return json_answer(key, execute(command, device=sender()), _seated, 201)
@@ -381,6 +321,6 @@ def seats(key: str) -> Any:
 @permission("score")
 def undo_seats(key: str) -> Any:
     """Undo the last change of seats (it must have no hand after it, unless it is a rename)."""
-    revision = _int(_body(), "revision")
+    revision = json_body.integer(json_body.body(), "revision")
     _evening(key)
     return json_answer(key, execute(UndoSeatChange(key, None, revision), device=sender()), _seated)
