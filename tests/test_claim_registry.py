@@ -13,11 +13,11 @@ from typing import Any
 
 import pytest
 
-from scorer.storage import disputes, models
 from scorer.rules import HERE, RULES, Claim, HandFacts, IllegalAuction, IllegalFacts, RulesError, Text, get_variant
 from scorer.rules.claims import CLAIM_KINDS, NEEDS, ClaimKind, claim_rules
 from scorer.rules.variants import VARIANTS
 from scorer.rules.variants.base import COMMON_FACTS, VARIANT_FACTS
+from scorer.storage import disputes, models
 from tests.helpers import rule_on, setup
 
 ROOT = Path(__file__).resolve().parent.parent
