@@ -313,7 +313,10 @@ class Variant(OneRoundAuction, Payments, ClaimSteps, BetweenHands):
                 raise IllegalFacts(Text(fact.message), fact.rule)
 
     def before_play(self, facts: HandFacts, setup: EveningSetup, tally: Tally) -> None:
-        """Hook: payments due before the auction (antes, pool top-ups, peeks)."""
+        """Payments due before the auction: the pool part's (antes, pool top-ups); a
+        variant adds its own (``hoyle``'s peeks, H-18)."""
+        if self.pool is not None:
+            self.pool.before_play(facts, setup, tally)
 
     def all_passed(self, facts: HandFacts, setup: EveningSetup, tally: Tally) -> None:
         """Everyone passed: no score; the deal passes on (``rule_all_pass``)."""
@@ -329,7 +332,10 @@ class Variant(OneRoundAuction, Payments, ClaimSteps, BetweenHands):
     def after_play(
         self, facts: HandFacts, setup: EveningSetup, tally: Tally, declarer: int, contract: Bid, made: bool
     ) -> None:
-        """Hook: payments after the contract's (the pool taken or doubled, …)."""
+        """Payments after the contract's: the pool part's (the pool taken or doubled, H-16,
+        R-15)."""
+        if self.pool is not None:
+            self.pool.after_play(facts, setup, tally, declarer, contract, made)
 
     def misdeal_reason(self, setup: EveningSetup, dealer: int) -> Reason:
         """The reason for a misdeal ruling (``rule_misdeal``)."""

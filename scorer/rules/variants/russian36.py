@@ -11,11 +11,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..core import BIDS, HERE, N_, PASS, POOL, Bid, EveningSetup, HandFacts, IllegalAuction, Reason, Text
+from ..core import BIDS, HERE, N_, PASS, Bid, EveningSetup, HandFacts, IllegalAuction, Reason, Text
 from ..options import OptionSpec
 from ..sources import RUSSIAN36_SOURCE
 from .base import Tally, Variant
 from .payments import outcome
+from .pool import Treasure
+
+#: Napoleon's treasure (:class:`~.pool.Treasure`): R-2, R-14 to R-17.
+TREASURE = Treasure()
 
 LADDER = ("one", "two", "three", "four", "five", "napoleon")
 
@@ -34,14 +38,9 @@ class Russian36(Variant):
         OptionSpec("stake_per_trick", Text("Stake per trick (chips)"), "int", 10, "R-3",
                    Text("What each opponent pays per trick bid (R-3; the source's example plays for 10)."),
                    minimum=1, maximum=100_000),
-        OptionSpec("ante", Text("Ante per player each deal (chips)"), "int", 5, "R-2",
-                   Text("Paid by every player into Napoleon's treasure at every deal (R-2)."), minimum=0,
-                   maximum=100_000),
-        OptionSpec("treasure_at_end", Text("Treasure left at the end"), "choice", "share", "R-2",
-                   Text("What happens to chips left in the treasure when the evening ends (the source is silent)."),
-                   choices=(("share", Text("Shared equally")), ("leave", Text("Left unsettled")))),
+        *TREASURE.option_specs,  # R-2
     )
-    rule_pool_end = "R-2"
+    pool = TREASURE  # R-2, R-14 to R-17
     rule_players = "R-1"
     rule_auction = "R-5"
     rule_bids = "R-7"
@@ -188,15 +187,6 @@ class Russian36(Variant):
                                   {"declarer": setup.players[holder]}))
         return holder, highest, reasons
 
-    def before_play(self, facts: HandFacts, setup: EveningSetup, tally: Tally) -> None:
-        """R-2: every player pays the ante into the treasure at every deal."""
-        ante = int(setup.options["ante"])
-        if ante:
-            for seat in range(setup.n):
-                tally.pay(seat, POOL, ante)
-            tally.note("R-2", "Each player pays the ante of {ante} into Napoleon's treasure (now {pool}).",
-                       ante=ante, pool=tally.pool_now)
-
     def all_passed(self, facts: HandFacts, setup: EveningSetup, tally: Tally) -> None:
         """R-8 (adopted): not played; the antes stay in the treasure."""
         tally.note("R-8", "Everyone passed: the hand is not played; the antes stay in the treasure; {next} deals "
@@ -223,29 +213,4 @@ class Russian36(Variant):
         tally.note("R-14" if contract.id != "napoleon" else "R-16",
                    "{outcome}. {declarer} pays each of the {count} "
                    "others {stake} × {needed} = {per}.", **params)
-        if contract.id == "napoleon":
-            doubling = tally.pool_now
-            tally.pay(declarer, POOL, doubling)
-            tally.note("R-16", "A defeated Napoleon doubles the treasure: {declarer} pays in {amount}, what it "
-                       "holds (now {pool}).", declarer=who, amount=doubling, pool=tally.pool_now)
-        else:
-            tally.pay(declarer, POOL, per)
-            tally.note("R-14", "{declarer} also pays {per} into the treasure (now {pool}).", declarer=who, per=per,
-                       pool=tally.pool_now)
-
-    def after_play(self, facts: HandFacts, setup: EveningSetup, tally: Tally, declarer: int, contract: Bid,
-                   made: bool) -> None:
-        """R-15: a made Napoleon takes the whole treasure; R-17: a plain five never does."""
-        if contract.id == "napoleon" and made:
-            amount = tally.pool_now
-            tally.pay(POOL, declarer, amount)
-            tally.note("R-15", "{declarer} made Napoleon and takes the whole treasure: {amount}.",
-                       declarer=tally.name(declarer), amount=amount)
-        elif contract.id == "five":
-            tally.note("R-17", "A plain Five, not declared «Наполеон», does not take the treasure.")
-
-    def pool_name(self, options: Mapping[str, Any]) -> str | None:
-        return Text("Treasure")
-
-    def pool_at_end(self, options: Mapping[str, Any]) -> str:
-        return str(options["treasure_at_end"])
+        TREASURE.pay_defeat(tally, declarer, contract, per)
