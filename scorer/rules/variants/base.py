@@ -18,10 +18,12 @@ from typing import Any, ClassVar
 from ..cards import Card, first_dealer_by_draw, parse_card
 from ..claims import CLAIM_KINDS, settle_hooks
 from ..core import (
+    BIDS,
     N_,
     Bid,
     EveningSetup,
     HandFacts,
+    IllegalAuction,
     IllegalFacts,
     IllegalSetup,
     Reason,
@@ -32,7 +34,7 @@ from ..core import (
     clean_text,
 )
 from ..options import OptionSpec, resolve_options
-from .bidding import OneRoundAuction
+from .bidding import OneRoundAuction, SequenceAuction
 from .claim_steps import ClaimSteps
 from .ending import BetweenHands
 from .payments import Payments
@@ -67,12 +69,15 @@ VARIANT_FACTS: dict[str, VariantFact] = {
 assert COMMON_FACTS | set(VARIANT_FACTS) == {f.name for f in dataclasses.fields(HandFacts)}
 
 
-class Variant(OneRoundAuction, Payments, ClaimSteps, BetweenHands):
+class Variant(Payments, ClaimSteps, BetweenHands):
     """A published form of Nap. Subclasses set the class attributes below and the parts'.
 
-    ``rule_*`` attributes name the rule id cited for each generic step.
-    ``schedule`` maps a bid id to ``(units per opponent if made, if defeated)``.
-    ``facts`` lists the facts of :data:`VARIANT_FACTS` its hands may record.
+    Its parts are objects it declares: ``auction`` (:class:`~.bidding.OneRoundAuction`
+    or :class:`~.bidding.SequenceAuction`), ``pool`` (:class:`~.pool.Pool`,
+    :class:`~.pool.Treasure` or ``None``); the auction, payment, claim and between-hands
+    steps it inherits call them. ``rule_*`` attributes name the rule id cited for each
+    generic step. ``schedule`` maps a bid id to ``(units per opponent if made, if
+    defeated)``. ``facts`` lists the facts of :data:`VARIANT_FACTS` its hands may record.
     """
 
     id: ClassVar[str]
@@ -82,6 +87,11 @@ class Variant(OneRoundAuction, Payments, ClaimSteps, BetweenHands):
     blurb: ClassVar[str] = ""
     min_players: ClassVar[int]
     max_players: ClassVar[int]
+    #: The auction part (P-5 to P-7, H-6/H-7, B-4/B-5; R-5 to R-7).
+    auction: ClassVar[OneRoundAuction | SequenceAuction]
+    #: True where everyone passing makes the dealer the declarer (napoleao B-6): entry
+    #: then asks the dealer's bid instead of recording an all-pass hand.
+    dealer_declares_on_all_pass: ClassVar[bool] = False
     option_specs: ClassVar[tuple[OptionSpec, ...]] = ()
     #: The facts of :data:`VARIANT_FACTS` this variant's hands may record (a positive list).
     facts: ClassVar[frozenset[str]] = frozenset()
@@ -99,6 +109,56 @@ class Variant(OneRoundAuction, Payments, ClaimSteps, BetweenHands):
     #: A money stake is the value of one chip — the stake per trick and the ante are
     #: counted in chips (``russian36``) — rather than of one unit.
     stake_is_per_chip: ClassVar[bool] = False
+
+    # ----------------------------------------------------------------- auction
+    @property
+    def sequence_auction(self) -> bool:
+        """The auction goes round until all but one have passed (``russian36``), so it is
+        recorded as a sequence of calls rather than one call per player."""
+        return self.auction.sequence
+
+    def ladder(self, options: Mapping[str, Any]) -> tuple[Bid, ...]:
+        """The bids this table may make, lowest first (default: the ``schedule``'s)."""
+        return tuple(BIDS[b] for b in self.schedule)
+
+    def refuse_unknown_bid(self, call: str, options: Mapping[str, Any]) -> IllegalAuction:
+        """The error for a call that is not on this table's ladder (the auction's ``rule_bids``)."""
+        return self.auction.refuse_unknown_bid(self, call, options)
+
+    def check_all_pass(self, facts: HandFacts, setup: EveningSetup) -> None:
+        """Hook: raise :class:`IllegalAuction` if everyone may not pass. Default: they may."""
+
+    def speaking_order(self, setup: EveningSetup, dealer: int) -> list[int]:
+        """Seats from eldest hand (left of the dealer) round to the dealer."""
+        return self.auction.speaking_order(setup, dealer)
+
+    def overcalled(self, contract: str | None) -> tuple[str, ...]:
+        """The bids that must have been made before ``contract`` (P-7, H-7)."""
+        return self.auction.overcalled(contract)
+
+    def lone_bid_auction(self, setup: EveningSetup, dealer: int, declarer: int | None,
+                         contract: str | None, earlier: Mapping[str, int] | None = None) -> tuple[str, ...]:
+        """The common hand's auction as quick entry records it: ``declarer`` bids
+        ``contract`` (``earlier``: bid id → the seat that made an overcalled bid), the
+        others pass. See the auction part's ``lone_bid_auction``."""
+        return self.auction.lone_bid_auction(self, setup, dealer, declarer, contract, earlier)
+
+    def speakers(self, setup: EveningSetup, facts: HandFacts) -> list[int]:
+        """The seat that made each call of ``facts.auction``, in order."""
+        return self.auction.speakers(self, setup, facts)
+
+    def next_speaker(self, setup: EveningSetup, dealer: int, calls: tuple[str, ...]) -> tuple[int | None, list[str]]:
+        """A sequence auction's next speaker after ``calls`` and the calls open to him, or
+        ``(None, [])`` when it is over (R-5, R-6). Raises :class:`IllegalAuction`; only
+        for a variant with a :class:`~.bidding.SequenceAuction` (``sequence_auction``)."""
+        if not isinstance(self.auction, SequenceAuction):
+            raise TypeError("next_speaker: this variant's auction is one call per player")
+        return self.auction.next_speaker(self, setup, dealer, calls)
+
+    def check_auction(self, facts: HandFacts, setup: EveningSetup) -> tuple[int | None, Bid | None, list[Reason]]:
+        """Rule on the auction: ``(declarer seat or None, contract or None, reasons)``.
+        Raises :class:`IllegalAuction` (the auction part's rules)."""
+        return self.auction.check_auction(self, facts, setup)
 
     # ------------------------------------------------------------------ set-up
     def check_setup(self, setup: EveningSetup) -> EveningSetup:

@@ -28,6 +28,7 @@ from ..core import (
 from ..options import OptionSpec
 from ..sources import HOYLE_SOURCE
 from .base import Tally, Variant
+from .bidding import OneRoundAuction
 from .payments import outcome
 from .pool import Pool
 
@@ -107,9 +108,7 @@ class Hoyle(Variant):
     draw_rule = ("H-3", True)
     pool = POOL_PART
     rule_players = "H-1"
-    rule_auction = "H-6"
-    rule_bids = "H-6"
-    rule_overcall = "H-7"
+    auction = OneRoundAuction("H-6", "H-6", "H-7")  # the order, the ladder, overcalls
     rule_all_pass = "H-8"
     rule_settle = "H-11"
     rule_misdeal = "H-12"

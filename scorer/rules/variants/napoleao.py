@@ -15,6 +15,7 @@ from ..core import Bid, EveningSetup, HandFacts, IllegalAuction, IllegalFacts, T
 from ..options import OptionSpec
 from ..sources import NAPOLEAO_SOURCE
 from .base import Tally, Variant
+from .bidding import OneRoundAuction
 from .payments import outcome
 
 
@@ -50,9 +51,7 @@ class Napoleao(Variant):
     )
     draw_rule = ("B-2", False)
     rule_players = "B-1"
-    rule_auction = "B-4"
-    rule_bids = "B-5"
-    rule_overcall = "B-5"
+    auction = OneRoundAuction("B-4", "B-5", "B-5")  # the order, the ladder, overcalls
     rule_all_pass = "B-6"
     rule_settle = "B-11"
     rule_misdeal = "B-18"

@@ -14,6 +14,7 @@ from ..core import BIDS, Bid, EveningSetup, IllegalAuction, Text
 from ..options import OptionSpec
 from ..sources import PAGAT_SOURCE
 from .base import Variant
+from .bidding import OneRoundAuction
 
 #: P-15: documented alternatives that this variant excludes.
 EXCLUDED = {"two": BIDS["two"].name, "misere": BIDS["misere"].name, "one": BIDS["one"].name}
@@ -52,9 +53,7 @@ class Pagat(Variant):
         ),
     )
     rule_players = "P-1"
-    rule_auction = "P-5"
-    rule_bids = "P-6"
-    rule_overcall = "P-7"
+    auction = OneRoundAuction("P-5", "P-6", "P-7")  # the order, the ladder, overcalls
     rule_all_pass = "P-8"
     rule_settle = "P-12"
     rule_misdeal = "P-16"
