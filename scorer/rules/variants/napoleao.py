@@ -7,15 +7,12 @@ scores for the declarer, a defeated one for every opponent; nobody pays anybody.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 from ..cards import SUITS
 from ..core import Bid, EveningSetup, HandFacts, IllegalAuction, IllegalFacts, Text
-from ..options import OptionSpec
 from ..sources import NAPOLEAO_SOURCE
 from .base import Tally, Variant
 from .bidding import OneRoundAuction
+from .ending import TargetOrHands
 from .payments import outcome
 
 
@@ -32,23 +29,8 @@ class Napoleao(Variant):
     points_only = True
     #: B-11 to B-13: (points to the declarer if made, points to each opponent if defeated)
     schedule = {"one": (1, 1), "two": (2, 2), "three": (3, 3), "four": (4, 4), "nap": (10, 5)}
-    option_specs = (
-        OptionSpec(
-            "end",
-            Text("The game ends at"),
-            "choice",
-            "target",
-            "B-14",
-            Text("A target score or a number of hands (B-14; the source sets none)."),
-            choices=(("target", Text("A target score")), ("hands", Text("A number of hands"))),
-        ),
-        OptionSpec("target_score", Text("Target score"), "int", 30, "B-14",
-                   Text("With a target: the game ends when someone reaches it (B-14)."), minimum=1, maximum=1000,
-                   applies=("end", ("target",))),
-        OptionSpec("hands", Text("Number of hands"), "int", 20, "B-14",
-                   Text("With a number of hands: the game ends after that many (B-14)."), minimum=1, maximum=500,
-                   applies=("end", ("hands",))),
-    )
+    end = TargetOrHands("B-14")
+    option_specs = end.option_specs
     draw_rule = ("B-2", False)
     rule_players = "B-1"
     auction = OneRoundAuction("B-4", "B-5", "B-5")  # the order, the ladder, overcalls
@@ -58,7 +40,6 @@ class Napoleao(Variant):
     rule_deal_passes = "B-3"
     rule_schedule = "B-11"
     rule_extra_tricks = "B-11"
-    rule_end = "B-14"
     deal_note = Text("Deal five cards each, one at a time, starting on the dealer's left.")
     misdeal_source_silent = True
     rule_play = "B-9"
@@ -103,11 +84,3 @@ class Napoleao(Variant):
             tally.note("B-7", "{declarer} named {trump} trump.", declarer=tally.name(declarer),
                        trump={"S": Text("♠ spades"), "H": Text("♥ hearts"), "D": Text("♦ diamonds"),
                               "C": Text("♣ clubs")}[facts.trump])
-
-    def hands_to_play(self, setup: EveningSetup) -> int | None:
-        """B-14: the agreed number of hands, when the table chose hands."""
-        return int(setup.options["hands"]) if setup.options["end"] == "hands" else None
-
-    def target_score(self, options: Mapping[str, Any]) -> int | None:
-        """B-14: the target score, when the table chose a target."""
-        return int(options["target_score"]) if options["end"] == "target" else None
