@@ -1,12 +1,14 @@
 """What every variant does the same way: the set-up, the facts of a hand and the order of a ruling.
 
 A :class:`Variant` turns the facts of one hand into a :class:`~scorer.rules.core.Ruling`
-(:meth:`Variant.settle`). It is a record of parts, each in its own module, plus its own
-steps: the auction (:mod:`.bidding`), the payment schedule (:mod:`.payments`), the claims
-and the record of play (:mod:`.claim_steps`, with the registry :mod:`scorer.rules.claims`),
-the next deal, pool and end point (:mod:`.ending`); a variant overrides only the steps its
-source says differently. The facts of a hand a variant has are a positive list
-(:attr:`Variant.facts`): any other fact is refused (:data:`VARIANT_FACTS`).
+(:meth:`Variant.settle`). It is a record of parts plus its own steps. The parts are
+objects it declares, each from its own module: ``auction`` (:mod:`.bidding`), ``scoring``
+(:mod:`.payments`), ``pool`` (:mod:`.pool`) and ``end`` (:mod:`.ending`); the claims and
+the record of play are steps (:mod:`.claim_steps`, with the registry
+:mod:`scorer.rules.claims`). Its ruling order (:meth:`Variant.rule`) calls the parts
+through its steps, and a variant overrides only the steps its source says differently.
+The facts of a hand a variant has are a positive list (:attr:`Variant.facts`): any other
+fact is refused (:data:`VARIANT_FACTS`).
 """
 
 from __future__ import annotations
@@ -73,11 +75,13 @@ class Variant(Payments, ClaimSteps, BetweenHands):
     """A published form of Nap. Subclasses set the class attributes below and the parts'.
 
     Its parts are objects it declares: ``auction`` (:class:`~.bidding.OneRoundAuction`
-    or :class:`~.bidding.SequenceAuction`), ``pool`` (:class:`~.pool.Pool`,
-    :class:`~.pool.Treasure` or ``None``); the auction, payment, claim and between-hands
-    steps it inherits call them. ``rule_*`` attributes name the rule id cited for each
-    generic step. ``schedule`` maps a bid id to ``(units per opponent if made, if
-    defeated)``. ``facts`` lists the facts of :data:`VARIANT_FACTS` its hands may record.
+    or :class:`~.bidding.SequenceAuction`), ``scoring`` (:class:`~.payments.Schedule`,
+    :class:`~.payments.StakePerTrick`, :class:`~.payments.Points`), ``pool``
+    (:class:`~.pool.Pool`, :class:`~.pool.Treasure` or ``None``) and ``end``
+    (:class:`~.ending.OpenEnd`, :class:`~.ending.DealsEach`, :class:`~.ending.TargetOrHands`);
+    the auction, payment and between-hands steps it inherits call them. ``rule_*``
+    attributes name the rule id cited for each generic step. ``facts`` lists the facts of
+    :data:`VARIANT_FACTS` its hands may record.
     """
 
     id: ClassVar[str]
@@ -100,15 +104,10 @@ class Variant(Payments, ClaimSteps, BetweenHands):
     rule_all_pass: ClassVar[str]
     rule_misdeal: ClassVar[str]
     misdeal_source_silent: ClassVar[bool] = False
-    #: Points variants award points and take no stake (``napoleao``).
-    points_only: ClassVar[bool] = False
     #: The rule for drawing the first dealer, if the source has one: ``(rule id, ace low)``.
     draw_rule: ClassVar[tuple[str, bool] | None] = None
     #: The declarer may buy a card from the stock (R-9): a hand records whether he did.
     takes_purchase: ClassVar[bool] = False
-    #: A money stake is the value of one chip — the stake per trick and the ante are
-    #: counted in chips (``russian36``) — rather than of one unit.
-    stake_is_per_chip: ClassVar[bool] = False
 
     # ----------------------------------------------------------------- auction
     @property
@@ -118,8 +117,8 @@ class Variant(Payments, ClaimSteps, BetweenHands):
         return self.auction.sequence
 
     def ladder(self, options: Mapping[str, Any]) -> tuple[Bid, ...]:
-        """The bids this table may make, lowest first (default: the ``schedule``'s)."""
-        return tuple(BIDS[b] for b in self.schedule)
+        """The bids this table may make, lowest first (default: the scoring table's)."""
+        return tuple(BIDS[b] for b in self.scoring.table)
 
     def refuse_unknown_bid(self, call: str, options: Mapping[str, Any]) -> IllegalAuction:
         """The error for a call that is not on this table's ladder (the auction's ``rule_bids``)."""

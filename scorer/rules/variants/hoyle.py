@@ -29,7 +29,7 @@ from ..options import OptionSpec
 from ..sources import HOYLE_SOURCE
 from .base import Tally, Variant
 from .bidding import OneRoundAuction
-from .payments import outcome
+from .payments import Schedule, outcome
 from .pool import Pool
 
 #: H-11: One to Four, the number bid either way.
@@ -68,6 +68,35 @@ POOL_PART = Pool()
 WIDOW_RULES = {"widow": "H-17", "peep": "H-18", "garnet": "H-19"}
 
 
+class HoyleSchedule(Schedule):
+    """H-11 with the table's options: One to Four the number bid, Nap, Wellington and
+    Blücher from the chosen schedule (O-1), Sir Garnet (H-19) and misère (O-2)."""
+
+    def table_for(self, options: Mapping[str, Any]) -> dict[str, tuple[int, int]]:
+        """Chips per opponent ``(made, defeated)`` for every bid this table plays."""
+        table = {**SMALL_BIDS, **SCHEDULES[options["schedule"]]}
+        nap_won, nap_lost = table["nap"]
+        table["garnet"] = (nap_won, 2 * nap_lost)  # H-19: loses double the ordinary Nap failure
+        if options["misere"] != "off":
+            won, lost = options["misere"].split("/")
+            table["misere"] = (int(won), int(lost))
+        return table
+
+    def reasons(self, setup: EveningSetup, declarer: int, contract: Bid, tricks: int | None, made: bool,
+                per: int) -> list[Reason]:
+        """H-11; the amounts of misère (O-2) and of another rule book's schedule (O-1) cite those."""
+        reasons = super().reasons(setup, declarer, contract, tricks, made, per)
+        schedule = setup.options["schedule"]
+        if contract.id == "misere":
+            reasons.insert(0, Reason("O-2", "Misère pays {per} per opponent at this table (other rule books).",
+                                     {"per": per}))
+        elif contract.id in ("nap", "wellington", "blucher", "garnet") and schedule != "hoyle":
+            label = SCHEDULE_LABELS[schedule]
+            reasons.insert(0, Reason("O-1", "{contract} pays {per} per opponent under the {label} schedule.",
+                                     {"contract": contract.name, "per": per, "label": label}))
+        return reasons
+
+
 class Hoyle(Variant):
     """Nap, Hoyle rules: bids One (option Two) to Nap, Wellington and Blücher, and the
     pool, widow, Peep Nap and Sir Garnet options (H-16 to H-19)."""
@@ -79,7 +108,7 @@ class Hoyle(Variant):
                  "table likes; paid in chips.")
     min_players = 2  # H-1
     max_players = 6
-    schedule = {**SMALL_BIDS, **SCHEDULES["hoyle"]}
+    scoring = HoyleSchedule({**SMALL_BIDS, **SCHEDULES["hoyle"]}, "H-11", "H-11", "H-10")  # H-10, H-11, O-1, O-2
     option_specs = (
         OptionSpec("lowest_bid", Text("Lowest bid"), "choice", 1, "H-6",
                    Text("The smallest number of tricks a player may bid (H-6)."),
@@ -110,11 +139,8 @@ class Hoyle(Variant):
     rule_players = "H-1"
     auction = OneRoundAuction("H-6", "H-6", "H-7")  # the order, the ladder, overcalls
     rule_all_pass = "H-8"
-    rule_settle = "H-11"
     rule_misdeal = "H-12"
     rule_deal_passes = "H-4"
-    rule_schedule = "H-11"
-    rule_extra_tricks = "H-10"
     facts = frozenset({"widow", "peeks"})  # H-17 to H-19
     revoke_source_silent = False
 
@@ -124,20 +150,6 @@ class Hoyle(Variant):
         if setup.options["widow"] == "peep" and not setup.options["pool"]:
             raise IllegalSetup(Text("Peep Nap is played with a pool: turn the pool on."), "H-18")
         return setup
-
-    def payments(self, options: Mapping[str, Any]) -> dict[str, tuple[int, int]]:
-        """Chips per opponent ``(made, defeated)`` for every bid this table plays."""
-        table = {**SMALL_BIDS, **SCHEDULES[options["schedule"]]}
-        nap_won, nap_lost = table["nap"]
-        table["garnet"] = (nap_won, 2 * nap_lost)  # H-19: loses double the ordinary Nap failure
-        if options["misere"] != "off":
-            won, lost = options["misere"].split("/")
-            table["misere"] = (int(won), int(lost))
-        return table
-
-    def payment(self, contract: Bid, made: bool, options: Mapping[str, Any]) -> int:
-        won, lost = self.payments(options)[contract.id]
-        return won if made else lost
 
     def ladder(self, options: Mapping[str, Any]) -> tuple[Bid, ...]:
         """H-6/H-7 and the options: from the lowest bid up; misère, Sir Garnet,
@@ -230,20 +242,6 @@ class Hoyle(Variant):
         if setup.options["all_pass"] == "double_header":
             tally.double_next = True
             tally.note("O-3", "Peel's double header: the next hand's payments are doubled.")
-
-    def result_reasons(self, setup: EveningSetup, declarer: int, contract: Bid, tricks: int | None, made: bool,
-                       per: int) -> list[Reason]:
-        """H-11; the amounts of misère (O-2) and of another rule book's schedule (O-1) cite those."""
-        reasons = super().result_reasons(setup, declarer, contract, tricks, made, per)
-        schedule = setup.options["schedule"]
-        if contract.id == "misere":
-            reasons.insert(0, Reason("O-2", "Misère pays {per} per opponent at this table (other rule books).",
-                                     {"per": per}))
-        elif contract.id in ("nap", "wellington", "blucher", "garnet") and schedule != "hoyle":
-            label = SCHEDULE_LABELS[schedule]
-            reasons.insert(0, Reason("O-1", "{contract} pays {per} per opponent under the {label} schedule.",
-                                     {"contract": contract.name, "per": per, "label": label}))
-        return reasons
 
     def pay_contract(self, facts: HandFacts, setup: EveningSetup, tally: Tally, declarer: int, contract: Bid,
                      tricks: int | None, made: bool) -> None:

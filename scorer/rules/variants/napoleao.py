@@ -13,7 +13,7 @@ from ..sources import NAPOLEAO_SOURCE
 from .base import Tally, Variant
 from .bidding import OneRoundAuction
 from .ending import TargetOrHands
-from .payments import outcome
+from .payments import Points
 
 
 class Napoleao(Variant):
@@ -26,20 +26,16 @@ class Napoleao(Variant):
                  "dealer must declare.")
     min_players = 2  # B-1, adopted
     max_players = 6
-    points_only = True
     #: B-11 to B-13: (points to the declarer if made, points to each opponent if defeated)
-    schedule = {"one": (1, 1), "two": (2, 2), "three": (3, 3), "four": (4, 4), "nap": (10, 5)}
+    scoring = Points({"one": (1, 1), "two": (2, 2), "three": (3, 3), "four": (4, 4), "nap": (10, 5)})
     end = TargetOrHands("B-14")
     option_specs = end.option_specs
     draw_rule = ("B-2", False)
     rule_players = "B-1"
     auction = OneRoundAuction("B-4", "B-5", "B-5")  # the order, the ladder, overcalls
     rule_all_pass = "B-6"
-    rule_settle = "B-11"
     rule_misdeal = "B-18"
     rule_deal_passes = "B-3"
-    rule_schedule = "B-11"
-    rule_extra_tricks = "B-11"
     deal_note = Text("Deal five cards each, one at a time, starting on the dealer's left.")
     misdeal_source_silent = True
     rule_play = "B-9"
@@ -67,19 +63,9 @@ class Napoleao(Variant):
 
     def pay_contract(self, facts: HandFacts, setup: EveningSetup, tally: Tally, declarer: int, contract: Bid,
                      tricks: int | None, made: bool) -> None:
-        """B-11 to B-13: points to the declarer (made) or to every opponent (defeated)."""
-        won, lost = self.schedule[contract.id]
-        rule = "B-13" if contract.id == "nap" else ("B-11" if made else "B-12")
-        if made:
-            tally.award(declarer, won)
-            tally.note(rule, "{outcome}; {declarer} scores {points}.", declarer=tally.name(declarer),
-                       outcome=outcome(tally.name(declarer), contract, tricks, made), points=won)
-        else:
-            for seat in range(setup.n):
-                if seat != declarer:
-                    tally.award(seat, lost)
-            tally.note(rule, "{outcome}; every opponent scores {points}.",
-                       outcome=outcome(tally.name(declarer), contract, tricks, made), points=lost)
+        """B-11 to B-13: points to the declarer (made) or to every opponent (defeated)
+        (:class:`~.payments.Points`); B-7: the trump the declarer named."""
+        super().pay_contract(facts, setup, tally, declarer, contract, tricks, made)
         if facts.trump is not None:
             tally.note("B-7", "{declarer} named {trump} trump.", declarer=tally.name(declarer),
                        trump={"S": Text("♠ spades"), "H": Text("♥ hearts"), "D": Text("♦ diamonds"),

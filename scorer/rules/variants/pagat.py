@@ -15,6 +15,7 @@ from ..sources import PAGAT_SOURCE
 from .base import Variant
 from .bidding import OneRoundAuction
 from .ending import DealsEach
+from .payments import Schedule
 
 #: P-15: documented alternatives that this variant excludes.
 EXCLUDED = {"two": BIDS["two"].name, "misere": BIDS["misere"].name, "one": BIDS["one"].name}
@@ -31,17 +32,14 @@ class Pagat(Variant):
     min_players = 3  # P-1
     max_players = 6
     # P-6: units per opponent, the same whether made or defeated (P-12, P-13).
-    schedule = {"three": (3, 3), "four": (4, 4), "nap": (5, 5), "wellington": (10, 10)}
+    scoring = Schedule({"three": (3, 3), "four": (4, 4), "nap": (5, 5), "wellington": (10, 10)}, "P-12", "P-6", "P-12")
     end = DealsEach()  # P-14
     option_specs = end.option_specs
     rule_players = "P-1"
     auction = OneRoundAuction("P-5", "P-6", "P-7")  # the order, the ladder, overcalls
     rule_all_pass = "P-8"
-    rule_settle = "P-12"
     rule_misdeal = "P-16"
     rule_deal_passes = "P-4"
-    rule_schedule = "P-6"
-    rule_extra_tricks = "P-12"
     misdeal_source_silent = True
     rule_play = "P-11"
     rule_stop = "P-11"
@@ -70,4 +68,4 @@ class Pagat(Variant):
         return "P-4", Text("Do not shuffle: gather the cards; the player on the dealer's right cuts.")
 
 
-assert set(Pagat.schedule) <= set(BIDS)
+assert set(Pagat.scoring.table) <= set(BIDS)
