@@ -394,7 +394,8 @@ class Variant(Payments, ClaimSteps, BetweenHands):
         """Payments after the contract's: the pool part's (the pool taken or doubled, H-16,
         R-15)."""
         if self.pool is not None:
-            self.pool.after_play(facts, setup, tally, declarer, contract, made)
+            self.pool.after_play(facts, setup, tally, declarer, contract, made,
+                                 self.payment(contract, made, setup.options))
 
     def misdeal_reason(self, setup: EveningSetup, dealer: int) -> Reason:
         """The reason for a misdeal ruling (``rule_misdeal``)."""

@@ -47,8 +47,9 @@ class PoolPart(Protocol):
         ...
 
     def after_play(self, facts: HandFacts, setup: EveningSetup, tally: Tally, declarer: int, contract: Bid,
-                   made: bool) -> None:
-        """Chips taken or paid in after the contract is paid."""
+                   made: bool, per: int) -> None:
+        """Chips taken or paid in after the contract is paid; ``per`` is what each
+        opponent was paid or paid for it (chips)."""
         ...
 
 
@@ -113,7 +114,7 @@ class Pool:
                        dealer=tally.name(facts.dealer), top_up=top_up, pool=tally.pool_now)
 
     def after_play(self, facts: HandFacts, setup: EveningSetup, tally: Tally, declarer: int, contract: Bid,
-                   made: bool) -> None:
+                   made: bool, per: int) -> None:
         """H-16: the first made Nap takes the pool (a new one starts); a defeated Nap doubles it."""
         if not self.on(setup.options) or contract.id not in self.nap_bids:
             return
@@ -177,8 +178,11 @@ class Treasure:
                        pool=tally.pool_now)
 
     def after_play(self, facts: HandFacts, setup: EveningSetup, tally: Tally, declarer: int, contract: Bid,
-                   made: bool) -> None:
-        """R-15: a made Napoleon takes the whole treasure; R-17: a plain five never does."""
+                   made: bool, per: int) -> None:
+        """R-14/R-16: a defeated declarer pays into the treasure (:meth:`pay_defeat`);
+        R-15: a made Napoleon takes the whole treasure; R-17: a plain five never does."""
+        if not made:
+            self.pay_defeat(tally, declarer, contract, per)
         if contract.id == "napoleon" and made:
             amount = tally.pool_now
             tally.pay(POOL, declarer, amount)

@@ -66,11 +66,9 @@ class Russian36(Variant):
 
     def pay_contract(self, facts: HandFacts, setup: EveningSetup, tally: Tally, declarer: int, contract: Bid,
                      tricks: int | None, made: bool) -> None:
-        """R-9: a purchase is noted; R-13, R-14, R-16: stake × bid (:class:`~.payments.StakePerTrick`);
-        a defeated declarer also pays into the treasure, or doubles it for a Napoleon
-        (:meth:`~.pool.Treasure.pay_defeat`)."""
+        """R-9: a purchase is noted; then stake × bid (R-13, R-14, R-16:
+        :class:`~.payments.StakePerTrick`). What a defeat pays into the treasure is the
+        treasure's (:meth:`~.pool.Treasure.after_play`)."""
         if facts.purchase:
             tally.note("R-9", "{declarer} bought one card from the stock (no payment).", declarer=tally.name(declarer))
         super().pay_contract(facts, setup, tally, declarer, contract, tricks, made)
-        if not made:
-            TREASURE.pay_defeat(tally, declarer, contract, self.payment(contract, made, setup.options))
