@@ -92,3 +92,20 @@ def test_the_treasure_part_works_in_a_variant_that_is_not_russian36() -> None:
 def test_every_engine_module_is_at_most_500_lines() -> None:
     long = {p.name: n for p in RULES_DIR.rglob("*.py") if (n := len(p.read_text().splitlines())) > 500}
     assert long == {}
+
+
+class AlwaysPoolNap(PoolNap):
+    """A pool every table plays: no ``pool`` option to turn it off."""
+
+    id = "always-pool-nap-test"
+    pool = Pool(optional=False)
+    option_specs = (*pool.option_specs, *PoolNap.end.option_specs)
+
+
+def test_a_pool_that_is_not_optional_has_no_switch_and_is_always_played() -> None:
+    v = AlwaysPoolNap()
+    assert "pool" not in {spec.key for spec in v.option_specs}
+    s = v.check_setup(EveningSetup(v.id, ("A", "B", "C"), 0, {}, None))
+    assert [spec.key for spec, _ in v.describe_options(s.options)][:3] == ["pool_opening", "pool_top_up", "pool_at_end"]
+    ruling = v.settle(HandFacts(0, v.lone_bid_auction(s, 0, None, None)), s)
+    assert ruling.pool == 16 and v.pool_name(s.options) == "Pool" and v.pool_at_end(s.options) == "share"

@@ -19,6 +19,7 @@ hands in :class:`~scorer.rules.core.TableState` (``pool``, ``pool_open``).
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from typing import Any, Protocol
 
@@ -58,19 +59,21 @@ NAP_BIDS = ("nap", "garnet", "wellington", "blucher")
 
 
 class Pool:
-    """The pool of ``hoyle`` (H-16), switched on by the table's ``pool`` option.
+    """The pool of ``hoyle`` (H-16), switched on by the table's ``pool`` option, or
+    always played (``Pool(optional=False)``: no ``pool`` option, a rule set whose other
+    payments go into the pool).
 
-    Options (chips): ``pool`` (on/off), ``pool_opening`` each player's stake into a new
-    pool, ``pool_top_up`` the dealer's top-up at every deal, ``pool_at_end``
-    (``"share"``/``"leave"``). ``revoke_fine`` (H-15) and ``out_of_turn_fine`` (H-14)
-    are the fines, in chips, a variant pays into it with :meth:`fine`.
+    Options (chips): ``pool`` (on/off, when optional), ``pool_opening`` each player's
+    stake into a new pool, ``pool_top_up`` the dealer's top-up at every deal,
+    ``pool_at_end`` (``"share"``/``"leave"``). ``revoke_fine`` (H-15) and
+    ``out_of_turn_fine`` (H-14) are the fines, in chips, ``hoyle`` pays into it.
     """
 
     rule = "H-16"
     revoke_fine = 5
     out_of_turn_fine = 3
     nap_bids = NAP_BIDS
-    option_specs = (
+    OPTION_SPECS = (
         OptionSpec("pool", Text("Pool"), "bool", False, "H-16",
                    Text("A pool of chips: the first made Nap takes it, a defeated Nap doubles it (H-16)."),
                    advanced=True),
@@ -86,9 +89,16 @@ class Pool:
                    applies=("pool", (True,))),
     )
 
+    def __init__(self, optional: bool = True) -> None:
+        self.optional = optional
+        if optional:
+            self.option_specs: tuple[OptionSpec, ...] = self.OPTION_SPECS
+        else:
+            self.option_specs = tuple(dataclasses.replace(spec, applies=None) for spec in self.OPTION_SPECS[1:])
+
     def on(self, options: Mapping[str, Any]) -> bool:
         """Whether this table plays with the pool."""
-        return bool(options["pool"])
+        return not self.optional or bool(options["pool"])
 
     def name(self, options: Mapping[str, Any]) -> str | None:
         return Text("Pool") if self.on(options) else None
