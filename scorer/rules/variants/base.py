@@ -1,12 +1,14 @@
 """What every variant does the same way: the set-up, the facts of a hand and the order of a ruling.
 
 A :class:`Variant` turns the facts of one hand into a :class:`~scorer.rules.core.Ruling`
-(:meth:`Variant.settle`). It is a record of parts, each in its own module, plus its own
-steps: the auction (:mod:`.bidding`), the payment schedule (:mod:`.payments`), the claims
-and the record of play (:mod:`.claim_steps`, with the registry :mod:`scorer.rules.claims`),
-the next deal, pool and end point (:mod:`.ending`); a variant overrides only the steps its
-source says differently. The facts of a hand a variant has are a positive list
-(:attr:`Variant.facts`): any other fact is refused (:data:`VARIANT_FACTS`).
+(:meth:`Variant.settle`). It is a record of parts plus its own steps. The parts are
+objects it declares, each from its own module: ``auction`` (:mod:`.bidding`), ``scoring``
+(:mod:`.payments`), ``pool`` (:mod:`.pool`) and ``end`` (:mod:`.ending`); the claims and
+the record of play are steps (:mod:`.claim_steps`, with the registry
+:mod:`scorer.rules.claims`). Its ruling order (:meth:`Variant.rule`) calls the parts
+through its steps, and a variant overrides only the steps its source says differently.
+The facts of a hand a variant has are a positive list (:attr:`Variant.facts`): any other
+fact is refused (:data:`VARIANT_FACTS`).
 """
 
 from __future__ import annotations
@@ -18,10 +20,12 @@ from typing import Any, ClassVar
 from ..cards import Card, first_dealer_by_draw, parse_card
 from ..claims import CLAIM_KINDS, settle_hooks
 from ..core import (
+    BIDS,
     N_,
     Bid,
     EveningSetup,
     HandFacts,
+    IllegalAuction,
     IllegalFacts,
     IllegalSetup,
     Reason,
@@ -32,7 +36,7 @@ from ..core import (
     clean_text,
 )
 from ..options import OptionSpec, resolve_options
-from .bidding import OneRoundAuction
+from .bidding import OneRoundAuction, SequenceAuction
 from .claim_steps import ClaimSteps
 from .ending import BetweenHands
 from .payments import Payments
@@ -67,12 +71,17 @@ VARIANT_FACTS: dict[str, VariantFact] = {
 assert COMMON_FACTS | set(VARIANT_FACTS) == {f.name for f in dataclasses.fields(HandFacts)}
 
 
-class Variant(OneRoundAuction, Payments, ClaimSteps, BetweenHands):
+class Variant(Payments, ClaimSteps, BetweenHands):
     """A published form of Nap. Subclasses set the class attributes below and the parts'.
 
-    ``rule_*`` attributes name the rule id cited for each generic step.
-    ``schedule`` maps a bid id to ``(units per opponent if made, if defeated)``.
-    ``facts`` lists the facts of :data:`VARIANT_FACTS` its hands may record.
+    Its parts are objects it declares: ``auction`` (:class:`~.bidding.OneRoundAuction`
+    or :class:`~.bidding.SequenceAuction`), ``scoring`` (:class:`~.payments.Schedule`,
+    :class:`~.payments.StakePerTrick`, :class:`~.payments.Points`), ``pool``
+    (:class:`~.pool.Pool`, :class:`~.pool.Treasure` or ``None``) and ``end``
+    (:class:`~.ending.OpenEnd`, :class:`~.ending.DealsEach`, :class:`~.ending.TargetOrHands`);
+    the auction, payment and between-hands steps it inherits call them. ``rule_*``
+    attributes name the rule id cited for each generic step. ``facts`` lists the facts of
+    :data:`VARIANT_FACTS` its hands may record.
     """
 
     id: ClassVar[str]
@@ -82,6 +91,11 @@ class Variant(OneRoundAuction, Payments, ClaimSteps, BetweenHands):
     blurb: ClassVar[str] = ""
     min_players: ClassVar[int]
     max_players: ClassVar[int]
+    #: The auction part (P-5 to P-7, H-6/H-7, B-4/B-5; R-5 to R-7).
+    auction: ClassVar[OneRoundAuction | SequenceAuction]
+    #: True where everyone passing makes the dealer the declarer (napoleao B-6): entry
+    #: then asks the dealer's bid instead of recording an all-pass hand.
+    dealer_declares_on_all_pass: ClassVar[bool] = False
     option_specs: ClassVar[tuple[OptionSpec, ...]] = ()
     #: The facts of :data:`VARIANT_FACTS` this variant's hands may record (a positive list).
     facts: ClassVar[frozenset[str]] = frozenset()
@@ -90,15 +104,60 @@ class Variant(OneRoundAuction, Payments, ClaimSteps, BetweenHands):
     rule_all_pass: ClassVar[str]
     rule_misdeal: ClassVar[str]
     misdeal_source_silent: ClassVar[bool] = False
-    #: Points variants award points and take no stake (``napoleao``).
-    points_only: ClassVar[bool] = False
     #: The rule for drawing the first dealer, if the source has one: ``(rule id, ace low)``.
     draw_rule: ClassVar[tuple[str, bool] | None] = None
     #: The declarer may buy a card from the stock (R-9): a hand records whether he did.
     takes_purchase: ClassVar[bool] = False
-    #: A money stake is the value of one chip — the stake per trick and the ante are
-    #: counted in chips (``russian36``) — rather than of one unit.
-    stake_is_per_chip: ClassVar[bool] = False
+
+    # ----------------------------------------------------------------- auction
+    @property
+    def sequence_auction(self) -> bool:
+        """The auction goes round until all but one have passed (``russian36``), so it is
+        recorded as a sequence of calls rather than one call per player."""
+        return self.auction.sequence
+
+    def ladder(self, options: Mapping[str, Any]) -> tuple[Bid, ...]:
+        """The bids this table may make, lowest first (default: the scoring table's)."""
+        return tuple(BIDS[b] for b in self.scoring.table)
+
+    def refuse_unknown_bid(self, call: str, options: Mapping[str, Any]) -> IllegalAuction:
+        """The error for a call that is not on this table's ladder (the auction's ``rule_bids``)."""
+        return self.auction.refuse_unknown_bid(self, call, options)
+
+    def check_all_pass(self, facts: HandFacts, setup: EveningSetup) -> None:
+        """Hook: raise :class:`IllegalAuction` if everyone may not pass. Default: they may."""
+
+    def speaking_order(self, setup: EveningSetup, dealer: int) -> list[int]:
+        """Seats from eldest hand (left of the dealer) round to the dealer."""
+        return self.auction.speaking_order(setup, dealer)
+
+    def overcalled(self, contract: str | None) -> tuple[str, ...]:
+        """The bids that must have been made before ``contract`` (P-7, H-7)."""
+        return self.auction.overcalled(contract)
+
+    def lone_bid_auction(self, setup: EveningSetup, dealer: int, declarer: int | None,
+                         contract: str | None, earlier: Mapping[str, int] | None = None) -> tuple[str, ...]:
+        """The common hand's auction as quick entry records it: ``declarer`` bids
+        ``contract`` (``earlier``: bid id → the seat that made an overcalled bid), the
+        others pass. See the auction part's ``lone_bid_auction``."""
+        return self.auction.lone_bid_auction(self, setup, dealer, declarer, contract, earlier)
+
+    def speakers(self, setup: EveningSetup, facts: HandFacts) -> list[int]:
+        """The seat that made each call of ``facts.auction``, in order."""
+        return self.auction.speakers(self, setup, facts)
+
+    def next_speaker(self, setup: EveningSetup, dealer: int, calls: tuple[str, ...]) -> tuple[int | None, list[str]]:
+        """A sequence auction's next speaker after ``calls`` and the calls open to him, or
+        ``(None, [])`` when it is over (R-5, R-6). Raises :class:`IllegalAuction`; only
+        for a variant with a :class:`~.bidding.SequenceAuction` (``sequence_auction``)."""
+        if not isinstance(self.auction, SequenceAuction):
+            raise TypeError("next_speaker: this variant's auction is one call per player")
+        return self.auction.next_speaker(self, setup, dealer, calls)
+
+    def check_auction(self, facts: HandFacts, setup: EveningSetup) -> tuple[int | None, Bid | None, list[Reason]]:
+        """Rule on the auction: ``(declarer seat or None, contract or None, reasons)``.
+        Raises :class:`IllegalAuction` (the auction part's rules)."""
+        return self.auction.check_auction(self, facts, setup)
 
     # ------------------------------------------------------------------ set-up
     def check_setup(self, setup: EveningSetup) -> EveningSetup:
@@ -313,7 +372,10 @@ class Variant(OneRoundAuction, Payments, ClaimSteps, BetweenHands):
                 raise IllegalFacts(Text(fact.message), fact.rule)
 
     def before_play(self, facts: HandFacts, setup: EveningSetup, tally: Tally) -> None:
-        """Hook: payments due before the auction (antes, pool top-ups, peeks)."""
+        """Payments due before the auction: the pool part's (antes, pool top-ups); a
+        variant adds its own (``hoyle``'s peeks, H-18)."""
+        if self.pool is not None:
+            self.pool.before_play(facts, setup, tally)
 
     def all_passed(self, facts: HandFacts, setup: EveningSetup, tally: Tally) -> None:
         """Everyone passed: no score; the deal passes on (``rule_all_pass``)."""
@@ -329,7 +391,11 @@ class Variant(OneRoundAuction, Payments, ClaimSteps, BetweenHands):
     def after_play(
         self, facts: HandFacts, setup: EveningSetup, tally: Tally, declarer: int, contract: Bid, made: bool
     ) -> None:
-        """Hook: payments after the contract's (the pool taken or doubled, …)."""
+        """Payments after the contract's: the pool part's (the pool taken or doubled, H-16,
+        R-15)."""
+        if self.pool is not None:
+            self.pool.after_play(facts, setup, tally, declarer, contract, made,
+                                 self.payment(contract, made, setup.options))
 
     def misdeal_reason(self, setup: EveningSetup, dealer: int) -> Reason:
         """The reason for a misdeal ruling (``rule_misdeal``)."""

@@ -28,7 +28,9 @@ from ..core import (
 from ..options import OptionSpec
 from ..sources import HOYLE_SOURCE
 from .base import Tally, Variant
-from .payments import outcome
+from .bidding import OneRoundAuction
+from .payments import Schedule, outcome
+from .pool import Pool
 
 #: H-11: One to Four, the number bid either way.
 SMALL_BIDS = {"one": (1, 1), "two": (2, 2), "three": (3, 3), "four": (4, 4)}
@@ -58,10 +60,41 @@ SCHEDULE_LABELS = {
     "britannica": Text("1911 Britannica, in Threes"),
     "points": Text("Points (German Wikipedia, McNeely)"),
 }
-NAP_BIDS = ("nap", "garnet", "wellington", "blucher")  # H-16 adopted: they all count as Nap for the pool
+
+#: H-16: the pool, its options and fines (:class:`~.pool.Pool`).
+POOL_PART = Pool()
 
 #: The widow options (H-17 to H-19) and their rules.
 WIDOW_RULES = {"widow": "H-17", "peep": "H-18", "garnet": "H-19"}
+
+
+class HoyleSchedule(Schedule):
+    """H-11 with the table's options: One to Four the number bid, Nap, Wellington and
+    Blücher from the chosen schedule (O-1), Sir Garnet (H-19) and misère (O-2)."""
+
+    def table_for(self, options: Mapping[str, Any]) -> dict[str, tuple[int, int]]:
+        """Chips per opponent ``(made, defeated)`` for every bid this table plays."""
+        table = {**SMALL_BIDS, **SCHEDULES[options["schedule"]]}
+        nap_won, nap_lost = table["nap"]
+        table["garnet"] = (nap_won, 2 * nap_lost)  # H-19: loses double the ordinary Nap failure
+        if options["misere"] != "off":
+            won, lost = options["misere"].split("/")
+            table["misere"] = (int(won), int(lost))
+        return table
+
+    def reasons(self, setup: EveningSetup, declarer: int, contract: Bid, tricks: int | None, made: bool,
+                per: int) -> list[Reason]:
+        """H-11; the amounts of misère (O-2) and of another rule book's schedule (O-1) cite those."""
+        reasons = super().reasons(setup, declarer, contract, tricks, made, per)
+        schedule = setup.options["schedule"]
+        if contract.id == "misere":
+            reasons.insert(0, Reason("O-2", "Misère pays {per} per opponent at this table (other rule books).",
+                                     {"per": per}))
+        elif contract.id in ("nap", "wellington", "blucher", "garnet") and schedule != "hoyle":
+            label = SCHEDULE_LABELS[schedule]
+            reasons.insert(0, Reason("O-1", "{contract} pays {per} per opponent under the {label} schedule.",
+                                     {"contract": contract.name, "per": per, "label": label}))
+        return reasons
 
 
 class Hoyle(Variant):
@@ -75,7 +108,7 @@ class Hoyle(Variant):
                  "table likes; paid in chips.")
     min_players = 2  # H-1
     max_players = 6
-    schedule = {**SMALL_BIDS, **SCHEDULES["hoyle"]}
+    scoring = HoyleSchedule({**SMALL_BIDS, **SCHEDULES["hoyle"]}, "H-11", "H-11", "H-10")  # H-10, H-11, O-1, O-2
     option_specs = (
         OptionSpec("lowest_bid", Text("Lowest bid"), "choice", 1, "H-6",
                    Text("The smallest number of tricks a player may bid (H-6)."),
@@ -94,19 +127,7 @@ class Hoyle(Variant):
                    choices=(("redeal", Text("The next dealer deals")), ("dealer_bids", Text("The dealer must bid")),
                             ("eldest_plays_one", Text("Eldest hand plays for One (Peel)")),
                             ("double_header", Text("Stakes doubled for the next hand (Peel)")))),
-        OptionSpec("pool", Text("Pool"), "bool", False, "H-16",
-                   Text("A pool of chips: the first made Nap takes it, a defeated Nap doubles it (H-16)."),
-                   advanced=True),
-        OptionSpec("pool_opening", Text("Opening stake per player (chips)"), "int", 5, "H-16",
-                   Text("Each player's stake into a new pool (H-16)."), minimum=0, maximum=10_000, advanced=True,
-                   applies=("pool", (True,))),
-        OptionSpec("pool_top_up", Text("Each dealer adds (chips)"), "int", 1, "H-16",
-                   Text("Paid into the pool by the dealer of every deal (H-16)."), minimum=0, maximum=10_000,
-                   advanced=True, applies=("pool", (True,))),
-        OptionSpec("pool_at_end", Text("Pool left at the end"), "choice", "share", "H-16",
-                   Text("Chips left in the pool when the evening ends (H-16, adopted)."),
-                   choices=(("share", Text("Shared equally")), ("leave", Text("Left unsettled"))), advanced=True,
-                   applies=("pool", (True,))),
+        *POOL_PART.option_specs,  # H-16
         OptionSpec("widow", Text("Widow"), "choice", "none", "H-17",
                    Text("An extra hand or card dealt face down (H-17 widow, H-18 Peep Nap, H-19 Sir Garnet)."),
                    choices=(("none", Text("No widow")), ("widow", Text("Widow: the taker must bid Nap (H-17)")),
@@ -114,22 +135,14 @@ class Hoyle(Variant):
                             ("garnet", Text("Sir Garnet: take the widow instead of a bid (H-19)"))), advanced=True),
     )
     draw_rule = ("H-3", True)
-    rule_pool_end = "H-16"
+    pool = POOL_PART
     rule_players = "H-1"
-    rule_auction = "H-6"
-    rule_bids = "H-6"
-    rule_overcall = "H-7"
+    auction = OneRoundAuction("H-6", "H-6", "H-7")  # the order, the ladder, overcalls
     rule_all_pass = "H-8"
-    rule_settle = "H-11"
     rule_misdeal = "H-12"
     rule_deal_passes = "H-4"
-    rule_schedule = "H-11"
-    rule_extra_tricks = "H-10"
     facts = frozenset({"widow", "peeks"})  # H-17 to H-19
     revoke_source_silent = False
-    #: H-16: fines paid into the pool
-    REVOKE_FINE = 5
-    OUT_OF_TURN_FINE = 3
 
     def check_setup(self, setup: EveningSetup) -> EveningSetup:
         """H-18: Peep Nap is played with the pool."""
@@ -137,20 +150,6 @@ class Hoyle(Variant):
         if setup.options["widow"] == "peep" and not setup.options["pool"]:
             raise IllegalSetup(Text("Peep Nap is played with a pool: turn the pool on."), "H-18")
         return setup
-
-    def payments(self, options: Mapping[str, Any]) -> dict[str, tuple[int, int]]:
-        """Chips per opponent ``(made, defeated)`` for every bid this table plays."""
-        table = {**SMALL_BIDS, **SCHEDULES[options["schedule"]]}
-        nap_won, nap_lost = table["nap"]
-        table["garnet"] = (nap_won, 2 * nap_lost)  # H-19: loses double the ordinary Nap failure
-        if options["misere"] != "off":
-            won, lost = options["misere"].split("/")
-            table["misere"] = (int(won), int(lost))
-        return table
-
-    def payment(self, contract: Bid, made: bool, options: Mapping[str, Any]) -> int:
-        won, lost = self.payments(options)[contract.id]
-        return won if made else lost
 
     def ladder(self, options: Mapping[str, Any]) -> tuple[Bid, ...]:
         """H-6/H-7 and the options: from the lowest bid up; misère, Sir Garnet,
@@ -224,21 +223,11 @@ class Hoyle(Variant):
                                     "widow” exactly when the contract is Sir Garnet."), "H-19")
 
     def before_play(self, facts: HandFacts, setup: EveningSetup, tally: Tally) -> None:
-        """H-16: opening stakes into a new pool, the dealer's top-up; H-18: peeks cost 1 chip."""
-        options = setup.options
-        if not options["pool"]:
+        """H-16: the pool's opening stakes and the dealer's top-up (:class:`~.pool.Pool`);
+        H-18: peeks cost 1 chip into the pool."""
+        super().before_play(facts, setup, tally)
+        if not setup.options["pool"]:
             return
-        if not tally.pool_open:
-            stake = int(options["pool_opening"])
-            for seat in range(setup.n):
-                tally.pay(seat, POOL, stake)
-            tally.pool_open = True
-            tally.note("H-16", "A new pool: each player puts in {stake}.", stake=stake)
-        top_up = int(options["pool_top_up"])
-        if top_up:
-            tally.pay(facts.dealer, POOL, top_up)
-            tally.note("H-16", "{dealer}, dealing, adds {top_up} to the pool (now {pool}).",
-                       dealer=tally.name(facts.dealer), top_up=top_up, pool=tally.pool_now)
         for seat in facts.peeks:
             tally.pay(seat, POOL, 1)
         if len(facts.peeks) == 1:
@@ -253,20 +242,6 @@ class Hoyle(Variant):
         if setup.options["all_pass"] == "double_header":
             tally.double_next = True
             tally.note("O-3", "Peel's double header: the next hand's payments are doubled.")
-
-    def result_reasons(self, setup: EveningSetup, declarer: int, contract: Bid, tricks: int | None, made: bool,
-                       per: int) -> list[Reason]:
-        """H-11; the amounts of misère (O-2) and of another rule book's schedule (O-1) cite those."""
-        reasons = super().result_reasons(setup, declarer, contract, tricks, made, per)
-        schedule = setup.options["schedule"]
-        if contract.id == "misere":
-            reasons.insert(0, Reason("O-2", "Misère pays {per} per opponent at this table (other rule books).",
-                                     {"per": per}))
-        elif contract.id in ("nap", "wellington", "blucher", "garnet") and schedule != "hoyle":
-            label = SCHEDULE_LABELS[schedule]
-            reasons.insert(0, Reason("O-1", "{contract} pays {per} per opponent under the {label} schedule.",
-                                     {"contract": contract.name, "per": per, "label": label}))
-        return reasons
 
     def pay_contract(self, facts: HandFacts, setup: EveningSetup, tally: Tally, declarer: int, contract: Bid,
                      tricks: int | None, made: bool) -> None:
@@ -313,13 +288,13 @@ class Hoyle(Variant):
                            "declarer.", offenders=", ".join(tally.name(s) for s in offenders))
         for seat in offenders:
             to_pool = setup.options["pool"]
-            tally.pay(seat, POOL if to_pool else declarer, self.OUT_OF_TURN_FINE)
+            tally.pay(seat, POOL if to_pool else declarer, POOL_PART.out_of_turn_fine)
             if to_pool:
                 tally.note("H-16", "{offender} led or played out of turn: pays {fine} chips into the pool.",
-                           offender=tally.name(seat), fine=self.OUT_OF_TURN_FINE)
+                           offender=tally.name(seat), fine=POOL_PART.out_of_turn_fine)
             else:
                 tally.note("H-14", "{offender} led or played out of turn: pays {fine} chips to {declarer}.",
-                           offender=tally.name(seat), fine=self.OUT_OF_TURN_FINE, declarer=who)
+                           offender=tally.name(seat), fine=POOL_PART.out_of_turn_fine, declarer=who)
         self._widow_notes(facts, setup, tally, declarer, contract, made)
 
     def settle_revoke(self, facts: HandFacts, setup: EveningSetup, tally: Tally, declarer: int, contract: Bid,
@@ -345,10 +320,10 @@ class Hoyle(Variant):
                        offender=tally.name(offender), declarer=tally.name(declarer), total=total,
                        contract=contract.name)
         if setup.options["pool"]:
-            tally.pay(offender, POOL, self.REVOKE_FINE)
+            tally.pay(offender, POOL, POOL_PART.revoke_fine)
             tally.note("H-16", "{offender} also pays the revoke fine of {fine} chips into the pool. The pool is "
                        "neither taken nor doubled: the hand was not played out (adopted).",
-                       offender=tally.name(offender), fine=self.REVOKE_FINE)
+                       offender=tally.name(offender), fine=POOL_PART.revoke_fine)
         return offender != declarer
 
     def _widow_notes(self, facts: HandFacts, setup: EveningSetup, tally: Tally, declarer: int, contract: Bid,
@@ -361,34 +336,11 @@ class Hoyle(Variant):
         if contract.id == "garnet" and not made:
             tally.note("H-19", "Sir Garnet defeated pays double the ordinary Nap failure.")
 
-    def after_play(self, facts: HandFacts, setup: EveningSetup, tally: Tally, declarer: int, contract: Bid,
-                   made: bool) -> None:
-        """H-16: the first made Nap takes the pool (a new one starts); a defeated Nap doubles it."""
-        if not setup.options["pool"] or contract.id not in NAP_BIDS:
-            return
-        who = tally.name(declarer)
-        amount = tally.pool_now
-        if made:
-            tally.pay(POOL, declarer, amount)
-            tally.pool_open = False
-            tally.note("H-16", "{declarer} made {contract} and takes the whole pool: {amount}. A new pool starts.",
-                       declarer=who, contract=contract.name, amount=amount)
-        else:
-            tally.pay(declarer, POOL, amount)
-            tally.note("H-16", "{declarer} failed {contract} and doubles the pool: pays in {amount} (now {pool}).",
-                       declarer=who, contract=contract.name, amount=amount, pool=tally.pool_now)
-
     def widow_rule(self, options: Mapping[str, Any]) -> str | None:
         return WIDOW_RULES.get(options.get("widow", "none"))
 
     def peek_rule(self, options: Mapping[str, Any]) -> str | None:
         return "H-18" if options.get("widow") == "peep" else None
-
-    def pool_name(self, options: Mapping[str, Any]) -> str | None:
-        return Text("Pool") if options["pool"] else None
-
-    def pool_at_end(self, options: Mapping[str, Any]) -> str:
-        return str(options["pool_at_end"]) if options["pool"] else "leave"
 
     def shuffle_note(self, shuffle: bool) -> tuple[str, str]:
         """H-4: the dealer shuffles last; the player on the dealer's right cuts."""

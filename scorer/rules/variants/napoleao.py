@@ -7,15 +7,13 @@ scores for the declarer, a defeated one for every opponent; nobody pays anybody.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 from ..cards import SUITS
 from ..core import Bid, EveningSetup, HandFacts, IllegalAuction, IllegalFacts, Text
-from ..options import OptionSpec
 from ..sources import NAPOLEAO_SOURCE
 from .base import Tally, Variant
-from .payments import outcome
+from .bidding import OneRoundAuction
+from .ending import TargetOrHands
+from .payments import Points
 
 
 class Napoleao(Variant):
@@ -28,38 +26,16 @@ class Napoleao(Variant):
                  "dealer must declare.")
     min_players = 2  # B-1, adopted
     max_players = 6
-    points_only = True
     #: B-11 to B-13: (points to the declarer if made, points to each opponent if defeated)
-    schedule = {"one": (1, 1), "two": (2, 2), "three": (3, 3), "four": (4, 4), "nap": (10, 5)}
-    option_specs = (
-        OptionSpec(
-            "end",
-            Text("The game ends at"),
-            "choice",
-            "target",
-            "B-14",
-            Text("A target score or a number of hands (B-14; the source sets none)."),
-            choices=(("target", Text("A target score")), ("hands", Text("A number of hands"))),
-        ),
-        OptionSpec("target_score", Text("Target score"), "int", 30, "B-14",
-                   Text("With a target: the game ends when someone reaches it (B-14)."), minimum=1, maximum=1000,
-                   applies=("end", ("target",))),
-        OptionSpec("hands", Text("Number of hands"), "int", 20, "B-14",
-                   Text("With a number of hands: the game ends after that many (B-14)."), minimum=1, maximum=500,
-                   applies=("end", ("hands",))),
-    )
+    scoring = Points({"one": (1, 1), "two": (2, 2), "three": (3, 3), "four": (4, 4), "nap": (10, 5)})
+    end = TargetOrHands("B-14")
+    option_specs = end.option_specs
     draw_rule = ("B-2", False)
     rule_players = "B-1"
-    rule_auction = "B-4"
-    rule_bids = "B-5"
-    rule_overcall = "B-5"
+    auction = OneRoundAuction("B-4", "B-5", "B-5")  # the order, the ladder, overcalls
     rule_all_pass = "B-6"
-    rule_settle = "B-11"
     rule_misdeal = "B-18"
     rule_deal_passes = "B-3"
-    rule_schedule = "B-11"
-    rule_extra_tricks = "B-11"
-    rule_end = "B-14"
     deal_note = Text("Deal five cards each, one at a time, starting on the dealer's left.")
     misdeal_source_silent = True
     rule_play = "B-9"
@@ -87,28 +63,10 @@ class Napoleao(Variant):
 
     def pay_contract(self, facts: HandFacts, setup: EveningSetup, tally: Tally, declarer: int, contract: Bid,
                      tricks: int | None, made: bool) -> None:
-        """B-11 to B-13: points to the declarer (made) or to every opponent (defeated)."""
-        won, lost = self.schedule[contract.id]
-        rule = "B-13" if contract.id == "nap" else ("B-11" if made else "B-12")
-        if made:
-            tally.award(declarer, won)
-            tally.note(rule, "{outcome}; {declarer} scores {points}.", declarer=tally.name(declarer),
-                       outcome=outcome(tally.name(declarer), contract, tricks, made), points=won)
-        else:
-            for seat in range(setup.n):
-                if seat != declarer:
-                    tally.award(seat, lost)
-            tally.note(rule, "{outcome}; every opponent scores {points}.",
-                       outcome=outcome(tally.name(declarer), contract, tricks, made), points=lost)
+        """B-11 to B-13: points to the declarer (made) or to every opponent (defeated)
+        (:class:`~.payments.Points`); B-7: the trump the declarer named."""
+        super().pay_contract(facts, setup, tally, declarer, contract, tricks, made)
         if facts.trump is not None:
             tally.note("B-7", "{declarer} named {trump} trump.", declarer=tally.name(declarer),
                        trump={"S": Text("♠ spades"), "H": Text("♥ hearts"), "D": Text("♦ diamonds"),
                               "C": Text("♣ clubs")}[facts.trump])
-
-    def hands_to_play(self, setup: EveningSetup) -> int | None:
-        """B-14: the agreed number of hands, when the table chose hands."""
-        return int(setup.options["hands"]) if setup.options["end"] == "hands" else None
-
-    def target_score(self, options: Mapping[str, Any]) -> int | None:
-        """B-14: the target score, when the table chose a target."""
-        return int(options["target_score"]) if options["end"] == "target" else None

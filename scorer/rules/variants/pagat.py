@@ -10,10 +10,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..core import BIDS, Bid, EveningSetup, IllegalAuction, Text
-from ..options import OptionSpec
+from ..core import BIDS, Bid, IllegalAuction, Text
 from ..sources import PAGAT_SOURCE
 from .base import Variant
+from .bidding import OneRoundAuction
+from .ending import DealsEach
+from .payments import Schedule
 
 #: P-15: documented alternatives that this variant excludes.
 EXCLUDED = {"two": BIDS["two"].name, "misere": BIDS["misere"].name, "one": BIDS["one"].name}
@@ -30,37 +32,14 @@ class Pagat(Variant):
     min_players = 3  # P-1
     max_players = 6
     # P-6: units per opponent, the same whether made or defeated (P-12, P-13).
-    schedule = {"three": (3, 3), "four": (4, 4), "nap": (5, 5), "wellington": (10, 10)}
-    option_specs = (
-        OptionSpec(
-            "hands_per_dealer",
-            Text("Hands each player deals"),
-            "int",
-            2,
-            "P-14",
-            Text("The evening ends when every player has dealt this many hands (P-14)."),
-            minimum=1,
-            maximum=50,
-        ),
-        OptionSpec(
-            "all_pass_counts",
-            Text("Hands where everyone passed count"),
-            "bool",
-            False,
-            "P-14",
-            Text("Whether a hand where everyone passed counts towards that number (P-14)."),
-        ),
-    )
+    scoring = Schedule({"three": (3, 3), "four": (4, 4), "nap": (5, 5), "wellington": (10, 10)}, "P-12", "P-6", "P-12")
+    end = DealsEach()  # P-14
+    option_specs = end.option_specs
     rule_players = "P-1"
-    rule_auction = "P-5"
-    rule_bids = "P-6"
-    rule_overcall = "P-7"
+    auction = OneRoundAuction("P-5", "P-6", "P-7")  # the order, the ladder, overcalls
     rule_all_pass = "P-8"
-    rule_settle = "P-12"
     rule_misdeal = "P-16"
     rule_deal_passes = "P-4"
-    rule_schedule = "P-6"
-    rule_extra_tricks = "P-12"
     misdeal_source_silent = True
     rule_play = "P-11"
     rule_stop = "P-11"
@@ -88,14 +67,5 @@ class Pagat(Variant):
             return "P-4", Text("Shuffle before this deal; the player on the dealer's right cuts.")
         return "P-4", Text("Do not shuffle: gather the cards; the player on the dealer's right cuts.")
 
-    def all_pass_counts(self, options: Mapping[str, Any]) -> bool:
-        """P-14: as the table agreed."""
-        return bool(options["all_pass_counts"])
 
-    def deals_each(self, setup: EveningSetup) -> int | None:
-        """P-14: the counted deals each player gives («hvor mange utdelinger hver spiller
-        skal gi»); see :mod:`scorer.rules.endpoint`."""
-        return int(setup.options["hands_per_dealer"])
-
-
-assert set(Pagat.schedule) <= set(BIDS)
+assert set(Pagat.scoring.table) <= set(BIDS)
