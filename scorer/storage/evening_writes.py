@@ -1,19 +1,24 @@
 """The evening's writes: start one, import one from its file (and export it), change its
-settings, close or reopen it; and the handlers of the last two as commands
-(:mod:`scorer.storage.commands`). Each is one unit of work; none commits by hand."""
+settings, close or reopen it; and their commands (:mod:`scorer.storage.commands`):
+:class:`NewEvening` and :class:`ImportEvening` (scope "": they make the evening they
+write), :class:`~scorer.storage.commands.ChangeSettings` and
+:class:`~scorer.storage.commands.SetFinished`. Each is one unit of work; none commits by hand."""
 
 from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import date
+from typing import Any, ClassVar
 
-from ..evening.file import EveningFile
+from ..evening.file import EveningFile, EveningFileError, loads
 from ..evening.ledger import Fold, HandError, settle_evening
 from ..evening.zones import today_in, valid_zone
 from ..rules import EveningSetup, RulesError, SeatChange, Stake, Text, get_variant
 from . import kept_ledgers as settled
-from .commands import ChangeSettings, Device, Saved, SetFinished, handles
+from . import tokens
+from .commands import ChangeSettings, Command, Device, Saved, SetFinished, handles
 from .errors import TABLE_CHANGED, EveningFinished, HandConflict
 from .evenings import after_write, current_facts, log, normalise, seat_changes_of, setup_of, version_of
 from .models import Change, Evening, Hand, Player, SeatChangeRecord, db, utcnow
@@ -45,7 +50,19 @@ def create_evening(
     :class:`~scorer.storage.errors.AlreadyCreated` is raised with that evening and
     nothing new is saved (:func:`scorer.storage.tokens.creating`).
     Raises :class:`~scorer.rules.IllegalSetup` and saves nothing if the variant refuses it.
+    The web starts evenings with the command :class:`NewEvening` instead.
     """
+    evening = start_evening(variant=variant, players=players, first_dealer=first_dealer, options=options,
+                            stake=stake, name=name, draw=draw, device=device, group_id=group_id,
+                            time_zone=time_zone)
+    keep_created(token, "start", evening_id=evening.id)
+    return evening
+
+
+def start_evening(*, variant: str, players: Sequence[str], first_dealer: int, options: dict,
+                  stake: Stake | None, name: str = "", draw: Sequence[str] = (), device: str = "",
+                  group_id: int | None = None, time_zone: str = "") -> Evening:
+    """The write of :func:`create_evening` in the caller's unit of work, without its token."""
     setup = get_variant(variant).check_setup(
         EveningSetup(variant, tuple(p.strip() for p in players), first_dealer, options, stake)
     )
@@ -66,7 +83,6 @@ def create_evening(
     db.session.add(evening)
     db.session.flush()
     log(evening, "start", None, None, None, device)
-    keep_created(token, "start", evening_id=evening.id)
     return evening
 
 
@@ -76,7 +92,14 @@ def import_evening(data: EveningFile, *, device: str = "", time_zone: str = "", 
 
     ``time_zone``: the importing browser's zone ("" = UTC), kept as the table's unless the
     file names the table's own; a file without a date is dated today there. ``token``: as
-    for :func:`create_evening`."""
+    for :func:`create_evening`. The web imports with the command :class:`ImportEvening` instead."""
+    evening = save_imported(data, device=device, time_zone=time_zone)
+    keep_created(token, "import", evening_id=evening.id)
+    return evening
+
+
+def save_imported(data: EveningFile, *, device: str = "", time_zone: str = "") -> Evening:
+    """The write of :func:`import_evening` in the caller's unit of work, without its token."""
     time_zone = data.time_zone or time_zone
     setup = data.setup
     today = today_in(time_zone)
@@ -106,7 +129,6 @@ def import_evening(data: EveningFile, *, device: str = "", time_zone: str = "", 
     db.session.add(evening)
     db.session.flush()
     log(evening, "import", None, None, None, device)
-    keep_created(token, "import", evening_id=evening.id)
     return evening
 
 
@@ -209,3 +231,74 @@ def _settings(command: ChangeSettings, evening: Evening, device: Device) -> Save
 def _finished(command: SetFinished, evening: Evening, device: Device) -> Saved:
     changed = set_finished.on_locked(evening, command.finished, device=device.name, base_revision=command.revision)
     return Saved(evening.key, changed=changed)
+
+
+# --------------------------------------------------------------------------- making an evening
+@dataclass(frozen=True)
+class NewEvening(Command):
+    """Start an evening of ``variant``: ``players`` in seating order, seat ``first_dealer``
+    deals first; ``stake`` ``None`` plays for points; ``group_id`` the group it starts in;
+    ``time_zone`` the table's (the browser's). ``key`` is unused (""): the outcome's
+    :class:`~scorer.storage.commands.Saved` names the evening made (a retry's
+    :class:`~scorer.storage.commands.AlreadySaved` the first one's)."""
+
+    variant: str
+    players: tuple[str, ...]
+    first_dealer: int
+    options: dict[str, Any]
+    stake: Stake | None = None
+    name: str = ""
+    draw: tuple[str, ...] = ()
+    group_id: int | None = None
+    time_zone: str = ""
+    token: str | None = None
+    key: str = ""
+    token_kind: ClassVar[str] = "start"
+    scope: ClassVar[str] = ""
+
+
+@dataclass(frozen=True)
+class ImportEvening(Command):
+    """Make an evening from an evening file (``docs/evening-format.md``): ``file`` is its
+    text (or its bytes, as uploaded), read by the engine (:func:`scorer.evening.file.loads`)
+    in the handler; a file it cannot read is refused (where in the file, with the rule).
+    ``time_zone`` and ``key`` as for :class:`NewEvening`."""
+
+    file: str | bytes
+    time_zone: str = ""
+    token: str | None = None
+    key: str = ""
+    token_kind: ClassVar[str] = "import"
+    scope: ClassVar[str] = ""
+
+
+def unreadable(error: EveningFileError) -> RulesError:
+    """The refusal of a file the engine cannot read: ``where: message``, with the rule
+    (the command's :class:`~scorer.storage.commands.Refused`)."""
+    message = Text("{where}: {message}", where=error.where, message=error.message) if error.where else error.message
+    return RulesError(message, error.rule)
+
+
+@handles(NewEvening)
+def _start(command: NewEvening, evening: None, device: Device) -> Saved:
+    tokens.creation_retry(command.token, command.token_kind)  # posted twice: AlreadyCreated, nothing made
+    made = start_evening(variant=command.variant, players=command.players, first_dealer=command.first_dealer,
+                         options=dict(command.options), stake=command.stake, name=command.name,
+                         draw=command.draw, device=device.name, group_id=command.group_id,
+                         time_zone=command.time_zone)
+    keep_created(command.token, command.token_kind, evening_id=made.id)
+    db.session.flush()  # two at once: the second one's token collides here (the runner answers the first's)
+    return Saved(made.key)
+
+
+@handles(ImportEvening)
+def _import(command: ImportEvening, evening: None, device: Device) -> Saved:
+    tokens.creation_retry(command.token, command.token_kind)
+    try:
+        data = loads(command.file)
+    except EveningFileError as error:  # the engine's reading of the file, refused as a rule's refusal
+        raise unreadable(error) from None
+    made = save_imported(data, device=device.name, time_zone=command.time_zone)
+    keep_created(command.token, command.token_kind, evening_id=made.id)
+    db.session.flush()
+    return Saved(made.key)

@@ -99,12 +99,16 @@ def form_answer(outcome: Outcome, *, saved: str | None, to: str, back: str | Non
     a refusal of the rules with a ``form`` → ``None`` (the error is added to the form: the
     caller shows it again); any other refusal, a conflict or a retry → flash why and go
     ``back`` (default ``to``). A conflict about a hand goes to that hand's page when no
-    ``back`` is given and ``to`` is the scoresheet."""
+    ``back`` is given and ``to`` is the scoresheet. A creating form posted twice (a retry
+    naming what the first post made, ``AlreadySaved.key``) is a 303 See Other to ``to``."""
     if isinstance(outcome, Saved):
         if saved:
             flash(saved, category)
         return redirect(to)
     text = outcome_text(outcome)
+    if isinstance(outcome, AlreadySaved) and outcome.key:
+        flash(text)
+        return redirect(to, code=303)
     if isinstance(outcome, Refused) and not outcome.finished:
         if form is not None:
             form.form_errors.append(text)

@@ -1,23 +1,24 @@
-"""JSON commands that make an evening (``docs/api.md``): start a new one, or import an
-evening file, over the same functions as the forms of :mod:`scorer.web.views.start`
-(anyone may; the phone that makes it is its first scorer). Sent again with the same
-token, they answer the evening the first one made and make nothing new."""
+"""JSON commands that make an evening (``docs/api.md``): start a new one
+(:class:`~scorer.storage.evening_writes.NewEvening`), or import an evening file
+(:class:`~scorer.storage.evening_writes.ImportEvening`), the same commands as the forms
+of :mod:`scorer.web.views.start` (anyone may; the phone that makes it is its first
+scorer). Sent again with the same token, they answer the evening the first one made and
+make nothing new (:func:`scorer.web.answers.json_answer`)."""
 
 from __future__ import annotations
 
 import json
 from typing import Any
 
-from flask import jsonify, request
+from flask import jsonify
 from flask_babel import gettext
 
-from ...evening.file import loads
 from ...rules import VARIANTS, Stake
-from ...storage import errors, evening_writes
+from ...storage.commands import Command, Saved, execute
+from ...storage.evening_writes import ImportEvening, NewEvening
 from ...storage.groups import get_group
 from .. import access
-from ..answers import refused_json
-from ..i18n import error_text
+from ..answers import json_answer, sender
 from ..json_body import BadBody, body, integer, json_blueprint, text, token
 from ..lan import external_url
 from ..permissions import permission
@@ -25,21 +26,14 @@ from ..permissions import permission
 bp = json_blueprint("api_evenings", __name__)
 
 
-@bp.errorhandler(errors.AlreadyCreated)
-def _on_retry(again: errors.AlreadyCreated) -> Any:
-    """The same command again: the evening the first one made (this phone stays its scorer)."""
-    assert again.evening_key is not None  # a start or import token always names its evening
-    return _made(again.evening_key, "import" if request.path.endswith("/import") else "start", 200)
+def _run(command: Command, via: str) -> Any:
+    """Run the command; made (201) or made before by the same token (200): the evening,
+    and this phone is its scorer (the table's creator is its first scorer)."""
+    def made(saved: Saved, status: int) -> Any:
+        access.grant_scorer(saved.key, via=via)
+        return jsonify(key=saved.key, scoresheet=external_url("sheet.scoresheet", key=saved.key)), status
 
-
-@bp.errorhandler(errors.TokenReused)
-def _on_reused(error: errors.TokenReused) -> Any:
-    return refused_json(error_text(error))
-
-
-def _made(key: str, via: str, status: int) -> Any:
-    access.grant_scorer(key, via=via)  # the table's creator is its first scorer
-    return jsonify(key=key, scoresheet=external_url("sheet.scoresheet", key=key)), status
+    return json_answer(command.key, execute(command, device=sender()), made, 201)
 
 
 def _stake(data: dict[str, Any]) -> Stake | None:
@@ -75,11 +69,9 @@ def new_evening() -> Any:
         group = get_group(text(data, "group", "", 32))
         if group is None:
             raise BadBody(gettext("There is no such group."))
-    evening = evening_writes.create_evening(
-        variant=variant, players=names, first_dealer=names.index(first), options=options, stake=_stake(data),
-        name=text(data, "name", ""), device=access.device_name(), group_id=group.id if group else None,
-        time_zone=text(data, "time_zone", "", 64), token=once)
-    return _made(evening.key, "start", 201)
+    return _run(NewEvening(variant, tuple(names), names.index(first), options, _stake(data),
+                           name=text(data, "name", ""), group_id=group.id if group else None,
+                           time_zone=text(data, "time_zone", "", 64), token=once), "start")
 
 
 @bp.post("/evenings/import")
@@ -90,6 +82,5 @@ def import_evening() -> Any:
     once = token(data)
     if not isinstance(data.get("evening"), dict):
         raise BadBody(gettext("evening must be an evening file (a JSON object)."))
-    evening = evening_writes.import_evening(loads(json.dumps(data["evening"])), device=access.device_name(),
-                                      time_zone=text(data, "time_zone", "", 64), token=once)
-    return _made(evening.key, "import", 201)
+    return _run(ImportEvening(json.dumps(data["evening"]), time_zone=text(data, "time_zone", "", 64), token=once),
+                "import")

@@ -7,14 +7,15 @@ import secrets
 from pathlib import Path
 from typing import Any
 
-from flask import Blueprint, Response, abort, current_app, flash, redirect, render_template, request, url_for
+from flask import Blueprint, Response, abort, current_app, render_template, request, url_for
 from flask_babel import gettext
 
-from ...evening.file import EveningFileError, loads
-from ...reports.words import error_text
-from ...rules import VARIANTS, IllegalSetup, Stake
-from ...storage import errors, evening_writes, group_queries, units
+from ...rules import VARIANTS, Stake
+from ...storage import group_queries, units
+from ...storage.commands import AlreadySaved, Outcome, Saved, execute
+from ...storage.evening_writes import ImportEvening, NewEvening
 from .. import access
+from ..answers import form_answer, sender
 from ..demo import DEMO_FILE
 from ..evening_forms import ImportForm, evening_form_for
 from ..permissions import permission
@@ -91,35 +92,27 @@ def new_evening(variant_id: str) -> Any:
         stake = None
         if form.scoring.data == "money":
             stake = Stake(form.stake_minor(), (form.currency.data or "").strip())
-        try:
-            evening = evening_writes.create_evening(
-                variant=variant.id, players=names, first_dealer=first, options=form.options(), stake=stake,
-                name=form.name.data or "", draw=form.draw(), device=access.device_name(),
-                group_id=group.id if group else None, time_zone=form.zone(), token=form.token.data or None,
-            )
-        except errors.AlreadyCreated as again:  # the form posted twice: the first post's evening
-            return _created_before(again, "start")
-        except errors.TokenReused as error:
-            form.form_errors.append(error_text(error))
-        except IllegalSetup as error:
-            form.form_errors.append(error_text(error))
-        else:
-            flash(gettext("The evening has started. Good luck!"))
-            access.grant_scorer(evening.key, via="start")  # the table's creator is its first scorer
-            return redirect(url_for("sheet.scoresheet", key=evening.key))
+        command = NewEvening(variant.id, tuple(names), first, form.options(), stake, name=form.name.data or "",
+                             draw=tuple(form.draw()), group_id=group.id if group else None, time_zone=form.zone(),
+                             token=form.token.data or None)
+        answer = _made(execute(command, device=sender()), "start", form,
+                       saved=gettext("The evening has started. Good luck!"))
+        if answer is not None:
+            return answer
     status = 422 if form.is_submitted() else 200
     return render_template("new_evening.html", form=form, variant=variant, group=group), status
 
 
-
-def _created_before(again: errors.AlreadyCreated, via: str) -> Any:
-    """The answer to a creating form posted twice: the evening the first post made (this
-    phone stays its scorer), and a line saying nothing was made again."""
-    if again.evening_key is None:  # pragma: no cover - a start/import token always names its evening
-        abort(409)
-    flash(error_text(again))
-    access.grant_scorer(again.evening_key, via=via)
-    return redirect(url_for("sheet.scoresheet", key=again.evening_key), code=303)
+def _made(outcome: Outcome, via: str, form: Any, saved: str) -> Any:
+    """The answer to a creating form: the new evening's scoresheet, this phone its first
+    scorer; posted twice, the evening the first post made (this phone stays its scorer)
+    and a line saying nothing was made again (303); refused, ``None`` with the refusal in
+    ``form`` (the caller shows it again); anything else back to the form with why."""
+    key = outcome.key if isinstance(outcome, (Saved, AlreadySaved)) else None
+    if key:
+        access.grant_scorer(key, via=via)  # the table's creator is its first scorer
+    to = url_for("sheet.scoresheet", key=key) if key else request.full_path.rstrip("?")
+    return form_answer(outcome, saved=saved, to=to, form=form)
 
 
 @bp.route("/import", methods=["GET", "POST"])
@@ -129,19 +122,10 @@ def import_evening() -> Any:
     if request.method == "GET":
         form.token.data = secrets.token_urlsafe(16)
     if form.validate_on_submit():
-        data = form.file.data.read(current_app.config["MAX_CONTENT_LENGTH"] + 1)
-        try:
-            evening = evening_writes.import_evening(loads(data), device=access.device_name(), time_zone=form.zone(),
-                                              token=form.token.data or None)
-        except errors.AlreadyCreated as again:
-            return _created_before(again, "import")
-        except errors.TokenReused as error:
-            form.form_errors.append(error_text(error))
-        except EveningFileError as error:
-            form.file.errors = [error_text(error)]  # "where: message (rule)", in the phone's language
-        else:
-            flash(gettext("Imported “%(name)s”.", name=evening.name))
-            access.grant_scorer(evening.key, via="import")
-            return redirect(url_for("sheet.scoresheet", key=evening.key))
+        data = form.file.data.read(current_app.config["MAX_CONTENT_LENGTH"] + 1)  # the engine reads the bytes
+        outcome = execute(ImportEvening(data, time_zone=form.zone(), token=form.token.data or None), device=sender())
+        name = units.evening_name(outcome.key) if isinstance(outcome, Saved) else ""
+        answer = _made(outcome, "import", form, saved=gettext("Imported “%(name)s”.", name=name))
+        if answer is not None:
+            return answer
     return render_template("import.html", form=form), (422 if form.is_submitted() else 200)
-
