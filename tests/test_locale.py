@@ -277,6 +277,40 @@ def test_two_posts_at_once_start_one_evening(any_db_app) -> None:
     assert len(_evenings(any_db_app)) == 1
 
 
+def test_two_posts_at_once_start_one_group(any_db_app) -> None:
+    """The new-group form posted twice at the same moment (two connections to a real
+    server): the second post's token collides inside the command's unit of work, which
+    is rolled back, and it is answered with the first's group (303), never a 500."""
+    import http.client
+    import threading
+    from urllib.parse import urlencode
+
+    from tests.webhelpers import running
+
+    body = urlencode({"name": "Torsdagsklubben", "token": "double-tap-group-0123456"}).encode()
+    answers: list[tuple[int, str]] = []
+    with running(any_db_app) as port:
+        gate = threading.Barrier(2)
+
+        def post() -> None:
+            connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+            gate.wait()
+            connection.request("POST", "/groups/new", body, {"Content-Type": "application/x-www-form-urlencoded"})
+            response = connection.getresponse()
+            answers.append((response.status, response.getheader("Location") or ""))
+            connection.close()
+
+        threads = [threading.Thread(target=post) for _ in range(2)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    assert sorted(status for status, _ in answers) == [302, 303]
+    assert answers[0][1] == answers[1][1] and "/g/" in answers[0][1]
+    with any_db_app.app_context():
+        assert db.session.scalar(sa.select(sa.func.count()).select_from(Group)) == 1
+
+
 def test_the_zone_migration_goes_down_and_up_with_data(any_db_app) -> None:
     """0012 is undone on a database holding a zoned evening, hand tokens and a group's
     token (dropped: it has no evening), and redone; the evening and its hand survive."""
