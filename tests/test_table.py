@@ -65,6 +65,7 @@ def test_scorers_link_and_pin_make_a_scorer(app: Any) -> None:
     wrong = "000000" if evening.pin != "000000" else "111111"
     page = by_pin.post(f"/e/{key}/join", data={"pin": wrong})
     assert page.status_code == 422 and "not this table" in page.get_data(as_text=True)
+    assert "(pin)" not in page.get_data(as_text=True)  # the JSON refusal's code, not a rule a person can look up
     assert by_pin.post(f"/e/{key}/join", data={"pin": f" {evening.pin} "}).status_code == 302
     assert _quick(by_pin, key, 2, 2, "three", 3).status_code == 302
     assert _hand_count(app, key) == 2

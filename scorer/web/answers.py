@@ -16,7 +16,7 @@ from ..evening.codec import encode_hand
 from ..evening.file import dump_seat_change
 from ..evening.ledger import Ledger
 from ..reports.words import tr
-from ..rules import HandFacts
+from ..rules import RULES, HandFacts
 from ..storage import evenings, units
 from ..storage.commands import AlreadySaved, Conflict, Device, Outcome, RecordHand, Refused, Saved, execute
 from ..storage.models import Evening, Hand
@@ -29,10 +29,12 @@ def sender() -> Device:
 
 
 def outcome_text(outcome: AlreadySaved | Conflict | Refused) -> str:
-    """The outcome's message in the phone's language (``message (rule)`` for a rule's refusal)."""
+    """The outcome's message in the phone's language: ``message (rule)`` for the refusal of
+    one of the engine's rules (``H-7``); a refusal's other codes (``pin``, ``pin_paused``)
+    are for JSON clients and are not shown to a person."""
     message = str(tr(outcome.message))
     rule = getattr(outcome, "rule", None)
-    return f"{message} ({rule})" if rule else message
+    return f"{message} ({rule})" if rule in RULES else message
 
 
 # --------------------------------------------------------------------------- JSON
