@@ -89,6 +89,17 @@ def test_one_trusted_proxy_gives_the_scheme_host_and_secure_cookie(sqlite_url: s
         _dispose(app)
 
 
+def test_a_scoresheet_kept_for_one_script_root_is_never_served_under_another(app: Any) -> None:
+    """The kept pages are keyed by the root their links were built for: whatever sets
+    SCRIPT_NAME (a proxy believed, a server mounting the app), no other root is served them."""
+    key = start_evening(app.test_client())
+    mounted = app.test_client().get(f"/e/{key}", environ_overrides={"SCRIPT_NAME": "/nap"}).get_data(as_text=True)
+    plain = app.test_client().get(f"/e/{key}").get_data(as_text=True)
+    again = app.test_client().get(f"/e/{key}", environ_overrides={"SCRIPT_NAME": "/nap"}).get_data(as_text=True)
+    assert 'src="/nap/static/live.js' in mounted and 'src="/nap/static/live.js' in again
+    assert "/nap/" not in plain and 'src="/static/live.js' in plain
+
+
 def test_the_session_cookie_is_not_secure_over_plain_http_unless_forced(sqlite_url: str) -> None:
     plain = make_app(sqlite_url)
     forced = make_app(sqlite_url, SESSION_COOKIE_SECURE=True)  # what NAP_SECURE_COOKIES=1 sets
