@@ -69,7 +69,7 @@ def configure(app: Flask, test_config: dict[str, Any] | None) -> None:
         # the proxy) gets a Secure session cookie anyway: see SessionInterface below
         SESSION_COOKIE_SECURE=os.environ.get("NAP_SECURE_COOKIES") == "1",
         # how many reverse proxies in front of the app to believe (X-Forwarded-For, -Proto,
-        # -Host, -Port, -Prefix); 0: none, the headers are ignored (README, "Deploy")
+        # -Host; never -Port or -Prefix); 0: none, the headers are ignored (README, "Deploy")
         NAP_PROXY_HOPS=_hops(os.environ.get("NAP_PROXY_HOPS", "0")),
         # the address the world uses (https://nap.example.org): every absolute link and QR
         # code is built from it when set, whatever Host the request came with
@@ -102,15 +102,19 @@ class SessionInterface(SecureCookieSessionInterface):
 
 
 def configure_proxy(app: Flask) -> None:
-    """Believe ``NAP_PROXY_HOPS`` reverse proxies: the client's address, scheme, host, port
-    and prefix come from their ``X-Forwarded-*`` headers (werkzeug's ProxyFix)."""
+    """Believe ``NAP_PROXY_HOPS`` reverse proxies about what the documented one
+    (``deploy/nginx.conf``) sets: the client's address, scheme and host (with its port) come
+    from its ``X-Forwarded-For``, ``-Proto`` and ``-Host`` (werkzeug's ProxyFix).
+    ``X-Forwarded-Port`` and ``-Prefix`` are never believed: a proxy that does not set them
+    passes a phone's own on, and a prefix starts every link of a page kept for every viewer
+    (``//evil.example/static/…``)."""
     app.session_interface = SessionInterface()
     hops = _hops(app.config.get("NAP_PROXY_HOPS", 0))
     app.config["NAP_PROXY_HOPS"] = hops
     app.config["PUBLIC_URL"] = str(app.config.get("PUBLIC_URL") or "").strip().rstrip("/")
     if hops:
-        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=hops, x_proto=hops, x_host=hops, x_port=hops,  # type: ignore[method-assign]
-                                x_prefix=hops)
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=hops, x_proto=hops, x_host=hops,  # type: ignore[method-assign]
+                                x_port=0, x_prefix=0)
 
 
 def _instance_secret(app: Flask) -> str:
