@@ -19,7 +19,7 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 from ..evening.ledger import HandError
 from ..storage.db import db, migrate
 from ..storage.paths import instance_dir, resource_dir
-from . import logs
+from . import logs, outage
 from .extensions import csrf
 
 mimetypes.add_type("application/manifest+json", ".webmanifest")
@@ -74,6 +74,8 @@ def configure(app: Flask, test_config: dict[str, Any] | None) -> None:
         # the address the world uses (https://nap.example.org): every absolute link and QR
         # code is built from it when set, whatever Host the request came with
         PUBLIC_URL=os.environ.get("PUBLIC_URL", "").strip().rstrip("/"),
+        # seconds a write waits for another's lock on SQLite before answering 503 (scorer.web.outage)
+        SQLITE_BUSY_TIMEOUT=float(os.environ.get("NAP_SQLITE_BUSY_TIMEOUT") or outage.SQLITE_BUSY_TIMEOUT),
     )
     if test_config is None:
         app.config["SECRET_KEY"] = os.environ.get("SECRET_KEY") or _instance_secret(app)
@@ -141,7 +143,11 @@ def _private_sqlite_file(url: str) -> None:
 
 
 def register_extensions(app: Flask) -> None:
-    _private_sqlite_file(app.config["SQLALCHEMY_DATABASE_URI"])
+    url = app.config["SQLALCHEMY_DATABASE_URI"]
+    _private_sqlite_file(url)
+    # what lets the app answer 503 while the database is away and recover after (scorer.web.outage)
+    app.config["SQLALCHEMY_ENGINE_OPTIONS"] = outage.engine_options(
+        url, app.config.get("SQLALCHEMY_ENGINE_OPTIONS"), float(app.config["SQLITE_BUSY_TIMEOUT"]))
     db.init_app(app)
     migrate.init_app(app, db)
     csrf.init_app(app)
@@ -226,6 +232,7 @@ def _is_api() -> bool:
 
 
 def register_errorhandlers(app: Flask) -> None:
+    outage.init_app(app)  # the database away: 503 with Retry-After, logged once
     def render_error(error: HTTPException) -> Any:
         code = error.code or 500
         messages = {
