@@ -89,6 +89,41 @@ def test_one_trusted_proxy_gives_the_scheme_host_and_secure_cookie(sqlite_url: s
         _dispose(app)
 
 
+#: What a visitor adds to its own request to move another phone's page to its site: the
+#: prefix every link, script, style and form starts with, and the port of every absolute link.
+POISON = {"X-Forwarded-Prefix": "//evil.example", "X-Forwarded-Port": "6666"}
+
+
+def test_one_forged_request_never_poisons_the_kept_scoresheet(sqlite_url: str) -> None:
+    """Behind the documented proxy (NAP_PROXY_HOPS=1) a visitor's X-Forwarded-Prefix was
+    believed, and the page kept for every viewer of that revision pointed at its host."""
+    app = make_app(sqlite_url, NAP_PROXY_HOPS=1)
+    try:
+        key = start_evening(app.test_client())
+        forwarded = {"X-Forwarded-Proto": "https", "X-Forwarded-Host": "nap.example.org"}
+        forged = app.test_client().get(f"/e/{key}", headers={**forwarded, **POISON}).get_data(as_text=True)
+        page = app.test_client().get(f"/e/{key}", headers=forwarded).get_data(as_text=True)
+        assert "evil.example" not in page and 'src="/static/live.js' in page
+        assert "evil.example" not in forged
+        scorer = app.test_client()
+        start_evening(scorer)
+        share = scorer.get(f"/e/{key}/share", headers={**forwarded, **POISON}).get_data(as_text=True)
+        assert "6666" not in share and "evil.example" not in share
+    finally:
+        _dispose(app)
+
+
+def test_a_scoresheet_kept_for_one_script_root_is_never_served_under_another(app: Any) -> None:
+    """The kept pages are keyed by the root their links were built for: whatever sets
+    SCRIPT_NAME (a proxy believed, a server mounting the app), no other root is served them."""
+    key = start_evening(app.test_client())
+    mounted = app.test_client().get(f"/e/{key}", environ_overrides={"SCRIPT_NAME": "/nap"}).get_data(as_text=True)
+    plain = app.test_client().get(f"/e/{key}").get_data(as_text=True)
+    again = app.test_client().get(f"/e/{key}", environ_overrides={"SCRIPT_NAME": "/nap"}).get_data(as_text=True)
+    assert 'src="/nap/static/live.js' in mounted and 'src="/nap/static/live.js' in again
+    assert "/nap/" not in plain and 'src="/static/live.js' in plain
+
+
 def test_the_session_cookie_is_not_secure_over_plain_http_unless_forced(sqlite_url: str) -> None:
     plain = make_app(sqlite_url)
     forced = make_app(sqlite_url, SESSION_COOKIE_SECURE=True)  # what NAP_SECURE_COOKIES=1 sets
@@ -248,7 +283,8 @@ class Phone:
         self.set_cookies: list[str] = []
 
     def request(self, method: str, path: str, form: dict[str, str] | None = None,
-                referer: str | None = None) -> tuple[int, http.client.HTTPMessage, str]:
+                referer: str | None = None, extra: dict[str, str] | None = None,
+                ) -> tuple[int, http.client.HTTPMessage, str]:
         conn = http.client.HTTPSConnection("127.0.0.1", self.port, context=self.context, timeout=30)
         headers = {"Host": f"{PUBLIC_NAME}:{self.port}", "Accept-Language": "en"}
         if self.cookies:
@@ -258,6 +294,7 @@ class Phone:
             body = urlencode(form)
             headers["Content-Type"] = "application/x-www-form-urlencoded"
             headers["Referer"] = referer or self.origin + path
+        headers.update(extra or {})
         try:
             conn.request(method, path, body=body, headers=headers)
             response = conn.getresponse()
@@ -270,8 +307,8 @@ class Phone:
             self.cookies[name.strip()] = rest.split(";", 1)[0]
         return response.status, response.msg, text
 
-    def get(self, path: str) -> tuple[int, http.client.HTTPMessage, str]:
-        return self.request("GET", path)
+    def get(self, path: str, extra: dict[str, str] | None = None) -> tuple[int, http.client.HTTPMessage, str]:
+        return self.request("GET", path, extra=extra)
 
     def session_cookie(self) -> str:
         return [c for c in self.set_cookies if c.startswith("session=")][-1]
@@ -326,3 +363,27 @@ def test_a_phone_joins_and_scores_through_nginx_with_tls(app_behind_nginx: tuple
     # and the viewer's own page through the proxy shows the hand
     status, _, page = host.get(f"/e/{key}")
     assert status == 200 and "Bob" in page
+
+
+def test_forged_forwarded_headers_do_not_pass_nginx(app_behind_nginx: tuple[int, Path, Any]) -> None:
+    """nginx passed a phone's own X-Forwarded-Prefix and -Port on to the app, which believed
+    them: the scoresheet kept for every viewer then loaded its scripts from the visitor's host.
+    deploy/nginx.conf now sets or clears every X-Forwarded-* header the app believes."""
+    port, cafile, _app = app_behind_nginx
+    origin = f"https://{PUBLIC_NAME}:{port}"
+    host = Phone(port, cafile)
+    status, _, page = host.get("/new/pagat")
+    form = {"csrf_token": _hidden(page, "csrf_token"), "players-0": "Ann", "players-1": "Bob", "players-2": "Cat",
+            "first_dealer": "0", "scoring": "points", "opt_hands_per_dealer": "2"}
+    status, headers, page = host.request("POST", "/new/pagat", form)
+    assert status == 302, page
+    key = (headers["Location"] or "").rstrip("/").rsplit("/", 1)[-1]
+    forged = {**POISON, "X-Forwarded-Host": "evil.example", "X-Forwarded-Proto": "http",
+              "X-Forwarded-For": "203.0.113.9"}
+    status, _, poisoned = Phone(port, cafile).get(f"/e/{key}", extra=forged)
+    assert status == 200
+    status, _, page = Phone(port, cafile).get(f"/e/{key}")
+    assert status == 200 and "evil.example" not in page and 'src="/static/live.js' in page
+    assert "evil.example" not in poisoned
+    status, _, share = host.get(f"/e/{key}/share", extra=forged)
+    assert status == 200 and _share_links(share)[0] == f"{origin}/e/{key}"

@@ -26,13 +26,14 @@ from .db import db as db
 
 @event.listens_for(Engine, "connect")
 def _sqlite_connect(dbapi_connection: Any, _record: Any) -> None:
-    """SQLite: WAL (readers never block the writer), wait up to 10 s for a lock, and
-    let SQLAlchemy's ``begin`` event issue BEGIN itself (see :func:`_sqlite_begin`)."""
+    """SQLite: WAL (readers never block the writer), and let SQLAlchemy's ``begin`` event
+    issue BEGIN itself (see :func:`_sqlite_begin`). How long a write waits for another's
+    lock is sqlite3's ``timeout`` (its busy timeout: the app's ``SQLITE_BUSY_TIMEOUT``, 10 s
+    unless configured, then 503; :mod:`scorer.web.outage`)."""
     if isinstance(dbapi_connection, sqlite3.Connection):
         dbapi_connection.isolation_level = None
         cursor = dbapi_connection.cursor()
         cursor.execute("PRAGMA journal_mode=WAL")
-        cursor.execute("PRAGMA busy_timeout=10000")
         cursor.execute("PRAGMA foreign_keys=ON")
         cursor.close()
 

@@ -19,7 +19,7 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 from ..evening.ledger import HandError
 from ..storage.db import db, migrate
 from ..storage.paths import instance_dir, resource_dir
-from . import logs
+from . import logs, outage
 from .extensions import csrf
 
 mimetypes.add_type("application/manifest+json", ".webmanifest")
@@ -69,11 +69,13 @@ def configure(app: Flask, test_config: dict[str, Any] | None) -> None:
         # the proxy) gets a Secure session cookie anyway: see SessionInterface below
         SESSION_COOKIE_SECURE=os.environ.get("NAP_SECURE_COOKIES") == "1",
         # how many reverse proxies in front of the app to believe (X-Forwarded-For, -Proto,
-        # -Host, -Port, -Prefix); 0: none, the headers are ignored (README, "Deploy")
+        # -Host; never -Port or -Prefix); 0: none, the headers are ignored (README, "Deploy")
         NAP_PROXY_HOPS=_hops(os.environ.get("NAP_PROXY_HOPS", "0")),
         # the address the world uses (https://nap.example.org): every absolute link and QR
         # code is built from it when set, whatever Host the request came with
         PUBLIC_URL=os.environ.get("PUBLIC_URL", "").strip().rstrip("/"),
+        # seconds a write waits for another's lock on SQLite before answering 503 (scorer.web.outage)
+        SQLITE_BUSY_TIMEOUT=float(os.environ.get("NAP_SQLITE_BUSY_TIMEOUT") or outage.SQLITE_BUSY_TIMEOUT),
     )
     if test_config is None:
         app.config["SECRET_KEY"] = os.environ.get("SECRET_KEY") or _instance_secret(app)
@@ -102,15 +104,19 @@ class SessionInterface(SecureCookieSessionInterface):
 
 
 def configure_proxy(app: Flask) -> None:
-    """Believe ``NAP_PROXY_HOPS`` reverse proxies: the client's address, scheme, host, port
-    and prefix come from their ``X-Forwarded-*`` headers (werkzeug's ProxyFix)."""
+    """Believe ``NAP_PROXY_HOPS`` reverse proxies about what the documented one
+    (``deploy/nginx.conf``) sets: the client's address, scheme and host (with its port) come
+    from its ``X-Forwarded-For``, ``-Proto`` and ``-Host`` (werkzeug's ProxyFix).
+    ``X-Forwarded-Port`` and ``-Prefix`` are never believed: a proxy that does not set them
+    passes a phone's own on, and a prefix starts every link of a page kept for every viewer
+    (``//evil.example/static/…``)."""
     app.session_interface = SessionInterface()
     hops = _hops(app.config.get("NAP_PROXY_HOPS", 0))
     app.config["NAP_PROXY_HOPS"] = hops
     app.config["PUBLIC_URL"] = str(app.config.get("PUBLIC_URL") or "").strip().rstrip("/")
     if hops:
-        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=hops, x_proto=hops, x_host=hops, x_port=hops,  # type: ignore[method-assign]
-                                x_prefix=hops)
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=hops, x_proto=hops, x_host=hops,  # type: ignore[method-assign]
+                                x_port=0, x_prefix=0)
 
 
 def _instance_secret(app: Flask) -> str:
@@ -137,7 +143,11 @@ def _private_sqlite_file(url: str) -> None:
 
 
 def register_extensions(app: Flask) -> None:
-    _private_sqlite_file(app.config["SQLALCHEMY_DATABASE_URI"])
+    url = app.config["SQLALCHEMY_DATABASE_URI"]
+    _private_sqlite_file(url)
+    # what lets the app answer 503 while the database is away and recover after (scorer.web.outage)
+    app.config["SQLALCHEMY_ENGINE_OPTIONS"] = outage.engine_options(
+        url, app.config.get("SQLALCHEMY_ENGINE_OPTIONS"), float(app.config["SQLITE_BUSY_TIMEOUT"]))
     db.init_app(app)
     migrate.init_app(app, db)
     csrf.init_app(app)
@@ -222,6 +232,7 @@ def _is_api() -> bool:
 
 
 def register_errorhandlers(app: Flask) -> None:
+    outage.init_app(app)  # the database away: 503 with Retry-After, logged once
     def render_error(error: HTTPException) -> Any:
         code = error.code or 500
         messages = {

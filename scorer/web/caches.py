@@ -2,7 +2,12 @@
 revision: an entry can never be stale, because every change bumps the revision.
 :class:`RevisionCache` is a small thread-safe LRU; :func:`by_revision` fills one from
 the evening settled at its current revision; :func:`render_pieces` renders only the
-rows of a page it has not met."""
+rows of a page it has not met.
+
+What a kept page shows must not depend on the request beyond what its key holds: its
+links, scripts, styles and forms start with the root they were built for
+(:func:`link_root`, ``SCRIPT_NAME``), so that root is part of every key of a rendered
+page or piece. No kept page holds an absolute link (the host is never part of one)."""
 
 from __future__ import annotations
 
@@ -11,7 +16,7 @@ from collections import OrderedDict
 from collections.abc import Hashable, Mapping, Sequence
 from typing import Any, Generic, TypeVar
 
-from flask import abort, render_template
+from flask import abort, render_template, request
 from flask_babel import get_locale
 from markupsafe import Markup
 
@@ -49,6 +54,14 @@ class RevisionCache(Generic[V]):
                 self._data.popitem(last=False)
 
 
+def link_root() -> str:
+    """The root this request's links are built from (``request.script_root``): ``""`` for
+    an app served at ``/``. A key of anything rendered with ``url_for`` holds it, so a page
+    built under another root (a server mounting the app elsewhere, a believed proxy) is
+    never served to phones of this one."""
+    return request.script_root
+
+
 def load_settled(key: str, head: Mapping[str, Any] | None = None) -> settled.Settled:
     """The evening settled at its current revision, without loading its hands when this
     process has settled it before (:func:`scorer.storage.kept_ledgers.settled`; ``head``: the
@@ -71,11 +84,11 @@ pdf_cache: RevisionCache[bytes] = RevisionCache(8)
 #: paper, limit): asked again, they are answered at once (503) instead of rendered again.
 pdf_failures: RevisionCache[Any] = RevisionCache(64)
 
-#: Whole scoresheet pages by (evening key, revision, language, role, group).
+#: Whole scoresheet pages by (evening key, revision, language, role, group, link root).
 page_cache: RevisionCache[str] = RevisionCache(128)
 
 #: The scoresheet's page around its fragment by (evening key, language, role, group,
-#: title, finished): the same at every revision, so the first view after a new hand
+#: title, finished, link root): the same at every revision, so the first view after a new hand
 #: renders only the fragment and the new row. Only pages every phone of a language and
 #: role shares (no message waiting, no form with its own CSRF token) are kept.
 frame_cache: RevisionCache[str] = RevisionCache(128)
@@ -113,16 +126,17 @@ def render_pieces(template: str, kind: str, items: Sequence[Any], keys: Sequence
                   cache: RevisionCache[Markup], **context: Any) -> list[Markup]:
     """``template`` rendered for each of ``items`` (in the phone's language), the pieces
     kept in ``cache`` by (language, ``kind``, key): a page made of many rows renders only
-    the rows whose key it has not met. ``keys[i]`` must hold everything the piece of
+    the rows whose key it has not met (and only under this request's :func:`link_root`,
+    which the rows' links start with). ``keys[i]`` must hold everything the piece of
     ``items[i]`` shows (``None``: render it, keep nothing). The template loops over
     ``items`` (the missing ones, in order) and ends each piece with :data:`PIECE`."""
-    locale = str(get_locale())
-    out: list[Markup | None] = [None if k is None else cache.get((locale, kind, k)) for k in keys]
+    locale = (str(get_locale()), link_root())
+    out: list[Markup | None] = [None if k is None else cache.get((*locale, kind, k)) for k in keys]
     missing = [i for i, piece in enumerate(out) if piece is None]
     if missing:
         html = render_template(template, kind=kind, items=[items[i] for i in missing], **context)
         for i, part in zip(missing, html.split(PIECE), strict=False):
             out[i] = Markup(part.strip() + "\n")  # the same however many are rendered together
             if keys[i] is not None:
-                cache.put((locale, kind, keys[i]), out[i])
+                cache.put((*locale, kind, keys[i]), out[i])
     return [piece or Markup() for piece in out]

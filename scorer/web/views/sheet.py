@@ -30,7 +30,16 @@ from ...storage.groups import evening_head
 from ...storage.kept_ledgers import Settled, resumable
 from .. import access
 from ..answers import form_answer, sender
-from ..caches import by_revision, chart_cache, frame_cache, page_cache, pdf_cache, pdf_failures, sheet_cache
+from ..caches import (
+    by_revision,
+    chart_cache,
+    frame_cache,
+    link_root,
+    page_cache,
+    pdf_cache,
+    pdf_failures,
+    sheet_cache,
+)
 from ..permissions import permission
 from ..table_forms import ActionForm
 from .common import SVG_CSP, client_id, content_disposition, load_evening, undo_offer
@@ -56,7 +65,7 @@ def _render_sheet(found: Settled) -> tuple[str, bool, Markup, tuple[Markup, ...]
     disputed, waiting = disputes.marks(evening.id, [hand_id for hand_id, _ in found.fingerprint],
                                        evening.confirmation, found.marks)
     if resumable(ledger):
-        rows = list(found.per_hand(("sheet", str(get_locale())),
+        rows = list(found.per_hand(("sheet", str(get_locale()), link_root()),
                                    lambda start, stop: _sheet_rows(found, start, stop, {}, set(), set())))
         for number in sorted(disputed | waiting):
             if number <= len(rows):
@@ -106,16 +115,18 @@ def scoresheet(key: str) -> str:
     access.remember(key)
     # the whole page is the same for every phone with this language and role, unless it
     # has a message waiting (flash) or a form that carries its own CSRF token (Reopen)
-    page_key = (key, revision, locale, scorer, group)
+    # and every link in it starts with the root it was built under (never a request's header)
+    root = link_root()
+    page_key = (key, revision, locale, scorer, group, root)
     plain = "_flashes" not in session
     page = page_cache.get(page_key) if plain else None
     if page is not None:
         return page
-    title, finished, fragment, rows = by_revision(sheet_cache, key, _render_sheet, locale, scorer,
+    title, finished, fragment, rows = by_revision(sheet_cache, key, _render_sheet, locale, scorer, root,
                                                   revision=revision, head=row)
     shared = plain and not (scorer and finished)  # the same for every phone of this language and role
     if shared:
-        frame_key = (key, locale, scorer, group, title, finished)
+        frame_key = (key, locale, scorer, group, title, finished, root)
         frame = frame_cache.get(frame_key)
         if frame is None:
             frame = render_template("scoresheet.html", key=key, title=title, finished=finished, sheet=Markup(SHEET),
