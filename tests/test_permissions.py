@@ -22,7 +22,9 @@ def test_every_route_declares_a_permission(app: Any) -> None:
 
 
 def test_the_declared_levels_are_the_ones_agreed(app: Any) -> None:
-    """Writes to a table are for its scorers; table-wide changes are 'manage'; reading is 'view'."""
+    """Writes to a table are for its scorers; table-wide changes are 'manage'; reading is 'view'.
+    What only the table's owner may do (renew, hand over) is 'manage' at the door and checked
+    by its command under the table's lock (tests/test_owner.py)."""
     level = {r.endpoint: permission_of(app.view_functions[r.endpoint])[0] for r in _rules(app)}  # type: ignore[index]
     assert {e for e, lv in level.items() if lv == "score"} == {
         "hands.new_hand", "hands.edit_hand", "hands.override_hand", "hands.restore_version", "play.record_play",
@@ -32,7 +34,7 @@ def test_the_declared_levels_are_the_ones_agreed(app: Any) -> None:
     assert {e for e, lv in level.items() if lv == "manage" and not e.startswith(("groups.", "api_groups."))} == {
         "sheet.finish", "sheet.reopen", "sheet.confirm_finish", "table.settings", "table.revoke", "table.renew",
         "disputes.confirmation", "api.settings", "api.finish", "api.reopen", "api_disputes.confirmation",
-        "api_table.revoke", "api_table.renew"}
+        "api_table.revoke", "api_table.renew", "owner.confirm_hand_over", "owner.hand_over", "api_table.hand_over"}
     assert level["sheet.scoresheet"] == level["table.revision"] == level["sheet.export_pdf"] == "view"
     assert level["api.state"] == "view"
     # any phone, a viewer's included, may dispute a hand or accept one another phone entered (issue 12)
@@ -42,7 +44,8 @@ def test_the_declared_levels_are_the_ones_agreed(app: Any) -> None:
     same = {"api_disputes.raise_dispute": "disputes.dispute", "api_disputes.dismiss": "disputes.dismiss",
             "api_disputes.rule": "hands.edit_hand", "api_disputes.confirm": "disputes.confirm",
             "api_disputes.confirmation": "disputes.confirmation", "api_table.revoke": "table.revoke",
-            "api_table.renew": "table.renew", "api_table.join": "table.join", "api_table.device": "table.device",
+            "api_table.renew": "table.renew", "api_table.hand_over": "owner.hand_over",
+            "api_table.join": "table.join", "api_table.device": "table.device",
             "api_evenings.new_evening": "start.new_evening", "api_evenings.import_evening": "start.import_evening",
             "api_groups.new_group": "groups.new_group", "api_groups.add_evening": "groups.add_evening",
             "api_groups.remove_evening": "groups.remove_evening", "api_groups.merge": "groups.merge",

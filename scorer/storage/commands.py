@@ -26,7 +26,7 @@ from sqlalchemy.exc import IntegrityError
 
 from ..rules import Claim, HandFacts, Override, RulesError, Text
 from . import tokens
-from .errors import AlreadyCreated, EveningFinished, HandConflict, ScorerError
+from .errors import AlreadyCreated, EveningFinished, HandConflict, OwnerOnly, ScorerError
 from .models import Evening, db
 from .units import get_evening, lock_key, reading, writing
 
@@ -234,11 +234,13 @@ class Conflict:
 @dataclass(frozen=True)
 class Refused:
     """The rules (``rule``, e.g. ``"P-7"``) or the state of the evening refuse it:
-    nothing saved. ``finished``: refused because the evening is finished."""
+    nothing saved. ``finished``: refused because the evening is finished; ``forbidden``:
+    this phone may not send it (only the table's owner may)."""
 
     message: Text
     rule: str | None = None
     finished: bool = False
+    forbidden: bool = False
 
 
 Outcome = Saved | AlreadySaved | Conflict | Refused
@@ -302,6 +304,8 @@ def refusal(error: ScorerError) -> Outcome:
         return AlreadySaved(error.message, key=error.evening_key or error.group_key)
     if isinstance(error, HandConflict):
         return Conflict(error.message, error.number)
+    if isinstance(error, OwnerOnly):
+        return Refused(error.message, "owner", forbidden=error.forbidden)
     return Refused(error.message, None, finished=isinstance(error, EveningFinished))
 
 

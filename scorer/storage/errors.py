@@ -33,6 +33,15 @@ class HandConflict(ScorerError):
         self.number = number
 
 
+class OwnerOnly(ScorerError):
+    """What only the table's owner may do (renew its credentials, hand it over), asked by
+    another phone (``forbidden``), or done to the owner (revoking it): refused, rule "owner"."""
+
+    def __init__(self, message: Text, forbidden: bool = False) -> None:
+        super().__init__(message)
+        self.forbidden = forbidden
+
+
 class TokenReused(ScorerError):
     """A token already used by another command, at another table or for another hand:
     it is not a retry, and nothing is saved."""

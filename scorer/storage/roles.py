@@ -4,9 +4,10 @@ the tables a phone has opened, revoking a phone, new credentials, and the PIN bu
 A phone is known by a random id (its cookie, :mod:`scorer.web.devices`), stored here only
 as a hash (:class:`~scorer.storage.models.Device`); the database keeps, per phone and
 table (:class:`~scorer.storage.models.TableAccess`), whether it opened the table, how it
-became a scorer, and its wrong PINs. A scorer can revoke another phone, or change the PIN
-and the scorers' link, which makes every phone that became a scorer with the old ones a
-viewer again.
+became a scorer, and its wrong PINs. A scorer can revoke another phone, but not the
+table's owner (:func:`is_owner_row`); the owner alone changes the PIN and the scorers'
+link (which makes every phone that became a scorer with the old ones a viewer again) or
+hands the table to another scorer (:mod:`scorer.storage.table_access`).
 
 PIN guessing is bounded twice, because every phone at a table shares one IP address:
 :data:`SESSION_TRIES` wrong PINs per phone per :data:`WINDOW`, and a looser
@@ -22,7 +23,6 @@ from __future__ import annotations
 import hashlib
 import hmac
 import re
-from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
@@ -30,7 +30,7 @@ import sqlalchemy as sa
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import selectinload
 
-from .models import Change, Device, Evening, TableAccess, db, new_key, new_pin, utcnow
+from .models import Device, Evening, TableAccess, db, utcnow
 from .units import writing
 
 #: Wrong PINs one phone may try per window before it must wait.
@@ -39,9 +39,13 @@ SESSION_TRIES = 5
 TABLE_TRIES = 30
 #: The window both budgets count over.
 WINDOW = timedelta(minutes=15)
-#: How a phone may have become a scorer; "start" and "import" (the table's creator)
-#: outlive a change of the PIN and the scorers' link, "link" and "pin" do not.
-CREATOR_GRANTS = ("start", "import")
+#: How the table's owner became a scorer: "start" and "import" (the phone that created
+#: the table) or "owner" (the phone it was handed to). An owner's grant outlives a
+#: change of the PIN and the scorers' link; "link" and "pin" do not. A table has one
+#: owner: handing it over makes the old owner's row a "link" grant (no migration: the
+#: ``via`` column says it), so every table created before owners existed is owned by
+#: its creator.
+OWNER_GRANTS = ("start", "import", "owner")
 
 
 def token_hash(token: str) -> str:
@@ -81,7 +85,21 @@ def holds_role(row: TableAccess | None, generation: int) -> bool:
     ``generation`` (:attr:`~scorer.storage.models.Evening.access_generation`)."""
     if row is None or not row.via or row.revoked_at is not None:
         return False
-    return row.via in CREATOR_GRANTS or row.generation == generation
+    return row.via in OWNER_GRANTS or row.generation == generation
+
+
+def is_owner_row(row: TableAccess | None) -> bool:
+    """Whether ``row`` is the table's owner: an owner's grant not revoked. No scorer can
+    revoke the owner now; a creator revoked before owners existed owns nothing (such a
+    table has no owner: no phone renews its credentials or hands it over)."""
+    return row is not None and row.via in OWNER_GRANTS and row.revoked_at is None
+
+
+def owner_of(evening: Evening) -> TableAccess | None:
+    """The row of ``evening``'s owner, or ``None`` (see :func:`is_owner_row`)."""
+    return db.session.scalar(sa.select(TableAccess).where(
+        TableAccess.evening_id == evening.id, TableAccess.via.in_(OWNER_GRANTS), TableAccess.revoked_at.is_(None))
+        .options(selectinload(TableAccess.device)).order_by(TableAccess.id).limit(1))
 
 
 def is_scorer(device: Device | None, key: str) -> bool:
@@ -113,7 +131,7 @@ def grant(device: Device, key: str, via: str) -> None:
         if evening is None:
             return
         row = access_row(device, evening)
-        if not (row.via in CREATOR_GRANTS and row.revoked_at is None):
+        if not is_owner_row(row):  # the owner coming back by the link stays the owner
             row.via = via
         row.generation, row.revoked_at, row.granted_at, row.seen_at = (evening.access_generation, None, utcnow(),
                                                                        utcnow())
@@ -142,36 +160,6 @@ def scorers_of(evening: Evening) -> list[tuple[TableAccess, bool]]:
         sa.select(TableAccess).where(TableAccess.evening_id == evening.id, TableAccess.via != "")
         .options(selectinload(TableAccess.device)).order_by(TableAccess.granted_at.desc(), TableAccess.id.desc()))
     return [(row, holds_role(row, evening.access_generation)) for row in rows]
-
-
-def revoke(evening: Evening, access_id: int, me: Device | None, by: str,
-           name_of: Callable[[Device], str]) -> TableAccess | None:
-    """Take the scorer's role from the phone of row ``access_id`` at ``evening`` (never
-    from ``me``, the phone asking); ``None`` if there is no such row. Logged in the
-    history as done ``by`` (the asking phone's name), naming the phone ``name_of`` it."""
-    with writing():
-        row = db.session.scalar(sa.select(TableAccess).where(TableAccess.id == access_id,
-                                                             TableAccess.evening_id == evening.id))
-        if row is None or (me is not None and row.device_id == me.id):
-            return None
-        row.revoked_at = utcnow()
-        db.session.add(Change(evening_id=evening.id, kind="revoke", device=by, after={"phone": name_of(row.device)}))
-    return row
-
-
-def renew_credentials(evening: Evening, device: Device, by: str) -> None:
-    """A new PIN and a new scorers' link for ``evening``: every phone that became a scorer
-    with the old ones is a viewer again; ``device`` and the table's creator stay scorers.
-    Logged in the history as done ``by``."""
-    with writing():
-        fresh = db.session.scalar(sa.select(Evening).where(Evening.id == evening.id).with_for_update())
-        assert fresh is not None
-        fresh.pin, fresh.edit_key = new_pin(), new_key()
-        fresh.access_generation += 1
-        fresh.pin_failures, fresh.pin_window_start = 0, None
-        row = access_row(device, fresh)
-        row.generation = fresh.access_generation
-        db.session.add(Change(evening_id=fresh.id, kind="credentials", device=by))
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,6 @@
-"""The table's access as commands (:mod:`scorer.storage.commands`): a manager revokes a
-scorer or renews the table's PIN and scorers' link; any phone names itself. Who this
+"""The table's access as commands (:mod:`scorer.storage.commands`): a scorer revokes
+another (never the table's owner); the owner alone renews the table's PIN and scorers'
+link or hands the table over to another scorer; any phone names itself. Who this
 phone is (its cookie, its row) is the web's (:mod:`scorer.web.access`); what is written
 is here, in the command's one unit of work.
 
@@ -15,14 +16,16 @@ import sqlalchemy as sa
 
 from ..rules import Text
 from .commands import Command, Device, Saved, handles
-from .errors import ScorerError
+from .errors import OwnerOnly, ScorerError
 from .models import Change, Evening, TableAccess, db, new_key, new_pin, utcnow
 from .models import Device as Phone
+from .roles import holds_role, is_owner_row
 
 
 @dataclass(frozen=True)
 class RevokeScorer(Command):
-    """Take the scorer's role from the phone of row ``access_id`` (not from the sender)."""
+    """Take the scorer's role from the phone of row ``access_id`` (not from the sender,
+    nor from the table's owner)."""
 
     key: str
     access_id: int
@@ -32,12 +35,24 @@ class RevokeScorer(Command):
 
 @dataclass(frozen=True)
 class RenewCredentials(Command):
-    """A new PIN and scorers' link: phones that scored with the old ones can only watch;
-    the sender and the table's creator stay scorers."""
+    """A new PIN and scorers' link, sent by the table's owner only: phones that scored
+    with the old ones can only watch; the owner stays a scorer."""
 
     key: str
     token: str | None = None
     token_kind: ClassVar[str] = "credentials"
+
+
+@dataclass(frozen=True)
+class HandOverOwnership(Command):
+    """The owner makes the phone of row ``access_id`` (a scorer now, not the sender) the
+    table's owner; the old owner stays a scorer as if it had the scorers' link now (a
+    later renewal of the credentials makes it a viewer unless it has the new ones)."""
+
+    key: str
+    access_id: int
+    token: str | None = None
+    token_kind: ClassVar[str] = "owner"
 
 
 @dataclass(frozen=True)
@@ -51,6 +66,9 @@ class NameDevice(Command):
 
 
 NOT_A_SCORER = Text("Nothing was changed: that phone is not a scorer here (or it is this phone).")
+OWNER_STAYS = Text("Nothing was changed: the table's owner cannot be revoked.")
+ONLY_THE_OWNER_RENEWS = Text("Only the table's owner can change the PIN and the scorers' link.")
+ONLY_THE_OWNER_HANDS_OVER = Text("Only the table's owner can hand the table over.")
 
 
 def phone_label(phone: Phone | None) -> str:
@@ -61,38 +79,56 @@ def phone_label(phone: Phone | None) -> str:
     return phone.name or " ".join(part for part in (phone.model, phone.tag) if part)
 
 
-def access_row(evening: Evening, device_id: int) -> TableAccess:
-    """Phone ``device_id``'s row at ``evening`` in the pending unit of work, made if missing."""
-    row = db.session.scalar(sa.select(TableAccess).where(TableAccess.device_id == device_id,
-                                                         TableAccess.evening_id == evening.id))
-    if row is None:
-        row = TableAccess(device_id=device_id, evening_id=evening.id, seen_at=utcnow(), via="", generation=0,
-                          pin_failures=0)
-        db.session.add(row)
-    return row
-
-
 @handles(RevokeScorer)
 def _revoke(command: RevokeScorer, evening: Evening, device: Device) -> Saved:
     row = db.session.scalar(sa.select(TableAccess).where(TableAccess.id == command.access_id,
                                                          TableAccess.evening_id == evening.id))
     if row is None or (device.id is not None and row.device_id == device.id):
         raise ScorerError(NOT_A_SCORER)
+    if is_owner_row(row):
+        raise OwnerOnly(OWNER_STAYS)
     row.revoked_at = utcnow()
     db.session.add(Change(evening_id=evening.id, kind="revoke", device=device.name[:40],
                           after={"phone": phone_label(row.device)}))
     return Saved(evening.key, detail=row.id)
 
 
+def owners_row(evening: Evening, device: Device, refusal: Text) -> TableAccess:
+    """The sender's row at ``evening`` if it is the table's owner; else :class:`OwnerOnly`
+    (forbidden) with ``refusal``. Read in the command's unit, under the evening's lock."""
+    row = None if device.id is None else db.session.scalar(
+        sa.select(TableAccess).where(TableAccess.device_id == device.id, TableAccess.evening_id == evening.id))
+    if not is_owner_row(row):
+        raise OwnerOnly(refusal, forbidden=True)
+    assert row is not None
+    return row
+
+
 @handles(RenewCredentials)
 def _renew(command: RenewCredentials, evening: Evening, device: Device) -> Saved:
+    mine = owners_row(evening, device, ONLY_THE_OWNER_RENEWS)
     evening.pin, evening.edit_key = new_pin(), new_key()
     evening.access_generation += 1
     evening.pin_failures, evening.pin_window_start = 0, None
-    if device.id is not None:  # the sender stays a scorer
-        access_row(evening, device.id).generation = evening.access_generation
+    mine.generation = evening.access_generation  # the owner's grant outlives it anyway
     db.session.add(Change(evening_id=evening.id, kind="credentials", device=device.name[:40]))
     return Saved(evening.key)
+
+
+@handles(HandOverOwnership)
+def _hand_over(command: HandOverOwnership, evening: Evening, device: Device) -> Saved:
+    mine = owners_row(evening, device, ONLY_THE_OWNER_HANDS_OVER)
+    theirs = db.session.scalar(sa.select(TableAccess).where(TableAccess.id == command.access_id,
+                                                            TableAccess.evening_id == evening.id))
+    if theirs is None or theirs.id == mine.id or not holds_role(theirs, evening.access_generation):
+        raise ScorerError(NOT_A_SCORER)
+    now = utcnow()
+    theirs.via, theirs.generation, theirs.granted_at = "owner", evening.access_generation, now
+    # the old owner scores on as if it had the scorers' link now; another scorer may revoke it
+    mine.via, mine.generation = "link", evening.access_generation
+    db.session.add(Change(evening_id=evening.id, kind="owner", device=device.name[:40],
+                          after={"phone": phone_label(theirs.device)}))
+    return Saved(evening.key, detail=theirs.id)
 
 
 @handles(NameDevice)

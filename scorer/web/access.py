@@ -106,6 +106,11 @@ def scorers_of(evening: Evening) -> list[tuple[TableAccess, bool]]:
     return roles.scorers_of(evening)
 
 
+def owner_of(evening: Evening) -> TableAccess | None:
+    """The row of ``evening``'s owner (:func:`scorer.storage.roles.owner_of`), or ``None``."""
+    return roles.owner_of(evening)
+
+
 def forget_roles() -> None:
     """Forget this request's answers of :func:`is_scorer` (a command changed the roles)."""
     g.pop("nap_scorer_of", None)

@@ -83,7 +83,8 @@ def conflict_json(key: str, message: str) -> Any:
 def json_answer(key: str, outcome: Outcome, saved: Callable[[Saved, int], Any], status: int = 200) -> Any:
     """The JSON answer to ``outcome``: ``saved(outcome, status)`` when saved (``status``
     200 when nothing changed), 409 with the table's state for a conflict or a finished
-    evening, 422 for a refusal. A retry (:class:`AlreadySaved`) answers what the first
+    evening, 422 for a refusal, 403 for what only the table's owner may do (rule
+    "owner", as a viewer's 403 on a scorer's command). A retry (:class:`AlreadySaved`) answers what the first
     one saved: ``saved`` of it, with 200."""
     if isinstance(outcome, Saved):
         return saved(outcome, status if outcome.changed else 200)
@@ -91,6 +92,8 @@ def json_answer(key: str, outcome: Outcome, saved: Callable[[Saved, int], Any], 
         return saved(Saved(outcome.key or key, outcome.hand_id, outcome.number, changed=False), 200)
     if isinstance(outcome, Conflict) or outcome.finished:
         return conflict_json(key, outcome_text(outcome))
+    if outcome.forbidden:
+        return jsonify(error={"code": "forbidden", "rule": outcome.rule, "message": outcome_text(outcome)}), 403
     return refused_json(outcome_text(outcome), outcome.rule)
 
 

@@ -208,6 +208,7 @@ def register_blueprints(app: Flask) -> None:
         hands,
         language,
         offline,
+        owner,
         play,
         sheet,
         start,
@@ -215,7 +216,7 @@ def register_blueprints(app: Flask) -> None:
     )
 
     register_hooks(app)  # first, as the blueprint that held them was
-    for module in (language, start, sheet, hands, play, table, disputes, groups, api, api_disputes, api_table,
+    for module in (language, start, sheet, hands, play, table, owner, disputes, groups, api, api_disputes, api_table,
                    api_groups, api_evenings, offline):
         app.register_blueprint(module.bp)
 

@@ -1,8 +1,9 @@
 """JSON commands of the table's access (``docs/api.md``), the same commands as the forms
-of :mod:`scorer.web.views.table` (:mod:`scorer.storage.table_access`), with the same
-permissions: a manager revokes a scorer or renews the PIN and scorers' link; any phone
-joins with the PIN or names itself. Joining is not a command: wrong PINs are counted
-even when it refuses (:func:`scorer.web.access.join`)."""
+of :mod:`scorer.web.views.table` and :mod:`scorer.web.views.owner`
+(:mod:`scorer.storage.table_access`), with the same permissions: a scorer revokes another
+(not the owner); the table's owner renews the PIN and scorers' link or hands the table
+over; any phone joins with the PIN or names itself. Joining is not a command: wrong PINs
+are counted even when it refuses (:func:`scorer.web.access.join`)."""
 
 from __future__ import annotations
 
@@ -13,10 +14,10 @@ from flask import abort, jsonify
 from ...storage import units
 from ...storage.commands import Saved, execute
 from ...storage.models import Evening, TableAccess, db
-from ...storage.table_access import NameDevice, RenewCredentials, RevokeScorer
+from ...storage.table_access import HandOverOwnership, NameDevice, RenewCredentials, RevokeScorer
 from .. import access
 from ..answers import fresh_evening, json_answer, sender
-from ..json_body import body, json_blueprint, text, token
+from ..json_body import body, integer, json_blueprint, text, token
 from ..lan import external_url
 from ..permissions import permission
 
@@ -59,6 +60,24 @@ def renew(key: str) -> Any:
                        scorer_link=external_url("table.scorer_link", key=key, edit_key=evening.edit_key)), status
 
     return json_answer(key, outcome, saved, 201)
+
+
+@bp.post("/e/<key>/owner")
+@permission("manage")
+def hand_over(key: str) -> Any:
+    """The owner makes another scorer (row ``access_id`` of the scorers' list) the table's
+    owner; this phone stays a scorer, and cannot take it back (403 for any other phone)."""
+    data = body()
+    once = token(data)
+    access_id = integer(data, "access_id", 1)
+    outcome = execute(HandOverOwnership(key, access_id, once), device=sender())
+    access.forget_roles()
+
+    def saved(done: Saved, status: int) -> Any:
+        owner = access.owner_of(fresh_evening(key))
+        return jsonify(owner={"id": owner.id, "phone": access.phone_name(owner.device)} if owner else None), status
+
+    return json_answer(key, outcome, saved, 200)
 
 
 @bp.post("/e/<key>/join")

@@ -78,6 +78,7 @@ def share(key: str) -> Response:
     me = access.current_device()
     page = render_template("share.html", evening=evening, scorer=scorer, view_url=view_url, edit_url=edit_url,
                            device_form=form, scorers=access.scorers_of(evening) if scorer else [],
+                           owner=access.owner_of(evening) if scorer else None,
                            me=me.id if me else None, phone_name=access.phone_name, action=ActionForm(),
                            lan_host=lan_host())
     # a scorer's Share page holds the PIN and the scorers' link: never kept by a cache
