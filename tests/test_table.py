@@ -444,3 +444,18 @@ def test_a_correction_of_a_hand_undone_meanwhile_is_refused_clearly(app: Any) ->
         with pytest.raises(errors.HandConflict, match="no longer in play"):
             hand_writes.correct_hand(evening, 2, 1, HandFacts(1, ("pass", "pass", "four", "pass"), 4))
     assert _hand_count(app, key) == 1
+
+
+def test_the_share_pages_remove_button_is_not_the_card_games_revoke(app: Any) -> None:
+    """The Share page's button that takes the scorer's role from a phone has words of its
+    own: it shared the catalog entry "Revoke" with the claim (not following suit), so a
+    Russian table read «Ренонс» on it, Norwegian "Renons", Portuguese "Renúncia"."""
+    creator, other = app.test_client(), app.test_client()
+    key = start_evening(creator)
+    assert other.post(f"/e/{key}/join", data={"pin": _evening(app, key).pin}).status_code == 302
+    for lang, words in (("ru", "Лишить права записи"), ("nb", "Fjern som poengfører"),
+                        ("pt_BR", "Remover como marcador"), ("en", "Remove as scorer")):
+        page = creator.get(f"/e/{key}/share", headers={"Accept-Language": lang.replace("_", "-")})
+        html = page.get_data(as_text=True)
+        assert words in html, lang
+        assert ">Ренонс<" not in html and ">Renons<" not in html and ">Renúncia<" not in html
