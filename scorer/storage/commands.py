@@ -6,9 +6,11 @@ in one unit of work, which answers with an outcome instead of raising.
     if isinstance(outcome, Saved): ...   # Saved | AlreadySaved | Conflict | Refused
 
 The runner takes the evening's row lock, answers a retry (the command's ``token`` used
-before by the same command) with :class:`AlreadySaved` before anything else, runs the
-command's handler (registered with :func:`handles`), keeps the token with what it saved,
-and commits once (:func:`scorer.storage.units.writing`). A handler raises the refusals of
+before by the same command, with the same content: :func:`scorer.storage.tokens.digest`)
+with :class:`AlreadySaved` before anything else, refuses a used token sent with other
+content, runs the command's handler (registered with :func:`handles`), keeps the token
+with what it saved and the command's digest, and commits once
+(:func:`scorer.storage.units.writing`). A handler raises the refusals of
 :mod:`scorer.storage.errors` and the engine's :class:`~scorer.rules.RulesError`; the
 runner turns every one of them into an outcome, and two posts at once (the token's
 unique row colliding) into :class:`AlreadySaved` or :class:`Conflict`. Messages stay
@@ -69,6 +71,12 @@ class Command:
     @property
     def hand_(self) -> int | None:
         return getattr(self, "hand_id", None)
+
+    @property
+    def digested(self) -> Command:
+        """The command as its token's digest sees it (:func:`scorer.storage.tokens.digest`):
+        itself, or, for a command that may say the same thing two ways, one of them."""
+        return self
 
 
 @dataclass(frozen=True)
@@ -274,24 +282,29 @@ def execute(command: Command, *, device: Device | None = None) -> Outcome:
     """Run ``command`` as one unit of work and answer with its outcome (see the module)."""
     handler = _handler(type(command))
     device = device or Device()
+    content = tokens.digest(command.digested) if command.token_ else None
     try:
         with writing():
             if not command.scope:
-                return handler(command, None, device)
+                tokens.same_content(command.token_, content)  # a used token with other content: refused
+                made = handler(command, None, device)
+                tokens.remember(command.token_, content)
+                return made
             evening = lock_key(command.key)
             if evening is None:
                 return Conflict(Text("There is no such evening."))
+            tokens.same_content(command.token_, content)
             used = tokens.token_used(command.token_, evening, command.token_kind, command.hand_)
             if used is not None:  # answered before any check: the first one made the command stale
                 return AlreadySaved(tokens.SAVED_TWICE, used.hand_number, used.hand_id)
             outcome = handler(command, evening, device)
             if outcome.changed and command.token_kind:
                 tokens.keep(command.token_, evening, command.token_kind, number=outcome.number,
-                            hand_id=outcome.hand_id)
+                            hand_id=outcome.hand_id, content=content)
                 db.session.flush()  # two at once: the second one's token collides here
             return outcome
     except IntegrityError:
-        return _collided(command)
+        return _collided(command, content)
     except RulesError as error:
         return Refused(error.message, error.rule)  # type: ignore[arg-type]
     except ScorerError as error:
@@ -309,11 +322,13 @@ def refusal(error: ScorerError) -> Outcome:
     return Refused(error.message, None, finished=isinstance(error, EveningFinished))
 
 
-def _collided(command: Command) -> Outcome:
+def _collided(command: Command, content: str | None) -> Outcome:
     """Two at once: the second one's unit rolled back. A retry (its token saved by the
-    first) is :class:`AlreadySaved`; else the first one changed the hand or the table."""
+    first, with the same ``content``) is :class:`AlreadySaved`; else the first one changed
+    the hand or the table."""
     try:
         with reading():
+            tokens.same_content(command.token_, content)
             if not command.scope:
                 tokens.creation_retry(command.token_, command.token_kind)
                 return Conflict(command.collision)

@@ -29,7 +29,7 @@ from ..rules import HandFacts, Text
 from ..rules.claims import CLAIM_KINDS
 from ..rules.core import TRICKS_PER_HAND
 from .commands import Command, Device, Saved, handles
-from .errors import HandConflict, ScorerError
+from .errors import EveningFinished, HandConflict, ScorerError
 from .fingerprints import HandMarks
 from .models import DISPUTE_KINDS, Change, Dispute, Evening, Hand, db, utcnow
 from .units import bump, write_locked
@@ -275,6 +275,8 @@ def _confirm(command: ConfirmHand, evening: Evening, device: Device) -> Saved:
 
 @handles(SetConfirmation)
 def _confirmation(command: SetConfirmation, evening: Evening, device: Device) -> Saved:
+    if evening.finished_at is not None:  # as every other setting: the table is closed until reopened
+        raise EveningFinished(Text("This evening is finished: reopen it to change its settings."))
     changed = set_confirmation.on_locked(evening, command.on, device=device.name)
     return Saved(evening.key, changed=changed)
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Hashable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date
 from typing import Any, ClassVar
 
@@ -299,6 +299,11 @@ class AddToGroup(Command):
     token: str | None = None
     token_kind: ClassVar[str] = "group_add"
     scope: ClassVar[str] = ""
+
+    @property
+    def digested(self) -> AddToGroup:
+        """The evening by its key, however it was pasted (a retry may paste it otherwise)."""
+        return replace(self, link=evening_key_from(self.link) or self.link)
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import dataclasses
 
 from ..evening.ledger import Fold, HandError, Ledger, settle_evening
-from ..rules import HandFacts, Text
+from ..rules import HandFacts, RulesError, Text
 from . import disputes
 from . import kept_ledgers as settled
 from .commands import (
@@ -28,7 +28,7 @@ from .commands import (
     UndoHand,
     handles,
 )
-from .errors import EveningFinished, HandConflict, ScorerError
+from .errors import TABLE_CHANGED, EveningFinished, HandConflict, ScorerError
 from .evenings import (
     after_write,
     current_facts,
@@ -227,10 +227,30 @@ def _current(evening: Evening, hand: Hand) -> HandFacts:
     return facts_of(hand.current, len(evening.players))
 
 
+def _seated_since(evening: Evening, number: int, facts: HandFacts) -> bool:
+    """Whether hand ``number``, refused by the rules, is one the table before this hand's
+    change of seats accepts: the phone saw the table before another phone changed who is
+    seated (a conflict, not a wrong hand)."""
+    changes = seat_changes_of(evening)
+    before = [c for c in changes if c.before_hand != number or c.kind == "rename"]
+    if len(before) == len(changes):
+        return False
+    try:
+        settle_evening(setup_of(evening), current_facts(evening) + [normalise(facts)], before)
+    except Exception:  # noqa: BLE001 - refused at the old table too: the rules' refusal stands
+        return False
+    return True
+
+
 @handles(RecordHand)
 def _record(command: RecordHand, evening: Evening, device: Device) -> Saved:
-    hand = record_hand.on_locked(evening, command.number, command.facts, device=device.name,
-                                 device_id=device.id)
+    try:
+        hand = record_hand.on_locked(evening, command.number, command.facts, device=device.name,
+                                     device_id=device.id)
+    except RulesError:
+        if _seated_since(evening, command.number, command.facts):
+            raise HandConflict(TABLE_CHANGED, 0) from None
+        raise
     return Saved(evening.key, hand.id, hand.number, 1)
 
 

@@ -223,7 +223,11 @@ class Submission(db.Model):  # type: ignore[name-defined,misc]
 
     The forms that create ("start" an evening, "import" one, start a "group") keep
     their token too: ``evening_id`` is then the evening made, or ``group_id`` the group
-    (``evening_id`` empty), and a second post finds what the first one made."""
+    (``evening_id`` empty), and a second post finds what the first one made.
+
+    ``digest`` is the SHA-256 of the command's content (:func:`scorer.storage.tokens.digest`):
+    the same token with other content is not a retry. ``None`` for tokens kept before 0015
+    (answered as a retry whatever they carry, as then)."""
 
     __tablename__ = "submission"
 
@@ -234,6 +238,7 @@ class Submission(db.Model):  # type: ignore[name-defined,misc]
     hand_number: Mapped[int | None] = mapped_column(default=None)
     command: Mapped[str] = mapped_column(String(20), default="", server_default="")
     hand_id: Mapped[int | None] = mapped_column(default=None)
+    digest: Mapped[str | None] = mapped_column(String(64), default=None)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
 

@@ -16,10 +16,10 @@ from .units import bump, write_locked
 FINISHED = Text("This evening is finished: reopen it to change who is at the table.")
 
 
-def _check(evening: Evening, base_revision: int | None, finished: bool = True) -> None:
+def _check(evening: Evening, base_revision: int | None) -> None:
     if base_revision is not None and evening.revision != base_revision:
         raise HandConflict(TABLE_CHANGED, 0)
-    if finished and evening.finished_at is not None:
+    if evening.finished_at is not None:
         raise EveningFinished(FINISHED)
 
 
@@ -59,16 +59,16 @@ def change_seats(evening: Evening, kind: str, *, name: str = "", seat: int | Non
     """Record, before the next hand, that a player joins (``name``, sitting on the left of
     seat ``left_of``: a new name takes a new seat and starts at 0, the name of a player who
     left brings them back with their total), leaves (``seat``, who keeps their total) or is
-    renamed (``seat`` is called ``name`` from now on; allowed at any time, also on a
-    finished evening). One unit of work, logged in the history.
+    renamed (``seat`` is called ``name`` from now on; allowed at any time, but, as every
+    write, not on a finished evening). One unit of work, logged in the history.
 
     Raises :class:`HandConflict` when the table changed since ``base_revision``,
-    :class:`EveningFinished` for a join or leave on a finished evening, and
+    :class:`EveningFinished` on a finished evening (reopen it first), and
     :class:`~scorer.rules.IllegalSetup` (nothing saved) for a name that is empty, too
     long or taken, or a change the rules refuse (P-1, H-1, R-1, B-1: a seventh player).
     A rename to the same name saves nothing.
     """
-    _check(evening, base_revision, finished=kind != "rename")
+    _check(evening, base_revision)
     name = clean_text(name or "")
     change = _change(evening, kind, name, seat, left_of)
     db.session.flush()

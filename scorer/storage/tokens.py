@@ -6,11 +6,21 @@ The command runner (:mod:`scorer.storage.commands`) keeps the tokens of the comm
 an evening's hands; :func:`creating` those of the forms that make something new (an
 evening, an import, a group). Both answer two posts at once the same way: the second
 one's token row collides (unique), its unit rolls back, and the first one's is named.
+
+A token remembers what it saved: the :func:`digest` of its command's content. The runner
+checks it before anything else (:func:`same_content`): the same token with other content
+(hand 2 sent with hand 1's token) is not a retry, and is refused rather than answered
+with what the first one saved. Tokens kept before migration 0015 have no digest and are
+answered as before.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import enum
 import functools
+import hashlib
+import json
 import re
 from typing import Any
 
@@ -53,12 +63,60 @@ def token_used(token: str | None, evening: Evening, command: str, hand_id: int |
     return used
 
 
+def _plain(value: Any) -> Any:
+    """``value`` as plain JSON: a dataclass as its type and fields, tuples as lists, bytes by their SHA-256."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        fields = {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value) if f.name != "token"}
+        return {"type": type(value).__name__, **fields}
+    if isinstance(value, enum.Enum):
+        return _plain(value.value)
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple | set | frozenset):
+        items = [_plain(v) for v in value]
+        return sorted(items, key=repr) if isinstance(value, set | frozenset) else items
+    if isinstance(value, bytes):
+        return {"sha256": hashlib.sha256(value).hexdigest()}
+    if value is None or isinstance(value, str | int | float | bool):
+        return value
+    return repr(value)
+
+
+def digest(command: Any) -> str:
+    """The SHA-256 (hex) of a command's content: its type and its fields but the token,
+    as sorted JSON. The same command sent again has the same digest."""
+    text = json.dumps(_plain(command), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def same_content(token: str | None, content: str | None) -> None:
+    """Raise :class:`TokenReused` when ``token`` saved a command whose digest is not
+    ``content``: not a retry but another change with a used token. A token kept without
+    a digest (before 0015) passes, as then."""
+    if not token or content is None:
+        return
+    used = _submission(token)
+    if used is not None and used.digest is not None and used.digest != content:
+        raise TokenReused(REUSED)
+
+
+def remember(token: str | None, content: str | None) -> None:
+    """Keep ``content`` (the command's digest) with ``token``, kept in the pending unit by
+    the command's handler (:func:`keep_created`): the runner's last step."""
+    if not token or content is None:
+        return
+    db.session.flush()
+    db.session.execute(sa.update(Submission).where(Submission.token == token, Submission.digest.is_(None))
+                       .values(digest=content).execution_options(synchronize_session=False))
+
+
 def keep(token: str | None, evening: Evening, command: str, *, number: int | None = None,
-         hand_id: int | None = None) -> None:
-    """Add ``token`` to the pending unit as used by ``command`` (on hand ``number``, row ``hand_id``)."""
+         hand_id: int | None = None, content: str | None = None) -> None:
+    """Add ``token`` to the pending unit as used by ``command`` (on hand ``number``, row
+    ``hand_id``), with the command's digest ``content``."""
     if token:
         db.session.add(Submission(token=token, evening_id=evening.id, hand_number=number, command=command,
-                                  hand_id=hand_id))
+                                  hand_id=hand_id, digest=content))
 
 
 def creation_retry(token: str | None, command: str) -> None:

@@ -166,7 +166,10 @@ def new_hand(key: str) -> Any:
     body = json_body.body()
     number, token = json_body.integer(body, "number", 1), json_body.token(body)
     ledger = evenings.ledger_of(_evening(key))
-    return _run(RecordHand(key, number, _facts(body.get("facts"), ledger, ledger.next_dealer), token))
+    # what the hand does not say is its place's (a retry after it was saved: the same command)
+    row = ledger.rows[number - 1] if number <= len(ledger.rows) else None
+    dealer, seated = (row.facts.dealer, row.seated) if row else (ledger.next_dealer, ())
+    return _run(RecordHand(key, number, _facts(body.get("facts"), ledger, dealer, seated), token))
 
 
 @bp.post("/e/<key>/hands/<int:hand_id>/versions")

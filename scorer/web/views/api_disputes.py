@@ -115,7 +115,7 @@ def rule(key: str, dispute_id: int) -> Any:
     dispute = _dispute(evening, dispute_id)
     hand = next((h for h in evening.hands if h.id == dispute.hand_id), None)
     number = hand.number if hand is not None else None  # undone: the command's conflict
-    facts = _ruling(data, evening, hand, dispute) if hand is not None else None
+    facts = _ruling(data, evening, hand, dispute, base) if hand is not None else None
     outcome = execute(CorrectHand(key, dispute.hand_id, base, once, number, facts=facts, dispute_id=dispute_id),
                       device=sender())
 
@@ -131,10 +131,12 @@ def rule(key: str, dispute_id: int) -> Any:
     return json_answer(key, outcome, saved, 201)
 
 
-def _ruling(data: dict[str, Any], evening: Evening, hand: Hand, dispute: Dispute) -> HandFacts:
-    """The hand's facts after the ruling (see :func:`rule`)."""
+def _ruling(data: dict[str, Any], evening: Evening, hand: Hand, dispute: Dispute, base: int) -> HandFacts:
+    """The hand's facts after the ruling (see :func:`rule`), made from version ``base``,
+    the one the phone saw (a retry after it was saved: the same command again)."""
     names = [p.name for p in evening.players]
-    current = evenings.facts_of(hand.current, len(names))
+    seen = next((v for v in hand.versions if v.version == base), hand.current)
+    current = evenings.facts_of(seen, len(names))
     if ("upheld" in data) == ("facts" in data):
         raise BadBody(gettext("Send upheld (true or false) or facts (the corrected hand), not both."))
     if "facts" in data:

@@ -394,7 +394,9 @@ def quick(key: str) -> Any:
         posted = form.number.data or ""
         if not is_number(posted):
             errors.append(_("This form is missing its hand number; reload the page."))
-        else:
+        else:  # a double tap: the dealer is the hand's own (the same command again)
+            row = full.rows[int(posted) - 1] if 0 < int(posted) <= len(full.rows) else None
+            dealer = full.seated.index(row.facts.dealer) if row and row.facts.dealer in full.seated else dealer
             if _dealer_declares(form, ledger, dealer):
                 return _quick_page(evening, ledger, form, number, dealer, dealer_declares=True)
             facts = _quick_facts(form, ledger, dealer, errors)
