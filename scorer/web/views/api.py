@@ -25,7 +25,7 @@ from ...evening.tables import play_rules
 from ...reports.words import error_text
 from ...rules import HandFacts, RulesError
 from ...rules.play import PlayState
-from ...storage import evenings, hand_writes, units
+from ...storage import evenings, hand_writes
 from ...storage.commands import (
     ChangeSeats,
     ChangeSettings,
@@ -48,6 +48,7 @@ from .. import json_body
 from ..answers import conflict_json, fresh_evening, hand_of, json_answer, sender, state_of, totals
 from ..json_body import BadBody
 from ..permissions import permission
+from .common import evening_or_404
 
 bp = json_body.json_blueprint("api", __name__)
 
@@ -93,12 +94,6 @@ def _lone_bid(data: dict[str, Any], ledger: Ledger, dealer: int, seated: tuple[i
 
 
 # --------------------------------------------------------------------------- answers
-def _evening(key: str) -> Evening:
-    evening = units.get_evening(key)
-    if evening is None:
-        abort(404)
-    return evening
-
 
 def _hand_saved(saved: Saved, status: int) -> Any:
     """The answer to a hand command: the hand (by row id) as saved now, the totals and
@@ -137,7 +132,7 @@ def _correction(key: str, hand_id: int) -> tuple[dict[str, Any], Evening, Ledger
     body = json_body.body()
     fields = {"key": key, "hand_id": hand_id, "version": json_body.integer(body, "version", 1),
               "token": json_body.token(body)}
-    evening = _evening(key)
+    evening = evening_or_404(key)
     return body, evening, evenings.ledger_of(evening), _hand(evening, hand_id), fields
 
 
@@ -155,7 +150,7 @@ def _patched(ledger: Ledger, hand: Hand, field: str, value: Any) -> HandFacts:
 @bp.get("/e/<key>")
 @permission("view")
 def state(key: str) -> Any:
-    response = jsonify(state_of(_evening(key)))
+    response = jsonify(state_of(evening_or_404(key)))
     response.headers["Cache-Control"] = "no-store"
     return response
 
@@ -165,7 +160,7 @@ def state(key: str) -> Any:
 def new_hand(key: str) -> Any:
     body = json_body.body()
     number, token = json_body.integer(body, "number", 1), json_body.token(body)
-    ledger = evenings.ledger_of(_evening(key))
+    ledger = evenings.ledger_of(evening_or_404(key))
     # what the hand does not say is its place's (a retry after it was saved: the same command)
     row = ledger.rows[number - 1] if number <= len(ledger.rows) else None
     dealer, seated = (row.facts.dealer, row.seated) if row else (ledger.next_dealer, ())
@@ -232,7 +227,7 @@ def play(key: str, hand_id: int) -> Any:
 def undo(key: str) -> Any:
     body = json_body.body()
     hand_id, version = json_body.integer(body, "hand_id", 1), json_body.integer(body, "version", 1)
-    _hand(_evening(key), hand_id)
+    _hand(evening_or_404(key), hand_id)
 
     def undone(saved: Saved, status: int) -> Any:
         evening = fresh_evening(key)
@@ -248,7 +243,7 @@ def undo(key: str) -> Any:
 def settings(key: str) -> Any:
     body = json_body.body()
     revision = json_body.integer(body, "revision")
-    evening = _evening(key)
+    evening = evening_or_404(key)
     name, place = json_body.text(body, "name", evening.name), json_body.text(body, "place", evening.place or "")
     options = body.get("options", dict(evening.options or {}))
     if not isinstance(options, dict):
@@ -301,7 +296,7 @@ def seats(key: str) -> Any:
     table's revision the client saw."""
     body = json_body.body()
     revision = json_body.integer(body, "revision")
-    seat_of = seat_reader([p.name for p in _evening(key).players])
+    seat_of = seat_reader([p.name for p in evening_or_404(key).players])
     kinds = [k for k in ("join", "leave", "rename") if k in body]
     if len(kinds) != 1:
         raise BadBody(gettext("Send one of join (with left_of), leave or rename (with to)."))
@@ -325,5 +320,5 @@ def seats(key: str) -> Any:
 def undo_seats(key: str) -> Any:
     """Undo the last change of seats (it must have no hand after it, unless it is a rename)."""
     revision = json_body.integer(json_body.body(), "revision")
-    _evening(key)
+    evening_or_404(key)
     return json_answer(key, execute(UndoSeatChange(key, None, revision), device=sender()), _seated)

@@ -15,13 +15,14 @@ from flask_babel import gettext
 
 from ...evening.file import check_hand, read_hand
 from ...rules import Claim, HandFacts
-from ...storage import disputes, evenings, units
+from ...storage import disputes, evenings
 from ...storage.commands import CorrectHand, Saved, execute
 from ...storage.disputes import ConfirmHand, DismissDispute, RaiseDispute, SetConfirmation
 from ...storage.models import Dispute, Evening, Hand, db
 from ..answers import fresh_evening, json_answer, sender
 from ..json_body import BadBody, body, flag, integer, json_blueprint, seat, text, token
 from ..permissions import permission
+from .common import evening_or_404
 
 bp = json_blueprint("api_disputes", __name__)
 
@@ -35,12 +36,6 @@ def dispute_of(dispute: Dispute, evening: Evening) -> dict[str, Any]:
             "raised_by": None if dispute.raised_by is None else names[dispute.raised_by], "trick": dispute.trick,
             "note": dispute.note, "resolution": dispute.resolution or None}
 
-
-def _evening(key: str) -> Evening:
-    evening = units.get_evening(key)
-    if evening is None:
-        abort(404)
-    return evening
 
 
 def _known_hand(evening: Evening, hand_id: int) -> None:
@@ -82,7 +77,7 @@ def raise_dispute(key: str, hand_id: int) -> Any:
     """Dispute a hand (any phone, a viewer's included)."""
     data = body()
     once = token(data)
-    evening = _evening(key)
+    evening = evening_or_404(key)
     _known_hand(evening, hand_id)
     names = [p.name for p in evening.players]
     command = RaiseDispute(key, hand_id, text(data, "kind", "", 20), accused=seat(data, "accused", names),
@@ -97,7 +92,7 @@ def raise_dispute(key: str, hand_id: int) -> Any:
 def dismiss(key: str, dispute_id: int) -> Any:
     """A scorer finds nothing to change: the dispute is closed, the hand stands."""
     once = token(body())
-    _dispute(_evening(key), dispute_id)
+    _dispute(evening_or_404(key), dispute_id)
     outcome = execute(DismissDispute(key, dispute_id, once), device=sender())
     return json_answer(key, outcome, _dispute_answer(dispute_id), 200)
 
@@ -111,7 +106,7 @@ def rule(key: str, dispute_id: int) -> Any:
     replaces the hand's facts (any dispute: a misdeal, a wrong score)."""
     data = body()
     base, once = integer(data, "version", 1), token(data)
-    evening = _evening(key)
+    evening = evening_or_404(key)
     dispute = _dispute(evening, dispute_id)
     hand = next((h for h in evening.hands if h.id == dispute.hand_id), None)
     number = hand.number if hand is not None else None  # undone: the command's conflict
@@ -154,7 +149,7 @@ def _ruling(data: dict[str, Any], evening: Evening, hand: Hand, dispute: Dispute
 def confirm(key: str, hand_id: int) -> Any:
     """Accept a hand another phone entered (the table asks for confirmation)."""
     once = token(body())
-    _known_hand(_evening(key), hand_id)
+    _known_hand(evening_or_404(key), hand_id)
 
     def saved(done: Saved, status: int) -> Any:
         evening = fresh_evening(key)

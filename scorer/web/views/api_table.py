@@ -9,26 +9,20 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import abort, jsonify
+from flask import jsonify
 
-from ...storage import units
 from ...storage.commands import Saved, execute
-from ...storage.models import Evening, TableAccess, db
+from ...storage.models import TableAccess, db
 from ...storage.table_access import HandOverOwnership, NameDevice, RenewCredentials, RevokeScorer
 from .. import access
 from ..answers import fresh_evening, json_answer, sender
 from ..json_body import body, integer, json_blueprint, text, token
 from ..lan import external_url
 from ..permissions import permission
+from .common import evening_or_404
 
 bp = json_blueprint("api_table", __name__)
 
-
-def _evening(key: str) -> Evening:
-    evening = units.get_evening(key)
-    if evening is None:
-        abort(404)
-    return evening
 
 
 @bp.post("/e/<key>/scorers/<int:access_id>/revoke")
@@ -88,7 +82,7 @@ def join(key: str) -> Any:
     data = body()
     token(data)  # a join is idempotent by nature: a scorer's retry tries no PIN (nothing is kept)
     pin = text(data, "pin", "", 12)
-    evening = _evening(key)
+    evening = evening_or_404(key)
     access.remember(key)
     return json_answer(key, access.join(evening, pin), lambda done, status: (jsonify(scorer=True), status), 200)
 

@@ -47,10 +47,17 @@ def content_disposition(kind: str, name: str, extension: str) -> str:
     return f'{kind}; filename="{slug}.{extension}"'
 
 
-def load_evening(key: str) -> tuple[Evening, Ledger]:
+def evening_or_404(key: str) -> Evening:
+    """The evening with key ``key`` (players and hands loaded); 404 if there is none."""
     evening = units.get_evening(key)
     if evening is None:
         abort(404)
+    return evening
+
+
+def load_evening(key: str) -> tuple[Evening, Ledger]:
+    """The evening with key ``key`` and its ledger; 404 if there is none."""
+    evening = evening_or_404(key)
     return evening, evenings.ledger_of(evening)
 
 

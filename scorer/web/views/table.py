@@ -54,22 +54,16 @@ from ..i18n import safe_next
 from ..lan import external_url, lan_host
 from ..permissions import permission
 from ..table_forms import DISPUTE_NAMES, ActionForm, DeviceForm, PinForm, quick_form_for
-from .common import posted_int
+from .common import evening_or_404, posted_int
 
 bp = Blueprint("table", __name__)
-
-def _evening(key: str) -> Any:
-    evening = units.get_evening(key)
-    if evening is None:
-        abort(404)
-    return evening
 
 
 @bp.get("/e/<key>/share")
 @permission("view")
 def share(key: str) -> Response:
     """Links and QR codes to join the table; scorers also see the PIN and the scorers' link."""
-    evening = _evening(key)
+    evening = evening_or_404(key)
     access.remember(key)
     scorer = access.is_scorer(key)
     view_url = external_url("sheet.scoresheet", key=key)
@@ -89,7 +83,7 @@ def share(key: str) -> Response:
 @permission("view")
 def qr(key: str) -> Response:
     """The QR code of the table's link (``?for=edit``: the scorers' link, scorers only), as SVG."""
-    evening = _evening(key)
+    evening = evening_or_404(key)
     if request.args.get("for") == "edit":
         if not access.is_scorer(key):
             abort(404)
@@ -136,7 +130,7 @@ def renew(key: str) -> Any:
 @permission("view")
 def scorer_link(key: str, edit_key: str) -> Any:
     """The scorers' link: this phone becomes a scorer at the table."""
-    evening = _evening(key)
+    evening = evening_or_404(key)
     if not access.edit_key_matches(evening, edit_key):
         abort(404)
     access.grant_scorer(key, via="link")
@@ -148,7 +142,7 @@ def scorer_link(key: str, edit_key: str) -> Any:
 @permission("view")
 def join(key: str) -> Any:
     """Become a scorer with the table's PIN."""
-    evening = _evening(key)
+    evening = evening_or_404(key)
     access.remember(key)
     if access.is_scorer(key):
         return redirect(url_for("sheet.scoresheet", key=key))
@@ -186,7 +180,7 @@ def device() -> Any:
 @permission("manage")
 def settings(key: str) -> Any:
     """Change the table's name, place and options; kept in the history."""
-    evening = _evening(key)
+    evening = evening_or_404(key)
     variant = get_variant(evening.variant)
     if request.method == "GET" and evening.finished_at is not None:  # a post: the command says so
         flash(_("This evening is finished: reopen it to change its settings."))
@@ -216,7 +210,7 @@ def seats(key: str) -> Any:
     """Players come and go (issue 12): between hands a player joins (at a chosen place,
     starting at 0), leaves (keeping their total) or is renamed; the last change of seats
     can be undone. Each is one change in the history."""
-    evening = _evening(key)
+    evening = evening_or_404(key)
     form = ActionForm()
     status = 200
     errors: list[str] = []
@@ -229,7 +223,7 @@ def seats(key: str) -> Any:
         else:
             errors.append(_("Nothing was saved: reload the page and try again."))
         status = 422
-        evening = _evening(key)
+        evening = evening_or_404(key)
     ledger = evenings.ledger_of(evening)
     live = [r for r in evening.seat_changes if r.undone_at is None]
     last = live[-1] if live and (live[-1].kind == "rename" or live[-1].before_hand == len(ledger.rows) + 1) else None
@@ -260,7 +254,7 @@ def _seat_post(evening: Any, errors: list[str]) -> str | None:
         return None
     if outcome.detail is None:
         return _("The last change of seats is undone. It is kept in the history.")
-    evening = _evening(evening.key)
+    evening = evening_or_404(evening.key)
     return seat_change_text(dump_seat_change(outcome.detail, tuple(p.name for p in evening.players)))
 
 
@@ -284,7 +278,7 @@ def revision(key: str) -> Response:
 @permission("view")
 def big(key: str) -> str:
     """Large-print totals, readable from across the table; follows the score live."""
-    evening = _evening(key)
+    evening = evening_or_404(key)
     ledger = evenings.ledger_of(evening)
     order = sorted(range(ledger.setup.n), key=lambda s: (-ledger.totals[s], s))
     return render_template("big.html", evening=evening, ledger=ledger, order=order, signed=signed)
@@ -294,7 +288,7 @@ def big(key: str) -> str:
 @permission("view")
 def history(key: str) -> str:
     """Every change to the table, newest first: when, which phone, before and after."""
-    evening = _evening(key)
+    evening = evening_or_404(key)
     ledger = evenings.ledger_of(evening)
     variant = ledger.variant
 
@@ -339,7 +333,7 @@ def option_changes(variant: Any, change: Any) -> list[tuple[str, str, str]]:
 @permission("score")
 def confirm_undo(key: str) -> Any:
     """Ask before taking the last hand out of play."""
-    evening = _evening(key)
+    evening = evening_or_404(key)
     if not evening.hands:
         flash(_("There is no hand to undo."))
         return redirect(url_for("sheet.scoresheet", key=key))
@@ -353,7 +347,7 @@ def confirm_undo(key: str) -> Any:
 @permission("score")
 def undo(key: str) -> Any:
     """Undo the last hand (kept in the history; nothing is deleted)."""
-    _evening(key)
+    evening_or_404(key)
     form = ActionForm()
     try:
         number = int(str(request.form.get("number", ""))[:9])
@@ -375,7 +369,7 @@ def undo(key: str) -> Any:
 def quick(key: str) -> Any:
     """Quick entry: declarer, contract (and trump where named), then one tap on the
     declarer's tricks saves the hand. Misdeal and all-pass are one tap each."""
-    evening = _evening(key)
+    evening = evening_or_404(key)
     full = evenings.ledger_of(evening)
     ledger = table_ledger(full)  # the players seated now, seats 0… among them (issue 12)
     setup, variant = ledger.setup, ledger.variant
