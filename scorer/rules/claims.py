@@ -41,6 +41,8 @@ class ClaimVariant(Protocol):
 
     name: str
     pack_size: int
+    #: Revokes are found by an inspection after the hand (``napoleao`` B-16), not claimed in play.
+    inspects_after_play: bool
 
     @property
     def claim_rules(self) -> Mapping[str, str]: ...
@@ -182,7 +184,8 @@ def _check_one(claim: Claim, setup: EveningSetup, pack_size: int) -> None:
 
 def check_claims(variant: ClaimVariant, claims: tuple[Claim, ...], setup: EveningSetup) -> None:
     """Refuse claims ``variant`` has no rule for (:func:`claim_rules`), or that name no
-    seat, trick or card at this table; only one revoke can be upheld (play stops)."""
+    seat, trick or card at this table; only one revoke can be upheld (play stops; in
+    ``napoleao``, whose inspection comes after play, B-16, the earliest decides: adopted)."""
     rules = variant.claim_rules
     for claim in claims:
         if claim.kind not in rules:
@@ -191,6 +194,9 @@ def check_claims(variant: ClaimVariant, claims: tuple[Claim, ...], setup: Evenin
                                     name=variant.name, kind=claim_name(claim.kind), kinds=kinds))
         _check_one(claim, setup, variant.pack_size)
     if sum(1 for c in claims if c.upheld and CLAIM_KINDS[c.kind].stops_play) > 1:
+        if variant.inspects_after_play:
+            raise IllegalFacts(Text("The inspection settles the hand on one revoke: uphold the earliest and reject "
+                                    "the others (adopted)."), rules.get("revoke"))
         raise IllegalFacts(Text("A revoke claim stops play, so only one revoke can be upheld in a hand."))
 
 
