@@ -297,3 +297,31 @@ def test_the_pool_left_when_players_came_and_went_is_shared_in_full_as_the_doc_s
     result = settle_up(ledger)
     assert result.pool_share == 1 and result.pool_left == 0 and result.odd == (4, 1)
     assert result.balances == (2, 0, -2, -2, 2)
+
+
+def _renamed(seats: list[dict[str, Any]], players: list[str], hands: int) -> dict[str, Any]:
+    return {"format": "nap-evening", "version": 2, "variant": "pagat", "players": players, "seats": seats,
+            "hands": [{"auction": ["pass", "four", "pass"], "tricks": 4}] * hands}
+
+
+def test_a_rename_that_makes_two_seated_players_share_a_name_is_refused_in_words() -> None:
+    """shared/rules/README.md, "People who come and go": names stay unique at the table
+    ignoring case, as at the start (issue 25 item 11). Eve "was called ann" until hand 2
+    while Ann sat at the table: refused, naming both and the rename."""
+    with pytest.raises(EveningFileError) as error:
+        load(_renamed([{"before_hand": 2, "rename": "Eve", "from": "ann"}], ["Ann", "Bob", "Eve"], 2))
+    assert str(error.value) == ("seats[0]: Eve was called “ann” before hand 2 while Ann was at the table: two "
+                                "players at the table cannot share a name, ignoring case.")
+    # Ann left before hand 2, but Eve was still called ANN in hand 1, with Ann at the table
+    with pytest.raises(EveningFileError, match=r"^seats\[1\]: Eve was called “ANN” before hand 2"):
+        load(_renamed([{"before_hand": 2, "leave": "Ann"}, {"before_hand": 2, "rename": "Eve", "from": "ANN"}],
+                      ["Ann", "Bob", "Eve", "Dan"], 2))
+
+
+def test_a_name_may_come_back_to_the_table_after_its_first_owner_renamed_or_left() -> None:
+    """Only players seated together count: Eve was called "ann" in hand 1 and Ann sits down
+    before hand 3 — never at the table together. And a rename in case only is the same name."""
+    evening = load(_renamed([{"before_hand": 2, "rename": "Eve", "from": "ann"},
+                             {"before_hand": 3, "join": "Ann", "left_of": "Bob"}], ["Bob", "Eve", "Dan"], 2))
+    assert [c.kind for c in evening.changes] == ["rename", "join"] and evening.setup.players[-1] == "Ann"
+    assert load(_renamed([{"before_hand": 2, "rename": "Eve", "from": "eve"}], ["Ann", "Bob", "Eve"], 2)).changes
