@@ -1,0 +1,95 @@
+"""Offline, a phone that cannot keep the hand says so at the tap (issue 21, item 8).
+
+IndexedDB may refuse the outbox's write (storage full, private mode). Then nothing can
+wait on this phone: the save is sent once directly; with no network either, the form
+stays exactly as typed with a "Not saved" alert (never the scoresheet, as if the hand
+were queued), and a tap once the network is back saves it once. A real browser, as in
+tests/test_offline.py; IndexedDB is made to refuse by an init script that replaces
+``indexedDB.open`` with one that fails. Skipped when Chromium is not installed, unless
+``NAP_REQUIRE_BROWSER=1``.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from scorer.storage import units
+from tests import test_offline as offline
+
+browser, site = offline.browser, offline.site
+_phone, _start_table, _ready_offline, _hands = offline._phone, offline._start_table, offline._ready_offline, offline._hands
+
+#: every page from now on: IndexedDB refuses to open (as Firefox's private mode did, or a
+#: full disk); the real one stays reachable as window.napRealOpen, to look into the outbox
+REFUSE_IDB = """(() => {
+  const real = IDBFactory.prototype.open;
+  window.napRealOpen = (name, version) => real.call(indexedDB, name, version);
+  IDBFactory.prototype.open = function () {
+    const req = { result: undefined, error: null, readyState: "pending",
+                  onsuccess: null, onerror: null, onupgradeneeded: null, onblocked: null };
+    setTimeout(() => {
+      req.error = new DOMException("The quota has been exceeded.", "QuotaExceededError");
+      req.readyState = "done";
+      if (req.onerror) req.onerror({ target: req });
+    }, 0);
+    return req;
+  };
+})();"""
+
+#: how many commands the real outbox holds (0 when it was never made)
+OUTBOX_COUNT = """() => new Promise(resolve => {
+  const open = window.napRealOpen("nap-outbox", 1);
+  open.onupgradeneeded = () => open.result.createObjectStore("outbox", {keyPath: "id", autoIncrement: true});
+  open.onsuccess = () => {
+    const req = open.result.transaction("outbox").objectStore("outbox").count();
+    req.onsuccess = () => { open.result.close(); resolve(req.result); };
+  };
+})"""
+
+
+def _typed(page: Any) -> dict[str, str | None]:
+    return page.evaluate("""() => ({
+      declarer: (document.querySelector("input[name=declarer]:checked") || {}).value || null,
+      contract: (document.querySelector("input[name=contract]:checked") || {}).value || null })""")
+
+
+def test_a_tap_the_phone_cannot_keep_offline_says_so_and_keeps_the_form(browser: Any, site: tuple[Any, str]) -> None:
+    app, base = site
+    ctx, a = _phone(browser)
+    try:
+        key = _start_table(a, base)
+        _ready_offline(a, base, key)
+        ctx.add_init_script(REFUSE_IDB)
+        ctx.set_offline(True)
+        a.goto(f"{base}/e/{key}/quick")  # the kept copy, from the service worker
+        a.locator("h1:has-text('Hand 1')").wait_for(timeout=60000)
+        a.locator("fieldset").nth(0).locator("label.pill:has-text('Bob')").click()
+        a.locator("fieldset").nth(1).locator("label.pill:has-text('Three')").click()
+        typed = _typed(a)
+        assert typed["declarer"] is not None and typed["contract"] == "three", typed
+        a.locator("button[name=tricks][value='3']").click()
+
+        alert = a.locator("form .outbox-error[role=alert]")
+        alert.wait_for(timeout=60000)
+        assert alert.inner_text() == ("Not saved: this phone could not keep the hand, and the server could not be "
+                                      "reached. It is still here as typed: tap save again once the network is back.")
+        a.wait_for_timeout(500)  # nothing goes anywhere meanwhile
+        assert re.search(r"/e/[A-Za-z0-9_-]+/quick$", a.url), a.url  # not the scoresheet as if it waited
+        assert _typed(a) == typed  # what was typed is still on the form
+        assert a.locator(".outbox-entry").count() == 0
+        assert a.evaluate(OUTBOX_COUNT) == 0  # nothing queued
+        assert _hands(app, key) == []
+
+        # the network is back: the same tap saves it, once
+        ctx.set_offline(False)
+        a.locator("button[name=tricks][value='3']").click()
+        a.wait_for_url(re.compile(r"/e/[A-Za-z0-9_-]+(#hand-\d+)?$"), timeout=60000)
+        assert "Hand 1 saved" in a.content()
+        assert _hands(app, key) == [(1, 1, 3)]
+        with app.app_context():
+            evening = units.get_evening(key, fresh=True)
+            assert evening is not None and [len(h.versions) for h in evening.hands] == [1]
+        assert a.evaluate(OUTBOX_COUNT) == 0
+    finally:
+        ctx.close()
