@@ -18,7 +18,8 @@ from scorer.storage import units
 from tests import test_offline as offline
 
 browser, site = offline.browser, offline.site
-_phone, _start_table, _ready_offline, _hands = offline._phone, offline._start_table, offline._ready_offline, offline._hands
+_phone, _start_table = offline._phone, offline._start_table
+_ready_offline, _hands = offline._ready_offline, offline._hands
 
 #: every page from now on: IndexedDB refuses to open (as Firefox's private mode did, or a
 #: full disk); the real one stays reachable as window.napRealOpen, to look into the outbox
@@ -93,3 +94,66 @@ def test_a_tap_the_phone_cannot_keep_offline_says_so_and_keeps_the_form(browser:
         assert a.evaluate(OUTBOX_COUNT) == 0
     finally:
         ctx.close()
+
+
+#: the quick form posted as it is without JavaScript (or as the page falls back to): Bob, Three, 3 tricks
+NATIVE_POST = """() => {
+  const form = document.querySelector("form[data-outbox]");
+  form.querySelectorAll("fieldset")[0].querySelectorAll("input")[1].checked = true;
+  form.querySelector("input[name=contract][value=three]").checked = true;
+  const tricks = document.createElement("input");
+  tricks.type = "hidden"; tricks.name = "tricks"; tricks.value = "3";
+  form.appendChild(tricks);
+  HTMLFormElement.prototype.submit.call(form);
+}"""
+
+#: a JSON command sent with no network: [status, body]
+API_POST = """(api) => fetch(api, {method: "POST", headers: {"Content-Type": "application/json",
+    "Accept": "application/json"}, body: JSON.stringify({number: 1, facts: {misdeal: true}, token: "sw-1"})})
+  .then(r => r.json().then(body => [r.status, body]))"""
+
+
+def test_offline_the_worker_answers_a_write_it_cannot_keep_not_saved_in_the_tables_language(
+        browser: Any, site: tuple[Any, str]) -> None:
+    """A write (POST) the network does not take: the worker never shows a kept page as if
+    it were saved. A form's post gets its "Not saved" page, a JSON command 503
+    {"kept": false}; a Russian phone's worker says it in Russian (/sw.js?lang=ru)."""
+    app, base = site
+    ctx, a = _phone(browser)
+    ctx_ru = browser.new_context(viewport=offline.shared.PHONE, locale="ru-RU")
+    ru = ctx_ru.new_page()
+    try:
+        keys = []
+        for context, page, lang in ((ctx, a, "en"), (ctx_ru, ru, "ru")):
+            key = _start_table(page, base)  # each phone its own table: quick entry is the table's phones'
+            keys.append(key)
+            _ready_offline(page, base, key)
+            assert page.evaluate("() => navigator.serviceWorker.controller.scriptURL").endswith(f"/sw.js?lang={lang}")
+            context.set_offline(True)
+            page.goto(f"{base}/e/{key}/quick")
+            page.locator("form[data-outbox]").wait_for(timeout=60000)
+
+            status, body = page.evaluate(API_POST, f"/api/e/{key}/hands")
+            assert status == 503 and body["kept"] is False and body["error"]["code"] == "offline", body
+            assert body["error"]["message"] == {
+                "en": "Not saved: there is no network, and this phone kept nothing. "
+                      "Send it again once the network is back.",
+                "ru": "Не сохранено: нет сети, и этот телефон ничего не сохранил у себя. "
+                      "Отправьте ещё раз, когда сеть появится."}[lang]
+
+            page.evaluate(NATIVE_POST)
+            title = {"en": "Not saved", "ru": "Не сохранено"}[lang]
+            page.locator(f"h1:has-text('{title}')").wait_for(timeout=60000)
+            assert page.locator("[role=alert]").inner_text().startswith(
+                {"en": "There is no network", "ru": "Нет сети"}[lang])
+            assert page.locator(".outbox, .totals, #record-hand").count() == 0  # not the scoresheet, as if kept
+            back = page.locator("a.button")
+            assert back.inner_text() == {"en": "Back to the form", "ru": "Вернуться к форме"}[lang]
+            back.click()
+            page.locator("form[data-outbox]").wait_for(timeout=60000)
+            assert re.search(r"/quick$", page.url), page.url
+            context.set_offline(False)
+        assert [_hands(app, key) for key in keys] == [[], []]  # nothing was saved, by either phone
+    finally:
+        ctx.close()
+        ctx_ru.close()
