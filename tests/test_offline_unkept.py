@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from scorer.rules import HandFacts
 from scorer.storage import units
 from tests import test_offline as offline
 
@@ -157,3 +158,42 @@ def test_offline_the_worker_answers_a_write_it_cannot_keep_not_saved_in_the_tabl
     finally:
         ctx.close()
         ctx_ru.close()
+
+
+def test_the_full_form_and_undo_the_phone_cannot_keep_offline_say_so_and_stay(
+        browser: Any, site: tuple[Any, str]) -> None:
+    """The same for the full form (a new hand: Cat's Three, 3 tricks, as typed) and the
+    undo page: each stays where it was, with its "Not saved" / "Not undone" alert."""
+    app, base = site
+    ctx, a = _phone(browser)
+    try:
+        key = _start_table(a, base)
+        offline._record(app, key, HandFacts(0, ("three", "pass", "pass", "pass"), 3))
+        _ready_offline(a, base, key, "/undo")
+        ctx.add_init_script(REFUSE_IDB)
+        ctx.set_offline(True)
+
+        a.goto(f"{base}/e/{key}/hand")
+        a.locator("h1:has-text('Hand 2')").wait_for(timeout=60000)
+        a.locator(".call:has(span.label:has-text('Cat')) label.pill:has(input[value=three])").click()
+        a.locator("label.pill:has(input[name=tricks][value='3'])").click()
+        a.click("button:has-text('Save hand 2')")
+        alert = a.locator("form .outbox-error[role=alert]")
+        alert.wait_for(timeout=60000)
+        assert alert.inner_text().startswith("Not saved: this phone could not keep the hand")
+        assert re.search(r"/e/[A-Za-z0-9_-]+/hand$", a.url), a.url
+        assert a.locator("input[name=tricks][value='3']").is_checked()
+        assert a.locator(".call:has(span.label:has-text('Cat')) input[value=three]").is_checked()
+
+        a.goto(f"{base}/e/{key}/undo")
+        a.click("button:has-text('Undo hand 1')")
+        alert = a.locator("form .outbox-error[role=alert]")
+        alert.wait_for(timeout=60000)
+        assert alert.inner_text() == ("Not undone: this phone could not keep the undo, and the server could not "
+                                      "be reached. Tap again once the network is back.")
+        assert re.search(r"/undo$", a.url), a.url
+        assert a.locator("button:has-text('Undo hand 1')").is_enabled()
+        assert a.evaluate(OUTBOX_COUNT) == 0
+        assert _hands(app, key) == [(1, 1, 3)]
+    finally:
+        ctx.close()
