@@ -21,7 +21,7 @@ import sqlalchemy as sa
 from scorer.storage import evening_writes, evenings, units
 from scorer.storage.db import db
 from scorer.storage.models import Change, Hand, HandVersion, Submission
-from webhelpers import running
+from webhelpers import hand_id, running
 
 PHONES = 6
 HANDS = 20
@@ -111,13 +111,14 @@ def test_six_phones_race_hands_duplicates_and_stale_corrections(server: Any) -> 
                     statuses[status] += 1
 
     _race(PHONES, enter_hands)
+    rows = {number: hand_id(app, key, number) for number in range(1, CORRECTED + 1)}
 
     def correct_from_stale_page(i: int, barrier: threading.Barrier) -> None:
         phone = phones[i]
         for number in range(1, CORRECTED + 1):
             barrier.wait(timeout=60)
             dealer = (number - 1) % 4
-            fields = {"number": str(number), "version": "1", "dealer": str(dealer),
+            fields = {"number": str(number), "version": "1", "hand_id": rows[number], "dealer": str(dealer),
                       f"call_{(dealer + 1) % 4}": "four", "tricks": str(i % 6), "save": "1",
                       "token": f"fix-{number}-{i}"}
             status = phone.request("POST", f"/e/{key}/hand/{number}/edit", fields)
@@ -192,13 +193,15 @@ def test_undo_and_settings_racing_new_hands_leave_no_gap_and_no_hand_past_the_en
     assert quick(a, 1) == 302
     for _round in range(8):
         last = len(_live_numbers(app, key))
+        row = hand_id(app, key, last)
         statuses: list[int] = []
 
-        def undo_or_add(i: int, barrier: threading.Barrier, last: int = last,
+        def undo_or_add(i: int, barrier: threading.Barrier, last: int = last, row: str = row,
                         statuses: list[int] = statuses) -> None:
             barrier.wait(timeout=30)
             if i == 0:
-                statuses.append(a.request("POST", f"/e/{key}/undo", {"number": str(last), "version": "1"}))
+                statuses.append(a.request("POST", f"/e/{key}/undo", {"number": str(last), "version": "1",
+                                                                      "hand_id": row}))
             else:
                 statuses.append(quick(b, last + 1))
 
@@ -213,7 +216,8 @@ def test_undo_and_settings_racing_new_hands_leave_no_gap_and_no_hand_past_the_en
         assert quick(a, len(_live_numbers(app, key)) + 1) == 302
     while len(_live_numbers(app, key)) > 2:
         n = len(_live_numbers(app, key))
-        assert a.request("POST", f"/e/{key}/undo", {"number": str(n), "version": "1"}) == 302
+        assert a.request("POST", f"/e/{key}/undo", {"number": str(n), "version": "1",
+                                                    "hand_id": hand_id(app, key, n)}) == 302
     with app.app_context():
         revision = units.evening_revision(key)
     results: list[int] = []

@@ -15,7 +15,7 @@ from scorer.reports.pdf import render_html_pdf
 from scorer.storage import errors, evenings, hand_writes, roles, units
 from scorer.storage.db import db
 from scorer.storage.models import Change, Evening, Hand
-from tests.webhelpers import start_evening
+from tests.webhelpers import hand_id, start_evening
 
 
 def _evening(app: Any, key: str) -> Evening:
@@ -156,9 +156,10 @@ def test_undo_the_last_hand_keeps_it_in_the_history(app: Any) -> None:
         assert evening is not None
         assert evenings.ledger_of(evening).totals == (1, 13, -15, 1)
     # an undo from a page that showed hand 1 as the last hand is refused
-    stale = client.post(f"/e/{key}/undo", data={"number": "1", "version": "1"})
+    stale = client.post(f"/e/{key}/undo", data={"number": "1", "version": "1", "hand_id": hand_id(app, key, 1)})
     assert stale.status_code == 302 and _hand_count(app, key) == 2
-    assert client.post(f"/e/{key}/undo", data={"number": "2", "version": "1"}).status_code == 302
+    assert client.post(f"/e/{key}/undo", data={"number": "2", "version": "1",
+                                               "hand_id": hand_id(app, key, 2)}).status_code == 302
     with app.app_context():
         evening = units.get_evening(key)
         assert evening is not None
@@ -370,8 +371,8 @@ def test_an_override_sent_twice_is_saved_once(app: Any) -> None:
     page = client.get(f"/e/{key}/hand/1").get_data(as_text=True)
     token = re.search(r'name="token" type="hidden" value="([^"]+)"', page)
     assert token is not None
-    form = {"version": "1", "token": token.group(1), "units_0": "-2", "units_1": "6", "units_2": "-2",
-            "units_3": "-2", "reason": "Agreed: Bob misdealt the first trick"}
+    form = {"version": "1", "hand_id": hand_id(app, key, 1), "token": token.group(1), "units_0": "-2", "units_1": "6",
+            "units_2": "-2", "units_3": "-2", "reason": "Agreed: Bob misdealt the first trick"}
     assert client.post(f"/e/{key}/hand/1/override", data=form).status_code == 302
     assert client.post(f"/e/{key}/hand/1/override", data=form).status_code == 302
     with app.app_context():
@@ -427,9 +428,11 @@ def test_a_correction_of_a_hand_undone_meanwhile_is_refused_clearly(app: Any) ->
     key = start_evening(client)
     assert _quick(client, key, 1, 1, "three", 3).status_code == 302
     assert _quick(client, key, 2, 2, "three", 3).status_code == 302
-    assert client.post(f"/e/{key}/undo", data={"number": "2", "version": "1"}).status_code == 302
+    second = hand_id(app, key, 2)
+    assert client.post(f"/e/{key}/undo", data={"number": "2", "version": "1", "hand_id": second}).status_code == 302
     # a phone still showing hand 2's edit form saves it
-    response = client.post(f"/e/{key}/hand/2/edit", data={"number": "2", "version": "1", "dealer": "1",
+    response = client.post(f"/e/{key}/hand/2/edit", data={"number": "2", "version": "1", "hand_id": second,
+                                                            "dealer": "1",
                                                             "call_3": "four", "tricks": "4", "save": "1"})
     assert response.status_code == 302
     page = client.get(response.headers["Location"], follow_redirects=True).get_data(as_text=True)

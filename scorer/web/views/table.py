@@ -54,7 +54,7 @@ from ..i18n import safe_next
 from ..lan import external_url, lan_host
 from ..permissions import permission
 from ..table_forms import DISPUTE_NAMES, ActionForm, DeviceForm, PinForm, quick_form_for
-from .common import evening_or_404, posted_int
+from .common import evening_or_404, posted_hand_id, posted_int
 
 bp = Blueprint("table", __name__)
 
@@ -348,6 +348,7 @@ def confirm_undo(key: str) -> Any:
 def undo(key: str) -> Any:
     """Undo the last hand (kept in the history; nothing is deleted)."""
     evening_or_404(key)
+    hand_id = posted_hand_id()
     form = ActionForm()
     try:
         number = int(str(request.form.get("number", ""))[:9])
@@ -357,7 +358,7 @@ def undo(key: str) -> Any:
     if not form.validate_on_submit() or number < 1:
         flash(_("Nothing was undone: reload the page and try again."))
         return redirect(url_for("sheet.scoresheet", key=key))
-    outcome = execute(UndoHand(key, number, version, posted_int("hand_id")), device=sender())
+    outcome = execute(UndoHand(key, number, version, hand_id), device=sender())
     sheet = url_for("sheet.scoresheet", key=key)
     return form_answer(outcome, saved=_("Hand %(n)s is undone. It is kept in the history.", n=number), to=sheet,
                        back=url_for("table.confirm_undo", key=key)
