@@ -313,14 +313,16 @@ def register_headers(app: Flask) -> None:
 def register_live(app: Flask) -> None:
     """The live poll's memory (:mod:`scorer.storage.live`): one :class:`~scorer.storage.live.Revisions` per
     app (``app.extensions["nap_revisions"]``), listening for changes on PostgreSQL unless
-    ``NAP_LIVE_LISTEN`` is false, and the shortcut that answers a poll from it before Flask."""
+    ``NAP_LIVE_LISTEN`` is false, with a heartbeat every ``NAP_LISTEN_HEARTBEAT`` seconds
+    (config or environment; 0: none), and the shortcut that answers a poll from it before Flask."""
     from sqlalchemy.engine import make_url
 
     from ..storage import live
 
     url = make_url(app.config["SQLALCHEMY_DATABASE_URI"])
     dsn = live.listen_dsn(url) if app.config.get("NAP_LIVE_LISTEN", True) else None
-    revisions = live.Revisions(dsn)
+    beat = app.config.get("NAP_LISTEN_HEARTBEAT", os.environ.get("NAP_LISTEN_HEARTBEAT", live.HEARTBEAT))
+    revisions = live.Revisions(dsn, heartbeat=float(beat))
     app.extensions["nap_revisions"] = revisions
     # what the Flask route answers with (tests/test_poll.py compares the two)
     headers = [("Cache-Control", "no-store"), *SECURITY_HEADERS.items(), ("Vary", "Accept-Language, Cookie")]
