@@ -41,6 +41,11 @@ class PgProxy:
         through = through.update_query_dict({"sslmode": "disable", "gssencmode": "disable"})
         return through.render_as_string(hide_password=False)
 
+    @property
+    def connections(self) -> int:
+        """Connections accepted so far."""
+        return len(self._links)
+
     def blackhole(self) -> None:
         with self._lock:
             self._silent = True

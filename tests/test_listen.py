@@ -124,3 +124,19 @@ def test_a_listener_whose_notifications_never_come_says_so_once(postgres_url: st
     finally:
         revisions.stop()
         logger.removeHandler(said)
+
+
+def test_the_listener_can_bypass_a_pooler_with_its_own_url(postgres_url: str, proxy: PgProxy) -> None:
+    """``NAP_LISTEN_URL``: the listening connection goes there (PostgreSQL itself, past a
+    pooler in transaction mode), the app's queries to ``DATABASE_URL``."""
+    from conftest import _dispose, make_app
+
+    app = make_app(postgres_url, NAP_LISTEN_URL=proxy.dsn(postgres_url))
+    revisions = app.extensions["nap_revisions"]
+    try:
+        assert f"127.0.0.1:{proxy.port}/" in revisions.dsn and app.config["SQLALCHEMY_DATABASE_URI"] == postgres_url
+        assert revisions.fill("no-such-table", lambda: None) is None  # starts the listener
+        wait_until(lambda: revisions.trusted, "the listener never heard its heartbeat through NAP_LISTEN_URL")
+        assert proxy.connections == 1  # the one connection through the proxy is the listener's
+    finally:
+        _dispose(app)

@@ -69,8 +69,9 @@ KEEPALIVES: dict[str, Any] = {"keepalives": 1, "keepalives_idle": 10, "keepalive
 NO_NOTIFY = ("live updates: LISTEN/NOTIFY is not working on this database connection: a "
              "notification this process sent itself did not come back within %.1f s. The likely "
              "cause is a connection pooler in transaction mode (PgBouncer pool_mode = transaction) "
-             "between the app and PostgreSQL; LISTEN needs a session of its own, so point "
-             "DATABASE_URL's listening connection at PostgreSQL directly (or a session-mode pool). "
+             "between the app and PostgreSQL; LISTEN needs a session of its own, so set "
+             "NAP_LISTEN_URL to PostgreSQL itself (or to a session-mode pool) for the listening "
+             "connection. "
              "Until it works, every live poll reads the database: changes are still seen, at the "
              "cost of a query per poll.")
 

@@ -313,7 +313,8 @@ def register_headers(app: Flask) -> None:
 def register_live(app: Flask) -> None:
     """The live poll's memory (:mod:`scorer.storage.live`): one :class:`~scorer.storage.live.Revisions` per
     app (``app.extensions["nap_revisions"]``), listening for changes on PostgreSQL unless
-    ``NAP_LIVE_LISTEN`` is false, with a heartbeat every ``NAP_LISTEN_HEARTBEAT`` seconds
+    ``NAP_LIVE_LISTEN`` is false (on ``NAP_LISTEN_URL`` if set, else on the app's database
+    URL), with a heartbeat every ``NAP_LISTEN_HEARTBEAT`` seconds
     (config or environment; 0: none), and the shortcut that answers a poll from it before Flask."""
     from sqlalchemy.engine import make_url
 
@@ -321,6 +322,9 @@ def register_live(app: Flask) -> None:
 
     url = make_url(app.config["SQLALCHEMY_DATABASE_URI"])
     dsn = live.listen_dsn(url) if app.config.get("NAP_LIVE_LISTEN", True) else None
+    direct = app.config.get("NAP_LISTEN_URL") or os.environ.get("NAP_LISTEN_URL")
+    if dsn is not None and direct:  # past a pooler in transaction mode, to PostgreSQL itself
+        dsn = live.listen_dsn(make_url(direct))
     beat = app.config.get("NAP_LISTEN_HEARTBEAT", os.environ.get("NAP_LISTEN_HEARTBEAT", live.HEARTBEAT))
     revisions = live.Revisions(dsn, heartbeat=float(beat))
     app.extensions["nap_revisions"] = revisions
