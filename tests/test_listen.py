@@ -140,3 +140,27 @@ def test_the_listener_can_bypass_a_pooler_with_its_own_url(postgres_url: str, pr
         assert proxy.connections == 1  # the one connection through the proxy is the listener's
     finally:
         _dispose(app)
+
+
+def test_the_listener_works_past_descriptor_1024(postgres_url: str, table: Table) -> None:
+    """A process serving 1000 phones holds sockets past descriptor 1024, where select()
+    cannot wait: the listener's connection gets such a descriptor and still hears its
+    heartbeat and the notifications."""
+    import os
+    import resource
+
+    soft, _hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft < 1300:
+        pytest.skip(f"at most {soft} open files here")
+    held = [os.open(os.devnull, os.O_RDONLY) for _ in range(1100)]
+    revisions = live.Revisions(postgres_url.replace("+psycopg", ""), **FAST)
+    try:
+        assert revisions.fill(table.key, table.read) == 0
+        wait_until(lambda: revisions.trusted, "the listener never heard its heartbeat")
+        assert revisions.fill(table.key, table.read) == 0 and revisions.cached(table.key) == 0
+        table.save(1)
+        wait_until(lambda: revisions.cached(table.key) is None, "the notification never came")
+    finally:
+        revisions.stop()
+        for fd in held:
+            os.close(fd)

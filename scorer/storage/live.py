@@ -164,6 +164,7 @@ class Revisions:
         if self._pid != os.getpid():  # a forked child: the parent's thread and memory are not ours
             self._pid, self._thread, self._listening = os.getpid(), None, False
             self._known, self._last_echo = {}, float("-inf")
+            self._beat_channel = f"nap_beat_{secrets.token_hex(8)}"  # a channel of its own
         if self._thread is not None or self._stop.is_set():
             return
         with self._lock:
@@ -223,15 +224,16 @@ class Revisions:
         beat = f"SELECT pg_notify('{self._beat_channel}', '')".encode()
         started = heard = time.monotonic()
         next_beat, pending = started, False
+        poller = select.poll()
         while not self._stop.is_set():
             now = time.monotonic()
             if now >= next_beat and not pending:
                 pg.send_query(beat)
                 pending, next_beat = True, now + self.heartbeat
             unsent = pg.flush() == 1
-            readable, _, _ = select.select([pg.socket], [pg.socket] if unsent else [], [],
-                                           max(0.0, min(next_beat - now, 1.0)))
-            if readable:
+            # poll(), not select(): a process holding 1000 phones' sockets has descriptors past 1024
+            poller.register(pg.socket, select.POLLIN | (select.POLLOUT if unsent else 0))
+            if poller.poll(max(0.0, min(next_beat - now, 1.0)) * 1000):
                 pg.consume_input()
             while pending and not pg.is_busy():
                 result = pg.get_result()
