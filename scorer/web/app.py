@@ -128,23 +128,39 @@ def _instance_secret(app: Flask) -> str:
     return path.read_text().strip()
 
 
-def _private_sqlite_file(url: str) -> None:
-    """Create an SQLite database file readable by its owner only (0600, like the secret
-    key) before SQLite creates it with the umask's mode; its WAL files take the same mode."""
-    prefix = "sqlite:///"
-    if not url.startswith(prefix) or url.endswith(":memory:"):
+def sqlite_file(url: str, instance_path: str) -> Path | None:
+    """The file an SQLite URL names, as Flask-SQLAlchemy opens it: a relative path is in
+    the instance folder, ``file:…?uri=true`` is a URI, any ``sqlite+…`` driver; ``None``
+    for another database or an in-memory one (issue 21, item 16)."""
+    from sqlalchemy.engine import make_url
+
+    parsed = make_url(url)
+    if parsed.get_backend_name() != "sqlite" or parsed.database in (None, "", ":memory:"):
+        return None
+    name = parsed.database
+    if parsed.query.get("uri"):
+        name = name.removeprefix("file:").split("?", 1)[0]
+        if name in ("", ":memory:") or "mode=memory" in parsed.database:
+            return None
+    return Path(os.path.abspath(os.path.join(instance_path, name)))
+
+
+def _private_sqlite_file(url: str, instance_path: str) -> None:
+    """Create the SQLite database file readable by its owner only (0600, like the secret
+    key) before SQLite creates it with the umask's mode (0644), wherever ``DATABASE_URL``
+    puts it; its WAL files take the same mode. A file that exists keeps its mode."""
+    path = sqlite_file(url, instance_path)
+    if path is None or path.exists() or not path.parent.is_dir():  # no folder: SQLite fails anyway
         return
-    path = Path(url.removeprefix(prefix).split("?", 1)[0])
-    if path.name and not path.exists() and path.parent.is_dir():
-        try:
-            os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
-        except FileExistsError:  # another process made it meanwhile
-            pass
+    try:
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+    except FileExistsError:  # another process made it meanwhile
+        pass
 
 
 def register_extensions(app: Flask) -> None:
     url = app.config["SQLALCHEMY_DATABASE_URI"]
-    _private_sqlite_file(url)
+    _private_sqlite_file(url, app.instance_path)
     # what lets the app answer 503 while the database is away and recover after (scorer.web.outage)
     app.config["SQLALCHEMY_ENGINE_OPTIONS"] = outage.engine_options(
         url, app.config.get("SQLALCHEMY_ENGINE_OPTIONS"), float(app.config["SQLITE_BUSY_TIMEOUT"]))
@@ -297,14 +313,20 @@ def register_headers(app: Flask) -> None:
 def register_live(app: Flask) -> None:
     """The live poll's memory (:mod:`scorer.storage.live`): one :class:`~scorer.storage.live.Revisions` per
     app (``app.extensions["nap_revisions"]``), listening for changes on PostgreSQL unless
-    ``NAP_LIVE_LISTEN`` is false, and the shortcut that answers a poll from it before Flask."""
+    ``NAP_LIVE_LISTEN`` is false (on ``NAP_LISTEN_URL`` if set, else on the app's database
+    URL), with a heartbeat every ``NAP_LISTEN_HEARTBEAT`` seconds
+    (config or environment; 0: none), and the shortcut that answers a poll from it before Flask."""
     from sqlalchemy.engine import make_url
 
     from ..storage import live
 
     url = make_url(app.config["SQLALCHEMY_DATABASE_URI"])
     dsn = live.listen_dsn(url) if app.config.get("NAP_LIVE_LISTEN", True) else None
-    revisions = live.Revisions(dsn)
+    direct = app.config.get("NAP_LISTEN_URL") or os.environ.get("NAP_LISTEN_URL")
+    if dsn is not None and direct:  # past a pooler in transaction mode, to PostgreSQL itself
+        dsn = live.listen_dsn(make_url(direct))
+    beat = app.config.get("NAP_LISTEN_HEARTBEAT", os.environ.get("NAP_LISTEN_HEARTBEAT", live.HEARTBEAT))
+    revisions = live.Revisions(dsn, heartbeat=float(beat))
     app.extensions["nap_revisions"] = revisions
     # what the Flask route answers with (tests/test_poll.py compares the two)
     headers = [("Cache-Control", "no-store"), *SECURITY_HEADERS.items(), ("Vary", "Accept-Language, Cookie")]
