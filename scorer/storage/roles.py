@@ -70,6 +70,16 @@ def add_device(token: str, tag: str, model: str) -> Device | None:
     return device
 
 
+def rekey_device(device: Device, token: str) -> None:
+    """Give ``device`` the new id ``token``: its row (its name, roles and tables) is now
+    found by the new id only; the old id names no phone any more (issue 21 item 3)."""
+    with writing():
+        fresh = db.session.get(Device, device.id)
+        assert fresh is not None
+        fresh.token_hash = token_hash(token)
+    device.token_hash = token_hash(token)
+
+
 def rename_device(device: Device, name: str) -> Device:
     """Name the phone (at most 40 characters, spaces tidied; blank: back to the guess)."""
     clean = " ".join(str(name).split())[:40]

@@ -68,8 +68,23 @@ def grant_scorer(key: str, via: str = "link") -> None:
     PIN is a scorer again."""
     device = current_device(create=True)
     assert device is not None
+    rotate()
     roles.grant(device, key, via)
     g.pop("nap_scorer_of", None)
+
+
+def rotate() -> None:
+    """Give this phone a new device id as it gains a role (ASVS 5.0 7.2.4, issue 21 item
+    3): its row, with its name, roles and tables, answers to the new id only, sent in this
+    response's cookie; an id planted in its browser before (a server-issued one a visitor
+    fetched for itself) names a phone with no role. A phone given its id in this very
+    response keeps it (nobody else can know it). Handing the table over needs no new id:
+    the phone it goes to is a scorer already, so its id was renewed when it became one."""
+    device = current_device(create=True)
+    assert device is not None
+    if is_new():
+        return
+    roles.rekey_device(device, give_token())
 
 
 def remember(key: str) -> None:
@@ -157,6 +172,7 @@ def try_pin(evening: Evening, pin: str) -> bool:
         raise PinRefused(_("Too many wrong PINs at this table. PIN entry is paused for a few minutes; "
                            "a scorer can share the scorers' link instead."))
     if answer.right:
+        rotate()
         g.pop("nap_scorer_of", None)
     return answer.right
 
