@@ -19,6 +19,7 @@ from .commands import Command, Device, Saved, handles
 from .errors import OwnerOnly, ScorerError
 from .models import Change, Evening, TableAccess, db, new_key, new_pin, utcnow
 from .models import Device as Phone
+from .pin_budget import forget_attempts
 from .roles import holds_role, is_owner_row
 
 
@@ -109,7 +110,7 @@ def _renew(command: RenewCredentials, evening: Evening, device: Device) -> Saved
     mine = owners_row(evening, device, ONLY_THE_OWNER_RENEWS)
     evening.pin, evening.edit_key = new_pin(), new_key()
     evening.access_generation += 1
-    evening.pin_failures, evening.pin_window_start = 0, None
+    forget_attempts(evening)  # a new PIN: its wrong guesses start from none
     mine.generation = evening.access_generation  # the owner's grant outlives it anyway
     db.session.add(Change(evening_id=evening.id, kind="credentials", device=device.name[:40]))
     return Saved(evening.key)

@@ -21,7 +21,7 @@ from flask import g, request, session
 from flask_babel import gettext as _
 
 from ..rules import Text
-from ..storage import roles
+from ..storage import pin_budget, roles
 from ..storage.commands import Device as Sender
 from ..storage.commands import Refused, Saved, execute
 from ..storage.models import Device, Evening, TableAccess
@@ -157,20 +157,24 @@ def edit_key_matches(evening: Evening, edit_key: str) -> bool:
 def try_pin(evening: Evening, pin: str) -> bool:
     """Check ``pin`` against the table's PIN and make this phone a scorer if right.
 
-    Returns ``False`` for a wrong PIN (counted against both budgets). Raises
-    :class:`PinRefused` without checking when this phone has used its
-    :data:`~scorer.storage.roles.SESSION_TRIES` or the table its
-    :data:`~scorer.storage.roles.TABLE_TRIES` in the window (:func:`scorer.storage.roles.try_pin`).
+    Returns ``False`` for a wrong PIN (counted against the budgets of this phone, its
+    network and the table). Raises :class:`PinRefused` without checking when a budget is
+    spent (:func:`scorer.storage.pin_budget.try_pin`: this phone, its network, or the
+    table's day). The network is the client's address (behind the trusted proxy, as
+    ProxyFix gives it), an IPv6 one as its /64.
     """
     device = current_device(create=True)
     assert device is not None
-    answer = roles.try_pin(evening, device, pin)
-    if answer.phone_waits:
+    answer = pin_budget.try_pin(evening, device, pin_budget.network_of(request.remote_addr), pin)
+    if answer.refused == "phone":
         raise PinRefused(_("Too many wrong PINs from this phone. Try again in %(minutes)s min, or ask a "
-                           "scorer for the scorers' link.", minutes=answer.phone_waits))
-    if answer.table_paused:
-        raise PinRefused(_("Too many wrong PINs at this table. PIN entry is paused for a few minutes; "
-                           "a scorer can share the scorers' link instead."))
+                           "scorer for the scorers' link.", minutes=answer.waits))
+    if answer.refused == "network":
+        raise PinRefused(_("Too many wrong PINs from this network. Try again in %(minutes)s min, or ask a "
+                           "scorer for the scorers' link.", minutes=answer.waits))
+    if answer.refused:
+        raise PinRefused(_("Too many wrong PINs at this table today: PIN entry is closed here for now. A scorer "
+                           "can share the scorers' link instead."))
     if answer.right:
         rotate()
         g.pop("nap_scorer_of", None)
