@@ -40,7 +40,7 @@ from datetime import UTC, datetime, timedelta
 import sqlalchemy as sa
 
 from .models import Device, Evening, PinAttempt, db, new_pin, utcnow
-from .roles import grant
+from .roles import grant, removed_from
 from .units import writing
 
 #: Wrong PINs one phone may try per window before it must wait.
@@ -66,7 +66,8 @@ PIN_SPACE = 10 ** len(new_pin())
 class PinAnswer:
     """What :func:`try_pin` found: ``right``, or not; when the PIN was not checked at all,
     ``refused`` says why ("phone", "network": wait ``waits`` minutes; "table": the day's
-    budget of the table, or of this network at a guarded table, is spent)."""
+    budget of the table, or of this network at a guarded table, is spent; "removed": a
+    scorer removed this phone, and the PIN has not been changed since)."""
 
     right: bool = False
     refused: str = ""
@@ -98,6 +99,8 @@ def try_pin(evening: Evening, device: Device, network: str, pin: str) -> PinAnsw
         db.session.execute(sa.select(Evening.id).where(Evening.id == evening.id).with_for_update())
         db.session.execute(sa.delete(PinAttempt).where(PinAttempt.evening_id == evening.id, PinAttempt.at < now - DAY)
                            .execution_options(synchronize_session=False))
+        if removed_from(device, evening.key):  # no PIN is checked for it (nor counted)
+            return PinAnswer(refused="removed")
         refusal = _refusal(evening.id, device.id, network, now)
         if refusal is not None:
             return refusal

@@ -121,15 +121,34 @@ def access_row(device: Device, evening: Evening) -> TableAccess:
     return row
 
 
+def is_removed(row: TableAccess | None, generation: int) -> bool:
+    """Whether ``row``'s phone was removed as a scorer while the table's credentials were
+    at ``generation`` (the current one): it cannot come back by the PIN or the scorers'
+    link until the owner renews them (the found bug of issue 21: it rejoined at once)."""
+    return row is not None and row.revoked_at is not None and row.generation >= generation
+
+
+def removed_from(device: Device | None, key: str) -> bool:
+    """Whether ``device`` was removed as a scorer at table ``key`` since the table's PIN
+    and scorers' link were last renewed (:func:`is_removed`)."""
+    found = None if device is None else db.session.execute(
+        sa.select(TableAccess, Evening.access_generation).join(Evening, TableAccess.evening_id == Evening.id)
+        .where(Evening.key == key, TableAccess.device_id == device.id)).first()
+    return found is not None and is_removed(found[0], found[1])
+
+
 def grant(device: Device, key: str, via: str) -> None:
     """Make ``device`` a scorer at table ``key`` (``via``: "start", "import", "link" or
-    "pin"), and remember the table. A revoked phone that comes back through the link or
-    PIN is a scorer again."""
+    "pin"), and remember the table. A phone removed as a scorer is not granted anything
+    by the link or the PIN until the owner renews them (:func:`is_removed`); after that,
+    with the new ones, it is a scorer again."""
     with writing():
         evening = db.session.scalar(sa.select(Evening).where(Evening.key == key))
         if evening is None:
             return
         row = access_row(device, evening)
+        if via in ("link", "pin") and is_removed(row, evening.access_generation):
+            return
         if not is_owner_row(row):  # the owner coming back by the link stays the owner
             row.via = via
         row.generation, row.revoked_at, row.granted_at, row.seen_at = (evening.access_generation, None, utcnow(),

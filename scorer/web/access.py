@@ -37,6 +37,16 @@ class PinRefused(Exception):
     """The PIN was not checked: too many wrong tries; ``str()`` says how long to wait."""
 
 
+class PhoneRemoved(PinRefused):
+    """The PIN was not checked: a scorer removed this phone and the PIN is unchanged since."""
+
+
+def removed_text() -> str:
+    """What a phone removed as a scorer is told when it tries the PIN or the scorers' link again."""
+    return _("A scorer removed this phone as a scorer here. Ask the table's owner for the new PIN or scorers' "
+             "link once they have changed them.")
+
+
 def current_device(create: bool = False) -> Device | None:
     """This phone's :class:`~scorer.storage.models.Device` (from its cookie), or ``None``; with
     ``create``, its row is made when missing, for the id in its cookie or a new one (the
@@ -62,15 +72,19 @@ def is_scorer(key: str) -> bool:
     return cache[key]
 
 
-def grant_scorer(key: str, via: str = "link") -> None:
+def grant_scorer(key: str, via: str = "link") -> bool:
     """Make this phone a scorer at table ``key`` (``via``: "start", "import", "link" or
-    "pin"), and remember the table. A revoked phone that comes back through the link or
-    PIN is a scorer again."""
+    "pin") under a new device id (:func:`rotate`), and remember the table. ``False``
+    (nothing granted) for a phone removed as a scorer that comes back by the link or the
+    PIN before the owner renewed them (:func:`scorer.storage.roles.is_removed`)."""
     device = current_device(create=True)
     assert device is not None
+    if via in ("link", "pin") and roles.removed_from(device, key):
+        return False
     rotate()
     roles.grant(device, key, via)
     g.pop("nap_scorer_of", None)
+    return True
 
 
 def rotate() -> None:
@@ -172,6 +186,8 @@ def try_pin(evening: Evening, pin: str) -> bool:
     if answer.refused == "network":
         raise PinRefused(_("Too many wrong PINs from this network. Try again in %(minutes)s min, or ask a "
                            "scorer for the scorers' link.", minutes=answer.waits))
+    if answer.refused == "removed":
+        raise PhoneRemoved(removed_text())
     if answer.refused:
         raise PinRefused(_("Too many wrong PINs at this table today: PIN entry is closed here for now. A scorer "
                            "can share the scorers' link instead."))
@@ -218,7 +234,8 @@ def forget_device() -> None:
 
 def join(evening: Evening, pin: str) -> Saved | Refused:
     """Become a scorer with the table's PIN: :func:`try_pin` as an outcome (rule "pin"
-    for a wrong PIN, "pin_paused" when PIN entry is paused). A phone that is a scorer
+    for a wrong PIN, "pin_paused" when PIN entry is paused, "removed" for a phone a
+    scorer removed, until the PIN is changed). A phone that is a scorer
     already tries no PIN. Not a command: wrong PINs are counted even when refused, in
     several short units of work (see :func:`try_pin`)."""
     if is_scorer(evening.key):
@@ -226,7 +243,7 @@ def join(evening: Evening, pin: str) -> Saved | Refused:
     try:
         joined = try_pin(evening, pin)
     except PinRefused as error:
-        return Refused(Text(str(error)), "pin_paused")
+        return Refused(Text(str(error)), "removed" if isinstance(error, PhoneRemoved) else "pin_paused")
     if not joined:
         return Refused(Text(_("That is not this table's PIN.")), "pin")
     return Saved(evening.key)
