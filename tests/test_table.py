@@ -12,9 +12,9 @@ import pytest
 import sqlalchemy as sa
 
 from scorer.reports.pdf import render_html_pdf
-from scorer.storage import errors, evenings, hand_writes, roles, units
+from scorer.storage import errors, evenings, hand_writes, pin_budget, units
 from scorer.storage.db import db
-from scorer.storage.models import Change, Evening, Hand
+from scorer.storage.models import Change, Evening, Hand, PinAttempt
 from tests.webhelpers import hand_id, start_evening
 
 
@@ -77,12 +77,12 @@ def test_scorers_link_and_pin_make_a_scorer(app: Any) -> None:
     assert by_pin.get(f"/e/{key}/qr.svg?for=edit").mimetype == "image/svg+xml"
 
 
-def test_pin_guessing_is_bounded_per_phone_and_per_table(app: Any) -> None:
+def test_pin_guessing_is_bounded_per_phone_and_per_network(app: Any) -> None:
     key = start_evening(app.test_client())
     evening = _evening(app, key)
     wrong = "000000" if evening.pin != "000000" else "111111"
     guesser = app.test_client()
-    for _ in range(roles.SESSION_TRIES):
+    for _ in range(pin_budget.PHONE_TRIES):
         assert "not this table" in guesser.post(f"/e/{key}/join", data={"pin": wrong}).get_data(as_text=True)
     # this phone is out of tries: even the right PIN is not checked now
     page = guesser.post(f"/e/{key}/join", data={"pin": evening.pin}).get_data(as_text=True)
@@ -91,12 +91,13 @@ def test_pin_guessing_is_bounded_per_phone_and_per_table(app: Any) -> None:
     # another phone at the same table (same IP) still may: the lock-out is per phone
     friend = app.test_client()
     assert friend.post(f"/e/{key}/join", data={"pin": evening.pin}).status_code == 302
-    # but the table as a whole has a budget too: 30 wrong PINs, whatever the cookies
-    for _ in range(roles.TABLE_TRIES - roles.SESSION_TRIES):
+    # but the network as a whole has a budget too: 10 wrong PINs, whatever the cookies
+    for _ in range(pin_budget.NETWORK_TRIES - pin_budget.PHONE_TRIES):
         app.test_client().post(f"/e/{key}/join", data={"pin": wrong})
     late = app.test_client().post(f"/e/{key}/join", data={"pin": evening.pin}).get_data(as_text=True)
-    assert "PIN entry is paused" in late
-    assert _evening(app, key).pin_failures == roles.TABLE_TRIES
+    assert "Too many wrong PINs from this network" in late
+    with app.app_context():
+        assert db.session.scalar(sa.select(sa.func.count()).select_from(PinAttempt)) == pin_budget.NETWORK_TRIES
 
 
 def _urls(app: Any, key: str, edit_key: str) -> list[tuple[str, str]]:

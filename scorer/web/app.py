@@ -12,6 +12,7 @@ from flask import Flask, has_request_context, jsonify, render_template, request,
 from flask.sessions import SecureCookieSessionInterface
 from flask_babel import gettext as _
 from flask_wtf.csrf import CSRFError
+from itsdangerous import BadSignature
 from markupsafe import Markup
 from werkzeug.exceptions import HTTPException
 from werkzeug.middleware.proxy_fix import ProxyFix
@@ -97,10 +98,50 @@ def _hops(value: Any) -> int:
 class SessionInterface(SecureCookieSessionInterface):
     """Flask's signed-cookie session, whose cookie is Secure when the request came over
     HTTPS (``request.is_secure``: behind a proxy, as ``X-Forwarded-Proto`` says once
-    ``NAP_PROXY_HOPS`` trusts it), or always with ``NAP_SECURE_COOKIES=1``."""
+    ``NAP_PROXY_HOPS`` trusts it), or always with ``NAP_SECURE_COOKIES=1``.
+
+    Over HTTPS its cookie is named ``__Host-session`` (Secure, ``Path=/``, no Domain, issue
+    21 item 3); a session still under the old name is read once and moved to the new one."""
 
     def get_cookie_secure(self, app: Flask) -> bool:
         return bool(super().get_cookie_secure(app) or (has_request_context() and request.is_secure))
+
+    def get_cookie_name(self, app: Flask) -> str:
+        if has_request_context() and request.is_secure:
+            return SECURE_SESSION_COOKIE
+        return super().get_cookie_name(app)
+
+    def get_cookie_path(self, app: Flask) -> str:
+        return "/" if has_request_context() and request.is_secure else super().get_cookie_path(app)
+
+    def get_cookie_domain(self, app: Flask) -> str | None:
+        return None if has_request_context() and request.is_secure else super().get_cookie_domain(app)
+
+    def open_session(self, app: Flask, request: Any) -> Any:
+        session = super().open_session(app, request)
+        old = app.config["SESSION_COOKIE_NAME"]
+        if (session is not None and request.is_secure and SECURE_SESSION_COOKIE not in request.cookies
+                and old in request.cookies):
+            serializer = self.get_signing_serializer(app)
+            try:
+                data = serializer.loads(request.cookies[old], max_age=int(app.permanent_session_lifetime
+                                                                          .total_seconds()))
+            except BadSignature:
+                data = {}
+            session = self.session_class(data)
+            session.modified = bool(data)  # written again under the new name
+        return session
+
+    def save_session(self, app: Flask, session: Any, response: Any) -> None:
+        super().save_session(app, session, response)
+        old = app.config["SESSION_COOKIE_NAME"]
+        if request.is_secure and old in request.cookies and old != SECURE_SESSION_COOKIE:
+            response.delete_cookie(old, path=super().get_cookie_path(app), domain=super().get_cookie_domain(app),
+                                   secure=True, httponly=True, samesite="Lax")
+
+
+#: The session cookie's name over HTTPS.
+SECURE_SESSION_COOKIE = "__Host-session"
 
 
 def configure_proxy(app: Flask) -> None:
@@ -302,11 +343,21 @@ SECURITY_HEADERS = {
 }
 
 
+#: HTTP Strict Transport Security, sent by the app on every answer to a request that came
+#: over HTTPS (issue 21 item 3): a year, this host only (no ``includeSubDomains``: the app
+#: does not know what else runs under its domain). The proxy of ``deploy/nginx.conf`` adds
+#: none of its own, so the header is sent once; it is never sent over plain HTTP (the home
+#: network), where a browser would ignore it anyway.
+HSTS = "max-age=31536000"
+
+
 def register_headers(app: Flask) -> None:
     @app.after_request
     def security_headers(response):  # type: ignore[no-untyped-def]
         for name, value in SECURITY_HEADERS.items():
             response.headers.setdefault(name, value)
+        if request.is_secure:  # over HTTPS (directly, or as the trusted proxy says)
+            response.headers.setdefault("Strict-Transport-Security", HSTS)
         return response
 
 
