@@ -50,7 +50,8 @@ REPLY = struct.Struct(">cIdQ")
 #: Renders before a worker is replaced (config ``PDF_WORKER_RENDERS``).
 DEFAULT_MAX_RENDERS = 100
 #: A worker's resident memory, in MiB, past which it is replaced after its render (config
-#: ``NAP_PDF_WORKER_MAX_MIB``). A warm worker holds about 60 MiB; a 300-hand PDF stays under 250.
+#: ``NAP_PDF_WORKER_MAX_MIB``). A warm worker holds about 75 MiB; a 300-hand PDF grows it to
+#: about 180 (kept), a 1,000-hand one to about 420 (replaced): benchmarks/pdf_memory.py.
 DEFAULT_MAX_MIB = 250
 MIB = 1024 * 1024
 #: The workers' niceness: a PDF is never more urgent than the pages the server answers.
@@ -75,9 +76,12 @@ class RenderFailed(Exception):
 
 def resident_bytes() -> int:
     """This process's resident memory now, in bytes: the second field of ``/proc/self/statm``
-    (pages) times the page size. The current figure, not the peak (``ru_maxrss``): it is what
-    the worker holds while it waits for the next document. Where there is no ``/proc``, the
-    peak is all there is (``getrusage``; KiB on Linux, bytes on macOS)."""
+    (pages) times the page size. The current figure, not the lifetime peak (``ru_maxrss``, which
+    never falls). The worker reads it as it replies, before its collection after the render:
+    what the render grew it to (a 1,000-hand PDF: about 420 MiB; once collected it still
+    holds about 240, three times a fresh worker's 75, as the allocator keeps freed memory).
+    Where there is no ``/proc``, the peak is all there is (``getrusage``; KiB on Linux,
+    bytes on macOS)."""
     try:
         with open("/proc/self/statm", "rb") as statm:
             return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
