@@ -135,3 +135,21 @@ def test_a_file_over_the_bound_is_refused_and_nothing_saved(client: Any, app: An
     other = client.post("/new/hoyle", data={"players-0": "x" * (2 * 1024 * 1024)})
     assert other.status_code == 413 and "at most 1 MB" in other.get_data(as_text=True)
     assert counts(app) == (0, 0, 0)
+
+
+def test_the_servers_in_front_let_the_import_routes_bodies_through_and_no_more() -> None:
+    """waitress's ``max_request_body_size`` and nginx's ``client_max_body_size`` for the import
+    routes follow the bound (one place: scorer/evening/limits.py); other routes keep 2m."""
+    import re
+
+    from scorer.cli.serve import SERVER_LIMITS
+    from scorer.web.bodies import IMPORT_ENDPOINTS
+
+    assert SERVER_LIMITS["max_request_body_size"] == MAX_IMPORT_BODY
+    conf = (Path(__file__).resolve().parent.parent / "deploy" / "nginx.conf").read_text("utf-8")
+    block = re.search(r"location ~ \^/\(import\|api/evenings/import\)\$ \{(.*?)\n    \}", conf, re.S)
+    assert block is not None
+    size = re.search(r"client_max_body_size (\d+)m;", block.group(1))
+    assert size is not None and MAX_IMPORT_BODY <= int(size.group(1)) * 1024 * 1024 < MAX_IMPORT_BODY + 1024 * 1024
+    assert "client_max_body_size 2m;" in conf.split("location")[0]
+    assert IMPORT_ENDPOINTS == {"start.import_evening", "api_evenings.import_evening"}
