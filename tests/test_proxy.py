@@ -387,3 +387,44 @@ def test_forged_forwarded_headers_do_not_pass_nginx(app_behind_nginx: tuple[int,
     assert "evil.example" not in poisoned
     status, _, share = host.get(f"/e/{key}/share", extra=forged)
     assert status == 200 and _share_links(share)[0] == f"{origin}/e/{key}"
+
+
+# -- where a write came from (scorer.web.origin; issue 21, item 9) ----------------------
+
+
+def _post_without_referer(phone: Phone, path: str, form: dict[str, str],
+                          headers: dict[str, str]) -> tuple[int, http.client.HTTPMessage, str]:
+    """A form posted with the phone's cookies and only ``headers`` besides (no Referer)."""
+    conn = http.client.HTTPSConnection("127.0.0.1", phone.port, context=phone.context, timeout=30)
+    sent = {"Host": f"{PUBLIC_NAME}:{phone.port}", "Accept-Language": "en",
+            "Content-Type": "application/x-www-form-urlencoded",
+            "Cookie": "; ".join(f"{k}={v}" for k, v in phone.cookies.items()), **headers}
+    try:
+        conn.request("POST", path, body=urlencode(form), headers=sent)
+        response = conn.getresponse()
+        return response.status, response.msg, response.read().decode("utf-8")
+    finally:
+        conn.close()
+
+
+def test_a_form_without_referer_is_accepted_over_https_and_a_foreign_origin_is_not(
+        app_behind_nginx: tuple[int, Path, Any]) -> None:
+    """A browser that sends no Referer got "form has expired" for every form behind the
+    proxy (Flask-WTF's strict Referer check over HTTPS)."""
+    port, cafile, _app = app_behind_nginx
+    phone = Phone(port, cafile)
+    status, _, page = phone.get("/new/pagat")
+    assert status == 200
+    form = {"csrf_token": _hidden(page, "csrf_token"), "players-0": "Ann", "players-1": "Bob", "players-2": "Cat",
+            "first_dealer": "0", "scoring": "points", "opt_hands_per_dealer": "2"}
+    status, _, page = _post_without_referer(phone, "/new/pagat", form, {"Origin": "https://evil.example"})
+    assert status == 400 and "sent from another site" in page
+    status, _, page = _post_without_referer(phone, "/new/pagat", form, {"Sec-Fetch-Site": "cross-site"})
+    assert status == 400 and "sent from another site" in page
+    status, headers, page = _post_without_referer(phone, "/new/pagat", form, {})
+    assert status == 302, page
+    assert re.fullmatch(r"/e/[^/]+", urlsplit(headers["Location"] or "").path)
+    status, headers, page = _post_without_referer(phone, "/new/pagat", form,
+                                                  {"Origin": f"https://{PUBLIC_NAME}:{port}",
+                                                   "Sec-Fetch-Site": "same-origin"})
+    assert status == 302, page

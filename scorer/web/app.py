@@ -19,7 +19,7 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 from ..evening.ledger import HandError
 from ..storage.db import db, migrate
 from ..storage.paths import instance_dir, resource_dir
-from . import logs, outage
+from . import logs, origin, outage
 from .extensions import csrf
 
 mimetypes.add_type("application/manifest+json", ".webmanifest")
@@ -150,6 +150,7 @@ def register_extensions(app: Flask) -> None:
         url, app.config.get("SQLALCHEMY_ENGINE_OPTIONS"), float(app.config["SQLITE_BUSY_TIMEOUT"]))
     db.init_app(app)
     migrate.init_app(app, db)
+    origin.init_app(app)  # first: a write from another site is refused before its token is read
     csrf.init_app(app)
     from . import i18n
 
@@ -279,8 +280,8 @@ SECURITY_HEADERS = {
     "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; "
                                "object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'",
     "X-Content-Type-Options": "nosniff",
-    # same-origin: Flask-WTF checks the Referer of a form posted over HTTPS (WTF_CSRF_SSL_STRICT);
-    # it never leaves the site, so a table's link is not leaked to other sites
+    # same-origin: the Referer never leaves the site, so a table's link is not leaked to other
+    # sites (scorer.web.origin reads it, when a browser sends it, to tell where a write came from)
     "Referrer-Policy": "same-origin",
     "X-Frame-Options": "DENY",
 }
