@@ -207,10 +207,11 @@ def _certificate(tmp: Path) -> tuple[Path, Path]:
 
 
 def render_deploy_conf(listen: str, server_name: str, cert: Path, key: Path, app: str) -> str:
-    """deploy/nginx.conf with its placeholders filled, as the README tells an admin to."""
+    """deploy/nginx.conf with its placeholders filled, as the README tells an admin to
+    (its access log next to the certificate, in the test's folder)."""
     text = DEPLOY_CONF.read_text()
     for name, value in {"LISTEN": listen, "SERVER_NAME": server_name, "CERT": str(cert), "KEY": str(key),
-                        "APP": app}.items():
+                        "APP": app, "ACCESS_LOG": str(cert.parent / "nap.access.log")}.items():
         text = text.replace(f"@{name}@", value)
     assert "@" not in re.sub(r"#.*", "", text), "a placeholder of deploy/nginx.conf was left unfilled"
     return text
@@ -428,3 +429,30 @@ def test_a_form_without_referer_is_accepted_over_https_and_a_foreign_origin_is_n
                                                   {"Origin": f"https://{PUBLIC_NAME}:{port}",
                                                    "Sec-Fetch-Site": "same-origin"})
     assert status == 302, page
+
+
+# -- the access log never holds a scorers' link (issue 21, item 16) ---------------------
+
+
+def test_the_access_log_masks_the_scorers_link(app_behind_nginx: tuple[int, Path, Any]) -> None:
+    """The scorers' link is a write credential: nginx's combined log kept each one opened."""
+    port, cafile, _app = app_behind_nginx
+    host = Phone(port, cafile)
+    status, _, page = host.get("/new/pagat")
+    form = {"csrf_token": _hidden(page, "csrf_token"), "players-0": "Ann", "players-1": "Bob", "players-2": "Cat",
+            "first_dealer": "0", "scoring": "points", "opt_hands_per_dealer": "2"}
+    status, headers, page = host.request("POST", "/new/pagat", form)
+    assert status == 302, page
+    key = (headers["Location"] or "").rstrip("/").rsplit("/", 1)[-1]
+    _, edit = _share_links(host.get(f"/e/{key}/share")[2])
+    secret = edit.rsplit("/", 1)[-1]
+    # the link as shared, and spelt otherwise: the app takes each of them
+    for path in (f"/e/{key}/scorer/{secret}", f"/e/{key}/scorer/{secret}?x=1", f"/e/{key}/%73corer/{secret}",
+                 f"//e/{key}//scorer/{secret}"):
+        status, headers, _ = Phone(port, cafile).get(path, extra={"Referer": f"https://{PUBLIC_NAME}{path}"})
+        assert status in (301, 302, 308), path
+    log = (cafile.parent / "nap.access.log").read_text()
+    assert log.count(f" /e/{key}/scorer/[secret] HTTP/1.1") == 4
+    assert log.count("[secret]") == 8  # and each one's Referer
+    assert f'"GET /e/{key}/share HTTP/1.1" 200 ' in log and '"POST /new/pagat HTTP/1.1" 302 ' in log
+    assert secret not in log
