@@ -19,7 +19,7 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 from ..evening.ledger import HandError
 from ..storage.db import db, migrate
 from ..storage.paths import instance_dir, resource_dir
-from . import logs, origin, outage
+from . import logs, origin, outage, slots
 from .extensions import csrf
 
 mimetypes.add_type("application/manifest+json", ".webmanifest")
@@ -42,6 +42,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     configure(app, test_config)
     register_live(app)  # inside ProxyFix: the poll's answer needs nothing the proxy says
     configure_proxy(app)
+    slots.init_app(app)  # first of the hooks: a page over its address's slots costs nothing more
     register_extensions(app)
     logs.init_app(app)
     register_blueprints(app)
@@ -81,6 +82,8 @@ def configure(app: Flask, test_config: dict[str, Any] | None) -> None:
         app.config["SECRET_KEY"] = os.environ.get("SECRET_KEY") or _instance_secret(app)
     else:
         app.config.from_mapping(test_config)
+    # page threads one client address may hold at once (scorer.web.slots; 0: no cap)
+    app.config["NAP_PAGE_SLOTS"] = slots.configured_slots(app, test_config)
 
 
 def _hops(value: Any) -> int:
