@@ -8,12 +8,14 @@
     ``worker_connections 768``) and with this branch's ``deploy/nginx.conf`` and
     ``deploy/nginx-main.conf``; both with ``worker_processes auto``, as Debian ships.
     Prints how many phone requests were answered, and their p50.
-(b) the app: ``nap serve`` (one process, 8 threads) believing one proxy (as behind nginx,
-    each client's address from ``X-Forwarded-For``); ``--tables`` (10) other tables each
+(b) the app (waitress, 8 threads) believing one proxy (as behind nginx, each client's
+    address from ``X-Forwarded-For``); ``--tables`` (10) other tables each
     load their own scoresheet every 0.1 s on a kept-alive connection, quiet and with a
     greedy client in turn (``--rounds`` 3 of each in ``--seconds`` 30). The greedy client
-    keeps ``--greedy`` (12) requests for the heavy pages of a 300-hand evening in flight
-    (the next one as soon as an answer arrives, ignoring Retry-After). Run with
+    keeps ``--greedy`` (12) requests in flight (the next one as soon as an answer arrives,
+    ignoring Retry-After), for pages that wait 0.5 s (``--kind waiting``: a slow database;
+    the app in this process with a route for it) or for the CPU-heavy pages of a 300-hand
+    evening (``--kind heavy``; ``nap serve`` in its own process). Run with
     ``NAP_PAGE_SLOTS=0`` (before: no cap) and ``4`` (after).
     Prints the other tables' p50 and p99, the p99 with the greedy client against the quiet
     p99 of the same run (both settings' quiet rounds), and how many pages they got.
@@ -21,7 +23,7 @@
 Nothing is asserted. Loopback only; needs nginx and openssl for (a).
 
     .venv/bin/python benchmarks/greedy_client.py [--part a|b|both] [--idle 1520] [--phones 60]
-        [--tables 10] [--greedy 12] [--seconds 30] [--rounds 3]
+        [--kind waiting|heavy|all] [--tables 10] [--greedy 12] [--seconds 30] [--rounds 3]
 """
 
 from __future__ import annotations
@@ -246,16 +248,17 @@ def client_loop(port: int, address: str, paths: list[str], until: float, pause: 
     conn.close()
 
 
-def measure(port: int, small: list[str], big: str, greedy: int, seconds: float) -> tuple[list[float], dict, dict]:
+def measure(port: int, small: list[str], heavy: list[str], greedy: int, seconds: float
+            ) -> tuple[list[float], dict, dict]:
     until = time.perf_counter() + seconds
     times: list[float] = []
     statuses: dict[int, int] = {}
     greedy_statuses: dict[int, int] = {}
-    heavy = [f"/e/{big}/history", f"/e/{big}/scoresheet.csv", f"/e/{big}/big", f"/api/e/{big}"]
     threads = [threading.Thread(target=client_loop, args=(port, f"10.0.{i}.1", [f"/e/{key}"], until, 0.1, times,
                                                           statuses)) for i, key in enumerate(small)]
-    threads += [threading.Thread(target=client_loop, args=(port, "198.51.100.7", heavy[j % 4:] + heavy[:j % 4],
-                                                           until, 0, None, greedy_statuses)) for j in range(greedy)]
+    turns = [heavy[j % len(heavy):] + heavy[:j % len(heavy)] for j in range(greedy)]
+    threads += [threading.Thread(target=client_loop, args=(port, "198.51.100.7", paths, until, 0, None,
+                                                           greedy_statuses)) for paths in turns]
     for thread in threads:
         thread.start()
     for thread in threads:
@@ -263,16 +266,44 @@ def measure(port: int, small: list[str], big: str, greedy: int, seconds: float) 
     return times, statuses, greedy_statuses
 
 
-def part_b(tables: int, greedy: int, seconds: float, rounds: int) -> None:
+#: The greedy client's pages: CPU-heavy pages of a 300-hand evening, or a page that waits
+#: (``/bench/wait``, 0.5 s asleep: a slow database), added to an app served in this process.
+KINDS = ("waiting", "heavy")
+
+
+def waiting_app(database: Path, slots: int) -> tuple[object, int]:
+    """The app on ``database`` under waitress in this process, with ``GET /bench/wait``."""
+    from scorer import create_app
+    from scorer.cli.serve import server_settings
+    from scorer.web.permissions import permission
+
+    app = create_app({"SECRET_KEY": "bench", "SQLALCHEMY_DATABASE_URI": f"sqlite:///{database}",
+                      "NAP_PROXY_HOPS": 1, "NAP_PAGE_SLOTS": slots})
+
+    def wait() -> str:
+        time.sleep(0.5)
+        return "waited"
+
+    app.add_url_rule("/bench/wait", "bench_wait", permission("public")(wait))
+    return serve(app, **server_settings(app))
+
+
+def part_b(kind: str, tables: int, greedy: int, seconds: float, rounds: int) -> None:
     tmp = Path(tempfile.mkdtemp(prefix="nap-greedy-app-"))
     database = tmp / "b.sqlite3"
     big, small = make_database(database, tables)
-    print(f"(b) the app: {tables} tables each loading its scoresheet every 0.1 s, quiet and with a greedy client "
-          f"keeping {greedy} heavy pages in flight; {rounds} rounds of {seconds / rounds:.0f} s quiet and "
+    heavy = ([f"/e/{big}/history", f"/e/{big}/scoresheet.csv", f"/e/{big}/big", f"/api/e/{big}"]
+             if kind == "heavy" else ["/bench/wait"])
+    what = "heavy pages (a 300-hand evening)" if kind == "heavy" else "pages that wait 0.5 s (a slow database)"
+    print(f"(b, {kind}) the app: {tables} tables each loading its scoresheet every 0.1 s, quiet and with a greedy "
+          f"client keeping {greedy} {what} in flight; {rounds} rounds of {seconds / rounds:.0f} s quiet and "
           f"{seconds / rounds:.0f} s greedy per setting")
     results = []
     for slots, label in ((0, "before (NAP_PAGE_SLOTS=0)"), (4, "after (NAP_PAGE_SLOTS=4)")):
-        server, port = start_app(database, slots, tmp)
+        if kind == "heavy":
+            process, port = start_app(database, slots, tmp)
+        else:
+            server, port = waiting_app(database, slots)
         quiet: list[float] = []
         loaded: list[float] = []
         statuses: dict[int, int] = {}
@@ -281,15 +312,18 @@ def part_b(tables: int, greedy: int, seconds: float, rounds: int) -> None:
             for key in small:  # warm the pages
                 client_loop(port, "10.9.9.9", [f"/e/{key}"], time.perf_counter() + 0.2, 0, None, {})
             for _ in range(rounds):  # quiet and greedy in turn: a busy box's noise falls on both
-                quiet += measure(port, small, big, 0, seconds / rounds)[0]
-                times, answered, refused = measure(port, small, big, greedy, seconds / rounds)
+                quiet += measure(port, small, heavy, 0, seconds / rounds)[0]
+                times, answered, refused = measure(port, small, heavy, greedy, seconds / rounds)
                 loaded += times
                 for mine, theirs in ((statuses, answered), (greedy_statuses, refused)):
                     for status, n in theirs.items():
                         mine[status] = mine.get(status, 0) + n
         finally:
-            server.terminate()
-            server.wait(timeout=30)
+            if kind == "heavy":
+                process.terminate()
+                process.wait(timeout=30)
+            else:
+                server.close()  # type: ignore[attr-defined]
         results.append((label, quiet, loaded, statuses, greedy_statuses))
     baseline = percentile([t for _, quiet, *_ in results for t in quiet], 0.99)
     print(f"  quiet p99 (both settings): {baseline * 1000:.1f} ms")
@@ -305,6 +339,7 @@ def part_b(tables: int, greedy: int, seconds: float, rounds: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--part", choices=("a", "b", "both"), default="both")
+    parser.add_argument("--kind", choices=(*KINDS, "all"), default="all", help="the greedy client's pages in (b)")
     parser.add_argument("--idle", type=int, default=1520)
     parser.add_argument("--phones", type=int, default=60)
     parser.add_argument("--timeout", type=float, default=5.0)
@@ -316,7 +351,8 @@ def main() -> None:
     if args.part in ("a", "both"):
         part_a(args.idle, args.phones, args.timeout)
     if args.part in ("b", "both"):
-        part_b(args.tables, args.greedy, args.seconds, args.rounds)
+        for kind in KINDS if args.kind == "all" else (args.kind,):
+            part_b(kind, args.tables, args.greedy, args.seconds, args.rounds)
 
 
 if __name__ == "__main__":
