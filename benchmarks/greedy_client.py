@@ -323,6 +323,7 @@ def part_b(kind: str, tables: int, greedy: int, seconds: float, rounds: int) -> 
                 process.terminate()
                 process.wait(timeout=30)
             else:
+                time.sleep(1)  # the last answers leave waitress's threads before its loop stops
                 server.close()  # type: ignore[attr-defined]
         results.append((label, quiet, loaded, statuses, greedy_statuses))
     baseline = percentile([t for _, quiet, *_ in results for t in quiet], 0.99)
