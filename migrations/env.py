@@ -1,4 +1,5 @@
 import logging
+from contextlib import contextmanager
 from logging.config import fileConfig
 
 from alembic import context
@@ -90,16 +91,64 @@ def run_migrations_online():
         conf_args["process_revision_directives"] = process_revision_directives
 
     connectable = get_engine()
+    if connectable.dialect.name == 'sqlite':
+        # the whole upgrade (or downgrade) in one transaction: a failure or a kill midway
+        # leaves the old schema (Alembic's SQLite default is a transaction per migration)
+        conf_args.setdefault('transactional_ddl', True)
 
     with connectable.connect() as connection:
-        context.configure(
-            connection=connection,
-            target_metadata=get_metadata(),
-            **conf_args
-        )
+        with _migration_lock(connection):
+            context.configure(
+                connection=connection,
+                target_metadata=get_metadata(),
+                **conf_args
+            )
 
-        with context.begin_transaction():
-            context.run_migrations()
+            with context.begin_transaction():
+                context.run_migrations()
+
+
+#: pg_advisory_lock's first key: every Nap scorer migration, whichever process runs it
+#: (the second key is the schema's name, hashed).
+MIGRATION_LOCK = 0x4E4150  # "NAP"
+
+
+@contextmanager
+def _migration_lock(connection):
+    """Two processes migrating one database at once go one after the other, and the second
+    finds the schema at head (Alembic reads the version inside): on PostgreSQL a
+    session-level advisory lock held for the whole upgrade; on SQLite the transaction
+    begins with BEGIN IMMEDIATE, SQLite's write lock (issue 21, item 11)."""
+    if connection.dialect.name == 'sqlite':
+        from scorer.storage.models import WRITING
+
+        token = WRITING.set(True)
+        try:
+            yield
+        finally:
+            WRITING.reset(token)
+        return
+    if connection.dialect.name != 'postgresql':
+        yield
+        return
+    import sqlalchemy as sa
+
+    keys = {'key': MIGRATION_LOCK}
+    got = connection.execute(sa.text("SELECT pg_try_advisory_lock(:key, hashtext(current_schema()))"),
+                             keys).scalar()
+    if not got:
+        logger.info('Another process is migrating this database: waiting for it to finish.')
+        connection.execute(sa.text("SELECT pg_advisory_lock(:key, hashtext(current_schema()))"), keys)
+    connection.commit()  # the lock is the session's; Alembic begins its own transaction
+    try:
+        yield
+    finally:
+        try:
+            connection.rollback()  # whatever a failed migration left open
+            connection.execute(sa.text("SELECT pg_advisory_unlock(:key, hashtext(current_schema()))"), keys)
+            connection.commit()
+        except Exception:  # noqa: BLE001 - the session is gone: so is its lock
+            connection.invalidate()
 
 
 if context.is_offline_mode():

@@ -9,9 +9,11 @@
 // message); refused by the rules, the message is shown here; with no network it waits on
 // the scoresheet. russian36's auction steps and a ruling on a dispute ("Rule on it") post
 // the form: the server builds the auction, and closes the dispute it rules on.
+// When the phone cannot keep the hand (IndexedDB refuses) and it cannot be sent either,
+// the form stays as typed and says so (issue 21, item 8).
 // Without JavaScript (or IndexedDB) the form posts as it always did.
-import { dealerFor, numberFor, queue, seatedOrder, waiting } from "./outbox-send.js";
-import { all, remove, token, usable } from "./outbox-store.js";
+import { dealerFor, entriesOrNone, forget, numberFor, queue, seatedOrder, waiting } from "./outbox-send.js";
+import { NotKept, token, usable } from "./outbox-store.js";
 import { factsOf, speakingOrder, withKept } from "./rules.js";
 import { fieldsOf, fill, labelOf, leaveNote, say, showError } from "./words.js";
 
@@ -57,7 +59,7 @@ function describe(form, facts, names) {
 // a new hand: its number and dealer come after the hands waiting on this phone
 function placeNewHand(form, names) {
   const table = form.getAttribute("data-full-form");
-  all().then((entries) => {
+  entriesOrNone().then((entries) => {
     const number = numberFor(form, entries);
     const shown = Number(form.getAttribute("data-number"));
     if (number === shown) return;
@@ -88,7 +90,7 @@ function after(form, entry, now) {
       location.assign(sheet);
     }
   } else if (now.state === "refused" && now.status === 422) {  // the rules refuse it: fix it here
-    return remove(now.id).then(() => {
+    return forget(now).then(() => {
       showError(form, fill(say("refused"), "message", now.message));
       return "again";
     });
@@ -149,7 +151,7 @@ function fullForm(form) {
     if (!entry) return;
     ev.preventDefault();
     busy = true;
-    all().then((entries) => {
+    entriesOrNone().then((entries) => {
       const queued = offline(table);
       if (editing) {  // a correction of a correction that waits: based on what that one saves
         const before = entries.filter((e) => e.table === table && e.state === "waiting" && e.hand_id === entry.hand_id);
@@ -160,7 +162,11 @@ function fullForm(form) {
       return queue(entry);
     }).then((now) => after(form, entry, now)).then((outcome) => {
       if (outcome === "again") busy = false;
-    }).catch(() => post(form, button));
+    }).catch((why) => {
+      if (!(why instanceof NotKept)) { post(form, button); return; }
+      showError(form, say("not-kept"));  // kept nowhere: the form stays as typed, tap again
+      busy = false;
+    });
   });
 }
 

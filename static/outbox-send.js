@@ -3,14 +3,16 @@
 // has answered: saved (200/201) it goes; refused (409, 422, …) it stays with the server's
 // message ("not saved: …") until dismissed, so nothing typed is dropped; with no network
 // (or a 5xx) it waits and is sent again by itself (the online event, a retry timer with
-// backoff, the next page). The same token on a resend saves nothing twice.
+// backoff, the next page). The same token on a resend saves nothing twice. When the
+// phone cannot keep a command (IndexedDB refuses: outbox-store.NotKept), it is sent once
+// directly instead, and if that fails too the page is told so (queue), never that it waits.
 //   a new hand    POST /api/e/<key>/hands                      {"number", "facts", "token"}
 //   a correction  POST /api/e/<key>/hands/<hand_id>/versions   {"version", "facts", "token"}
 //   undo          POST /api/e/<key>/undo                       {"hand_id", "version"}
 // What it does is told with events: "nap:outbox" (the entries, what is being sent, what
 // was saved meanwhile: netstate.js and outbox-view.js show it), "nap:net" (the network
 // answered or not), "nap:changed" (something was saved: live.js fetches the fresh page).
-import { add, all, get, known, put, remember, remove } from "./outbox-store.js";
+import { NotKept, add, all, get, known, put, remember, remove } from "./outbox-store.js";
 import { dealersAfter } from "./rules.js";
 
 let sendingId = null;
@@ -78,7 +80,10 @@ function saved(entry, data) {
   return follow.then(() => remove(entry.id)).then(() => "saved");
 }
 
-function refused(entry, r, data) {
+// what the server's refusal says of `entry`, set on it (state "refused", status, message;
+// the hand another phone saved: taken, server); "done" for an undo of a hand already out
+// of play (its answer was lost, or another phone undid it)
+function readRefusal(entry, r, data) {
   if (data.state) {
     remember(entry.table, data.state.revision, data.state.hands.length + 1);
     if (kindOf(entry) === "hand") {  // another phone saved this number first: show its hand
@@ -87,14 +92,18 @@ function refused(entry, r, data) {
       entry.server = same ? { version: same.version, number: same.number, facts: same.facts } : null;
     } else {
       const now = serverHand(entry, data.state);
-      // an undo whose hand is out of play already (its answer was lost, or another phone undid it): done
-      if (entry.kind === "undo" && r.status === 409 && !now) return saved(entry, data.state);
+      if (entry.kind === "undo" && r.status === 409 && !now) return "done";
       entry.server = now ? { version: now.version, number: now.number, facts: now.facts } : null;
     }
   }
   entry.state = "refused";
   entry.status = r.status;
   entry.message = (data.error && data.error.message) || ("HTTP " + r.status);
+  return "refused";
+}
+
+function refused(entry, r, data) {
+  if (readRefusal(entry, r, data) === "done") return saved(entry, data.state);
   return put(entry).then(() => "refused");
 }
 
@@ -129,7 +138,7 @@ function drainNow() {
     sendingId = null;
     // what was sent is on the next page the live part fetches: fetch it now, once per drain
     if (sent.length) window.dispatchEvent(new CustomEvent("nap:changed"));
-    return refresh().then(() => outcome);
+    return refresh().catch(() => undefined).then(() => outcome);  // unreadable (NotKept): nothing to show
   });
 }
 
@@ -142,7 +151,11 @@ export function drain() {
 
 /** Keep `entry` (state "waiting"), send what waits, and answer the entry as it is now:
  * undefined when sent and saved (then `entry.hand` is the hand the server answered:
- * {id, number, version}), else the entry with its state ("waiting", "refused"). */
+ * {id, number, version}), else the entry with its state ("waiting", "refused").
+ * When this phone cannot keep it (outbox-store.NotKept) it is sent once, directly
+ * (sendUnkept): the answer is the same, but a refused entry is not kept (no `id`); with
+ * no network or no answer the promise rejects with that NotKept, and nothing waits: the
+ * page must keep what was typed and say so (issue 21, item 8). */
 export function queue(entry) {
   entry.state = "waiting";
   entry.at = Date.now();
@@ -154,6 +167,48 @@ export function queue(entry) {
       if (!now && done) entry.hand = done.hand;
       return now;
     });
+  }, (why) => {
+    if (!(why instanceof NotKept)) throw why;
+    return sendUnkept(entry, why);
+  });
+}
+
+/** Send `entry`, which this phone could not keep (`why`: the NotKept), once: undefined
+ * when saved (`entry.hand` as the server answered it), the entry when refused (state
+ * "refused", status, message, as the send loop reads a refusal; nothing is stored);
+ * rejects with `why` when the network or the server did not answer (no response, 5xx,
+ * 408, 429): then nothing was saved anywhere. */
+export function sendUnkept(entry, why) {
+  return send(entry).then((r) => r.json().catch(() => ({})).then((data) => {
+    if (r.status >= 500 || r.status === 408 || r.status === 429) { net(r.status < 500); throw why; }
+    net(true);
+    if (r.status === 200 || r.status === 201) {
+      if (data.hand && kindOf(entry) === "hand") remember(entry.table, data.revision, data.hand.number + 1);
+      entry.hand = data.hand || null;
+      window.dispatchEvent(new CustomEvent("nap:changed"));
+      return undefined;
+    }
+    if (readRefusal(entry, r, data) === "done") return undefined;
+    return entry;
+  }), (e) => {
+    if (e === why) throw e;
+    net(false);
+    throw why;
+  });
+}
+
+/** Forget `entry` refused by the rules (to be fixed on the form): from the outbox when it
+ * was kept there; nothing to do when it was sent unkept (no `id`). */
+export function forget(entry) {
+  return entry.id === undefined ? Promise.resolve() : remove(entry.id);
+}
+
+/** Every entry of the outbox, oldest first; none when this phone cannot keep any
+ * (outbox-store.NotKept: the numbers then come from the page). */
+export function entriesOrNone() {
+  return all().catch((why) => {
+    if (why instanceof NotKept) return [];
+    throw why;
   });
 }
 

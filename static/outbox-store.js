@@ -6,6 +6,18 @@
 const DB = "nap-outbox";
 const STORE = "outbox";
 
+/** What every read or write of the outbox fails with when this phone cannot keep it:
+ * IndexedDB refused to open (private mode, storage off), a transaction failed or was
+ * aborted (the quota is exceeded, the disk is full). `cause`: the browser's error (a
+ * DOMException such as QuotaExceededError), when it gave one. Issue 21, item 8. */
+export class NotKept extends Error {
+  constructor(cause) {
+    super("this phone could not keep the outbox" + (cause && cause.name ? " (" + cause.name + ")" : ""));
+    this.name = "NotKept";
+    this.cause = cause || null;
+  }
+}
+
 let opened = null;
 function db() {
   if (!opened) {
@@ -13,7 +25,11 @@ function db() {
       const req = indexedDB.open(DB, 1);
       req.onupgradeneeded = () => { req.result.createObjectStore(STORE, { keyPath: "id", autoIncrement: true }); };
       req.onsuccess = () => resolve(req.result);
-      req.onerror = () => reject(req.error);
+      req.onerror = () => reject(new NotKept(req.error));
+      req.onblocked = () => reject(new NotKept(null));
+    }).catch((e) => {
+      opened = null;  // refused now: asked again next time (the phone may have room by then)
+      throw e instanceof NotKept ? e : new NotKept(e);
     });
   }
   return opened;
@@ -21,10 +37,18 @@ function db() {
 
 function run(mode, fn) {
   return db().then((d) => new Promise((resolve, reject) => {
-    const tx = d.transaction(STORE, mode);
-    const result = fn(tx.objectStore(STORE));
+    let tx;
+    let result;
+    try {
+      tx = d.transaction(STORE, mode);
+      result = fn(tx.objectStore(STORE));
+    } catch (e) {  // the connection was closed under us, a value it cannot store, …
+      if (tx) { try { tx.abort(); } catch (ignored) { /* already over */ } }
+      reject(new NotKept(e));
+      return;
+    }
     tx.oncomplete = () => resolve(result && "result" in result ? result.result : undefined);
-    tx.onerror = tx.onabort = () => reject(tx.error);
+    tx.onerror = tx.onabort = () => reject(new NotKept(tx.error));
   }));
 }
 

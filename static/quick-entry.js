@@ -6,9 +6,11 @@
 // message is shown here; another phone's hand of that number is shown on its page. With
 // no network it waits on the scoresheet and goes by itself. The page comes with the hand
 // number and dealer the server knew; after hands that wait here, both move on.
+// When the phone cannot keep the hand (IndexedDB refuses) and it cannot be sent either,
+// the form stays as typed and says so (issue 21, item 8): nothing waits that could be lost.
 // Without JavaScript (or IndexedDB) the form posts as it always did.
-import { dealerFor, numberFor, queue, seatedOrder, waiting } from "./outbox-send.js";
-import { all, remember, remove, token, usable } from "./outbox-store.js";
+import { dealerFor, entriesOrNone, forget, numberFor, queue, seatedOrder, waiting } from "./outbox-send.js";
+import { NotKept, remember, token, usable } from "./outbox-store.js";
 import { leftOf } from "./rules.js";
 import { fill, labelOf, leaveNote, say, showError } from "./words.js";
 
@@ -44,7 +46,7 @@ function read(form, button) {
 
 // the hand number and dealer after the hands that wait on this phone
 function place(form, table) {
-  all().then((entries) => {
+  entriesOrNone().then((entries) => {
     const number = numberFor(form, entries);
     if (number === Number(form.getAttribute("data-number"))) return;
     const title = document.querySelector("[data-hand-title]");
@@ -73,7 +75,7 @@ function after(form, entry, now) {
     leaveNote(fill(say("refused"), "message", now.message) + " (" + now.label + ")");
     location.assign(form.getAttribute("data-sheet"));
   } else if (now.state === "refused") {  // the rules refuse it: fix it here
-    return remove(now.id).then(() => {
+    return forget(now).then(() => {
       showError(form, fill(say("refused"), "message", now.message));
       return "again";
     });
@@ -113,12 +115,18 @@ function quickEntry(form) {
     busy = true;
     form.classList.add("busy");
     const entry = { table, api: form.getAttribute("data-api"), facts: got.facts, label: got.label, token: token() };
-    all().then((entries) => {
+    const button = ev.submitter;
+    entriesOrNone().then((entries) => {
       entry.number = numberFor(form, entries);
       return queue(entry);
     }).then((now) => after(form, entry, now)).then((outcome) => {
       if (outcome === "again") { busy = false; form.classList.remove("busy"); }
-    }).catch(() => post(form, ev.submitter));
+    }).catch((why) => {
+      if (!(why instanceof NotKept)) { post(form, button); return; }
+      showError(form, say("not-kept"));  // kept nowhere: the form stays as typed, tap again
+      busy = false;
+      form.classList.remove("busy");
+    });
   });
 }
 

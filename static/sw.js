@@ -9,7 +9,12 @@
 // page's live part shows (live.js asks by a message). Static files are network-first
 // too, the shell kept from installation. The caches are named by the version (a hash of
 // what they hold): a new worker deletes the old ones when it takes over. Writes are never
-// handled here: the page's outbox (outbox*.js) keeps and sends them as JSON commands.
+// kept here: the page's outbox (outbox*.js) keeps and sends them as JSON commands. A
+// write (POST) goes to the network as it is; when the network does not answer, the answer
+// says it was not saved (issue 21, item 8), never a kept page as if it were: a JSON command
+// gets 503 {"kept": false, "error": {"code": "offline", "message"}}, a form's post a
+// "Not saved" page (503) whose link goes back to the form. Its words are in the table's
+// language: the page registers /sw.js?lang=<lang> (register-sw.js), NAP.words.
 /* global workbox */
 importScripts("/static/vendor/workbox/workbox-sw.js");
 workbox.setConfig({ modulePathPrefix: "/static/vendor/workbox/", debug: false });
@@ -98,6 +103,45 @@ self.addEventListener("message", function (event) {
       .then(function () { return warm(origin, page.key, r); });
   }).catch(function () { return undefined; }));
 });
+
+// ---------------------------------------------------------------- writes: never kept here
+var WORDS = NAP.words || {};
+
+function esc(text) {
+  return String(text || "").replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
+}
+
+function wantsJson(request, url) {
+  return url.pathname.indexOf("/api/") === 0 || (request.headers.get("Accept") || "").indexOf("json") !== -1 ||
+    (request.headers.get("Content-Type") || "").indexOf("json") !== -1;
+}
+
+// what a write the network did not answer gets: nothing was saved, and it says so
+function notKept(request, url) {
+  var headers = { "Cache-Control": "no-store" };
+  if (wantsJson(request, url)) {
+    headers["Content-Type"] = "application/json";
+    return new Response(JSON.stringify({ kept: false, error: { code: "offline", message: WORDS.json } }),
+                        { status: 503, headers: headers });
+  }
+  headers["Content-Type"] = "text/html; charset=utf-8";
+  var back = request.referrer && new URL(request.referrer).origin === url.origin ? request.referrer : url.href;
+  var html = "<!doctype html><html lang=\"" + esc(WORDS.lang) + "\"><head><meta charset=\"utf-8\">" +
+    "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>" + esc(WORDS.title) + "</title>" +
+    "<link rel=\"stylesheet\" href=\"/static/app.css\"></head><body><main class=\"not-kept\">" +
+    "<h1>" + esc(WORDS.title) + "</h1><p class=\"errors\" role=\"alert\">" + esc(WORDS.page) + "</p>" +
+    "<p><a class=\"button\" href=\"" + esc(back) + "\" onclick=\"history.back(); return false;\">" +
+    esc(WORDS.back) + "</a></p></main></body></html>";
+  return new Response(html, { status: 503, headers: headers });
+}
+
+workbox.routing.registerRoute(
+  function (ctx) { return ctx.sameOrigin; },
+  function (ctx) {
+    return fetch(ctx.request).catch(function () { return notKept(ctx.request, ctx.url); });
+  },
+  "POST"
+);
 
 workbox.routing.registerRoute(
   function (ctx) { return ctx.sameOrigin && ctx.url.pathname.indexOf("/static/") === 0; },

@@ -3,10 +3,11 @@
 // (outbox-send.js); then the scoresheet, with the form's message. With the last hand one
 // that still waits on this phone, undo takes it out of the outbox (it was never sent).
 // The one-tap Undo under "Hand N saved" (note.js, data-undo-now) is sent the same way.
-// Without JavaScript (or IndexedDB) the form posts as it always did.
-import { queue } from "./outbox-send.js";
-import { all, remove, usable } from "./outbox-store.js";
-import { fill, leaveNote, say } from "./words.js";
+// When the phone cannot keep the undo and it cannot be sent either, the page stays and
+// says so (issue 21, item 8). Without JavaScript (or IndexedDB) the form posts as it always did.
+import { entriesOrNone, queue } from "./outbox-send.js";
+import { NotKept, all, remove, usable } from "./outbox-store.js";
+import { fill, leaveNote, say, showError } from "./words.js";
 
 function text(form, name) {
   const input = form.querySelector("input[name='" + name + "']");
@@ -53,7 +54,7 @@ function undoForm(form) {
     if (button) button.disabled = true;
     const entry = { table, kind: "undo", api: form.getAttribute("data-api"), number, hand_id: handId,
                     body: { hand_id: handId, version }, label: fill(say("undo"), "n", String(number)) };
-    all().then((entries) => {
+    entriesOrNone().then((entries) => {
       const before = entries.filter((e) => e.table === table && e.state === "waiting" && e.hand_id === handId);
       if (before.length) entry.follows = before[before.length - 1].id;  // undo what its correction saved
       return queue(entry);
@@ -61,7 +62,12 @@ function undoForm(form) {
       if (!now) leaveNote(fill(say("undone"), "n", String(number)));
       else if (now.state === "refused") leaveNote(fill(say("refused"), "message", now.message) + " (" + now.label + ")");
       location.assign(sheet);
-    }).catch(() => HTMLFormElement.prototype.submit.call(form));
+    }).catch((why) => {
+      if (!(why instanceof NotKept)) { HTMLFormElement.prototype.submit.call(form); return; }
+      showError(form, say("undo-not-kept"));  // kept nowhere: tap again once the network is back
+      busy = false;
+      if (button) button.disabled = false;
+    });
   });
 }
 

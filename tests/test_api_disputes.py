@@ -105,6 +105,9 @@ def test_confirmation_is_set_by_a_manager_and_another_phone_confirms(app: Any) -
     revision = answer.get_json()["revision"]
     assert post(scorer, url, {"on": True, "token": "c-1"}).get_json() == {"revision": revision,
                                                                         "confirmation": True}
+    other = second_scorer(app, key)
+    viewer = app.test_client()
+    assert viewer.get(f"/e/{key}").status_code == 200 and viewer.get(f"/e/{key}").status_code == 200  # known
     assert post_hand(scorer, key, 2, 1, {2: "three"}, tricks=3).status_code == 302
     with app.app_context():
         evening = units.get_evening(key)
@@ -113,9 +116,8 @@ def test_confirmation_is_set_by_a_manager_and_another_phone_confirms(app: Any) -
     confirm = f"/api/e/{key}/hands/{second}/confirm"
     mine = post(scorer, confirm, {"token": "k-1"})  # the phone that entered it cannot
     assert mine.status_code == 422 and "another phone must confirm" in mine.get_json()["error"]["message"]
-    other = second_scorer(app, key)
-    viewer = app.test_client()
-    assert viewer.get(f"/e/{key}").status_code == 200
+    fresh = post(app.test_client(), confirm, {"token": "k-0"})  # nor a fresh cookie (issue 21 item 16)
+    assert fresh.status_code == 422 and "at the table before it was entered" in fresh.get_json()["error"]["message"]
     answer = post(viewer, confirm, {"token": "k-2"})  # any phone, a viewer's included
     assert answer.status_code == 200 and answer.get_json()["hand"] == {"id": second, "number": 2,
                                                                        "confirmed": True}

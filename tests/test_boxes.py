@@ -21,21 +21,31 @@ from scorer.storage import evening_writes
 from webhelpers import free_port, listening, stop, wait_until
 
 
-@contextmanager
-def nap_serve(url: str, tmp: Path, workers: int) -> Iterator[int]:
-    """``nap serve --workers N`` on a free loopback port (yielded) on the database ``url``."""
+def start_nap_serve(url: str, tmp: Path, workers: int) -> tuple[subprocess.Popen[bytes], int]:
+    """``nap serve --workers N`` starting on a free loopback port on the database ``url``."""
     port = free_port()
     env = dict(os.environ, DATABASE_URL=url, SECRET_KEY="boxes-secret", NAP_INSTANCE=str(tmp),
                PYTHONPATH=str(ROOT))
     process = subprocess.Popen([sys.executable, "-m", "scorer", "serve", "--host", "127.0.0.1", "--port", str(port),
                                 "--workers", str(workers)], cwd=ROOT, env=env,
                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    try:
-        def serving() -> bool:
-            assert process.poll() is None, process.stdout.read().decode() if process.stdout else ""
-            return listening(port)
+    return process, port
 
-        wait_until(serving, "nap serve never listened", pause=0.1)
+
+def wait_serving(process: subprocess.Popen[bytes], port: int) -> None:
+    def serving() -> bool:
+        assert process.poll() is None, process.stdout.read().decode() if process.stdout else ""
+        return listening(port)
+
+    wait_until(serving, "nap serve never listened", pause=0.1)
+
+
+@contextmanager
+def nap_serve(url: str, tmp: Path, workers: int) -> Iterator[int]:
+    """``nap serve --workers N`` on a free loopback port (yielded) on the database ``url``."""
+    process, port = start_nap_serve(url, tmp, workers)
+    try:
+        wait_serving(process, port)
         yield port
     finally:
         stop(process)
@@ -116,3 +126,86 @@ def test_nap_serve_with_two_workers_serves_the_table(postgres_url: str, tmp_path
     key, edit_key = _table(postgres_url)
     with nap_serve(postgres_url, tmp_path, 2) as port:
         _seen_across(port, port, key, edit_key)
+
+
+def test_two_boxes_starting_at_once_on_an_empty_database_both_come_up(postgres_url: str, tmp_path: Path) -> None:
+    """Issue 21 item 11: two ``nap serve`` started together on an empty database both ran
+    every migration; one died on the other's ``CREATE TABLE``. Now they take turns (an
+    advisory lock in migrations/env.py): both serve, and the schema is at head.
+
+    No clock decides the overlap: this test's own uncommitted ``CREATE TABLE alembic_version``
+    holds both starts at their first step (or the second at the lock) until both wait, then
+    lets them go together."""
+    import psycopg
+    import sqlalchemy as sa
+
+    libpq = postgres_url.replace("+psycopg", "")
+    gate = psycopg.connect(libpq)
+    gate.execute("CREATE TABLE alembic_version (version_num VARCHAR(32) NOT NULL)")  # not committed
+    watcher = psycopg.connect(libpq, autocommit=True)
+    gate_pid = gate.info.backend_pid
+    first = start_nap_serve(postgres_url, tmp_path / "a", 1)
+    second = start_nap_serve(postgres_url, tmp_path / "b", 1)
+    try:
+        def both_waiting() -> bool:
+            for process, _port in (first, second):
+                assert process.poll() is None, process.stdout.read().decode() if process.stdout else ""
+            row = watcher.execute(
+                "SELECT (SELECT count(*) FROM pg_stat_activity WHERE %s = ANY(pg_blocking_pids(pid)))"
+                " + (SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted AND classid = %s)",
+                (gate_pid, 0x4E4150)).fetchone()
+            return row is not None and row[0] >= 2
+
+        wait_until(both_waiting, "the two starts never both reached the migrations")
+        gate.rollback()
+        wait_serving(*first)
+        wait_serving(*second)
+        engine = sa.create_engine(postgres_url)
+        try:
+            with engine.connect() as connection:
+                assert connection.scalar(sa.text("SELECT version_num FROM alembic_version")) == "0015_submission_digest"
+        finally:
+            engine.dispose()
+        for _process, port in (first, second):
+            phone = Phone(port)
+            try:
+                assert phone.ask("GET", "/")[0] == 200
+            finally:
+                phone.close()
+    finally:
+        gate.close()
+        watcher.close()
+        stop(first[0])
+        stop(second[0])
+
+
+def test_a_schema_at_head_starts_without_waiting_for_the_lock(postgres_url: str) -> None:
+    """The usual start reads the version and takes no lock: with another session holding
+    the migrations' advisory lock, ``upgrade_to_head`` still returns at once (``False``)."""
+    import threading
+
+    import psycopg
+
+    from scorer.storage.schema import schema_heads, upgrade_to_head
+
+    app = make_app(postgres_url)
+    schema = postgres_url.rsplit("%3D", 1)[1]
+    holder = psycopg.connect(postgres_url.replace("+psycopg", "").split("?", 1)[0], autocommit=True)
+    results: list[bool] = []
+    try:
+        holder.execute("SELECT pg_advisory_lock(%s, hashtext(%s))", (0x4E4150, schema))
+
+        def start() -> None:
+            with app.app_context():
+                results.append(upgrade_to_head())
+
+        starter = threading.Thread(target=start)
+        starter.start()
+        starter.join(timeout=120)  # a bound only: it would hang here until the lock is let go
+        assert results == [False]
+        with app.app_context():
+            current, heads = schema_heads()
+            assert current == heads == {"0015_submission_digest"}
+    finally:
+        holder.close()  # lets a hung starter go on
+        _dispose(app)

@@ -121,3 +121,59 @@ def test_a_client_that_keeps_no_cookies_writes_nothing_by_reading(app: Any) -> N
     phone.get(f"/e/{key}")
     phone.get(f"/e/{key}")  # back with its cookie: now the table is remembered
     assert key in phone.get("/").get_data(as_text=True)
+
+
+def _scorer_rows(owner: Any, key: str) -> list[str]:
+    return re.findall(r'/e/[^/]+/scorers/(\d+)/revoke', owner.get(f"/e/{key}/share").get_data(as_text=True))
+
+
+def test_a_removed_phone_cannot_rejoin_with_the_pin_or_link_it_knows(app: Any) -> None:
+    """A phone removed as a scorer typed the PIN (or opened the link) again and was a
+    scorer at once. Now it waits for the owner's new ones."""
+    owner = app.test_client()
+    key = start_evening(owner)
+    pin, edit_key = _credentials(app, key)
+    by_link, by_pin = app.test_client(), app.test_client()
+    assert by_link.get(f"/e/{key}/scorer/{edit_key}").status_code == 302
+    assert by_pin.post(f"/e/{key}/join", data={"pin": pin}).status_code == 302
+    for row in _scorer_rows(owner, key):
+        assert owner.post(f"/e/{key}/scorers/{row}/revoke").status_code == 302
+    answer = by_link.get(f"/e/{key}/scorer/{edit_key}", follow_redirects=True).get_data(as_text=True)
+    assert "A scorer removed this phone as a scorer here" in answer
+    assert by_link.get(f"/e/{key}/quick").status_code == 302  # still a viewer
+    page = by_pin.post(f"/e/{key}/join", data={"pin": pin})
+    assert page.status_code == 422 and "A scorer removed this phone" in page.get_data(as_text=True)
+    assert by_pin.get(f"/e/{key}/quick").status_code == 302
+    api = by_pin.post(f"/api/e/{key}/join", json={"pin": pin, "token": "retry-0000000000000001"}).get_json()
+    assert api["error"]["rule"] == "removed", api
+    # the owner renews: with the new ones they may score again
+    assert owner.post(f"/e/{key}/credentials").status_code == 302
+    new_pin, new_edit_key = _credentials(app, key)
+    assert by_link.get(f"/e/{key}/scorer/{new_edit_key}").status_code == 302
+    assert by_pin.post(f"/e/{key}/join", data={"pin": new_pin}).status_code == 302
+    assert by_link.get(f"/e/{key}/quick").status_code == 200 and by_pin.get(f"/e/{key}/quick").status_code == 200
+
+
+def test_remove_and_change_the_pin_is_one_action_of_the_owner(app: Any) -> None:
+    owner = app.test_client()
+    key = start_evening(owner)
+    pin, edit_key = _credentials(app, key)
+    other, helper = app.test_client(), app.test_client()
+    assert other.post(f"/e/{key}/join", data={"pin": pin}).status_code == 302
+    assert helper.get(f"/e/{key}/scorer/{edit_key}").status_code == 302
+    assert "Remove and change the PIN" in owner.get(f"/e/{key}/share").get_data(as_text=True)
+    assert "Remove and change the PIN" not in helper.get(f"/e/{key}/share").get_data(as_text=True)
+    other_row, helper_row = _scorer_rows(owner, key)  # newest first
+    # a scorer that is not the owner cannot renew: nothing is revoked either
+    assert helper.post(f"/e/{key}/scorers/{other_row}/revoke", data={"renew": "1"}).status_code in (302, 403)
+    assert other.get(f"/e/{key}/quick").status_code == 200 and _credentials(app, key) == (pin, edit_key)
+    answer = owner.post(f"/e/{key}/scorers/{other_row}/revoke", data={"renew": "1"}, follow_redirects=True)
+    assert "The table has a new PIN and a new scorers’ link" in answer.get_data(as_text=True)
+    new_pin, new_edit_key = _credentials(app, key)
+    assert new_pin != pin and new_edit_key != edit_key
+    assert other.get(f"/e/{key}/quick").status_code == 302 and helper.get(f"/e/{key}/quick").status_code == 302
+    assert owner.get(f"/e/{key}/quick").status_code == 200
+    # the old PIN is worth nothing now, from any phone
+    assert "not this table" in app.test_client().post(f"/e/{key}/join", data={"pin": pin}).get_data(as_text=True)
+    history = owner.get(f"/e/{key}/history").get_data(as_text=True)
+    assert "A phone may no longer score" in history and "New PIN and scorers’ link" in history

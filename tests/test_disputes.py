@@ -23,7 +23,9 @@ def _hand_id(app: Any, key: str, number: int) -> int:
 
 
 def _viewer(app: Any, key: str) -> Any:
+    """A phone watching the table, known to the server (back with its cookie: its row is made)."""
     phone = app.test_client()
+    assert phone.get(f"/e/{key}").status_code == 200
     assert phone.get(f"/e/{key}").status_code == 200
     return phone
 
@@ -103,6 +105,7 @@ def test_confirmation_waits_for_another_phone(app: Any) -> None:
     key = start_evening(scorer)
     assert post_hand(scorer, key, 1, 0, {1: "three"}, tricks=3).status_code == 302  # before: counts as confirmed
     assert scorer.post(f"/e/{key}/confirmation", data={"on": "1"}).status_code == 302
+    viewer = _viewer(app, key)  # at the table before hand 2 is entered
     assert post_hand(scorer, key, 2, 0, {2: "three"}, tricks=3).status_code == 302
     sheet = scorer.get(f"/e/{key}").get_data(as_text=True)
     assert "Hand 2 waits for another phone" in sheet and 'class="badge waiting"' in sheet
@@ -110,7 +113,6 @@ def test_confirmation_waits_for_another_phone(app: Any) -> None:
     # the phone that entered it cannot accept it
     scorer.post(f"/e/{key}/hand/2/confirm", data={"hand_id": hand_id})
     assert "another phone must confirm it" in scorer.get(f"/e/{key}").get_data(as_text=True)
-    viewer = _viewer(app, key)
     assert "Accept hand 2" in viewer.get(f"/e/{key}/hand/2").get_data(as_text=True)
     assert viewer.post(f"/e/{key}/hand/2/confirm", data={"hand_id": hand_id}).status_code == 302
     sheet = scorer.get(f"/e/{key}").get_data(as_text=True)
@@ -162,3 +164,23 @@ def test_junk_in_a_hand_id_is_refused_as_stale_not_ignored(app: Any) -> None:
         answer = client.post(f"/api/e/{key}/hands/{huge}/versions", json={"version": 1, "token": "t-" + huge[:8],
                                                                            "facts": {"dealer": "Ann"}})
         assert answer.status_code == 404, answer.get_data(as_text=True)
+
+
+def test_a_fresh_cookie_cannot_confirm_a_hand(app: Any) -> None:
+    """The phone that entered a hand dropped its cookie and confirmed the hand itself, as
+    "another phone" (issue 21 item 16). A hand is confirmed only by a phone the server
+    knew before the hand was entered."""
+    scorer = app.test_client()
+    key = start_evening(scorer)
+    assert scorer.post(f"/e/{key}/confirmation", data={"on": "1"}).status_code == 302
+    earlier = _viewer(app, key)
+    assert post_hand(scorer, key, 1, 0, {1: "three"}, tricks=3).status_code == 302
+    data = {"hand_id": str(_hand_id(app, key, 1))}
+    for fresh in (app.test_client(), _viewer(app, key)):  # no row at all; a row made after the hand
+        answer = fresh.post(f"/e/{key}/hand/1/confirm", data=data, follow_redirects=True).get_data(as_text=True)
+        assert "must be confirmed by a phone that was at the table before it was entered" in answer
+        assert "Hand 1 waits for another phone" in scorer.get(f"/e/{key}").get_data(as_text=True)
+    assert earlier.post(f"/e/{key}/hand/1/confirm", data=data).status_code == 302
+    sheet = scorer.get(f"/e/{key}").get_data(as_text=True)
+    assert "waits for another phone" not in sheet and "Hand confirmed" in scorer.get(f"/e/{key}/history").get_data(
+        as_text=True)

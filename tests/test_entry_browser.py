@@ -193,6 +193,7 @@ def test_confirmation_mode_waits_for_another_phone(browser: Any, site: Any) -> N
         scorer.locator("text=Ask another phone to confirm each hand").click()
         scorer.wait_for_url(f"{base}/e/{key}/settings")
         viewer.goto(f"{base}/e/{key}")
+        viewer.reload()  # back with its cookie: a phone the server knows before hand 1 (issue 21 item 16)
         scorer.goto(f"{base}/e/{key}/quick")
         scorer.locator("form.quick label.pill:has(input[name=declarer][value='2'])").click()
         scorer.locator("form.quick label.pill:has(input[name=contract][value='three'])").click()

@@ -271,3 +271,57 @@ def test_text_that_normalising_lengthens_past_its_limit_is_refused() -> None:
             assert error.where == where and "at most" in str(error)
         else:
             raise AssertionError(f"{where} was accepted")
+
+
+def test_the_pool_left_when_players_came_and_went_is_shared_in_full_as_the_doc_says() -> None:
+    """docs/evening-format.md says one thing about the pool's remainder (issue 25 item 12):
+    shared in full among those seated at the end, the odd chips one each in dealing order
+    from the next dealer (H-16 adopted). Worked by hand: A B C D, D deals first; pool
+    opening 1, top-up 1. Hand 1: stakes 4 + D's 1 = 5; A (eldest) makes One: +3 → A +2,
+    B −2, C −2, D −3. Before hand 2 Eve sits on A's left (A Eve B C D) and C leaves:
+    A deals, tops up 1 (pool 6), all pass → A −1. Next dealer Eve. 6 among A, Eve, B, D:
+    1 each and 2 odd chips to Eve, then B (clockwise: not A, who is before Eve in the
+    list of names) → balances A +2, B 0, C −2, D −2, Eve +2; nothing left in the pool."""
+    from scorer.evening.settle import settle_up
+
+    doc = (EXAMPLES.parent / "docs" / "evening-format.md").read_text("utf-8")
+    assert "stays in the pool" not in doc and "nothing is left in the pool" in doc
+    evening = load({
+        "format": "nap-evening", "version": 2, "variant": "hoyle", "players": ["A", "B", "C", "D"],
+        "first_dealer": "D", "options": {"pool": True, "pool_opening": 1, "pool_top_up": 1},
+        "seats": [{"before_hand": 2, "join": "Eve", "left_of": "A"}, {"before_hand": 2, "leave": "C"}],
+        "hands": [{"auction": ["one", "pass", "pass", "pass"], "tricks": 1}, {"auction": ["pass"] * 4}],
+    })
+    ledger = settle_evening(evening.setup, evening.hands, evening.changes)
+    assert ledger.totals == (1, -2, -2, -3, 0) and ledger.pool == 6
+    result = settle_up(ledger)
+    assert result.pool_share == 1 and result.pool_left == 0 and result.odd == (4, 1)
+    assert result.balances == (2, 0, -2, -2, 2)
+
+
+def _renamed(seats: list[dict[str, Any]], players: list[str], hands: int) -> dict[str, Any]:
+    return {"format": "nap-evening", "version": 2, "variant": "pagat", "players": players, "seats": seats,
+            "hands": [{"auction": ["pass", "four", "pass"], "tricks": 4}] * hands}
+
+
+def test_a_rename_that_makes_two_seated_players_share_a_name_is_refused_in_words() -> None:
+    """shared/rules/README.md, "People who come and go": names stay unique at the table
+    ignoring case, as at the start (issue 25 item 11). Eve "was called ann" until hand 2
+    while Ann sat at the table: refused, naming both and the rename."""
+    with pytest.raises(EveningFileError) as error:
+        load(_renamed([{"before_hand": 2, "rename": "Eve", "from": "ann"}], ["Ann", "Bob", "Eve"], 2))
+    assert str(error.value) == ("seats[0]: Eve was called “ann” before hand 2 while Ann was at the table: two "
+                                "players at the table cannot share a name, ignoring case.")
+    # Ann left before hand 2, but Eve was still called ANN in hand 1, with Ann at the table
+    with pytest.raises(EveningFileError, match=r"^seats\[1\]: Eve was called “ANN” before hand 2"):
+        load(_renamed([{"before_hand": 2, "leave": "Ann"}, {"before_hand": 2, "rename": "Eve", "from": "ANN"}],
+                      ["Ann", "Bob", "Eve", "Dan"], 2))
+
+
+def test_a_name_may_come_back_to_the_table_after_its_first_owner_renamed_or_left() -> None:
+    """Only players seated together count: Eve was called "ann" in hand 1 and Ann sits down
+    before hand 3 — never at the table together. And a rename in case only is the same name."""
+    evening = load(_renamed([{"before_hand": 2, "rename": "Eve", "from": "ann"},
+                             {"before_hand": 3, "join": "Ann", "left_of": "Bob"}], ["Bob", "Eve", "Dan"], 2))
+    assert [c.kind for c in evening.changes] == ["rename", "join"] and evening.setup.players[-1] == "Ann"
+    assert load(_renamed([{"before_hand": 2, "rename": "Eve", "from": "eve"}], ["Ann", "Bob", "Eve"], 2)).changes

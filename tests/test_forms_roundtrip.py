@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from tests.webhelpers import counts, post_hand, start_evening, totals_on_page
+from tests.webhelpers import counts, hand_id, post_hand, start_evening, totals_on_page
 
 
 class FormInputs(HTMLParser):
@@ -75,10 +75,10 @@ def test_the_new_evening_form_as_the_browser_sends_it(client: Any, app: Any) -> 
 def test_correcting_a_hand_keeps_its_record_and_override(client: Any, app: Any) -> None:
     key = start_evening(client, "hoyle", ("North", "East", "South", "West"))
     post_hand(client, key, 1, 0, {1: "three"}, 3)
-    record = "AH 2H 3H 4H|KS 2S 5H 3S|QC 2C 3C 4C|KD 2D 3D 4D"
-    client.post(f"/e/{key}/hand/1/play", data={"record": record, "version": "1", "save": "1"})
-    client.post(f"/e/{key}/hand/1/override", data={"version": "2", "units_0": "1", "units_1": "-3", "units_2": "1",
-                                                   "units_3": "1", "reason": "agreed", "apply": "1"})
+    record, row = "AH 2H 3H 4H|KS 2S 5H 3S|QC 2C 3C 4C|KD 2D 3D 4D", hand_id(app, key, 1)
+    client.post(f"/e/{key}/hand/1/play", data={"record": record, "version": "1", "hand_id": row, "save": "1"})
+    client.post(f"/e/{key}/hand/1/override", data={"version": "2", "hand_id": row, "units_0": "1", "units_1": "-3",
+                                                   "units_2": "1", "units_3": "1", "reason": "agreed", "apply": "1"})
     edit = browser_fields(client.get(f"/e/{key}/hand/1/edit").get_data(as_text=True))
     edit["save"] = "1"
     assert client.post(f"/e/{key}/hand/1/edit", data=edit).status_code == 302
@@ -87,8 +87,8 @@ def test_correcting_a_hand_keeps_its_record_and_override(client: Any, app: Any) 
     assert totals_on_page(client.get(f"/e/{key}").get_data(as_text=True)) == {
         "North": "+1", "East": "−3", "South": "+1", "West": "+1"}
     # an empty record removes it; the tricks it gave stay with the hand
-    client.post(f"/e/{key}/hand/1/override", data={"version": "3", "remove": "1"})
-    saved = client.post(f"/e/{key}/hand/1/play", data={"record": "", "version": "4", "save": "1"})
+    client.post(f"/e/{key}/hand/1/override", data={"version": "3", "hand_id": row, "remove": "1"})
+    saved = client.post(f"/e/{key}/hand/1/play", data={"record": "", "version": "4", "hand_id": row, "save": "1"})
     assert saved.status_code == 302
     hand = client.get(f"/e/{key}/evening.json").get_json()["hands"][0]
     assert "record" not in hand and hand["tricks"] == 1
@@ -98,16 +98,17 @@ def test_override_can_pay_out_the_pool_and_only_where_there_is_one(client: Any, 
     key = start_evening(client, "hoyle", ("A", "B", "C"), opt_pool="y", opt_pool_opening="5", opt_pool_top_up="0")
     post_hand(client, key, 1, 0, {1: "nap"}, 5)  # B makes Nap: 10 each and the pool of 15
     response = client.post(f"/e/{key}/hand/1/override", data={
-        "version": "1", "units_0": "-15", "units_1": "30", "units_2": "-15", "pool": "0", "reason": "no pool today",
-        "apply": "1"})
+        "version": "1", "hand_id": hand_id(app, key, 1), "units_0": "-15", "units_1": "30", "units_2": "-15",
+        "pool": "0", "reason": "no pool today", "apply": "1"})
     assert response.status_code == 302 and counts(app)[2] == 2
     page = client.get(f"/e/{key}").get_data(as_text=True)
     assert totals_on_page(page) == {"A": "−15", "B": "+30", "C": "−15", "Pool": "0"}
     pagat = start_evening(client, "pagat", ("A", "B", "C"))
     post_hand(client, pagat, 1, 0, {1: "three"}, 3)
     before = counts(app)
-    client.post(f"/e/{pagat}/hand/1/override", data={"version": "1", "units_0": "-50", "units_1": "0",
-                                                     "units_2": "0", "pool": "50", "reason": "x", "apply": "1"})
+    client.post(f"/e/{pagat}/hand/1/override", data={"version": "1", "hand_id": hand_id(app, pagat, 1),
+                                                     "units_0": "-50", "units_1": "0", "units_2": "0", "pool": "50",
+                                                     "reason": "x", "apply": "1"})
     assert counts(app) == before
 
 
@@ -116,10 +117,13 @@ def test_play_page_survives_a_bad_version_and_records_a_short_player(client: Any
     client.post(f"/e/{key}/hand", data={"number": "1", "dealer": "2", "call_0": "three", "tricks": "3", "save": "1",
                                         "claim_kind": "wrong_cards", "claim_accused": "1", "claim_cards_held": "4",
                                         "claim_upheld": "yes"})
-    assert client.post(f"/e/{key}/hand/1/play", data={"record": "", "version": "abc", "save": "1"}).status_code == 302
-    assert client.post(f"/e/{key}/hand/1/play", data={"record": "", "version": "9" * 5000,
+    row = hand_id(app, key, 1)
+    assert client.post(f"/e/{key}/hand/1/play", data={"record": "", "version": "abc", "hand_id": row,
+                                                      "save": "1"}).status_code == 302
+    assert client.post(f"/e/{key}/hand/1/play", data={"record": "", "version": "9" * 5000, "hand_id": row,
                                                       "save": "1"}).status_code == 302
     record = "AS 2S 3S|KS 4S 5S|QH AH 2H|KH 3H 4H"
-    page = client.post(f"/e/{key}/hand/1/play", data={"record": record, "version": "1", "card": "2D"})
+    page = client.post(f"/e/{key}/hand/1/play", data={"record": record, "version": "1", "hand_id": row,
+                                                      "card": "2D"})
     html = page.get_data(as_text=True)
     assert page.status_code == 200 and "|2D" in html and "A plays:" in html  # B has no card: C led, A to play

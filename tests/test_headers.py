@@ -60,3 +60,28 @@ def test_the_sqlite_database_is_readable_by_its_owner_only(tmp_path: Path) -> No
         db.session.remove()
         db.engine.dispose()
     assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
+
+
+def test_an_sqlite_file_named_any_way_is_readable_by_its_owner_only(tmp_path: Path, monkeypatch: Any) -> None:
+    """Issue 21 item 16: a relative name (Flask-SQLAlchemy opens it in the instance folder),
+    the ``sqlite+pysqlite`` driver's URL, a path through ``..`` and a ``file:`` URI were
+    created 0644; the relative one also left an empty 0600 file of the same name in the
+    working folder."""
+    monkeypatch.setenv("NAP_INSTANCE", str(tmp_path / "instance"))
+    monkeypatch.chdir(tmp_path)
+    old_umask = os.umask(0o022)
+    try:
+        for url, path in [("sqlite:///relative.sqlite3", tmp_path / "instance" / "relative.sqlite3"),
+                          (f"sqlite+pysqlite:///{tmp_path / 'driver.sqlite3'}", tmp_path / "driver.sqlite3"),
+                          (f"sqlite:///{tmp_path / 'gone' / '..' / 'dotted.sqlite3'}", tmp_path / "dotted.sqlite3"),
+                          (f"sqlite:///file:{tmp_path / 'uri.sqlite3'}?uri=true", tmp_path / "uri.sqlite3")]:
+            app = make_app(url)
+            with app.app_context():
+                from scorer.storage.models import db
+
+                db.session.remove()
+                db.engine.dispose()
+            assert stat.S_IMODE(os.stat(path).st_mode) == 0o600, url
+    finally:
+        os.umask(old_umask)
+    assert not (tmp_path / "relative.sqlite3").exists()

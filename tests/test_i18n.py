@@ -14,7 +14,7 @@ from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
 
 from scorer.rules import Reason, Stake, Text, ntext
-from webhelpers import post_hand, start_evening
+from webhelpers import hand_id, post_hand, start_evening
 
 ROOT = Path(__file__).resolve().parent.parent
 TRANSLATIONS = ROOT / "scorer" / "translations"
@@ -254,7 +254,8 @@ def test_a_services_refusal_is_shown_in_the_phones_language(client) -> None:  # 
     correction from a stale page, refused on a Russian phone)."""
     key = start_evening(client)
     post_hand(client, key, 1, 0, {1: "three"}, 3)
-    fresh = {"number": "1", "version": "1", "dealer": "0", "call_1": "three", "tricks": "2", "save": "1"}
+    fresh = {"number": "1", "version": "1", "hand_id": hand_id(client, key, 1), "dealer": "0", "call_1": "three",
+             "tricks": "2", "save": "1"}
     assert client.post(f"/e/{key}/hand/1/edit", data=fresh).status_code == 302  # now version 2
     stale = client.post(f"/e/{key}/hand/1/edit", data={**fresh, "tricks": "1"}, follow_redirects=True,
                         headers={"Accept-Language": "ru"})

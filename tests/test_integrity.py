@@ -8,7 +8,7 @@ import re
 from typing import Any
 
 from scorer.storage import evening_writes, evenings, units
-from webhelpers import counts, post_hand, second_scorer, start_evening, totals_on_page
+from webhelpers import counts, hand_id, post_hand, second_scorer, start_evening, totals_on_page
 
 
 def _fields(html: str) -> dict[str, str]:
@@ -64,7 +64,8 @@ def test_a_restore_from_a_stale_page_does_not_replace_a_newer_correction(any_db_
     a = any_db_app.test_client()
     key = start_evening(a)
     post_hand(a, key, 1, 0, {1: "three"}, 3)  # version 1: Bob made Three
-    fix = {"number": "1", "version": "1", "dealer": "0", "call_1": "three", "tricks": "2", "save": "1"}
+    fix = {"number": "1", "version": "1", "hand_id": hand_id(any_db_app, key, 1), "dealer": "0", "call_1": "three",
+           "tricks": "2", "save": "1"}
     assert a.post(f"/e/{key}/hand/1/edit", data=fix).status_code == 302  # version 2: defeated
     page = a.get(f"/e/{key}/hand/1").get_data(as_text=True)
     restore = re.search(r'action="(/e/[^"]+/restore/1)"', page)
@@ -117,3 +118,58 @@ def test_a_finished_evening_refuses_new_settings_until_it_is_reopened(any_db_app
         evening = units.get_evening(key)
         assert evening is not None and evening.name != "Renamed" and units.evening_revision(key) == revision
     assert totals_on_page(a.get(f"/e/{key}").get_data(as_text=True)) == totals
+
+
+def _without_hand_id(fields: dict[str, str]) -> dict[str, str]:
+    """A form as a phone kept it from before the forms named the hand's row."""
+    return {name: value for name, value in fields.items() if name != "hand_id"}
+
+
+def test_an_old_kept_correction_form_without_the_hands_row_never_lands_on_a_new_hand(any_db_app: Any) -> None:
+    """Issue 21 item 14, ABA: a correction form kept from before the forms named the
+    hand's row fell back to (number, version): after hand 1 was undone and a new hand 1
+    recorded (version 1 again) it corrected the new hand. It is refused: 409, "reload"."""
+    a = any_db_app.test_client()
+    key = start_evening(a)
+    post_hand(a, key, 1, 0, {1: "three"}, 3)
+    old = _without_hand_id(_fields(a.get(f"/e/{key}/hand/1/edit").get_data(as_text=True)))
+    assert old["number"] == "1" and old["version"] == "1"
+    _undo_and_replace(second_scorer(any_db_app, key), key, 4)
+    after, before = _facts(any_db_app, key), counts(any_db_app)
+    answer = a.post(f"/e/{key}/hand/1/edit", data={**old, "dealer": "0", "call_1": "three", "tricks": "1",
+                                                   "save": "1"})
+    assert answer.status_code == 409 and "This page is out of date: reload it." in answer.get_data(as_text=True)
+    assert _facts(any_db_app, key) == after and after[0].auction[0] == "four" and after[0].tricks == 4
+    assert counts(any_db_app) == before
+
+
+def test_every_hand_form_posted_without_the_hands_row_is_refused_and_changes_nothing(any_db_app: Any) -> None:
+    """Issue 21 item 14: an undo, a restore, an override and the record of play without
+    ``hand_id`` (an old kept page, a hand-made form) went ahead by the hand's number; each
+    is now a 409 that changes nothing, as is a ``hand_id`` that is not a row id."""
+    a = any_db_app.test_client()
+    key = start_evening(a)
+    post_hand(a, key, 1, 0, {1: "three"}, 3)
+    fix = {"number": "1", "version": "1", "hand_id": hand_id(any_db_app, key, 1), "dealer": "0", "call_1": "three",
+           "tricks": "2", "save": "1"}
+    assert a.post(f"/e/{key}/hand/1/edit", data=fix).status_code == 302  # version 2: defeated
+    facts, before = _facts(any_db_app, key), counts(any_db_app)
+    undo = _fields(a.get(f"/e/{key}/undo").get_data(as_text=True))
+    assert set(undo) == {"number", "version", "hand_id"}
+    posts = {
+        f"/e/{key}/undo": {"number": "1", "version": "2"},
+        f"/e/{key}/hand/1/restore/1": {"base": "2"},
+        f"/e/{key}/hand/1/override": {"version": "2", "units_0": "-2", "units_1": "6", "units_2": "-2",
+                                      "units_3": "-2", "reason": "agreed", "apply": "1"},
+        f"/e/{key}/hand/1/play": {"version": "2", "record": "AH 2H 3H 4H", "save": "1"},
+        f"/e/{key}/hand/1/edit": {**_without_hand_id(fix), "version": "2", "tricks": "5"},
+    }
+    for path, data in posts.items():
+        for row in ({}, {"hand_id": ""}, {"hand_id": "x1"}, {"hand_id": "0"}):
+            answer = a.post(path, data={**data, **row})
+            assert answer.status_code == 409, (path, row, answer.status_code)
+            assert "This page is out of date: reload it." in answer.get_data(as_text=True)
+    assert _facts(any_db_app, key) == facts and facts[0].tricks == 2
+    assert counts(any_db_app) == before
+    assert a.post(f"/e/{key}/undo", data=undo).status_code == 302  # the page's own form still works
+    assert _facts(any_db_app, key) == []

@@ -16,6 +16,8 @@ from pypdf import PdfReader
 
 import scorer.reports.render_pool
 from scorer.evening.file import loads
+from scorer.reports.pdf import PdfBusy, PdfCrashed, PdfFailed, PdfTooSlow
+from scorer.reports.render_failures import FailureMemory
 from scorer.reports.render_pool import RenderCrashed, RenderFailed, RenderTimeout, RenderWorker
 from scorer.storage import evening_writes, units
 
@@ -121,25 +123,126 @@ def test_the_worker_runs_niced_and_without_secrets(worker: RenderWorker, monkeyp
     assert b"NAP_PDF_NICE" in names and b"SECRET_KEY" not in names and b"DATABASE_URL" not in names
 
 
-def test_the_app_answers_a_crash_with_a_clear_page_and_goes_on(sqlite_url: str, monkeypatch: Any) -> None:
+class Clock:
+    """A clock the test moves by hand (seconds), for :class:`FailureMemory`: no sleeping."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_only_what_the_document_caused_stands_a_crash_or_a_time_out_waits_then_tries_again() -> None:
+    """Issue 21 item 15: a render the document made fail is remembered for as long as the
+    key (its revision); the worker's crash or a time-out for 30 s, doubling to 10 min."""
+    clock = Clock()
+    memory = FailureMemory(clock=clock)
+    made: list[str] = []
+
+    def render(error: Exception | None = None) -> Any:
+        def make() -> bytes:
+            made.append("render")
+            if error is not None:
+                raise error
+            return b"%PDF"
+        return make
+
+    with pytest.raises(PdfFailed) as refused:
+        memory.run("doc", render(PdfFailed()))
+    assert refused.value.retry_after is None
+    clock.now += 86_400  # a day later: still the same document, still answered at once
+    with pytest.raises(PdfFailed) as again:
+        memory.run("doc", render())
+    assert type(again.value) is PdfFailed and again.value.retry_after is None and len(made) == 1
+    assert memory.run("doc, next revision", render()) == b"%PDF"
+    waits = []
+    for error in (PdfCrashed(), PdfTooSlow(30), PdfCrashed(), PdfCrashed(), PdfCrashed(), PdfCrashed(),
+                  PdfTooSlow(30)):
+        tries = len(made)
+        with pytest.raises(type(error)) as failed:
+            memory.run("busy", render(error))
+        assert len(made) == tries + 1  # the wait was over: really tried
+        wait = failed.value.retry_after
+        assert wait is not None
+        waits.append(wait)
+        clock.now += wait - 0.5
+        with pytest.raises(type(error)) as early:
+            memory.run("busy", render())
+        assert early.value.retry_after == 1 and len(made) == tries + 1  # answered at once, not rendered
+        clock.now += 0.5
+    assert waits == [30, 60, 120, 240, 480, 600, 600]
+    assert memory.run("busy", render()) == b"%PDF" and memory.get("busy") is None
+    with pytest.raises(PdfCrashed) as crashed:  # a success forgot the failures before it
+        memory.run("busy", render(PdfCrashed()))
+    assert crashed.value.retry_after == 30
+    clock.now += 30
+    with pytest.raises(PdfFailed) as document:  # the document's own failure then stands
+        memory.run("busy", render(PdfFailed()))
+    clock.now += 3600
+    with pytest.raises(PdfFailed):
+        memory.run("busy", render())
+    assert type(document.value) is PdfFailed and document.value.retry_after is None and len(made) == 12
+    with pytest.raises(PdfBusy):  # no slot free is nobody's failure
+        memory.run("full", render(PdfBusy(30)))
+    assert memory.get("full") is None
+
+
+def test_the_app_tries_a_pdf_again_after_a_crash_or_a_time_out_but_not_one_the_document_broke(
+        sqlite_url: str, monkeypatch: Any, tmp_path: Path) -> None:
+    """Issue 21 item 15: a crash of the worker or a render past the time limit was
+    remembered until the evening changed, though the page said "Try again"."""
     sys.path.insert(0, str(HERE))
     from conftest import make_app
 
-    app = make_app(sqlite_url, PDF_WORKER_RENDERS=3)  # a pool of its own
+    from scorer.web.caches import pdf_failures
+
+    app = make_app(sqlite_url, PDF_WORKER_RENDERS=7, PDF_TIME_LIMIT=2)  # a pool of its own
     with app.app_context():
         key = evening_writes.import_evening(loads((HERE.parent / "examples" / "hoyle-five.json").read_bytes())).key
     client = app.test_client()
-    fake(monkeypatch, "crash")
-    response = client.get(f"/e/{key}/evening.pdf")
-    assert response.status_code == 503 and "The PDF could not be made." in response.get_data(as_text=True)
+    script = tmp_path / "mode"
+    fake(monkeypatch, f"@{script}")
+    clock = Clock()
+    monkeypatch.setattr(pdf_failures, "clock", clock)
+
+    def tries() -> int:
+        return int((tmp_path / "mode.count").read_text())
+
+    script.write_text("crash")
+    crashed = client.get(f"/e/{key}/evening.pdf")
+    assert crashed.status_code == 503 and crashed.headers["Retry-After"] == "30" and tries() == 1
+    assert "The PDF could not be made. Try again in a minute" in crashed.get_data(as_text=True)
     assert client.get(f"/e/{key}").status_code == 200  # the app itself goes on
-    monkeypatch.undo()
-    # the failure is remembered for this revision; the next revision is rendered by a new worker
-    assert client.get(f"/e/{key}/evening.pdf").status_code == 503
+    script.write_text("pdf")
+    clock.now += 29.5
+    early = client.get(f"/e/{key}/evening.pdf")
+    assert early.status_code == 503 and early.headers["Retry-After"] == "1" and tries() == 1
+    clock.now += 0.5
+    later = client.get(f"/e/{key}/evening.pdf")  # the same evening, a while later: really tried
+    assert later.status_code == 200 and later.data.startswith(b"%PDF-1.4 fake") and tries() == 2
+
+    script.write_text("hang")
+    slow = client.get(f"/e/{key}/evening.pdf?paper=letter")
+    assert slow.status_code == 503 and slow.headers["Retry-After"] == "30" and tries() == 3
+    assert "took longer than 2 s" in slow.get_data(as_text=True)
+    script.write_text("pdf")
+    assert client.get(f"/e/{key}/evening.pdf?paper=letter").status_code == 503 and tries() == 3
+    clock.now += 30
+    letter = client.get(f"/e/{key}/evening.pdf?paper=letter")
+    assert letter.status_code == 200 and letter.data.startswith(b"%PDF-1.4 fake") and tries() == 4
+
+    script.write_text("refuse")  # WeasyPrint raised on this document: it would fail again
+    russian = {"Accept-Language": "ru"}
+    refused = client.get(f"/e/{key}/evening.pdf", headers=russian)
+    assert refused.status_code == 503 and "Retry-After" not in refused.headers and tries() == 5
+    script.write_text("pdf")
+    clock.now += 86_400
+    assert client.get(f"/e/{key}/evening.pdf", headers=russian).status_code == 503 and tries() == 5
     with app.app_context():
         evening_writes.set_finished(units.get_evening(key), True)  # type: ignore[arg-type]
-    response = client.get(f"/e/{key}/evening.pdf")
-    assert response.status_code == 200 and "Winner: Alice" in text_of(response.data)
+    changed = client.get(f"/e/{key}/evening.pdf", headers=russian)  # a new revision: a new document
+    assert changed.status_code == 200 and tries() == 6
     with app.app_context():
         from scorer.reports.pdf import workers
 

@@ -79,7 +79,11 @@ def test_one_trusted_proxy_gives_the_scheme_host_and_secure_cookie(sqlite_url: s
         assert response.status_code == 302
         key = response.headers["Location"].rsplit("/", 1)[-1]
         cookies = {c.split("=", 1)[0]: c for c in response.headers.getlist("Set-Cookie")}
-        assert "; Secure" in cookies["session"] and "; Secure" in cookies["nap_device"]
+        # over HTTPS the cookies carry the __Host- prefix: Secure, Path=/, no Domain (issue 21 item 3)
+        for name in ("__Host-session", "__Host-nap_device"):
+            assert "; Secure" in cookies[name] and "; Path=/" in cookies[name] and "Domain" not in cookies[name]
+        assert "session" not in cookies and "nap_device" not in cookies
+        assert response.headers["Strict-Transport-Security"] == "max-age=31536000"
         page = client.get(f"/e/{key}/share", base_url="http://127.0.0.1:5000", headers=forwarded)
         links = _share_links(page.get_data(as_text=True))
         assert links[0] == f"https://nap.example.org/e/{key}"
@@ -313,7 +317,7 @@ class Phone:
         return self.request("GET", path, extra=extra)
 
     def session_cookie(self) -> str:
-        return [c for c in self.set_cookies if c.startswith("session=")][-1]
+        return [c for c in self.set_cookies if c.startswith("__Host-session=")][-1]
 
 
 def _hidden(html: str, name: str) -> str:
@@ -337,6 +341,11 @@ def test_a_phone_joins_and_scores_through_nginx_with_tls(app_behind_nginx: tuple
     assert status == 302, page
     key = (headers["Location"] or "").rstrip("/").rsplit("/", 1)[-1]
     assert "; Secure" in host.session_cookie() and "HttpOnly" in host.session_cookie()
+    # __Host- names over HTTPS and HSTS once: the app's, which nginx passes on and does not repeat
+    names = {c.split("=", 1)[0] for c in host.set_cookies}
+    assert names == {"__Host-session", "__Host-nap_device"}
+    assert all("; Secure" in c and "; Path=/" in c and "Domain" not in c for c in host.set_cookies)
+    assert headers.get_all("Strict-Transport-Security") == ["max-age=31536000"]
 
     # the Share page's links and QR codes are the public https address nginx was asked for
     status, _, page = host.get(f"/e/{key}/share")

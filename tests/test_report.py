@@ -139,7 +139,7 @@ def test_the_time_limit_gives_a_clear_page_not_a_hang(sqlite_url: str) -> None:
     client = app.test_client()
     response = client.get(f"/e/{key}/evening.pdf")  # a five-page PDF takes longer than 0.05 s, warm or not
     assert response.status_code == 503 and response.mimetype == "text/html"
-    assert response.headers["Retry-After"] == "60"
+    assert response.headers["Retry-After"] == "30"  # the load's fault: tried again after 30 s (issue 21 item 15)
     body = response.get_data(as_text=True)
     assert "The PDF took longer than 0.05 s to make, so it was stopped." in body
     # a failure is remembered for its limit only: with a limit no load reaches, the same evening renders

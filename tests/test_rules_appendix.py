@@ -78,6 +78,8 @@ def test_the_appendix_is_in_russian_with_the_irregularities_hoyle_cited(client: 
     assert "Со стороны противника — штраф 3 фишки в банк (H-16)" in text
     assert "H-15 Ренонс: претензия останавливает игру, расчёт делается сразу." in text
     assert "Сделавший ренонс платит ещё штраф 5 фишек в банк (H-16)." in text
+    # issue 25 item 9: a revoke stops play, but the hand's other claims still count
+    assert "Остальные претензии сдачи всё равно учитываются: противник, сходивший не в очередь" in text
 
 
 def test_pagats_house_rules_give_the_revoke_as_well_in_norwegian(client: Any, app: Any) -> None:

@@ -9,6 +9,7 @@ from scorer.evening.ledger import settle_evening
 from scorer.rules import (
     HERE,
     PASS,
+    Claim,
     HandFacts,
     IllegalAuction,
     IllegalFacts,
@@ -168,6 +169,51 @@ def test_r17_plain_five_never_takes_the_treasure() -> None:
 def test_r18_misdeal_house_rule() -> None:
     r = V.settle(HandFacts(2, misdeal=True), setup(R))
     assert r.result is Result.MISDEAL and r.next_dealer == 2 and "source is silent" in r.reasons[0].text
+
+
+def test_r18_a_lead_out_of_turn_is_recorded_with_no_payment() -> None:
+    """R-18 (adopted; issue 25 item 10): the source is silent on play out of turn; the claim is
+    recorded and changes no payment. The R-13 example stands: East makes Three at 10 a trick,
+    each pays 30 → (−30, 90, −30, −30), whoever led out of turn."""
+    s = setup(R, ante=0, stake_per_trick=10)
+    r = settle(s, 0, ["pass", "three", "pass", "pass"], 3, claims=(Claim("out_of_turn", accused=3, upheld=True,
+                                                                         trick=2),))
+    assert r.units == (-30, 90, -30, -30) and r.pool == 0
+    assert r.reasons[-1].rule == "R-18"
+    assert r.reasons[-1].text == ("Upheld: West led or played out of turn in trick 2. It is recorded and changes no "
+                                  "payment. The source is silent on play out of turn; the house rule adopted by this "
+                                  "product applies.")
+    rejected = settle(s, 0, ["pass", "three", "pass", "pass"], 3, claims=(Claim("out_of_turn", accused=1,
+                                                                                upheld=False),))
+    assert rejected.units == (-30, 90, -30, -30) and "R-18" in rejected.rule_ids
+
+
+def test_r18_revoke_and_lead_out_of_turn_in_one_hand() -> None:
+    """R-18 (adopted), issue 25 item 9: South revokes (an opponent: scored as made, R-13:
+    −30 each, East +90) and West led out of turn in trick 1 (recorded, no payment); both
+    are named, the out of turn after the revoke. Two leads out of turn: two notes, no
+    payment: East defeated in Three pays 30 each and 30 into the treasure (R-14)."""
+    s = setup(R, ante=0, stake_per_trick=10)
+    both = settle(s, 0, ["pass", "three", "pass", "pass"], None,
+                  claims=(Claim("out_of_turn", accused=3, upheld=True, trick=1), Claim("revoke", accused=2,
+                                                                                       upheld=True, trick=2)))
+    assert both.units == (-30, 90, -30, -30) and both.result is Result.MADE
+    assert [r.rule for r in both.reasons][-3:] == ["R-18", "R-13", "R-18"]  # the revoke, its payment, the claim
+    assert both.reasons[-1].text.startswith("Upheld: West led or played out of turn in trick 1. It is recorded")
+    two = settle(s, 0, ["pass", "three", "pass", "pass"], 2,
+                 claims=(Claim("out_of_turn", accused=3, upheld=True, trick=1),
+                         Claim("out_of_turn", accused=0, upheld=True, trick=3)))
+    assert two.units == (30, -120, 30, 30) and two.pool == 30
+    assert sum(1 for r in two.reasons if r.rule == "R-18" and "out of turn" in r.text) == 2
+
+
+def test_a_claim_with_no_rule_is_refused_with_the_right_article() -> None:
+    """The other variants still refuse it, in English with "an": «an “out of turn” claim»."""
+    with pytest.raises(IllegalFacts) as error:
+        get_variant("pagat").settle(HandFacts(0, ("three", "pass", "pass", "pass"), 3, claims=(
+            Claim("out_of_turn", accused=2, upheld=True),)), setup("pagat"))
+    assert error.value.message == ("British Nap, basic (Pagat) has no rule for an “out of turn” claim (claims here: "
+                                   "revoke).")
 
 
 def test_treasure_shared_at_the_end_by_default() -> None:

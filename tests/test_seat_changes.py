@@ -375,9 +375,11 @@ def test_the_record_of_play_is_read_for_the_players_seated(client: object) -> No
     assert "Dan plays Three and leads" in page and "Dan <strong>AS</strong>" in page
 
 
-def test_migration_0013_goes_down_and_up(any_db_app: object) -> None:
+def test_migration_0013_goes_down_and_up(any_db_app: object, capfd: pytest.CaptureFixture[str]) -> None:
     """0013_seat_changes adds the seat_change table; down removes it (an evening without
-    seat changes reads the same), up brings it back empty."""
+    seat changes reads the same), up brings it back empty. While an evening has a player
+    who joined, down refuses in words and leaves the database as it was, every later
+    migration included (issue 21 item 11: it dropped the table and that evening broke)."""
     import sqlalchemy as sa
     from flask_migrate import downgrade, upgrade
 
@@ -389,6 +391,19 @@ def test_migration_0013_goes_down_and_up(any_db_app: object) -> None:
                                           stake=None)
         key = evening.key
         seat_writes.change_seats(units.get_evening(key), "join", name="D", left_of=2)
+        db.session.remove()
+        before = db.session.scalar(sa.text("SELECT version_num FROM alembic_version"))
+        db.session.remove()
+        with pytest.raises(SystemExit):  # `flask db downgrade` says the words (no traceback) and exits 1
+            downgrade(revision="0012_evening_zone")
+        said = capfd.readouterr().err  # Alembic's logging (alembic.ini) writes to stderr
+        assert "1 evening(s) have players who joined" in said and "Export those evenings first" in said
+        db.session.remove()
+        head = db.session.scalar(sa.text("SELECT version_num FROM alembic_version"))
+        assert head == before  # every later migration went down, then came back with the refusal
+        assert [p.name for p in units.get_evening(key).players] == ["A", "B", "C", "D"]
+        joined = [r for r in units.get_evening(key).seat_changes if r.undone_at is None][-1]
+        seat_writes.undo_seat_change(units.get_evening(key), joined.id)  # no hand after it: the join is undone
         db.session.remove()
         downgrade(revision="0012_evening_zone")
         assert "seat_change" not in sa.inspect(db.engine).get_table_names()

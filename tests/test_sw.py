@@ -107,3 +107,45 @@ def test_the_routes_match_the_tables_pages_and_nothing_else(app: Any) -> None:
     assert nap["sheet"] == "/e/{key}"
     assert nap["warm"] == ["/e/{key}/quick", "/e/{key}/big", "/e/{key}/hand", "/e/{key}/undo"]
     assert nap["warm_last"] == ["/e/{key}/hand/{number}", "/e/{key}/hand/{number}/edit"]
+
+
+def test_the_workers_words_are_in_the_language_it_was_registered_with(app: Any) -> None:
+    """What the worker says of a write the network did not take ("Not saved", issue 21,
+    item 8) comes in the table's language: register-sw.js registers /sw.js?lang=<lang>."""
+    client = app.test_client()
+
+    def words(query: str, **headers: str) -> dict[str, str]:
+        body = client.get(f"/sw.js{query}", headers=headers).get_data(as_text=True)
+        match = re.match(r"self\.NAP = (.*?);\n", body, re.S)
+        assert match
+        return json.loads(match.group(1))["words"]
+
+    english = words("?lang=en")
+    assert english == {
+        "lang": "en",
+        "json": "Not saved: there is no network, and this phone kept nothing. Send it again once the network is back.",
+        "title": "Not saved",
+        "page": "There is no network, and this phone could not keep what you sent: nothing was saved. "
+                "Go back to the form and send it again once the network is back.",
+        "back": "Back to the form",
+    }
+    assert words("?lang=ru")["title"] == "Не сохранено"
+    assert words("?lang=nb")["back"] == "Tilbake til skjemaet"
+    brazil = words("?lang=pt-BR")  # as <html lang> writes it
+    assert brazil["lang"] == "pt-BR" and brazil["title"] == "Não salvo"
+    assert words("?lang=pt_BR") == brazil
+    # no language, or one the app does not have: the phone's own
+    assert words("", **{"Accept-Language": "nb-NO"})["title"] == "Ikke lagret"
+    assert words("?lang=xx", **{"Accept-Language": "ru"})["lang"] == "ru"
+    assert words("?lang=<script>") == english
+    # the settings are the same in every language: one version, the same caches
+    assert _nap(client)["version"] == json.loads(re.match(
+        r"self\.NAP = (.*?);\n", client.get("/sw.js?lang=ru").get_data(as_text=True), re.S).group(1))["version"]
+
+
+def test_the_page_registers_the_worker_with_its_language(app: Any) -> None:
+    script = Path(app.static_folder, "register-sw.js").read_text(encoding="utf-8")
+    assert 'register("/sw.js?lang=" + encodeURIComponent(lang)' in script
+    assert 'document.documentElement.getAttribute("lang")' in script
+    page = app.test_client().get("/", headers={"Accept-Language": "pt-BR"}).get_data(as_text=True)
+    assert '<html lang="pt-BR">' in page and "/static/register-sw.js" in page

@@ -12,10 +12,10 @@ import pytest
 import sqlalchemy as sa
 
 from scorer.reports.pdf import render_html_pdf
-from scorer.storage import errors, evenings, hand_writes, roles, units
+from scorer.storage import errors, evenings, hand_writes, pin_budget, units
 from scorer.storage.db import db
-from scorer.storage.models import Change, Evening, Hand
-from tests.webhelpers import start_evening
+from scorer.storage.models import Change, Evening, Hand, PinAttempt
+from tests.webhelpers import hand_id, start_evening
 
 
 def _evening(app: Any, key: str) -> Evening:
@@ -77,12 +77,12 @@ def test_scorers_link_and_pin_make_a_scorer(app: Any) -> None:
     assert by_pin.get(f"/e/{key}/qr.svg?for=edit").mimetype == "image/svg+xml"
 
 
-def test_pin_guessing_is_bounded_per_phone_and_per_table(app: Any) -> None:
+def test_pin_guessing_is_bounded_per_phone_and_per_network(app: Any) -> None:
     key = start_evening(app.test_client())
     evening = _evening(app, key)
     wrong = "000000" if evening.pin != "000000" else "111111"
     guesser = app.test_client()
-    for _ in range(roles.SESSION_TRIES):
+    for _ in range(pin_budget.PHONE_TRIES):
         assert "not this table" in guesser.post(f"/e/{key}/join", data={"pin": wrong}).get_data(as_text=True)
     # this phone is out of tries: even the right PIN is not checked now
     page = guesser.post(f"/e/{key}/join", data={"pin": evening.pin}).get_data(as_text=True)
@@ -91,12 +91,13 @@ def test_pin_guessing_is_bounded_per_phone_and_per_table(app: Any) -> None:
     # another phone at the same table (same IP) still may: the lock-out is per phone
     friend = app.test_client()
     assert friend.post(f"/e/{key}/join", data={"pin": evening.pin}).status_code == 302
-    # but the table as a whole has a budget too: 30 wrong PINs, whatever the cookies
-    for _ in range(roles.TABLE_TRIES - roles.SESSION_TRIES):
+    # but the network as a whole has a budget too: 10 wrong PINs, whatever the cookies
+    for _ in range(pin_budget.NETWORK_TRIES - pin_budget.PHONE_TRIES):
         app.test_client().post(f"/e/{key}/join", data={"pin": wrong})
     late = app.test_client().post(f"/e/{key}/join", data={"pin": evening.pin}).get_data(as_text=True)
-    assert "PIN entry is paused" in late
-    assert _evening(app, key).pin_failures == roles.TABLE_TRIES
+    assert "Too many wrong PINs from this network" in late
+    with app.app_context():
+        assert db.session.scalar(sa.select(sa.func.count()).select_from(PinAttempt)) == pin_budget.NETWORK_TRIES
 
 
 def _urls(app: Any, key: str, edit_key: str) -> list[tuple[str, str]]:
@@ -156,9 +157,10 @@ def test_undo_the_last_hand_keeps_it_in_the_history(app: Any) -> None:
         assert evening is not None
         assert evenings.ledger_of(evening).totals == (1, 13, -15, 1)
     # an undo from a page that showed hand 1 as the last hand is refused
-    stale = client.post(f"/e/{key}/undo", data={"number": "1", "version": "1"})
+    stale = client.post(f"/e/{key}/undo", data={"number": "1", "version": "1", "hand_id": hand_id(app, key, 1)})
     assert stale.status_code == 302 and _hand_count(app, key) == 2
-    assert client.post(f"/e/{key}/undo", data={"number": "2", "version": "1"}).status_code == 302
+    assert client.post(f"/e/{key}/undo", data={"number": "2", "version": "1",
+                                               "hand_id": hand_id(app, key, 2)}).status_code == 302
     with app.app_context():
         evening = units.get_evening(key)
         assert evening is not None
@@ -370,8 +372,8 @@ def test_an_override_sent_twice_is_saved_once(app: Any) -> None:
     page = client.get(f"/e/{key}/hand/1").get_data(as_text=True)
     token = re.search(r'name="token" type="hidden" value="([^"]+)"', page)
     assert token is not None
-    form = {"version": "1", "token": token.group(1), "units_0": "-2", "units_1": "6", "units_2": "-2",
-            "units_3": "-2", "reason": "Agreed: Bob misdealt the first trick"}
+    form = {"version": "1", "hand_id": hand_id(app, key, 1), "token": token.group(1), "units_0": "-2", "units_1": "6",
+            "units_2": "-2", "units_3": "-2", "reason": "Agreed: Bob misdealt the first trick"}
     assert client.post(f"/e/{key}/hand/1/override", data=form).status_code == 302
     assert client.post(f"/e/{key}/hand/1/override", data=form).status_code == 302
     with app.app_context():
@@ -427,9 +429,11 @@ def test_a_correction_of_a_hand_undone_meanwhile_is_refused_clearly(app: Any) ->
     key = start_evening(client)
     assert _quick(client, key, 1, 1, "three", 3).status_code == 302
     assert _quick(client, key, 2, 2, "three", 3).status_code == 302
-    assert client.post(f"/e/{key}/undo", data={"number": "2", "version": "1"}).status_code == 302
+    second = hand_id(app, key, 2)
+    assert client.post(f"/e/{key}/undo", data={"number": "2", "version": "1", "hand_id": second}).status_code == 302
     # a phone still showing hand 2's edit form saves it
-    response = client.post(f"/e/{key}/hand/2/edit", data={"number": "2", "version": "1", "dealer": "1",
+    response = client.post(f"/e/{key}/hand/2/edit", data={"number": "2", "version": "1", "hand_id": second,
+                                                            "dealer": "1",
                                                             "call_3": "four", "tricks": "4", "save": "1"})
     assert response.status_code == 302
     page = client.get(response.headers["Location"], follow_redirects=True).get_data(as_text=True)

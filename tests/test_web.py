@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import make_app
-from tests.webhelpers import counts, post_hand, start_evening, totals_on_page
+from tests.webhelpers import counts, hand_id, post_hand, start_evening, totals_on_page
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
@@ -111,7 +111,8 @@ def test_correct_an_earlier_hand_keeps_the_old_version(client: Any, app: Any) ->
     key = start_evening(client)
     post_hand(client, key, 1, 0, {2: "four"}, 4)  # Cat +12
     post_hand(client, key, 2, 1, {3: "nap"}, 5)  # dealer Bob: Cat, Dan, Ann, Bob → Dan Nap +15
-    data = {"number": "1", "version": "1", "dealer": "0", "call_2": "four", "tricks": "3", "save": "1"}
+    data = {"number": "1", "version": "1", "hand_id": hand_id(app, key, 1), "dealer": "0", "call_2": "four",
+            "tricks": "3", "save": "1"}
     response = client.post(f"/e/{key}/hand/1/edit", data=data)
     assert response.status_code == 302
     page = client.get(f"/e/{key}").get_data(as_text=True)
@@ -354,13 +355,13 @@ def test_a_stored_hand_the_rules_refuse_gives_a_clear_page_not_a_500(client: Any
 def test_restore_an_earlier_version(client: Any, app: Any) -> None:
     key = start_evening(client)
     post_hand(client, key, 1, 0, {2: "four"}, 4)  # Cat +12
-    client.post(f"/e/{key}/hand/1/edit", data={"number": "1", "version": "1", "dealer": "0", "call_2": "four",
-                                               "tricks": "3", "save": "1"})  # corrected: Cat −12
-    page = client.get(f"/e/{key}/hand/1").get_data(as_text=True)
+    client.post(f"/e/{key}/hand/1/edit", data={"number": "1", "version": "1", "hand_id": hand_id(app, key, 1),
+                                               "dealer": "0", "call_2": "four", "tricks": "3", "save": "1"})
+    page = client.get(f"/e/{key}/hand/1").get_data(as_text=True)  # corrected: Cat −12
     assert "Restore" in page
-    hand_id = re.search(r'name="hand_id" value="(\d+)"', page)
-    assert hand_id is not None and 'name="base" value="2"' in page  # the page names the hand and its version
-    restore = {"hand_id": hand_id.group(1), "base": "2"}
+    row = re.search(r'name="hand_id" value="(\d+)"', page)
+    assert row is not None and 'name="base" value="2"' in page  # the page names the hand and its version
+    restore = {"hand_id": row.group(1), "base": "2"}
     assert client.post(f"/e/{key}/hand/1/restore/1", data=restore).status_code == 302
     assert totals_on_page(client.get(f"/e/{key}").get_data(as_text=True))["Cat"] == "+12"
     assert counts(app)[2] == 3  # three versions: nothing lost

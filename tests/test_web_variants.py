@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.webhelpers import counts, post_hand, start_evening, totals_on_page
+from tests.webhelpers import counts, hand_id, post_hand, start_evening, totals_on_page
 
 
 def _step(client: Any, key: str, calls: str, call: str | None = None, **extra: str) -> Any:
@@ -148,13 +148,14 @@ def test_overrule_a_ruling_and_undo_it(client: Any, app: Any) -> None:
     # dealer Ann: Bob speaks first, bids Four and makes it: Bob +8, Ann −4, Cat −4
     page = client.get(f"/e/{key}/hand/1").get_data(as_text=True)
     assert "Overrule this ruling" in page
-    bad = client.post(f"/e/{key}/hand/1/override", data={"version": "1", "units_0": "5", "units_1": "0",
+    row = hand_id(app, key, 1)
+    bad = client.post(f"/e/{key}/hand/1/override", data={"version": "1", "hand_id": row, "units_0": "5", "units_1": "0",
                                                           "units_2": "0", "reason": "typo", "apply": "1"})
     assert bad.status_code == 302 and counts(app)[2] == 1  # does not balance: nothing saved
     assert "must balance" in client.get(f"/e/{key}/hand/1").get_data(as_text=True)
-    good = client.post(f"/e/{key}/hand/1/override", data={"version": "1", "units_0": "-2", "units_1": "4",
-                                                           "units_2": "-2", "reason": "Bob showed his cards early",
-                                                           "apply": "1"})
+    good = client.post(f"/e/{key}/hand/1/override", data={"version": "1", "hand_id": row, "units_0": "-2",
+                                                           "units_1": "4", "units_2": "-2",
+                                                           "reason": "Bob showed his cards early", "apply": "1"})
     assert good.status_code == 302 and counts(app)[2] == 2
     sheet = client.get(f"/e/{key}").get_data(as_text=True)
     assert totals_on_page(sheet) == {"Ann": "−2", "Bob": "+4", "Cat": "−2"} and "overruled" in sheet
@@ -163,7 +164,7 @@ def test_overrule_a_ruling_and_undo_it(client: Any, app: Any) -> None:
     exported = client.get(f"/e/{key}/evening.json").get_json()
     assert exported["hands"][0]["override"] == {"entries": {"Ann": -2, "Bob": 4, "Cat": -2}, "pool": 0,
                                                 "reason": "Bob showed his cards early"}
-    undo = client.post(f"/e/{key}/hand/1/override", data={"version": "2", "remove": "1"})
+    undo = client.post(f"/e/{key}/hand/1/override", data={"version": "2", "hand_id": row, "remove": "1"})
     assert undo.status_code == 302 and counts(app)[2] == 3
     assert totals_on_page(client.get(f"/e/{key}").get_data(as_text=True)) == {"Ann": "−4", "Bob": "+8", "Cat": "−4"}
 
@@ -173,16 +174,18 @@ def test_record_the_play_card_by_card(client: Any, app: Any) -> None:
     client.post(f"/e/{key}/hand", data={"number": "1", "dealer": "0", "call_1": "three", "tricks": "3", "save": "1"})
     page = client.get(f"/e/{key}/hand/1/play").get_data(as_text=True)
     assert "East plays:" in page and 'value="AS"' in page
-    record = ""
+    record, row = "", hand_id(app, key, 1)
     cards = ["AH", "2H", "3H", "4H", "KS", "2S", "5H", "3S", "QC", "2C", "3C", "4C", "KD", "2D", "3D", "4D"]
     for card in cards:
-        response = client.post(f"/e/{key}/hand/1/play", data={"record": record, "version": "1", "card": card})
+        response = client.post(f"/e/{key}/hand/1/play", data={"record": record, "version": "1", "hand_id": row,
+                                                               "card": card})
         assert response.status_code == 200
         record = response.get_data(as_text=True).split('name="record" type="hidden" value="')[1].split('"')[0]
     assert record == "AH 2H 3H 4H|KS 2S 5H 3S|QC 2C 3C 4C|KD 2D 3D 4D"
-    page = client.post(f"/e/{key}/hand/1/play", data={"record": record, "version": "1", "card": "KD"})
+    page = client.post(f"/e/{key}/hand/1/play", data={"record": record, "version": "1", "hand_id": row, "card": "KD"})
     assert page.status_code == 422 and "KD was played twice" in page.get_data(as_text=True)
-    saved = client.post(f"/e/{key}/hand/1/play", data={"record": record, "version": "1", "save": "1"})
+    saved = client.post(f"/e/{key}/hand/1/play", data={"record": record, "version": "1", "hand_id": row,
+                                                             "save": "1"})
     assert saved.status_code == 302
     # the record gives East one trick (the result was certain after trick 4): Three defeated
     sheet = client.get(f"/e/{key}").get_data(as_text=True)

@@ -155,3 +155,15 @@ QUEUE = """([api, table, n, prefix]) => new Promise((resolve, reject) => {
 #: tests/test_offline.py and benchmarks/outbox_drain.py.
 PAGES_CACHE = ("caches.keys().then(names => caches.open(names.find(n => n.startsWith('nap-pages-'))"
                " || 'nap-pages-none'))")
+
+
+def hand_id(app: Any, key: str, number: int) -> str:
+    """The row id of hand ``number`` in play at table ``key`` (as its forms carry it in
+    ``hand_id``), for tests that post a hand's forms by hand. ``app``: the app, or a test
+    client of it."""
+    app = getattr(app, "application", app)
+    with app.app_context():
+        found = db.session.scalar(sa.select(Hand.id).join(Evening, Hand.evening_id == Evening.id)
+                                  .where(Evening.key == key, Hand.number == number))
+    assert found is not None, f"no hand {number} in play at {key}"
+    return str(found)

@@ -34,5 +34,19 @@ def upgrade():
 
 
 def downgrade():
+    # Before this migration a table's players were fixed: a player who joined, left or was
+    # renamed would break every page of its evening (issue 21, item 11). Refuse in words.
+    seat_change = sa.table('seat_change', sa.column('evening_id'), sa.column('undone_at'))
+    evenings = op.get_bind().execute(
+        sa.select(sa.func.count(sa.distinct(seat_change.c.evening_id))).where(seat_change.c.undone_at.is_(None))
+    ).scalar()
+    if evenings:
+        raise RuntimeError(
+            f"Cannot downgrade below 0013_seat_changes: {evenings} evening(s) have players who joined, "
+            "left or were renamed between hands, which the older version cannot show (each of those "
+            "evenings would fail to open). Nothing was changed. Export those evenings first (Export on "
+            "each scoresheet, an evening file that keeps the seat changes), delete them, then downgrade; "
+            "or stay on this version."
+        )
     op.drop_index('ix_seat_change_evening_id', table_name='seat_change')
     op.drop_table('seat_change')

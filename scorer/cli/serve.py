@@ -84,11 +84,11 @@ def serve(host: str = "0.0.0.0", port: int = 5000, *, upgrade: bool = True,  # n
     from ..web.app import create_app
 
     app = create_app()
-    if upgrade:
-        from flask_migrate import upgrade as migrate_up
+    if upgrade:  # boxes starting at once take turns (scorer.storage.schema)
+        from ..storage.schema import upgrade_to_head
 
         with app.app_context():
-            migrate_up()
+            upgrade_to_head()
     from ..web import lan
 
     # listening on a loopback address only: the Share page must not offer the LAN address,

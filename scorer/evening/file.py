@@ -33,6 +33,7 @@ from ..rules import (
 from ..rules.cards import parse_card
 from .codec import decode_hand, encode_hand
 from .ledger import Fold, HandError, Ledger
+from .seat_names import seated_name_clash
 from .zones import valid_zone
 
 FORMAT = "nap-evening"
@@ -135,7 +136,8 @@ def load(data: Any) -> EveningFile:
 
     Returns an :class:`EveningFile` whose hands all settle. A hand without a
     ``dealer`` gets the dealer the rules give (the deal passes left; after a
-    misdeal the same dealer deals again). Raises :class:`EveningFileError`.
+    misdeal the same dealer deals again). Raises :class:`EveningFileError`, also for
+    a rename that had two seated players share a name (:func:`.seat_names.seated_name_clash`).
     """
     _check_shape(data)
     seated = tuple(_cleaned(p, 40, f"players[{i}]") for i, p in enumerate(data["players"]))
@@ -168,6 +170,9 @@ def load(data: Any) -> EveningFile:
                                                  None if len(players) == len(seated) else tuple(range(len(seated)))))
     except RulesError as error:
         raise EveningFileError(error.message, "setup", error.rule) from None
+    clash = seated_name_clash(setup, changes)  # issue 25 item 11: unique at the table, renames too
+    if clash is not None:
+        raise EveningFileError(clash[1], f"seats[{clash[0]}]")
     fold = Fold(setup)
     pending = list(enumerate(changes))
     for i, hand in enumerate(data["hands"]):

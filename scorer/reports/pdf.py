@@ -51,7 +51,11 @@ PAPERS = {"a4": "A4", "letter": "letter"}
 
 
 class PdfError(Exception):
-    """The PDF could not be made; ``str()`` is a message fit for the person who asked."""
+    """The PDF could not be made; ``str()`` is a message fit for the person who asked.
+    ``retry_after``: whole seconds before asking again is worth it (the answer's
+    ``Retry-After``), when known (:mod:`scorer.reports.render_failures` sets it)."""
+
+    retry_after: int | None = None
 
 
 class PdfTooSlow(PdfError):
@@ -65,10 +69,20 @@ class PdfTooSlow(PdfError):
 
 
 class PdfFailed(PdfError):
-    """WeasyPrint could not make this PDF (it raised, or the worker died): it will fail again the same way."""
+    """WeasyPrint raised on this document: it will fail again the same way until the document changes."""
 
     def __init__(self, _limit: object = None) -> None:
         super().__init__(_("The PDF could not be made. The evening is safe: export it as CSV or JSON."))
+
+
+class PdfCrashed(PdfFailed):
+    """The render worker died during the render, answered something that is not a PDF, or
+    could not be started: the worker's fault (or the machine's), not the document's, so a
+    later try may well work (issue 21 item 15)."""
+
+    def __init__(self, _limit: object = None) -> None:
+        PdfError.__init__(self, _("The PDF could not be made. Try again in a minute, or export the evening as "
+                                  "CSV or JSON."))
 
 
 class PdfBusy(PdfError):
@@ -158,7 +172,9 @@ def pdf_job(build_html: Callable[[], str], *, owner: str, client: str = "",
     slot taken is answered at once, never queued. Needs an app context.
 
     Raises :class:`PdfTableBusy` or :class:`PdfBusy` (try again soon), :class:`PdfTooSlow`
-    past the limit, :class:`PdfFailed` if WeasyPrint fails or the worker dies.
+    past the limit, :class:`PdfFailed` if WeasyPrint fails on the document,
+    :class:`PdfCrashed` (a :class:`PdfFailed`) if the worker dies, answers something that
+    is not a PDF or cannot be started.
     """
     limit = time_limit(seconds)
     deadline = time.monotonic() + limit
@@ -187,12 +203,15 @@ def _render(worker: render_pool.RenderWorker, html: str, deadline: float, limit:
     except render_pool.RenderTimeout:
         current_app.logger.warning("PDF render stopped after %s s", limit)
         raise PdfTooSlow(limit) from None
-    except (render_pool.RenderFailed, render_pool.RenderCrashed) as error:
+    except render_pool.RenderFailed as error:  # the document's fault
         current_app.logger.error("PDF render failed (%s): %s", type(error).__name__, str(error)[-2000:])
         raise PdfFailed() from None
+    except render_pool.RenderCrashed as error:  # the worker's
+        current_app.logger.error("PDF render failed (%s): %s", type(error).__name__, str(error)[-2000:])
+        raise PdfCrashed() from None
     if not pdf.startswith(b"%PDF"):
         current_app.logger.error("PDF render failed: the worker's answer is not a PDF")
-        raise PdfFailed()
+        raise PdfCrashed()
     return pdf
 
 

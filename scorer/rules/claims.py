@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from .cards import RANKS_36, SUITS, parse_card
-from .core import TRICKS_PER_HAND, Claim, EveningSetup, IllegalFacts, Text, listing, ntext
+from .core import N_, TRICKS_PER_HAND, Claim, EveningSetup, IllegalFacts, Text, listing, ntext
 
 SUIT_NAMES = {"S": Text("spade"), "H": Text("heart"), "D": Text("diamond"), "C": Text("club")}
 #: The suits in the plural, as in "when hearts were led".
@@ -41,6 +41,8 @@ class ClaimVariant(Protocol):
 
     name: str
     pack_size: int
+    #: Revokes are found by an inspection after the hand (``napoleao`` B-16), not claimed in play.
+    inspects_after_play: bool
 
     @property
     def claim_rules(self) -> Mapping[str, str]: ...
@@ -59,7 +61,9 @@ class ClaimKind:
     has no rule for it and refuses it. ``describe(who, claim)`` puts a claim in words;
     ``stops_play`` says an upheld claim ends the hand (the variant's ``settle_revoke``);
     ``settle`` is the hook for an upheld claim of a new kind (see :data:`SettleHook`),
-    ``None`` where the variant's own steps settle it (H-13, H-14 in ``hoyle``).
+    ``None`` where the variant's own steps settle it (H-13, H-14 in ``hoyle``; R-18 in
+    ``russian36``). ``article`` is the English article of ``name`` ("an “out of turn”
+    claim", issue 25 item 10).
     """
 
     id: str
@@ -74,6 +78,8 @@ class ClaimKind:
     stops_play: bool = False
     settle: SettleHook | None = None
     check: Callable[[Claim], None] = field(default=lambda claim: None)
+    #: The English article before the kind's quoted name: "an “out of turn” claim".
+    article: str = "a"
 
 
 def _describe_revoke(who: str, claim: Claim) -> Text:
@@ -133,7 +139,7 @@ CLAIM_KINDS: dict[str, ClaimKind] = {
                   check=_check_wrong_cards, rules={"hoyle": "H-13"}),
         ClaimKind("out_of_turn", Text("out of turn"), Text("Out of turn"), Text("out of turn"),
                   Text("Played out of turn"), needs=("trick",), accuses=True, describe=_describe_out_of_turn,
-                  rules={"hoyle": "H-14"}),
+                  rules={"hoyle": "H-14", "russian36": "R-18"}, article="an"),
     )
 }
 assert all(set(k.needs) <= set(NEEDS) for k in CLAIM_KINDS.values())
@@ -182,15 +188,23 @@ def _check_one(claim: Claim, setup: EveningSetup, pack_size: int) -> None:
 
 def check_claims(variant: ClaimVariant, claims: tuple[Claim, ...], setup: EveningSetup) -> None:
     """Refuse claims ``variant`` has no rule for (:func:`claim_rules`), or that name no
-    seat, trick or card at this table; only one revoke can be upheld (play stops)."""
+    seat, trick or card at this table; only one revoke can be upheld (play stops; in
+    ``napoleao``, whose inspection comes after play, B-16, the earliest decides: adopted)."""
     rules = variant.claim_rules
     for claim in claims:
         if claim.kind not in rules:
             kinds = listing(CLAIM_KINDS[k].name for k in rules) if rules else Text("none")
-            raise IllegalFacts(Text("{name} has no rule for a “{kind}” claim (claims here: {kinds}).",
-                                    name=variant.name, kind=claim_name(claim.kind), kinds=kinds))
+            known = CLAIM_KINDS.get(claim.kind)
+            if known is not None and known.article == "an":
+                message = N_("{name} has no rule for an “{kind}” claim (claims here: {kinds}).")
+            else:
+                message = N_("{name} has no rule for a “{kind}” claim (claims here: {kinds}).")
+            raise IllegalFacts(Text(message, name=variant.name, kind=claim_name(claim.kind), kinds=kinds))
         _check_one(claim, setup, variant.pack_size)
     if sum(1 for c in claims if c.upheld and CLAIM_KINDS[c.kind].stops_play) > 1:
+        if variant.inspects_after_play:
+            raise IllegalFacts(Text("The inspection settles the hand on one revoke: uphold the earliest and reject "
+                                    "the others (adopted)."), rules.get("revoke"))
         raise IllegalFacts(Text("A revoke claim stops play, so only one revoke can be upheld in a hand."))
 
 

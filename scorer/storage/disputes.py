@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import ClassVar
 
 import sqlalchemy as sa
@@ -32,6 +33,7 @@ from .commands import Command, Device, Saved, handles
 from .errors import EveningFinished, HandConflict, ScorerError
 from .fingerprints import HandMarks
 from .models import DISPUTE_KINDS, Change, Dispute, Evening, Hand, db, utcnow
+from .models import Device as Phone
 from .units import bump, write_locked
 
 #: Kinds that name an accused player (the claims of the referee that accuse someone).
@@ -220,7 +222,9 @@ def confirm_hand(evening: Evening, number: int | None, *, hand_id: int | None, d
                  device_id: int | None = None) -> Hand:
     """Accept hand ``number`` from a phone other than the one that entered it
     (confirmation). Accepting twice changes nothing. Raises :class:`DisputeRefused`
-    when the table does not ask for confirmation or this phone entered the hand, and
+    when the table does not ask for confirmation, this phone entered the hand, or it is
+    not a phone first seen before the hand was entered (``device_id`` ``None``: a fresh
+    cookie; issue 21 item 16), and
     :class:`HandConflict` when the hand is no longer in play."""
     hand = _hand_in_play(evening, number, hand_id)
     if not evening.confirmation:
@@ -228,11 +232,30 @@ def confirm_hand(evening: Evening, number: int | None, *, hand_id: int | None, d
     if hand.entered_by is not None and hand.entered_by == device_id:
         raise DisputeRefused(Text("This phone entered hand {number}: another phone must confirm it.",
                                   number=hand.number))
+    if not _known_before(device_id, hand):
+        raise DisputeRefused(Text("Hand {number} must be confirmed by a phone that was at the table before it "
+                                  "was entered.", number=hand.number))
     if hand.confirmed_at is None:
         hand.confirmed_at, hand.confirmed_device = utcnow(), (device or "")[:40]
         bump(evening)
         _log(evening, "confirm", hand.number, device, {})
     return hand
+
+
+def _known_before(device_id: int | None, hand: Hand) -> bool:
+    """Whether the phone with row ``device_id`` was first seen before ``hand`` was entered
+    (issue 21 item 16): a fresh cookie (no row yet, or one made after the hand) is not
+    another phone at the table, or the phone that entered the hand could confirm it
+    itself by dropping its cookie."""
+    if device_id is None:
+        return False
+    first_seen = db.session.scalar(sa.select(Phone.created_at).where(Phone.id == device_id))
+    return first_seen is not None and _aware(first_seen) < _aware(hand.created_at)
+
+
+def _aware(moment: datetime) -> datetime:
+    """SQLite gives back naive datetimes (stored in UTC)."""
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
 
 
 @write_locked

@@ -105,7 +105,7 @@ class Evening(db.Model):  # type: ignore[name-defined,misc]
     edit_key: Mapped[str] = mapped_column(String(32), default=new_key)
     #: The table's edit PIN (six digits) a viewer types to become a scorer.
     pin: Mapped[str] = mapped_column(String(8), default=lambda: new_pin())
-    #: Wrong PINs in the current window (the table's budget, see :mod:`scorer.storage.roles`).
+    #: The table's PIN budget before migration 0016 (unused since: :class:`PinAttempt`).
     pin_failures: Mapped[int] = mapped_column(default=0, server_default="0")
     pin_window_start: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), default=None)
     #: Bumped when a scorer changes the PIN and the scorers' link: every phone that
@@ -285,8 +285,8 @@ class TableAccess(db.Model):  # type: ignore[name-defined,misc]
     score there. ``via`` says how it became a scorer ("start", "import", "link", "pin";
     "" for a viewer); a grant by link or PIN holds while its ``generation`` is the
     table's :attr:`Evening.access_generation`. ``revoked_at``: a scorer took the role
-    away. ``pin_failures`` in the window from ``pin_window_start``: this phone's wrong
-    PINs at this table (kept here, not in the cookie)."""
+    away. ``pin_failures`` and ``pin_window_start``: this phone's wrong PINs before
+    migration 0016 (unused since: :class:`PinAttempt`)."""
 
     __tablename__ = "table_access"
     __table_args__ = (UniqueConstraint("device_id", "evening_id"),)
@@ -303,6 +303,21 @@ class TableAccess(db.Model):  # type: ignore[name-defined,misc]
     pin_window_start: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), default=None)
 
     device: Mapped[Device] = relationship()
+
+
+class PinAttempt(db.Model):  # type: ignore[name-defined,misc]
+    """One wrong PIN typed at a table (:mod:`scorer.storage.pin_budget`): by which phone,
+    from which network (an IPv4 address or an IPv6 /64), when. Rows older than a day are
+    deleted as new ones come; a table keeps at most the day's cap (issue 21 item 5)."""
+
+    __tablename__ = "pin_attempt"
+    __table_args__ = (sa_Index("ix_pin_attempt_evening_at", "evening_id", "at"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    evening_id: Mapped[int] = mapped_column(ForeignKey("evening.id"))
+    device_id: Mapped[int | None] = mapped_column(ForeignKey("device.id"), default=None)
+    network: Mapped[str] = mapped_column(String(64), default="")
+    at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
 
 # --- Groups of evenings: the season (issue 6) ---------------------------------------

@@ -1,5 +1,5 @@
 """Phones and their roles at tables, in the database: the device rows, who is a scorer,
-the tables a phone has opened, revoking a phone, new credentials, and the PIN budget.
+the tables a phone has opened, revoking a phone and new credentials.
 
 A phone is known by a random id (its cookie, :mod:`scorer.web.devices`), stored here only
 as a hash (:class:`~scorer.storage.models.Device`); the database keeps, per phone and
@@ -9,10 +9,9 @@ table's owner (:func:`is_owner_row`); the owner alone changes the PIN and the sc
 link (which makes every phone that became a scorer with the old ones a viewer again) or
 hands the table to another scorer (:mod:`scorer.storage.table_access`).
 
-PIN guessing is bounded twice, because every phone at a table shares one IP address:
-:data:`SESSION_TRIES` wrong PINs per phone per :data:`WINDOW`, and a looser
-:data:`TABLE_TRIES` per table per window (both counted in the database, so clearing
-cookies resets neither for long). A locked-out phone can still use the scorers' link.
+PIN guessing is bounded per phone, per network and per table (counted in the
+database, so clearing cookies resets nothing): :mod:`scorer.storage.pin_budget`. A
+locked-out phone can still use the scorers' link.
 
 Every function takes the phone (its :class:`~scorer.storage.models.Device` row) as an
 argument: which phone a request comes from is the web layer's (:mod:`scorer.web.access`).
@@ -21,10 +20,6 @@ argument: which phone a request comes from is the web layer's (:mod:`scorer.web.
 from __future__ import annotations
 
 import hashlib
-import hmac
-import re
-from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
 
 import sqlalchemy as sa
 from sqlalchemy.exc import IntegrityError
@@ -33,12 +28,6 @@ from sqlalchemy.orm import selectinload
 from .models import Device, Evening, TableAccess, db, utcnow
 from .units import writing
 
-#: Wrong PINs one phone may try per window before it must wait.
-SESSION_TRIES = 5
-#: Wrong PINs all sessions together may try at one table per window.
-TABLE_TRIES = 30
-#: The window both budgets count over.
-WINDOW = timedelta(minutes=15)
 #: How the table's owner became a scorer: "start" and "import" (the phone that created
 #: the table) or "owner" (the phone it was handed to). An owner's grant outlives a
 #: change of the PIN and the scorers' link; "link" and "pin" do not. A table has one
@@ -68,6 +57,16 @@ def add_device(token: str, tag: str, model: str) -> Device | None:
     except IntegrityError:  # the same phone's other request made it a moment ago
         return find_device(token)
     return device
+
+
+def rekey_device(device: Device, token: str) -> None:
+    """Give ``device`` the new id ``token``: its row (its name, roles and tables) is now
+    found by the new id only; the old id names no phone any more (issue 21 item 3)."""
+    with writing():
+        fresh = db.session.get(Device, device.id)
+        assert fresh is not None
+        fresh.token_hash = token_hash(token)
+    device.token_hash = token_hash(token)
 
 
 def rename_device(device: Device, name: str) -> Device:
@@ -122,15 +121,34 @@ def access_row(device: Device, evening: Evening) -> TableAccess:
     return row
 
 
+def is_removed(row: TableAccess | None, generation: int) -> bool:
+    """Whether ``row``'s phone was removed as a scorer while the table's credentials were
+    at ``generation`` (the current one): it cannot come back by the PIN or the scorers'
+    link until the owner renews them (the found bug of issue 21: it rejoined at once)."""
+    return row is not None and row.revoked_at is not None and row.generation >= generation
+
+
+def removed_from(device: Device | None, key: str) -> bool:
+    """Whether ``device`` was removed as a scorer at table ``key`` since the table's PIN
+    and scorers' link were last renewed (:func:`is_removed`)."""
+    found = None if device is None else db.session.execute(
+        sa.select(TableAccess, Evening.access_generation).join(Evening, TableAccess.evening_id == Evening.id)
+        .where(Evening.key == key, TableAccess.device_id == device.id)).first()
+    return found is not None and is_removed(found[0], found[1])
+
+
 def grant(device: Device, key: str, via: str) -> None:
     """Make ``device`` a scorer at table ``key`` (``via``: "start", "import", "link" or
-    "pin"), and remember the table. A revoked phone that comes back through the link or
-    PIN is a scorer again."""
+    "pin"), and remember the table. A phone removed as a scorer is not granted anything
+    by the link or the PIN until the owner renews them (:func:`is_removed`); after that,
+    with the new ones, it is a scorer again."""
     with writing():
         evening = db.session.scalar(sa.select(Evening).where(Evening.key == key))
         if evening is None:
             return
         row = access_row(device, evening)
+        if via in ("link", "pin") and is_removed(row, evening.access_generation):
+            return
         if not is_owner_row(row):  # the owner coming back by the link stays the owner
             row.via = via
         row.generation, row.revoked_at, row.granted_at, row.seen_at = (evening.access_generation, None, utcnow(),
@@ -160,62 +178,3 @@ def scorers_of(evening: Evening) -> list[tuple[TableAccess, bool]]:
         sa.select(TableAccess).where(TableAccess.evening_id == evening.id, TableAccess.via != "")
         .options(selectinload(TableAccess.device)).order_by(TableAccess.granted_at.desc(), TableAccess.id.desc()))
     return [(row, holds_role(row, evening.access_generation)) for row in rows]
-
-
-@dataclass(frozen=True)
-class PinAnswer:
-    """What :func:`try_pin` found: ``right``, or not; when the PIN was not checked at all,
-    ``phone_waits`` (minutes this phone must wait) or ``table_paused``."""
-
-    right: bool = False
-    phone_waits: int = 0
-    table_paused: bool = False
-
-
-def try_pin(evening: Evening, device: Device, pin: str) -> PinAnswer:
-    """Check ``pin`` against the table's PIN and make ``device`` a scorer if right.
-
-    A wrong PIN is counted against both budgets. Nothing is checked when this phone has
-    used its :data:`SESSION_TRIES` or the table its :data:`TABLE_TRIES` in the window.
-    The table's counter is updated in its own short transactions, atomically.
-    """
-    with writing():
-        row = access_row(device, evening)
-        if row.pin_window_start is not None and _aware(row.pin_window_start) < utcnow() - WINDOW:
-            row.pin_failures, row.pin_window_start = 0, None
-        fails, started = row.pin_failures, row.pin_window_start
-    if fails >= SESSION_TRIES and started is not None:
-        return PinAnswer(phone_waits=int((WINDOW - (utcnow() - _aware(started))).total_seconds()) // 60 + 1)
-    # reserve one try from the table's budget in a single UPDATE, so a burst of guesses
-    # from many sessions at once cannot overdraw it (each UPDATE waits for the row)
-    now = utcnow()
-    expired = sa.or_(Evening.pin_window_start.is_(None), Evening.pin_window_start < now - WINDOW)
-    with writing():
-        reserved = db.session.execute(
-            sa.update(Evening)
-            .where(Evening.id == evening.id, sa.or_(expired, Evening.pin_failures < TABLE_TRIES))
-            .values(pin_failures=sa.case((expired, 1), else_=Evening.pin_failures + 1),
-                    pin_window_start=sa.case((expired, now), else_=Evening.pin_window_start))
-            .execution_options(synchronize_session=False)
-        )
-    if reserved.rowcount != 1:  # type: ignore[attr-defined]
-        return PinAnswer(table_paused=True)
-    candidate = re.sub(r"\s+", "", str(pin))[:12]
-    if hmac.compare_digest(evening.pin.encode(), candidate.encode()):
-        # a right PIN is not a failure: give the try back
-        with writing():
-            db.session.execute(sa.update(Evening).where(Evening.id == evening.id, Evening.pin_failures > 0)
-                               .values(pin_failures=Evening.pin_failures - 1)
-                               .execution_options(synchronize_session=False))
-        grant(device, evening.key, via="pin")
-        return PinAnswer(right=True)
-    with writing():
-        row = access_row(device, evening)
-        row.pin_failures += 1
-        row.pin_window_start = row.pin_window_start or utcnow()
-    return PinAnswer()
-
-
-def _aware(moment: datetime) -> datetime:
-    """SQLite gives back naive datetimes (stored in UTC)."""
-    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)

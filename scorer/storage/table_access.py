@@ -19,17 +19,22 @@ from .commands import Command, Device, Saved, handles
 from .errors import OwnerOnly, ScorerError
 from .models import Change, Evening, TableAccess, db, new_key, new_pin, utcnow
 from .models import Device as Phone
+from .pin_budget import forget_attempts
 from .roles import holds_role, is_owner_row
 
 
 @dataclass(frozen=True)
 class RevokeScorer(Command):
     """Take the scorer's role from the phone of row ``access_id`` (not from the sender,
-    nor from the table's owner)."""
+    nor from the table's owner). The phone cannot come back by the PIN or the scorers'
+    link it knows until they are renewed; with ``renew`` (the owner only), they are
+    renewed at once, in the same unit of work (:class:`RenewCredentials`): "Remove and
+    change the PIN" on the Share page."""
 
     key: str
     access_id: int
     token: str | None = None
+    renew: bool = False
     token_kind: ClassVar[str] = "revoke"
 
 
@@ -87,9 +92,13 @@ def _revoke(command: RevokeScorer, evening: Evening, device: Device) -> Saved:
         raise ScorerError(NOT_A_SCORER)
     if is_owner_row(row):
         raise OwnerOnly(OWNER_STAYS)
-    row.revoked_at = utcnow()
+    mine = owners_row(evening, device, ONLY_THE_OWNER_RENEWS) if command.renew else None
+    # the generation it was removed at: it may not come back by the PIN or link of this one
+    row.revoked_at, row.generation = utcnow(), evening.access_generation
     db.session.add(Change(evening_id=evening.id, kind="revoke", device=device.name[:40],
                           after={"phone": phone_label(row.device)}))
+    if mine is not None:
+        _new_credentials(evening, device, mine)
     return Saved(evening.key, detail=row.id)
 
 
@@ -106,13 +115,17 @@ def owners_row(evening: Evening, device: Device, refusal: Text) -> TableAccess:
 
 @handles(RenewCredentials)
 def _renew(command: RenewCredentials, evening: Evening, device: Device) -> Saved:
-    mine = owners_row(evening, device, ONLY_THE_OWNER_RENEWS)
+    _new_credentials(evening, device, owners_row(evening, device, ONLY_THE_OWNER_RENEWS))
+    return Saved(evening.key)
+
+
+def _new_credentials(evening: Evening, device: Device, mine: TableAccess) -> None:
+    """A new PIN and scorers' link for ``evening``, in the pending unit (``mine``: the owner's row)."""
     evening.pin, evening.edit_key = new_pin(), new_key()
     evening.access_generation += 1
-    evening.pin_failures, evening.pin_window_start = 0, None
+    forget_attempts(evening)  # a new PIN: its wrong guesses start from none
     mine.generation = evening.access_generation  # the owner's grant outlives it anyway
     db.session.add(Change(evening_id=evening.id, kind="credentials", device=device.name[:40]))
-    return Saved(evening.key)
 
 
 @handles(HandOverOwnership)

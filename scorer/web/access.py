@@ -21,7 +21,7 @@ from flask import g, request, session
 from flask_babel import gettext as _
 
 from ..rules import Text
-from ..storage import roles
+from ..storage import pin_budget, roles
 from ..storage.commands import Device as Sender
 from ..storage.commands import Refused, Saved, execute
 from ..storage.models import Device, Evening, TableAccess
@@ -35,6 +35,16 @@ _recently_seen: dict[tuple[int, str], float] = {}
 
 class PinRefused(Exception):
     """The PIN was not checked: too many wrong tries; ``str()`` says how long to wait."""
+
+
+class PhoneRemoved(PinRefused):
+    """The PIN was not checked: a scorer removed this phone and the PIN is unchanged since."""
+
+
+def removed_text() -> str:
+    """What a phone removed as a scorer is told when it tries the PIN or the scorers' link again."""
+    return _("A scorer removed this phone as a scorer here. Ask the table's owner for the new PIN or scorers' "
+             "link once they have changed them.")
 
 
 def current_device(create: bool = False) -> Device | None:
@@ -62,14 +72,33 @@ def is_scorer(key: str) -> bool:
     return cache[key]
 
 
-def grant_scorer(key: str, via: str = "link") -> None:
+def grant_scorer(key: str, via: str = "link") -> bool:
     """Make this phone a scorer at table ``key`` (``via``: "start", "import", "link" or
-    "pin"), and remember the table. A revoked phone that comes back through the link or
-    PIN is a scorer again."""
+    "pin") under a new device id (:func:`rotate`), and remember the table. ``False``
+    (nothing granted) for a phone removed as a scorer that comes back by the link or the
+    PIN before the owner renewed them (:func:`scorer.storage.roles.is_removed`)."""
     device = current_device(create=True)
     assert device is not None
+    if via in ("link", "pin") and roles.removed_from(device, key):
+        return False
+    rotate()
     roles.grant(device, key, via)
     g.pop("nap_scorer_of", None)
+    return True
+
+
+def rotate() -> None:
+    """Give this phone a new device id as it gains a role (ASVS 5.0 7.2.4, issue 21 item
+    3): its row, with its name, roles and tables, answers to the new id only, sent in this
+    response's cookie; an id planted in its browser before (a server-issued one a visitor
+    fetched for itself) names a phone with no role. A phone given its id in this very
+    response keeps it (nobody else can know it). Handing the table over needs no new id:
+    the phone it goes to is a scorer already, so its id was renewed when it became one."""
+    device = current_device(create=True)
+    assert device is not None
+    if is_new():
+        return
+    roles.rekey_device(device, give_token())
 
 
 def remember(key: str) -> None:
@@ -142,21 +171,28 @@ def edit_key_matches(evening: Evening, edit_key: str) -> bool:
 def try_pin(evening: Evening, pin: str) -> bool:
     """Check ``pin`` against the table's PIN and make this phone a scorer if right.
 
-    Returns ``False`` for a wrong PIN (counted against both budgets). Raises
-    :class:`PinRefused` without checking when this phone has used its
-    :data:`~scorer.storage.roles.SESSION_TRIES` or the table its
-    :data:`~scorer.storage.roles.TABLE_TRIES` in the window (:func:`scorer.storage.roles.try_pin`).
+    Returns ``False`` for a wrong PIN (counted against the budgets of this phone, its
+    network and the table). Raises :class:`PinRefused` without checking when a budget is
+    spent (:func:`scorer.storage.pin_budget.try_pin`: this phone, its network, or the
+    table's day). The network is the client's address (behind the trusted proxy, as
+    ProxyFix gives it), an IPv6 one as its /64.
     """
     device = current_device(create=True)
     assert device is not None
-    answer = roles.try_pin(evening, device, pin)
-    if answer.phone_waits:
+    answer = pin_budget.try_pin(evening, device, pin_budget.network_of(request.remote_addr), pin)
+    if answer.refused == "phone":
         raise PinRefused(_("Too many wrong PINs from this phone. Try again in %(minutes)s min, or ask a "
-                           "scorer for the scorers' link.", minutes=answer.phone_waits))
-    if answer.table_paused:
-        raise PinRefused(_("Too many wrong PINs at this table. PIN entry is paused for a few minutes; "
-                           "a scorer can share the scorers' link instead."))
+                           "scorer for the scorers' link.", minutes=answer.waits))
+    if answer.refused == "network":
+        raise PinRefused(_("Too many wrong PINs from this network. Try again in %(minutes)s min, or ask a "
+                           "scorer for the scorers' link.", minutes=answer.waits))
+    if answer.refused == "removed":
+        raise PhoneRemoved(removed_text())
+    if answer.refused:
+        raise PinRefused(_("Too many wrong PINs at this table today: PIN entry is closed here for now. A scorer "
+                           "can share the scorers' link instead."))
     if answer.right:
+        rotate()
         g.pop("nap_scorer_of", None)
     return answer.right
 
@@ -198,7 +234,8 @@ def forget_device() -> None:
 
 def join(evening: Evening, pin: str) -> Saved | Refused:
     """Become a scorer with the table's PIN: :func:`try_pin` as an outcome (rule "pin"
-    for a wrong PIN, "pin_paused" when PIN entry is paused). A phone that is a scorer
+    for a wrong PIN, "pin_paused" when PIN entry is paused, "removed" for a phone a
+    scorer removed, until the PIN is changed). A phone that is a scorer
     already tries no PIN. Not a command: wrong PINs are counted even when refused, in
     several short units of work (see :func:`try_pin`)."""
     if is_scorer(evening.key):
@@ -206,7 +243,7 @@ def join(evening: Evening, pin: str) -> Saved | Refused:
     try:
         joined = try_pin(evening, pin)
     except PinRefused as error:
-        return Refused(Text(str(error)), "pin_paused")
+        return Refused(Text(str(error)), "removed" if isinstance(error, PhoneRemoved) else "pin_paused")
     if not joined:
         return Refused(Text(_("That is not this table's PIN.")), "pin")
     return Saved(evening.key)

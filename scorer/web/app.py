@@ -12,6 +12,7 @@ from flask import Flask, has_request_context, jsonify, render_template, request,
 from flask.sessions import SecureCookieSessionInterface
 from flask_babel import gettext as _
 from flask_wtf.csrf import CSRFError
+from itsdangerous import BadSignature
 from markupsafe import Markup
 from werkzeug.exceptions import HTTPException
 from werkzeug.middleware.proxy_fix import ProxyFix
@@ -100,10 +101,50 @@ def _hops(value: Any) -> int:
 class SessionInterface(SecureCookieSessionInterface):
     """Flask's signed-cookie session, whose cookie is Secure when the request came over
     HTTPS (``request.is_secure``: behind a proxy, as ``X-Forwarded-Proto`` says once
-    ``NAP_PROXY_HOPS`` trusts it), or always with ``NAP_SECURE_COOKIES=1``."""
+    ``NAP_PROXY_HOPS`` trusts it), or always with ``NAP_SECURE_COOKIES=1``.
+
+    Over HTTPS its cookie is named ``__Host-session`` (Secure, ``Path=/``, no Domain, issue
+    21 item 3); a session still under the old name is read once and moved to the new one."""
 
     def get_cookie_secure(self, app: Flask) -> bool:
         return bool(super().get_cookie_secure(app) or (has_request_context() and request.is_secure))
+
+    def get_cookie_name(self, app: Flask) -> str:
+        if has_request_context() and request.is_secure:
+            return SECURE_SESSION_COOKIE
+        return super().get_cookie_name(app)
+
+    def get_cookie_path(self, app: Flask) -> str:
+        return "/" if has_request_context() and request.is_secure else super().get_cookie_path(app)
+
+    def get_cookie_domain(self, app: Flask) -> str | None:
+        return None if has_request_context() and request.is_secure else super().get_cookie_domain(app)
+
+    def open_session(self, app: Flask, request: Any) -> Any:
+        session = super().open_session(app, request)
+        old = app.config["SESSION_COOKIE_NAME"]
+        if (session is not None and request.is_secure and SECURE_SESSION_COOKIE not in request.cookies
+                and old in request.cookies):
+            serializer = self.get_signing_serializer(app)
+            try:
+                data = serializer.loads(request.cookies[old], max_age=int(app.permanent_session_lifetime
+                                                                          .total_seconds()))
+            except BadSignature:
+                data = {}
+            session = self.session_class(data)
+            session.modified = bool(data)  # written again under the new name
+        return session
+
+    def save_session(self, app: Flask, session: Any, response: Any) -> None:
+        super().save_session(app, session, response)
+        old = app.config["SESSION_COOKIE_NAME"]
+        if request.is_secure and old in request.cookies and old != SECURE_SESSION_COOKIE:
+            response.delete_cookie(old, path=super().get_cookie_path(app), domain=super().get_cookie_domain(app),
+                                   secure=True, httponly=True, samesite="Lax")
+
+
+#: The session cookie's name over HTTPS.
+SECURE_SESSION_COOKIE = "__Host-session"
 
 
 def configure_proxy(app: Flask) -> None:
@@ -131,23 +172,39 @@ def _instance_secret(app: Flask) -> str:
     return path.read_text().strip()
 
 
-def _private_sqlite_file(url: str) -> None:
-    """Create an SQLite database file readable by its owner only (0600, like the secret
-    key) before SQLite creates it with the umask's mode; its WAL files take the same mode."""
-    prefix = "sqlite:///"
-    if not url.startswith(prefix) or url.endswith(":memory:"):
+def sqlite_file(url: str, instance_path: str) -> Path | None:
+    """The file an SQLite URL names, as Flask-SQLAlchemy opens it: a relative path is in
+    the instance folder, ``file:…?uri=true`` is a URI, any ``sqlite+…`` driver; ``None``
+    for another database or an in-memory one (issue 21, item 16)."""
+    from sqlalchemy.engine import make_url
+
+    parsed = make_url(url)
+    if parsed.get_backend_name() != "sqlite" or parsed.database in (None, "", ":memory:"):
+        return None
+    name = parsed.database
+    if parsed.query.get("uri"):
+        name = name.removeprefix("file:").split("?", 1)[0]
+        if name in ("", ":memory:") or "mode=memory" in parsed.database:
+            return None
+    return Path(os.path.abspath(os.path.join(instance_path, name)))
+
+
+def _private_sqlite_file(url: str, instance_path: str) -> None:
+    """Create the SQLite database file readable by its owner only (0600, like the secret
+    key) before SQLite creates it with the umask's mode (0644), wherever ``DATABASE_URL``
+    puts it; its WAL files take the same mode. A file that exists keeps its mode."""
+    path = sqlite_file(url, instance_path)
+    if path is None or path.exists() or not path.parent.is_dir():  # no folder: SQLite fails anyway
         return
-    path = Path(url.removeprefix(prefix).split("?", 1)[0])
-    if path.name and not path.exists() and path.parent.is_dir():
-        try:
-            os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
-        except FileExistsError:  # another process made it meanwhile
-            pass
+    try:
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+    except FileExistsError:  # another process made it meanwhile
+        pass
 
 
 def register_extensions(app: Flask) -> None:
     url = app.config["SQLALCHEMY_DATABASE_URI"]
-    _private_sqlite_file(url)
+    _private_sqlite_file(url, app.instance_path)
     # what lets the app answer 503 while the database is away and recover after (scorer.web.outage)
     app.config["SQLALCHEMY_ENGINE_OPTIONS"] = outage.engine_options(
         url, app.config.get("SQLALCHEMY_ENGINE_OPTIONS"), float(app.config["SQLITE_BUSY_TIMEOUT"]))
@@ -290,25 +347,41 @@ SECURITY_HEADERS = {
 }
 
 
+#: HTTP Strict Transport Security, sent by the app on every answer to a request that came
+#: over HTTPS (issue 21 item 3): a year, this host only (no ``includeSubDomains``: the app
+#: does not know what else runs under its domain). The proxy of ``deploy/nginx.conf`` adds
+#: none of its own, so the header is sent once; it is never sent over plain HTTP (the home
+#: network), where a browser would ignore it anyway.
+HSTS = "max-age=31536000"
+
+
 def register_headers(app: Flask) -> None:
     @app.after_request
     def security_headers(response):  # type: ignore[no-untyped-def]
         for name, value in SECURITY_HEADERS.items():
             response.headers.setdefault(name, value)
+        if request.is_secure:  # over HTTPS (directly, or as the trusted proxy says)
+            response.headers.setdefault("Strict-Transport-Security", HSTS)
         return response
 
 
 def register_live(app: Flask) -> None:
     """The live poll's memory (:mod:`scorer.storage.live`): one :class:`~scorer.storage.live.Revisions` per
     app (``app.extensions["nap_revisions"]``), listening for changes on PostgreSQL unless
-    ``NAP_LIVE_LISTEN`` is false, and the shortcut that answers a poll from it before Flask."""
+    ``NAP_LIVE_LISTEN`` is false (on ``NAP_LISTEN_URL`` if set, else on the app's database
+    URL), with a heartbeat every ``NAP_LISTEN_HEARTBEAT`` seconds
+    (config or environment; 0: none), and the shortcut that answers a poll from it before Flask."""
     from sqlalchemy.engine import make_url
 
     from ..storage import live
 
     url = make_url(app.config["SQLALCHEMY_DATABASE_URI"])
     dsn = live.listen_dsn(url) if app.config.get("NAP_LIVE_LISTEN", True) else None
-    revisions = live.Revisions(dsn)
+    direct = app.config.get("NAP_LISTEN_URL") or os.environ.get("NAP_LISTEN_URL")
+    if dsn is not None and direct:  # past a pooler in transaction mode, to PostgreSQL itself
+        dsn = live.listen_dsn(make_url(direct))
+    beat = app.config.get("NAP_LISTEN_HEARTBEAT", os.environ.get("NAP_LISTEN_HEARTBEAT", live.HEARTBEAT))
+    revisions = live.Revisions(dsn, heartbeat=float(beat))
     app.extensions["nap_revisions"] = revisions
     # what the Flask route answers with (tests/test_poll.py compares the two)
     headers = [("Cache-Control", "no-store"), *SECURITY_HEADERS.items(), ("Vary", "Accept-Language, Cookie")]

@@ -20,6 +20,7 @@ from flask import abort, render_template, request
 from flask_babel import get_locale
 from markupsafe import Markup
 
+from ..reports.render_failures import FailureMemory
 from ..storage import kept_ledgers as settled
 from ..storage import units
 
@@ -80,9 +81,11 @@ sheet_cache: RevisionCache[tuple[str, bool, Markup, tuple[Markup, ...]]] = Revis
 #: evening, so a second download of an unchanged evening is served from here.
 pdf_cache: RevisionCache[bytes] = RevisionCache(8)
 
-#: PDFs that failed or ran past the time limit, by (evening key, revision, language,
-#: paper, limit): asked again, they are answered at once (503) instead of rendered again.
-pdf_failures: RevisionCache[Any] = RevisionCache(64)
+#: PDFs that failed, by (evening key, revision, language, paper, limit): one the document
+#: caused is answered at once (503) until the evening changes; a crash of the worker or a
+#: render past the time limit only for a while (30 s, doubling to 10 min), then tried
+#: again (:class:`scorer.reports.render_failures.FailureMemory`, issue 21 item 15).
+pdf_failures = FailureMemory(64)
 
 #: Whole scoresheet pages by (evening key, revision, language, role, group, link root).
 page_cache: RevisionCache[str] = RevisionCache(128)

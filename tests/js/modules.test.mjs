@@ -7,8 +7,9 @@ import { test } from "node:test";
 const exported = {
   "rules.js": ["dealersAfter", "factsOf", "leftOf", "speakingOrder", "trickWinner", "walkTricks", "withKept"],
   "words.js": ["fieldsOf", "fill", "labelOf", "leaveNote", "say", "showError"],
-  "outbox-store.js": ["add", "all", "get", "known", "put", "remember", "remove", "token", "usable"],
-  "outbox-send.js": ["dealerFor", "drain", "numberFor", "queue", "refresh", "seatedOrder", "start", "waiting"],
+  "outbox-store.js": ["NotKept", "add", "all", "get", "known", "put", "remember", "remove", "token", "usable"],
+  "outbox-send.js": ["dealerFor", "drain", "entriesOrNone", "forget", "numberFor", "queue", "refresh", "seatedOrder",
+                     "sendUnkept", "start", "waiting"],
   "outbox-view.js": ["start"],
   "outbox.js": [],
   "quick-entry.js": [],

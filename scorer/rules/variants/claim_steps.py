@@ -52,6 +52,8 @@ class ClaimSteps:
     rule_stop: ClassVar[str] = "H-10"
     #: Whether the variant's source is silent on revokes (the house rule applies).
     revoke_source_silent: ClassVar[bool] = True
+    #: Revokes are found by an inspection when the hand ends (``napoleao`` B-16).
+    inspects_after_play: ClassVar[bool] = False
 
     @property
     def claim_rules(self) -> Mapping[str, str]:
@@ -74,11 +76,20 @@ class ClaimSteps:
                            what=self.describe_claim(setup, claim))
 
     def misdeal_from_claim(self, facts: HandFacts, setup: EveningSetup, state: TableState, claim: Claim) -> Ruling:
-        """H-13: wrong cards noticed before the player spoke make a misdeal (H-12)."""
+        """H-13: wrong cards noticed before the player spoke make a misdeal (H-12). The
+        hand's other claims are named too (issue 25 item 9): a misdealt deal is dealt
+        again, so none of them changes anything (adopted)."""
         ruling = self.rule(HandFacts(facts.dealer, misdeal=True), setup, state)
         reason = Reason(self.claim_rules["wrong_cards"], "Upheld: {what}, so the deal is a misdeal.",
                         {"what": self.describe_claim(setup, claim)})
-        return dataclasses.replace(ruling, reasons=(reason,) + ruling.reasons, claims=facts.claims)
+        others = tuple(
+            Reason(self.claim_rules[other.kind], "Upheld: {what}; the deal is a misdeal and is dealt again, so this "
+                   "claim changes nothing (adopted).", {"what": self.describe_claim(setup, other)})
+            if other.upheld else
+            Reason(self.claim_rules[other.kind], "Rejected: the claim that {what}. It changes nothing.",
+                   {"what": self.describe_claim(setup, other)})
+            for other in facts.claims if other is not claim)
+        return dataclasses.replace(ruling, reasons=(reason,) + others + ruling.reasons, claims=facts.claims)
 
     def settle_revoke(self, facts: HandFacts, setup: EveningSetup, tally: Tally, declarer: int, contract: Bid,
                       claim: Claim) -> bool:

@@ -260,10 +260,7 @@ class Hoyle(Variant):
             else:
                 text = N_("Upheld: {what}; said after speaking, so the hand was played out with it.")
             tally.note("H-13", text, what=self.describe_claim(setup, claim))
-        for claim in upheld:
-            if claim.kind == "out_of_turn" and claim.accused == declarer:
-                tally.note("H-14", "Upheld: {what}. The declarer pays no penalty (taken back if noticed before the "
-                           "trick was turned, otherwise it stands).", what=self.describe_claim(setup, claim))
+        self._declarer_out_of_turn(facts, setup, tally, declarer)
         if made and declarer_wrong and not opponent_wrong:
             tally.note("H-13", "{declarer}'s own hand was wrong and the opponents' right: {declarer} made the "
                        "contract but collects nothing.", declarer=who)
@@ -286,23 +283,47 @@ class Hoyle(Variant):
                            offenders=", ".join(tally.name(s) for s in offenders))
                 tally.note("H-14", "{offenders} played out of turn and so receive nothing from the defeated "
                            "declarer.", offenders=", ".join(tally.name(s) for s in offenders))
-        for seat in offenders:
-            to_pool = setup.options["pool"]
-            tally.pay(seat, POOL if to_pool else declarer, POOL_PART.out_of_turn_fine)
+        self._out_of_turn_fines(facts, setup, tally, declarer)
+        self._widow_notes(facts, setup, tally, declarer, contract, made)
+
+    def _declarer_out_of_turn(self, facts: HandFacts, setup: EveningSetup, tally: Tally, declarer: int) -> None:
+        """H-14: the declarer's own lead or play out of turn costs nothing; each upheld claim is noted."""
+        for claim in facts.claims:
+            if claim.upheld and claim.kind == "out_of_turn" and claim.accused == declarer:
+                tally.note("H-14", "Upheld: {what}. The declarer pays no penalty (taken back if noticed before the "
+                           "trick was turned, otherwise it stands).", what=self.describe_claim(setup, claim))
+
+    def _out_of_turn_fines(self, facts: HandFacts, setup: EveningSetup, tally: Tally, declarer: int) -> None:
+        """H-14, H-16: an opponent pays the 3-chip fine for each upheld lead or play out of turn
+        («за внеочередной ход - три фишки»: per move, so two upheld claims cost 6), into the
+        pool when the table plays one (adopted), otherwise to the declarer."""
+        to_pool = setup.options["pool"]
+        fine = POOL_PART.out_of_turn_fine
+        for claim in facts.claims:
+            if not claim.upheld or claim.kind != "out_of_turn" or claim.accused == declarer:
+                continue
+            seat = claim.accused
+            tally.pay(seat, POOL if to_pool else declarer, fine)
             if to_pool:
                 tally.note("H-16", "{offender} led or played out of turn: pays {fine} chips into the pool.",
-                           offender=tally.name(seat), fine=POOL_PART.out_of_turn_fine)
+                           offender=tally.name(seat), fine=fine)
             else:
                 tally.note("H-14", "{offender} led or played out of turn: pays {fine} chips to {declarer}.",
-                           offender=tally.name(seat), fine=POOL_PART.out_of_turn_fine, declarer=who)
-        self._widow_notes(facts, setup, tally, declarer, contract, made)
+                           offender=tally.name(seat), fine=fine, declarer=tally.name(declarer))
 
     def settle_revoke(self, facts: HandFacts, setup: EveningSetup, tally: Tally, declarer: int, contract: Bid,
                       claim: Claim) -> bool:
         """H-15: play stops. A revoking declarer pays each opponent what the declarer would
         have collected from them; a revoking opponent pays the declarer everything the
         declarer would have collected from all opponents, and the others pay nothing.
-        With the pool, the offender also pays the 5-chip fine into it (H-16)."""
+        With the pool, the offender also pays the 5-chip fine into it (H-16).
+
+        The hand's other upheld claims (issue 25 item 9) are still ruled: an opponent's
+        lead out of turn still pays its 3-chip fine (H-14, into the pool with H-16), and
+        a declarer's costs nothing; the revoking declarer's H-15 payment is a fine to every
+        opponent, so an out-of-turn opponent receives it too (adopted: H-14's "receives
+        nothing" is about a defeat played out). A wrong number of cards said after
+        speaking (H-13) changes no payment, since the hand was not played out (adopted)."""
         won = self.payment(contract, True, setup.options) * tally.multiplier
         offender = claim.accused
         what = self.describe_claim(setup, claim)
@@ -324,6 +345,18 @@ class Hoyle(Variant):
             tally.note("H-16", "{offender} also pays the revoke fine of {fine} chips into the pool. The pool is "
                        "neither taken nor doubled: the hand was not played out (adopted).",
                        offender=tally.name(offender), fine=POOL_PART.revoke_fine)
+        for other in facts.claims:
+            if other.upheld and other.kind == "wrong_cards":
+                tally.note("H-13", "Upheld: {what}; said after speaking. Play stopped on the revoke, so the wrong "
+                           "number of cards changes no payment (adopted).", what=self.describe_claim(setup, other))
+        self._declarer_out_of_turn(facts, setup, tally, declarer)
+        late = sorted({c.accused for c in facts.claims
+                       if c.upheld and c.kind == "out_of_turn" and c.accused != declarer})
+        if late and offender == declarer:
+            tally.note("H-14", "{offenders} played out of turn but still receive the revoking declarer's payment: "
+                       "H-15 is a fine paid to every opponent, not a defeat played out (adopted).",
+                       offenders=", ".join(tally.name(s) for s in late))
+        self._out_of_turn_fines(facts, setup, tally, declarer)
         return offender != declarer
 
     def _widow_notes(self, facts: HandFacts, setup: EveningSetup, tally: Tally, declarer: int, contract: Bid,

@@ -44,6 +44,8 @@ class Napoleao(Variant):
     rule_trump = "B-7"
     facts = frozenset({"trump"})  # B-7
     revoke_source_silent = False
+    #: B-16: revokes are found by an inspection when the hand ends, not claimed during play.
+    inspects_after_play = True
 
     def check_facts(self, facts: HandFacts, setup: EveningSetup) -> None:
         """B-7: the named trump, if recorded, is a suit; nothing else extra is allowed."""

@@ -72,3 +72,14 @@ class Russian36(Variant):
         if facts.purchase:
             tally.note("R-9", "{declarer} bought one card from the stock (no payment).", declarer=tally.name(declarer))
         super().pay_contract(facts, setup, tally, declarer, contract, tricks, made)
+        self.note_out_of_turn(facts, setup, tally)
+
+    def note_out_of_turn(self, facts: HandFacts, setup: EveningSetup, tally: Tally) -> None:
+        """R-18 (adopted; issue 25 item 10): a lead or play out of turn is recorded in the
+        hand and changes no payment, also when a revoke stopped play (this runs from the
+        revoke's settlement too); the ruling says the source is silent."""
+        for claim in facts.claims:
+            if claim.upheld and claim.kind == "out_of_turn":
+                tally.note("R-18", "Upheld: {what}. It is recorded and changes no payment. The source is silent on "
+                           "play out of turn; the house rule adopted by this product applies.",
+                           what=self.describe_claim(setup, claim))

@@ -28,15 +28,18 @@ bp = json_blueprint("api_table", __name__)
 @bp.post("/e/<key>/scorers/<int:access_id>/revoke")
 @permission("manage")
 def revoke(key: str, access_id: int) -> Any:
-    """Take the scorer's role from another phone (row ``access_id`` of the scorers' list); it can still watch."""
-    once = token(body())
+    """Take the scorer's role from another phone (row ``access_id`` of the scorers' list); it can still watch.
+    ``"renew": true`` (the owner only) renews the PIN and scorers' link in the same command."""
+    data = body()
+    once = token(data)
+    renew = data.get("renew") is True
 
     def saved(done: Saved, status: int) -> Any:
         row = db.session.get(TableAccess, access_id)
         assert row is not None  # revoked just now, or by the first of these commands
         return jsonify(revoked={"id": row.id, "phone": access.phone_name(row.device)}), status
 
-    return json_answer(key, execute(RevokeScorer(key, access_id, once), device=sender()), saved, 200)
+    return json_answer(key, execute(RevokeScorer(key, access_id, once, renew=renew), device=sender()), saved, 200)
 
 
 @bp.post("/e/<key>/credentials")

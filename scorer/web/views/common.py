@@ -14,7 +14,7 @@ import dataclasses
 import re
 from typing import Any
 
-from flask import abort, flash, redirect, request, url_for
+from flask import abort, flash, make_response, redirect, render_template, request, url_for
 from flask_babel import gettext
 
 from ...evening.ledger import Ledger, LedgerRow
@@ -39,6 +39,21 @@ def posted_int(name: str) -> int | None:
     if not text:
         return None
     return int(text) if text.isascii() and text.isdigit() and len(text) <= 9 else -1
+
+
+def posted_hand_id() -> int:
+    """The hand's row id a hand form posted (field ``hand_id``): every form that changes a
+    hand in play (a correction, a restore, an override, the record of play, an undo)
+    names the row it was made from, so that a page made before an undo never changes the
+    new hand that took the number (ABA). A post without a valid one (an old page kept by
+    a phone from before the forms carried it, a hand-made form) is answered 409 "This page
+    is out of date: reload it." and changes nothing; it never falls back to the hand's
+    number and version. Issue 21 item 14."""
+    hand_id = posted_int("hand_id")
+    if hand_id is None or hand_id < 1:
+        message = gettext("This page is out of date: reload it.")
+        abort(make_response(render_template("error.html", code=409, message=message), 409))
+    return hand_id
 
 
 def content_disposition(kind: str, name: str, extension: str) -> str:

@@ -27,7 +27,7 @@ from ..form_fields import error_messages
 from ..forms import HandFormBase, hand_form_for
 from ..permissions import permission
 from ..table_forms import DISPUTE_NAMES, ActionForm, override_form_for
-from .common import load_evening, posted_int, row_of
+from .common import load_evening, posted_hand_id, posted_int, row_of
 
 bp = Blueprint("hands", __name__)
 
@@ -257,6 +257,7 @@ def override_hand(key: str, number: int) -> Any:
     remove the override: either way a new version of the hand, so it can be undone."""
     evening, ledger = load_evening(key)
     row_of(ledger, number)
+    hand_id = posted_hand_id()
     form = override_form_for(ledger.setup.players)
     back = redirect(url_for(".hand", key=key, number=number))
     if not form.validate_on_submit():
@@ -269,7 +270,7 @@ def override_hand(key: str, number: int) -> Any:
         return back
     override = None if form.remove.data else Override(units=form.units(ledger.setup.n), pool=form.pool.data or 0,
                                                          reason=form.reason.data or "")
-    command = OverrideRuling(key, posted_int("hand_id"), base, form.token.data or None, number, override=override)
+    command = OverrideRuling(key, hand_id, base, form.token.data or None, number, override=override)
     saved = (gettext("The table's figures replace the ruling; the ruling is kept beside them.") if override else
              gettext("The override is removed: the ruling applies again."))
     return form_answer(execute(command, device=sender()), saved=saved, to=back.location)
@@ -288,6 +289,7 @@ def restore_version(key: str, number: int, version: int) -> Any:
     form = ActionForm()
     if old is None:
         abort(404)
+    hand_id = posted_hand_id()
     base = posted_int("base")
     token = str(request.form.get("token", ""))[:65]  # one-time: a double tap restores once
     if form.validate_on_submit() and base is None:
@@ -295,7 +297,7 @@ def restore_version(key: str, number: int, version: int) -> Any:
     elif form.validate_on_submit() and token and not tokens.TOKEN.fullmatch(token):
         flash(gettext("This form is damaged; reload the page and try again."))
     elif form.validate_on_submit():  # the version the page showed as current: a newer correction since is not replaced
-        command = RestoreVersion(key, posted_int("hand_id"), base, token or None, number, restore=version)
+        command = RestoreVersion(key, hand_id, base, token or None, number, restore=version)
         return form_answer(execute(command, device=sender()), to=url_for(".hand", key=key, number=number),
                            saved=gettext("Version %(version)s of hand %(number)s is current again.", version=version,
                                          number=number))
@@ -321,6 +323,7 @@ def edit_hand(key: str, number: int) -> Any:
                      token=secrets.token_urlsafe(16), **{**HandFormBase.initial(encode_hand(row.facts), order),
                                                          **_disputed(evening, row, record.id)})
         return _hand_page(evening, ledger, form, number=number, editing=True)
+    hand_id = posted_hand_id()
     form = _form(ledger)
     if form.validate_on_submit():
         step = _auction_step(evening, ledger, form, number=number, editing=True)
@@ -331,7 +334,7 @@ def edit_hand(key: str, number: int) -> Any:
             form.form_errors.append(gettext("This form is missing its version; reload the page."))
         else:
             facts = to_evening(_facts_from(form, ledger, row.facts), seated, full.setup.n)
-            command = CorrectHand(key, posted_int("hand_id"), base, form.token.data or None, number, facts=facts,
+            command = CorrectHand(key, hand_id, base, form.token.data or None, number, facts=facts,
                                   dispute_id=_dispute_ruled())  # "Rule on it": the close is in the correction's unit
             outcome = execute(command, device=sender())
             answer = form_answer(outcome, to=url_for(".hand", key=key, number=number), form=form,

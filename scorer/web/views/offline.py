@@ -9,7 +9,9 @@ nothing in it is kept by hand: the **shell** (every static file the pages load: 
 scripts import), a **version** (a hash of the worker and of every file in the shell: a
 changed file is a new worker, whose caches have new names; it deletes the old ones when
 it takes over) and the **routes** of a table's pages it keeps, made from Flask's own
-URL rules.
+URL rules. Its **words** — what it answers a write the network did not take, "Not
+saved" (issue 21, item 8) — are in the language the page registered it with
+(``/sw.js?lang=<lang>``, ``static/register-sw.js``), else the phone's.
 """
 
 from __future__ import annotations
@@ -20,8 +22,10 @@ import re
 from pathlib import Path
 from typing import Any
 
-from flask import Blueprint, Response, current_app
+from flask import Blueprint, Response, current_app, request
+from flask_babel import force_locale, gettext
 
+from ..i18n import LANGUAGES, select_locale
 from ..permissions import permission
 
 bp = Blueprint("offline", __name__)
@@ -117,13 +121,36 @@ def settings() -> dict[str, Any]:
     return dict(made)
 
 
+def words(lang: str | None) -> dict[str, str]:
+    """What the worker says when a write (POST) found no network, in ``lang`` (a
+    locale code, ``pt_BR`` or ``pt-BR``; any other: the phone's language,
+    :func:`scorer.web.i18n.select_locale`): ``lang`` (the HTML ``lang`` of its page),
+    ``json`` (the message of its 503 JSON answer), ``title``, ``page`` and ``back`` (its
+    "Not saved" page for a form's post). Nothing was saved; nothing is kept."""
+    code = (lang or "").replace("-", "_")
+    if code not in LANGUAGES:
+        code = select_locale()
+    with force_locale(code):
+        return {
+            "lang": code.replace("_", "-"),
+            "json": gettext("Not saved: there is no network, and this phone kept nothing. "
+                            "Send it again once the network is back."),
+            "title": gettext("Not saved"),
+            "page": gettext("There is no network, and this phone could not keep what you sent: nothing was saved. "
+                            "Go back to the form and send it again once the network is back."),
+            "back": gettext("Back to the form"),
+        }
+
+
 @bp.get("/sw.js")
 @permission("public")
 def service_worker() -> Response:
-    """``static/sw.js`` at the root with its settings before it, never cached by HTTP (a
-    new version is picked up at once), allowed to control the whole site."""
+    """``static/sw.js`` at the root with its settings before it (and its words, in the
+    language of ``?lang=``), never cached by HTTP (a new version is picked up at once),
+    allowed to control the whole site."""
     static = Path(current_app.static_folder or "static")
-    body = f"self.NAP = {json.dumps(settings(), indent=1)};\n" + (static / "sw.js").read_text(encoding="utf-8")
+    nap = {**settings(), "words": words(request.args.get("lang"))}
+    body = f"self.NAP = {json.dumps(nap, indent=1)};\n" + (static / "sw.js").read_text(encoding="utf-8")
     response = Response(body, mimetype="text/javascript")
     response.headers["Service-Worker-Allowed"] = "/"
     response.headers["Cache-Control"] = "no-cache"

@@ -16,7 +16,7 @@ from ...storage.commands import RecordPlay, execute
 from ..answers import form_answer, sender
 from ..permissions import permission
 from ..table_forms import PlayForm
-from .common import load_evening, posted_int, row_of
+from .common import load_evening, posted_hand_id, row_of
 
 bp = Blueprint("play", __name__)
 
@@ -38,6 +38,7 @@ def record_play(key: str, number: int) -> Any:
     if request.method == "GET" and evening.finished_at is not None:  # a post: the command says so
         flash(gettext("This evening is finished: reopen it to record the play."))
         return redirect(url_for("hands.hand", key=key, number=number))
+    hand_id = posted_hand_id() if request.method == "POST" else record.id
     form = PlayForm()
     if request.method == "GET":
         form.version.data = str(record.current.version)
@@ -62,7 +63,7 @@ def record_play(key: str, number: int) -> Any:
             except (TypeError, ValueError):
                 flash(gettext("This form is missing its version; reload the page."))
                 return redirect(url_for("hands.hand", key=key, number=number))
-            command = RecordPlay(key, posted_int("hand_id"), version, form.token.data or None, number,
+            command = RecordPlay(key, hand_id, version, form.token.data or None, number,
                                  tricks=state.tricks)
             answer = form_answer(execute(command, device=sender()), to=url_for("hands.hand", key=key, number=number),
                                  saved=gettext("The record of play is saved; the hand is ruled from it."), form=form)

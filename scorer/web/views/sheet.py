@@ -14,9 +14,9 @@ from ...evening.settle import settle_up, statistics
 from ...reports.chart import ledger_chart_svg
 from ...reports.pdf import (
     PdfBusy,
+    PdfCrashed,
     PdfError,
     PdfFailed,
-    PdfTooSlow,
     evening_pdf_html,
     paper_of,
     pdf_job,
@@ -243,18 +243,11 @@ def export_pdf(key: str) -> Any:
     cache_key = (key, revision, str(get_locale()), paper)
     pdf = pdf_cache.get(cache_key)
     if pdf is None:
-        failed_key = (*cache_key, time_limit())
-        failed = pdf_failures.get(failed_key)
-        if failed is not None:  # this very PDF failed or ran too long: say so at once (pdf_error)
-            raise failed[0](failed[1])
-        try:  # the evening is settled and its HTML built only once a render slot is held
-            pdf = pdf_job(lambda: evening_pdf_html(*load_evening(key), paper), owner=key, client=client_id())
-        except PdfTooSlow as error:
-            pdf_failures.put(failed_key, (PdfTooSlow, error.limit))
-            raise
-        except PdfFailed:
-            pdf_failures.put(failed_key, (PdfFailed, None))
-            raise
+        # a PDF that failed is answered at once (pdf_error): until the evening changes when
+        # the document caused it, for a while when the worker or the load did (then tried again);
+        # the evening is settled and its HTML built only once a render slot is held
+        pdf = pdf_failures.run((*cache_key, time_limit()), lambda: pdf_job(
+            lambda: evening_pdf_html(*load_evening(key), paper), owner=key, client=client_id()))
         pdf_cache.put(cache_key, pdf)
     response = Response(pdf, mimetype="application/pdf")
     response.headers["Content-Disposition"] = content_disposition("inline", units.evening_name(key), "pdf")
@@ -265,9 +258,19 @@ def export_pdf(key: str) -> Any:
 @bp.app_errorhandler(PdfError)
 def pdf_error(error: PdfError) -> Any:
     """Any PDF (the evening's, a season's) that took too long or failed: 503 with a clear
-    page in the phone's language, never a 500 or a hung worker."""
-    retry = "10" if isinstance(error, PdfBusy) else "60"
-    return render_template("error.html", code=503, message=str(error)), 503, {"Retry-After": retry}
+    page in the phone's language, never a 500 or a hung worker. ``Retry-After``: 10 s when
+    every render slot is busy; the seconds left of a remembered failure's wait; none for a
+    failure the document caused (asking again does not help until the evening changes);
+    else 60 s."""
+    if isinstance(error, PdfBusy):
+        headers = {"Retry-After": "10"}
+    elif error.retry_after is not None:
+        headers = {"Retry-After": str(error.retry_after)}
+    elif isinstance(error, PdfFailed) and not isinstance(error, PdfCrashed):
+        headers = {}
+    else:
+        headers = {"Retry-After": "60"}
+    return render_template("error.html", code=503, message=str(error)), 503, headers
 
 
 

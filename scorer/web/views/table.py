@@ -19,7 +19,6 @@ from flask import (
     abort,
     flash,
     jsonify,
-    make_response,
     redirect,
     render_template,
     request,
@@ -29,10 +28,9 @@ from flask_babel import gettext as _
 
 from ...evening.file import dump_seat_change
 from ...evening.ledger import table_ledger, to_evening
-from ...evening.lone_bid import lone_bid_auction
-from ...reports.presenters import call_label, seat_change_text
-from ...reports.words import error_text, signed
-from ...rules import HandFacts, RulesError, SeatChange, get_variant
+from ...reports.presenters import seat_change_text
+from ...reports.words import signed
+from ...rules import RulesError, SeatChange, get_variant
 from ...storage import evenings, units
 from ...storage.commands import (
     ChangeSeats,
@@ -46,7 +44,7 @@ from ...storage.commands import (
 )
 from ...storage.models import TableAccess, db
 from ...storage.table_access import RenewCredentials, RevokeScorer
-from .. import access
+from .. import access, quick_entry
 from ..answers import form_answer, outcome_text, save_new_hand, sender
 from ..evening_forms import settings_form_for
 from ..form_fields import is_number
@@ -54,7 +52,7 @@ from ..i18n import safe_next
 from ..lan import external_url, lan_host
 from ..permissions import permission
 from ..table_forms import DISPUTE_NAMES, ActionForm, DeviceForm, PinForm, quick_form_for
-from .common import evening_or_404, posted_int
+from .common import evening_or_404, posted_hand_id, posted_int
 
 bp = Blueprint("table", __name__)
 
@@ -106,9 +104,15 @@ def revoke(key: str, access_id: int) -> Any:
     back = url_for("table.share", key=key) + "#scorers"
     if not ActionForm().validate_on_submit():
         return redirect(back)
-    outcome = execute(RevokeScorer(key, access_id), device=sender())
+    renew = request.form.get("renew") == "1"  # "Remove and change the PIN": the owner only
+    outcome = execute(RevokeScorer(key, access_id, renew=renew), device=sender())
+    access.forget_roles()
     row = db.session.get(TableAccess, access_id) if isinstance(outcome, Saved) else None
     phone = access.phone_name(row.device) if row is not None else ""
+    if renew:
+        return form_answer(outcome, to=back, saved=_("“%(name)s” can no longer change the score. The table has a "
+                                                     "new PIN and a new scorers’ link: share them with the phones "
+                                                     "that should score.", name=phone))
     return form_answer(outcome, to=back, saved=_("“%(name)s” can no longer change the score.", name=phone))
 
 
@@ -133,7 +137,9 @@ def scorer_link(key: str, edit_key: str) -> Any:
     evening = evening_or_404(key)
     if not access.edit_key_matches(evening, edit_key):
         abort(404)
-    access.grant_scorer(key, via="link")
+    if not access.grant_scorer(key, via="link"):
+        flash(access.removed_text())
+        return redirect(url_for("sheet.scoresheet", key=key))
     flash(_("This phone can now enter and correct hands."))
     return redirect(url_for("sheet.scoresheet", key=key))
 
@@ -348,6 +354,7 @@ def confirm_undo(key: str) -> Any:
 def undo(key: str) -> Any:
     """Undo the last hand (kept in the history; nothing is deleted)."""
     evening_or_404(key)
+    hand_id = posted_hand_id()
     form = ActionForm()
     try:
         number = int(str(request.form.get("number", ""))[:9])
@@ -357,7 +364,7 @@ def undo(key: str) -> Any:
     if not form.validate_on_submit() or number < 1:
         flash(_("Nothing was undone: reload the page and try again."))
         return redirect(url_for("sheet.scoresheet", key=key))
-    outcome = execute(UndoHand(key, number, version, posted_int("hand_id")), device=sender())
+    outcome = execute(UndoHand(key, number, version, hand_id), device=sender())
     sheet = url_for("sheet.scoresheet", key=key)
     return form_answer(outcome, saved=_("Hand %(n)s is undone. It is kept in the history.", n=number), to=sheet,
                        back=url_for("table.confirm_undo", key=key)
@@ -381,7 +388,7 @@ def quick(key: str) -> Any:
     dealer = ledger.next_dealer
     if request.method == "GET":
         form = quick_form_for(setup.players, ladder, number=str(number), token=secrets.token_urlsafe(16))
-        return _quick_page(evening, ledger, form, number, dealer)
+        return quick_entry.quick_page(evening, ledger, form, number, dealer)
     form = quick_form_for(setup.players, ladder)
     errors: list[str] = []
     if form.validate_on_submit():
@@ -391,9 +398,9 @@ def quick(key: str) -> Any:
         else:  # a double tap: the dealer is the hand's own (the same command again)
             row = full.rows[int(posted) - 1] if 0 < int(posted) <= len(full.rows) else None
             dealer = full.seated.index(row.facts.dealer) if row and row.facts.dealer in full.seated else dealer
-            if _dealer_declares(form, ledger, dealer):
-                return _quick_page(evening, ledger, form, number, dealer, dealer_declares=True)
-            facts = _quick_facts(form, ledger, dealer, errors)
+            if quick_entry.dealer_declares(form, ledger, dealer):
+                return quick_entry.quick_page(evening, ledger, form, number, dealer, dealer_declares=True)
+            facts = quick_entry.quick_facts(form, ledger, dealer, errors)
             if facts is not None:
                 facts = to_evening(facts, full.seated, full.setup.n)
                 saved = save_new_hand(evening, int(posted), facts, form.token.data, form)
@@ -402,85 +409,4 @@ def quick(key: str) -> Any:
     else:
         errors.append(_("Nothing was saved: reload the page and try again."))
     form.form_errors.extend(errors)
-    return _quick_page(evening, ledger, form, number, dealer, status=422)
-
-
-def _quick_facts(form: Any, ledger: Any, dealer: int, errors: list[str]) -> HandFacts | None:
-    setup, variant = ledger.setup, ledger.variant
-    if "misdeal" in request.form:
-        return HandFacts(dealer=dealer, misdeal=True)
-    if "all_pass" in request.form:
-        return HandFacts(dealer=dealer, auction=lone_bid_auction(ledger, (), dealer, None, None))
-    declarer_raw = form.declarer.data or ""
-    contract = form.contract.data or ""
-    tricks = form.posted_tricks()
-    if not is_number(declarer_raw) or not 0 <= int(declarer_raw) < setup.n:
-        errors.append(_("Tap the player who won the auction."))
-    if contract not in {bid.id for bid in variant.ladder(setup.options)}:
-        errors.append(_("Tap the contract."))
-    if variant.names_trump and not form.trump.data:
-        errors.append(_("Tap the trump suit."))
-    earlier = _overcalled(form, variant, setup, contract, errors)
-    if tricks is None:
-        errors.append(_("Tap the number of tricks the declarer won."))
-    if errors:
-        return None
-    try:  # the table's own seats here (quick entry works on the players seated now)
-        auction = lone_bid_auction(ledger, (), dealer, int(declarer_raw), contract, earlier)
-    except RulesError as error:
-        errors.append(error_text(error))
-        return None
-    return HandFacts(dealer=dealer, auction=auction, tricks=tricks,
-                     trump=(form.trump.data or None) if variant.names_trump else None)
-
-
-def _overcalled(form: Any, variant: Any, setup: Any, contract: str, errors: list[str]) -> dict[str, int]:
-    """A Wellington or Blücher (P-7, H-7): the seats that bid Nap (and Wellington)
-    before the declarer, as tapped; an error asks for any that is missing."""
-    earlier: dict[str, int] = {}
-    asks = {"nap": (form.nap_by, _("Tap who bid Nap before.")),
-            "wellington": (form.wellington_by, _("Tap who bid Wellington before."))}
-    for bid in variant.overcalled(contract):
-        field, ask = asks[bid]
-        raw = field.data or ""
-        if is_number(raw) and 0 <= int(raw) < setup.n:
-            earlier[bid] = int(raw)
-        else:
-            errors.append(ask)
-    return earlier
-
-
-def _dealer_declares(form: Any, ledger: Any, dealer: int) -> bool:
-    """napoleao (B-6): "Everyone passed" makes the dealer the declarer; the page asks
-    for the dealer's bid with the dealer already tapped. ``True`` when that applies."""
-    if "all_pass" not in request.form or not ledger.variant.dealer_declares_on_all_pass:
-        return False
-    form.declarer.data = str(dealer)
-    form.contract.data = form.trump.data = None
-    return True
-
-
-def _quick_page(evening: Any, ledger: Any, form: Any, number: int, dealer: int, status: int = 200,
-                dealer_declares: bool = False) -> Any:
-    setup, variant = ledger.setup, ledger.variant
-    order = variant.speaking_order(setup, dealer) if not variant.sequence_auction else [dealer]
-    overcalls = [bid.id for bid in variant.ladder(setup.options) if variant.overcalled(bid.id)]
-    response = make_response(render_template(
-        "quick.html", evening=evening, ledger=ledger, form=form, number=number, dealer=dealer,
-        eldest=order[0], call_label=call_label, tricks=range(6), overcalls=overcalls,
-        speaking=[order.index(seat) if seat in order else 0 for seat in range(setup.n)],
-        dealer_declares=dealer_declares, full_form=_full_form_link(evening, form) if status != 200 else None,
-    ), status)
-    # Back to this page fetches it again (a fresh token and hand number): the previous
-    # hand's taps are never shown again, nor saved twice.
-    response.headers["Cache-Control"] = "no-store"
-    return response
-
-
-def _full_form_link(evening: Any, form: Any) -> str:
-    """The full hand form filled in with what was tapped here (declarer, contract,
-    trump, the Nap and Wellington bidders, tricks), for "Continue in the full form"."""
-    tapped = {"declarer": form.declarer.data, "contract": form.contract.data, "trump": form.trump.data,
-              "nap_by": form.nap_by.data, "wellington_by": form.wellington_by.data,
-              "tricks": str(request.form.get("tricks", ""))[:2]}
-    return url_for("hands.new_hand", key=evening.key, **{k: v for k, v in tapped.items() if v})
+    return quick_entry.quick_page(evening, ledger, form, number, dealer, status=422)
