@@ -60,6 +60,7 @@ class Counts:
     reloads: int = 0
     stumbles: int = 0  # a step that could not be done (a page not kept offline, a timeout)
     refused_dismissed: int = 0
+    refused: Counter[str] = field(default_factory=Counter)  # why, as the phones said it (digits out)
     by_action: Counter[str] = field(default_factory=Counter)
 
 
@@ -334,11 +335,14 @@ def step(phone: Phone, action: str, rng: random.Random, counts: Counts) -> None:
             phone.page.goto(phone.sheet)
 
 
-def run(*, seconds: float = 75.0, phones: int = 5, seed: int = 1, kills: int = 2, db: str = "sqlite",
-        workdir: Path | None = None, say: Any = None) -> dict[str, Any]:
-    """The chaos run; returns the record for :func:`tests.chaos_checks.judge`:
-    ``{"counts", "phones": [{"log", "totals", "shown_final"}], "server", "export",
-    "settled", "key"}``. ``say`` (a print function) reports progress."""
+def run(*, seconds: float | None = 75.0, steps: int | None = None, phones: int = 5, seed: int = 1, kills: int = 2,
+        db: str = "sqlite", workdir: Path | None = None, say: Any = None) -> dict[str, Any]:
+    """The chaos run, for ``seconds`` or ``steps`` (one phone doing one thing; a number
+    of steps makes the schedule the seed's alone, however fast the machine), with
+    ``kills`` of the server spread evenly over it; returns the record for
+    :func:`tests.chaos_checks.judge`: ``{"counts", "phones": [{"log", "totals",
+    "shown_final"}], "server", "export", "settled", "key"}``. ``say`` (a print
+    function) reports progress."""
     from playwright.sync_api import sync_playwright
 
     rng = random.Random(seed)
@@ -358,23 +362,30 @@ def run(*, seconds: float = 75.0, phones: int = 5, seed: int = 1, kills: int = 2
         for phone in crowd:
             phone.join(edit_key)
         # the kills: evenly over the run, each down for 1-5 s (steps go on meanwhile)
-        kill_at = [seconds * (i + 1) / (kills + 1) for i in range(kills)]
+        kill_at = [(i + 1) / (kills + 1) for i in range(kills)]
         back_at: float | None = None
         start = time.monotonic()
         names = [a for a, _ in ACTIONS]
         weights = [w for _, w in ACTIONS]
-        while (now := time.monotonic() - start) < seconds:
-            if kill_at and now >= kill_at[0]:
+
+        def progress() -> float:
+            if steps is not None:
+                return counts.steps / steps
+            return (time.monotonic() - start) / float(seconds or 60.0)
+
+        while (done := progress()) < 1.0:
+            if kill_at and done >= kill_at[0]:
                 kill_at.pop(0)
                 server.kill()
                 counts.kills += 1
-                back_at = now + rng.uniform(1.0, 5.0)
-            if back_at is not None and now >= back_at:
+                back_at = time.monotonic() + rng.uniform(1.0, 5.0)
+            if back_at is not None and time.monotonic() >= back_at:
                 server.start()
                 back_at = None
             step(rng.choice(crowd), rng.choices(names, weights)[0], rng, counts)
             if say and counts.steps % 25 == 0:
-                say(f"  {now:5.0f} s: {counts.steps} steps, {counts.commands} commands, {counts.kills} kills")
+                say(f"  {time.monotonic() - start:5.0f} s: {counts.steps} steps, {counts.commands} commands, "
+                    f"{counts.kills} kills")
         if not server.up:
             server.start()
         record = settle_down(crowd, counts, url, key, work, say)
@@ -394,6 +405,8 @@ def settle_down(crowd: list[Phone], counts: Counts, url: str, key: str, work: Pa
         for phone in crowd:
             dismiss = phone.page.locator(".outbox-entry.refused button")
             while dismiss.count():
+                said = phone.page.locator(".outbox-entry.refused .outbox-state").first.inner_text()
+                counts.refused[re.sub(r"\d+", "N", said)[:90]] += 1
                 dismiss.first.click()
                 counts.refused_dismissed += 1
                 phone.page.wait_for_timeout(100)
