@@ -11,7 +11,8 @@ and counts what went wrong:
 - **doubled**: a command saved more than once: a token answered as two different saves;
   a hand the server holds that no hand token made (a second save of one tap), or a token
   that made more than one hand; a hand with more versions than its corrections' tokens.
-- **backwards**: a phone showed a revision lower than one it had shown before.
+- **backwards**: a phone showed a revision lower than one it had shown before (counted
+  once each time it drops, not again for each look while it stays low).
 - **hidden**: a phone showed a server state while its page listed fewer of its own
   unsent entries than it had waiting.
 - **totals**: a phone whose totals differ from ``nap settle`` of the export; and the
@@ -46,6 +47,9 @@ def lost(record: dict[str, Any]) -> list[str]:
                 found.append(what + ": undone, but still in play")
             continue
         kept = tokens.get(ack["token"])
+        if kept is None and ack["kind"] == "correct" and ack.get("status") == 200 \
+                and (ack["hand_id"], ack["version"]) in versions:
+            continue  # the facts already saved, sent again: nothing to save, the version it names is kept
         if kept is None:
             found.append(what + ": its token is not kept")
         elif kept["hand_id"] != ack["hand_id"]:
@@ -75,17 +79,18 @@ def doubled(record: dict[str, Any]) -> list[str]:
 
 
 def backwards(phones: list[dict[str, Any]]) -> list[str]:
-    """The times a phone showed a revision lower than one it had shown."""
+    """The times a phone dropped to a revision lower than one it had shown."""
     found = []
     for i, phone in enumerate(phones):
-        highest = None
+        highest = last = None
         for entry in phone["log"]:
             if entry.get("t") != "shown" or entry.get("revision") is None:
                 continue
-            if highest is not None and entry["revision"] < highest:
+            if highest is not None and last is not None and entry["revision"] < min(highest, last):
                 found.append(f"phone {i}: showed revision {entry['revision']} after {highest} "
                              f"({entry.get('cause')}, {entry.get('url')}, online {entry.get('online')})")
             highest = entry["revision"] if highest is None else max(highest, entry["revision"])
+            last = entry["revision"]
     return found
 
 

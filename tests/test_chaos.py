@@ -100,6 +100,16 @@ def test_an_acknowledged_undo_whose_hand_is_still_in_play_is_lost() -> None:
     assert _with(back)["lost"] == 1
 
 
+def test_a_correction_with_the_facts_already_saved_keeps_no_token_and_is_not_lost() -> None:
+    def same(r: dict) -> None:  # answered 200 with the version it names: nothing new to save
+        r["phones"][1]["log"].append({**_ack("correct", "c2", 1, 10, 2, 5), "status": 200})
+    assert _with(same) == dict.fromkeys(FAULTS, 0)
+
+    def missing(r: dict) -> None:  # answered 200 with a version the server does not have
+        r["phones"][1]["log"].append({**_ack("correct", "c2", 1, 10, 3, 5), "status": 200})
+    assert _with(missing)["lost"] == 1
+
+
 def test_a_token_answered_as_two_saves_is_doubled() -> None:
     def twice(r: dict) -> None:
         r["phones"][1]["log"].append(_ack("hand", "t1", 1, 12, 1, 6))
@@ -121,10 +131,14 @@ def test_a_correction_saved_twice_is_doubled() -> None:
     assert _with(again) == {**dict.fromkeys(FAULTS, 0), "doubled": 1}
 
 
-def test_a_revision_lower_than_one_shown_before_goes_backwards() -> None:
+def test_a_revision_lower_than_one_shown_before_goes_backwards_once_per_drop() -> None:
     def older(r: dict) -> None:
         r["phones"][0]["log"].insert(5, _shown(2))  # after revision 3 was shown
     assert _with(older) == {**dict.fromkeys(FAULTS, 0), "backwards": 1}
+
+    def stays(r: dict) -> None:  # down to 2, looked at three times, then 1: two drops
+        r["phones"][0]["log"][5:5] = [_shown(2), _shown(2), _shown(2), _shown(1)]
+    assert _with(stays)["backwards"] == 2
 
 
 def test_a_server_state_over_unsent_entries_is_hidden() -> None:
