@@ -50,6 +50,8 @@ def main() -> int:
     print(f"  {'steps by action':22} {dict(counts.by_action)}")
     for why, n in counts.refused.most_common():
         print(f"  refused {n:3} × {why}")
+    for why, n in counts.stumbled.most_common():
+        print(f"  stumbled {n:3} × {why}")
     for name in ("lost", "doubled", "backwards", "hidden", "totals"):
         print(f"  {name:22} {verdict[name]}")
     for problem in verdict["problems"]:

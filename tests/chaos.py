@@ -61,6 +61,7 @@ class Counts:
     stumbles: int = 0  # a step that could not be done (a page not kept offline, a timeout)
     refused_dismissed: int = 0
     refused: Counter[str] = field(default_factory=Counter)  # why, as the phones said it (digits out)
+    stumbled: Counter[str] = field(default_factory=Counter)  # the action and what stopped it
     by_action: Counter[str] = field(default_factory=Counter)
 
 
@@ -329,8 +330,10 @@ def step(phone: Phone, action: str, rng: random.Random, counts: Counts) -> None:
             phone.page.reload()
         else:
             phone.page.goto(phone.sheet)
-    except Exception:  # noqa: BLE001 - a stumble: the phone finds its way back
+    except Exception as error:  # noqa: BLE001 - a stumble: the phone finds its way back
         counts.stumbles += 1
+        first = re.sub(r"[0-9]+", "N", (str(error).strip().splitlines() or [""])[0])[:80]
+        counts.stumbled[f"{action} (offline {phone.offline}): {type(error).__name__}: {first}"] += 1
         with contextlib.suppress(Exception):
             phone.page.goto(phone.sheet)
 

@@ -127,6 +127,7 @@ def judge(record: dict[str, Any]) -> dict[str, Any]:
     run = dict(vars(counts)) if counts is not None and not isinstance(counts, dict) else dict(counts or {})
     run.pop("by_action", None)
     run.pop("refused", None)
+    run.pop("stumbled", None)
     all_acks = acks(record["phones"])
     shown = sum(1 for p in record["phones"] for e in p["log"] if e.get("t") == "shown")
     return {**run, "acknowledged": len(all_acks),

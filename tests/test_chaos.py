@@ -162,7 +162,7 @@ def test_a_phone_showing_other_totals_and_an_export_short_of_a_hand_are_caught()
 
 REQUIRE_BROWSER = os.environ.get("NAP_REQUIRE_BROWSER") == "1"
 #: steps (one phone doing one thing), not seconds: the schedule is the seed's on any machine
-STEPS = 70
+STEPS = 60
 
 
 def _need_chromium() -> None:
