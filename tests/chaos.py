@@ -46,6 +46,8 @@ NAMES = ("Ann", "Bob", "Cat", "Dan")
 #: a hang guard for the end (everything drained, every phone fresh): never a speed check
 SETTLE_GUARD = 240.0
 STEP_TIMEOUT = 15000  # ms: one step of one phone (a page, a click); a stumble, not a failure
+#: where a save leaves the phone: the scoresheet, or the hand's page (refused: the hand as saved)
+SAVED_TO = re.compile(r"/e/[A-Za-z0-9_-]+(/hand/\d+)?(#[\w-]*)?$")
 
 
 @dataclass
@@ -247,7 +249,7 @@ class Phone:
         self.page.locator("fieldset").nth(0).locator(f"label.pill:has-text('{rng.choice(NAMES)}')").click()
         self.page.locator("fieldset").nth(1).locator(f"label.pill:has-text('{rng.choice(('Three', 'Four'))}')").click()
         self.page.locator(f"button[name=tricks][value='{rng.randint(0, 5)}']").click()
-        self.page.wait_for_url(re.compile(r"/e/[A-Za-z0-9_-]+(#hand-\d+)?$"))
+        self.page.wait_for_url(SAVED_TO)
 
     def record_json(self, rng: random.Random) -> str:
         self.to_sheet()
@@ -260,11 +262,12 @@ class Phone:
         numbers = [int(n) for n in re.findall(r'id="hand-(\d+)"', self.page.content())]
         if not numbers:
             return False
-        number = rng.choice(numbers[-4:] if rng.random() < 0.7 else numbers)
+        # offline, only the last hand's correction form is surely kept (sw.js warms it)
+        number = numbers[-1] if self.offline else rng.choice(numbers[-4:] if rng.random() < 0.7 else numbers)
         self.page.goto(f"{self.sheet}/hand/{number}/edit")
         self.page.locator(f"label.pill:has(input[name=tricks][value='{rng.randint(0, 5)}'])").click()
         self.page.locator("button[name=save]").first.click()
-        self.page.wait_for_url(re.compile(r"/e/[A-Za-z0-9_-]+(#hand-\d+)?$"))
+        self.page.wait_for_url(SAVED_TO)
         return True
 
     def undo(self) -> bool:
@@ -274,7 +277,7 @@ class Phone:
         if not button.count():
             return False
         button.first.click()
-        self.page.wait_for_url(re.compile(r"/e/[A-Za-z0-9_-]+(#hand-\d+)?$"))
+        self.page.wait_for_url(SAVED_TO)
         return True
 
     def set_offline(self, offline: bool) -> None:
