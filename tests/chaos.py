@@ -351,7 +351,8 @@ def run(*, seconds: float | None = 75.0, steps: int | None = None, phones: int =
     function) reports progress."""
     from playwright.sync_api import sync_playwright
 
-    rng = random.Random(seed)
+    rng = random.Random(seed)  # the schedule: which phone does what, how long the server stays down
+    details = random.Random(f"{seed}/details")  # what a phone taps (its draws depend on what the page offers)
     counts = Counts(phones=phones)
     with contextlib.ExitStack() as stack:
         work = workdir or Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="nap-chaos-")))
@@ -388,7 +389,7 @@ def run(*, seconds: float | None = 75.0, steps: int | None = None, phones: int =
             if back_at is not None and time.monotonic() >= back_at:
                 server.start()
                 back_at = None
-            step(rng.choice(crowd), rng.choices(names, weights)[0], rng, counts)
+            step(rng.choice(crowd), rng.choices(names, weights)[0], details, counts)
             if say and counts.steps % 25 == 0:
                 say(f"  {time.monotonic() - start:5.0f} s: {counts.steps} steps, {counts.commands} commands, "
                     f"{counts.kills} kills")
