@@ -3,7 +3,8 @@
 Five phones (Playwright pages on Debian's Chromium, 390×844, each its own browser
 context with the service worker on, each a scorer through the table's scorers' link)
 share one pagat table on a real ``nap serve`` subprocess (SQLite, or a throwaway
-PostgreSQL database of its own). For a bounded time a seeded random schedule has each
+PostgreSQL database of its own). For a bounded time (or number of steps: the test's
+choice, so that the schedule is the seed's on any machine) a seeded random schedule has each
 phone, one step at a time, record hands (through quick entry, or as a JSON command put
 in the page's own outbox), correct them (the correction form), undo the last hand, go
 offline and online (``context.set_offline``) and reload; meanwhile the server is killed
