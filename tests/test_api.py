@@ -412,6 +412,24 @@ def test_text_is_cleaned_like_every_text_the_app_keeps(any_db_app: Any) -> None:
     assert client.get(f"/e/{key}").status_code == 200
 
 
+def test_a_player_name_is_cleaned_like_every_other_text(any_db_app: Any) -> None:
+    """A lone surrogate in a player's name of a new evening was a 500 with a traceback (the
+    token's digest could not encode it; found by a fresh-user attack): the name is cleaned as
+    every other text is; a name with nothing left is refused in words; nothing half-saved."""
+    client = any_db_app.test_client()
+    before = counts(any_db_app)
+    start = {"variant": "pagat", "first_dealer": "Ann", "options": {}, "stake": None, "name": "n",
+             "time_zone": "UTC", "group": None}
+    kept = _post(client, "/api/evenings", {**start, "players": ["Ann", "B\ud800ob", "Cat\u0000"], "token": "s1"})
+    assert kept.status_code == 201, kept.get_data(as_text=True)
+    key = kept.get_json()["key"]
+    assert _state(client, key)["players"] == ["Ann", "Bob", "Cat"]
+    after_one = counts(any_db_app)
+    empty = _post(client, "/api/evenings", {**start, "players": ["Ann", "Bob", "\ud800"], "token": "s2"})
+    assert empty.status_code == 422 and empty.get_json()["error"]["code"] in ("refused", "bad_request")
+    assert counts(any_db_app) == after_one != before
+
+
 def test_a_token_is_the_same_commands_on_the_same_table_only(app: Any, client: Any) -> None:
     """A token used at another table, or by another command, is not a retry: it was
     answered 200 as if saved. Now 422, and nothing is saved."""

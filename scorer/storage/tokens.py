@@ -86,7 +86,7 @@ def digest(command: Any) -> str:
     """The SHA-256 (hex) of a command's content: its type and its fields but the token,
     as sorted JSON. The same command sent again has the same digest."""
     text = json.dumps(_plain(command), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return hashlib.sha256(text.encode()).hexdigest()
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()  # never raises on any str
 
 
 def same_content(token: str | None, content: str | None) -> None:

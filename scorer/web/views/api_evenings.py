@@ -13,7 +13,7 @@ from typing import Any
 from flask import jsonify
 from flask_babel import gettext
 
-from ...rules import VARIANTS, Stake
+from ...rules import VARIANTS, Stake, clean_text
 from ...storage.commands import Command, Saved, execute
 from ...storage.evening_writes import ImportEvening, NewEvening
 from ...storage.groups import get_group
@@ -57,7 +57,7 @@ def new_evening() -> Any:
     players = data.get("players")
     if not isinstance(players, list) or not all(isinstance(p, str) and len(p) <= 40 for p in players):
         raise BadBody(gettext("players must be a list of names (each at most 40 characters)."))
-    names = [" ".join(p.split()) for p in players]
+    names = [clean_text(p) for p in players]  # as every other text of a body (a lone surrogate was a 500)
     first = text(data, "first_dealer", names[0] if names else "", 40)
     if first not in names:
         raise BadBody(gettext("first_dealer must name a player at the table."))
