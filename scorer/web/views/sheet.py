@@ -52,7 +52,7 @@ bp = Blueprint("sheet", __name__)
 HANDS = "<!--hands-->"
 
 
-def _render_sheet(found: Settled) -> tuple[str, bool, Markup, tuple[Markup, ...]]:
+def render_sheet(found: Settled) -> tuple[str, bool, Markup, tuple[Markup, ...]]:
     """The scoresheet's fragment with :data:`HANDS` where its rows of hands go, and those
     rows (newest first). Each row without a mark (disputed, unconfirmed) is rendered once,
     when its hand is new or changed (:meth:`scorer.storage.kept_ledgers.Settled.per_hand`, by language);
@@ -101,6 +101,13 @@ def _sheet_rows(found: Settled, start: int, stop: int, lines: dict[int, list[str
     return [Markup(part.strip() + "\n") for part in html.split("<!--row-->")[:stop - start]]
 
 
+def shown_as(scorer: bool) -> str:
+    """What a page was rendered for, as its ``data-changes`` URL carries it: the phone's
+    language and role, e.g. ``"ru/viewer"``. A phone whose language or role changed since
+    its page was rendered is told to reload (its page's parts would not match)."""
+    return f"{get_locale()}/{'scorer' if scorer else 'viewer'}"
+
+
 @bp.get("/e/<key>")
 @permission("view")
 def scoresheet(key: str) -> str:
@@ -122,7 +129,7 @@ def scoresheet(key: str) -> str:
     page = page_cache.get(page_key) if plain else None
     if page is not None:
         return page
-    title, finished, fragment, rows = by_revision(sheet_cache, key, _render_sheet, locale, scorer, root,
+    title, finished, fragment, rows = by_revision(sheet_cache, key, render_sheet, locale, scorer, root,
                                                   revision=revision, head=row)
     shared = plain and not (scorer and finished)  # the same for every phone of this language and role
     if shared:
@@ -130,12 +137,14 @@ def scoresheet(key: str) -> str:
         frame = frame_cache.get(frame_key)
         if frame is None:
             frame = render_template("scoresheet.html", key=key, title=title, finished=finished, sheet=Markup(SHEET),
-                                    action=None, scorer=scorer, revision=Markup(REVISION), group=group, undo=None)
+                                    changes=url_for("live.changes", key=key, shown=shown_as(scorer)), action=None,
+                                    scorer=scorer, revision=Markup(REVISION), group=group, undo=None)
             frame_cache.put(frame_key, frame)
         before, _, after = frame.replace(REVISION, str(revision)).partition(SHEET)
         page = "".join((before, fragment, after))
     else:
         page = render_template("scoresheet.html", key=key, title=title, finished=finished, sheet=fragment,
+                               changes=url_for("live.changes", key=key, shown=shown_as(scorer)),
                                action=ActionForm() if scorer else None, scorer=scorer, revision=revision,
                                group=group, undo=undo_offer(key) if scorer and not plain else None)
     before, _, after = page.partition(HANDS)
