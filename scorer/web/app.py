@@ -264,7 +264,6 @@ def register_blueprints(app: Flask) -> None:
         groups,
         hands,
         language,
-        live,
         offline,
         owner,
         play,
@@ -274,7 +273,7 @@ def register_blueprints(app: Flask) -> None:
     )
 
     register_hooks(app)  # first, as the blueprint that held them was
-    for module in (language, start, sheet, live, hands, play, table, owner, disputes, groups, api, api_disputes,
+    for module in (language, start, sheet, hands, play, table, owner, disputes, groups, api, api_disputes,
                    api_table, api_groups, api_evenings, offline):
         app.register_blueprint(module.bp)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Blueprint, Response, abort, redirect, render_template, request, session, url_for
+from flask import Blueprint, Response, abort, jsonify, redirect, render_template, request, session, url_for
 from flask_babel import get_locale, gettext
 from markupsafe import Markup
 
@@ -41,15 +41,12 @@ from ..caches import (
     sheet_cache,
 )
 from ..permissions import permission
+from ..sheet_changes import HANDS, sheet_changes
 from ..table_forms import ActionForm
 from .common import SVG_CSP, client_id, content_disposition, load_evening, undo_offer
 
 bp = Blueprint("sheet", __name__)
 
-
-#: Where the rows of hands go in the scoresheet's fragment and page: they are joined in
-#: once, into the finished page (a long evening's rows are most of its bytes).
-HANDS = "<!--hands-->"
 
 
 def render_sheet(found: Settled) -> tuple[str, bool, Markup, tuple[Markup, ...]]:
@@ -137,14 +134,14 @@ def scoresheet(key: str) -> str:
         frame = frame_cache.get(frame_key)
         if frame is None:
             frame = render_template("scoresheet.html", key=key, title=title, finished=finished, sheet=Markup(SHEET),
-                                    changes=url_for("live.changes", key=key, shown=shown_as(scorer)), action=None,
+                                    changes=url_for(".changes", key=key, shown=shown_as(scorer)), action=None,
                                     scorer=scorer, revision=Markup(REVISION), group=group, undo=None)
             frame_cache.put(frame_key, frame)
         before, _, after = frame.replace(REVISION, str(revision)).partition(SHEET)
         page = "".join((before, fragment, after))
     else:
         page = render_template("scoresheet.html", key=key, title=title, finished=finished, sheet=fragment,
-                               changes=url_for("live.changes", key=key, shown=shown_as(scorer)),
+                               changes=url_for(".changes", key=key, shown=shown_as(scorer)),
                                action=ActionForm() if scorer else None, scorer=scorer, revision=revision,
                                group=group, undo=undo_offer(key) if scorer and not plain else None)
     before, _, after = page.partition(HANDS)
@@ -295,3 +292,35 @@ def chart(key: str) -> Response:
     response.add_etag()
     return response.make_conditional(request)
 
+
+@bp.get("/e/<key>/changes")
+@permission("view")
+def changes(key: str) -> Response:
+    """What changed on the scoresheet since revision ``since`` for this phone's language and
+    role (``shown``, :func:`shown_as`, must match the page's): ``{"revision": R, "parts": …,
+    "rows": …, "removed": …}`` (:func:`sheet_changes`), or ``{"revision": R, "reload":
+    true}`` when the phone should fetch the page (its revision is no longer in memory, its
+    language or role changed, or the change is not one :func:`sheet_changes` can say).
+    (docs/api.md) Never kept by a cache: the answer depends on the phone's cookies."""
+    since = request.args.get("since", type=int)
+    head = evening_head(key)
+    if head is None:
+        abort(404)
+    revision, _group, row = head
+    scorer = access.is_scorer(key)
+    locale, root = str(get_locale()), link_root()
+    answer: dict[str, Any] = {"revision": revision}
+    delta: dict[str, Any] | None = None
+    if since == revision and request.args.get("shown") == shown_as(scorer):
+        delta = {"parts": {}, "rows": {}, "removed": []}
+    elif since is not None and since < revision and request.args.get("shown") == shown_as(scorer):
+        old = sheet_cache.get((key, since, locale, scorer, root))
+        if old is not None:
+            new = by_revision(sheet_cache, key, render_sheet, locale, scorer, root, revision=revision, head=row)
+            delta = sheet_changes(old, new)
+    answer.update(delta if delta is not None else {"reload": True})
+    response = jsonify(answer)
+    response.headers["Cache-Control"] = "no-store"
+    response.vary.add("Cookie")
+    response.vary.add("Accept-Language")
+    return response
