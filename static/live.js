@@ -36,7 +36,8 @@
   }
 
   function refresh() {
-    return fetch(location.href, { cache: "no-store", credentials: "same-origin" })
+    // X-Nap-Live: the service worker keeps it as the page's offline copy before it is shown
+    return fetch(location.href, { cache: "no-store", credentials: "same-origin", headers: { "X-Nap-Live": "1" } })
       .then(function (r) {
         if (!r.ok) throw new Error("page " + r.status);
         return r.text();

@@ -6,7 +6,8 @@
 // last good copy is kept; with no network the kept copy is shown (netstate.js says
 // "Offline since …"). Opening a scoresheet online also keeps a fresh copy of the table's
 // other pages and of its last hand's page and correction form; so does a change the
-// page's live part shows (live.js asks by a message). Static files are network-first
+// page's live part shows (live.js asks by a message), and the fresh page it swaps in is
+// kept as it arrives. Static files are network-first
 // too, the shell kept from installation. The caches are named by the version (a hash of
 // what they hold): a new worker deletes the old ones when it takes over. Writes are never
 // kept here: the page's outbox (outbox*.js) keeps and sends them as JSON commands. A
@@ -87,6 +88,26 @@ workbox.routing.registerRoute(
         ctx.event.waitUntil(warm(ctx.url.origin, page.key, response.clone()));
       }
       return response;
+    });
+  }
+);
+
+// the fresh page live.js fetches to swap in (a table page's own address, with the header
+// X-Nap-Live): from the network only, and kept as that page's offline copy before the page
+// gets it, so that a reload with no network (or with the server down) never shows an older
+// score than the page already showed. (Fetched past the worker, the copy kept was the one
+// of the last navigation, and a reload went back to it: the table-chaos test found it.)
+workbox.routing.registerRoute(
+  function (ctx) {
+    return ctx.sameOrigin && ctx.request.mode !== "navigate" && ctx.request.method === "GET" &&
+      ctx.request.headers.get("X-Nap-Live") === "1" && tablePage(ctx.url.pathname) !== null;
+  },
+  function (ctx) {
+    return fetch(ctx.request).then(function (response) {
+      if (response.status !== 200 || response.redirected) return response;
+      var kept = response.clone();
+      return caches.open(PAGES).then(function (cache) { return cache.put(ctx.request.url, kept); })
+        .then(function () { return response; }, function () { return response; });
     });
   }
 );

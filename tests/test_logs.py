@@ -88,3 +88,55 @@ def test_each_write_is_logged_once_whatever_handlers_the_root_logger_has(app: An
     finally:
         logging.getLogger().removeHandler(root_handler)
     assert "write POST table.device" not in stream.getvalue()
+
+
+# -- nothing from a request forges a log line (issue 21, item 16) -----------------------
+
+
+def _scorer_handler() -> logging.Handler:
+    [handler] = [h for h in logging.getLogger("scorer").handlers if getattr(h, "_scorer", False)]
+    return handler
+
+
+def test_a_table_key_with_cr_lf_cannot_inject_a_log_line(app: Any) -> None:
+    """The table's key comes from the URL: ``%0d%0a`` in it started a forged line."""
+    import io
+
+    handler = _scorer_handler()
+    stream = io.StringIO()
+    old = handler.setStream(stream)  # type: ignore[attr-defined]
+    try:
+        forged = "abc%0D%0A2026-12-04 20:00:00,000 INFO [req x] [table y] write POST table.settings %E2%80%A8%C2%85z"
+        response = app.test_client().post(f"/e/{forged}/finish", headers={"X-Request-Id": "inject-1"})
+        assert response.status_code in (403, 404)
+    finally:
+        handler.setStream(old)  # type: ignore[attr-defined]
+    lines = stream.getvalue().splitlines()
+    [line] = [line for line in lines if "inject-1" in line]
+    assert len(lines) == 1, lines
+    assert ("[table abc\\x0d\\x0a2026-12-04 20:00:00,000 INFO [req x] [table y] write POST table.settings "
+            "\\u2028\\x85z]") in line
+    assert line.endswith(f"refused POST sheet.finish → {response.status_code}")
+
+
+def test_escape_controls() -> None:
+    from scorer.web.logs import escape_controls
+
+    assert escape_controls("a\r\nb\tc\x1b[31m\x7f\x9b\u2028ü€") == "a\\x0d\\x0ab\\x09c\\x1b[31m\\x7f\\x9b\\u2028ü€"
+    assert escape_controls("line 1\nline 2\r", keep_newlines=True) == "line 1\nline 2\\x0d"
+
+
+def test_a_traceback_keeps_its_lines_and_loses_its_other_controls() -> None:
+    from scorer.web.logs import SafeFormatter
+
+    try:
+        raise RuntimeError("bad\rvalue")
+    except RuntimeError:
+        import sys
+
+        record = logging.LogRecord("scorer", logging.ERROR, __file__, 1, "oops\n%s", ("x\ny",), sys.exc_info())
+    record.request_id, record.table = "r", "t"
+    text = SafeFormatter("%(message)s").format(record)
+    first, *rest = text.split("\n")
+    assert first == "oops\\x0ax\\x0ay"
+    assert rest[0] == "Traceback (most recent call last):" and rest[-1] == "RuntimeError: bad\\x0dvalue"

@@ -33,6 +33,7 @@ from webhelpers import free_port, listening, start_evening, stop, wait_until
 NGINX = os.environ.get("NAP_NGINX") or shutil.which("nginx") or "/usr/sbin/nginx"
 REQUIRE = os.environ.get("NAP_REQUIRE_PROXY") == "1"
 DEPLOY_CONF = ROOT / "deploy" / "nginx.conf"
+DEPLOY_MAIN_CONF = ROOT / "deploy" / "nginx-main.conf"  # the lines of /etc/nginx/nginx.conf
 PUBLIC_NAME = "nap.test"
 
 
@@ -211,10 +212,11 @@ def _certificate(tmp: Path) -> tuple[Path, Path]:
 
 
 def render_deploy_conf(listen: str, server_name: str, cert: Path, key: Path, app: str) -> str:
-    """deploy/nginx.conf with its placeholders filled, as the README tells an admin to."""
+    """deploy/nginx.conf with its placeholders filled, as the README tells an admin to
+    (its access log next to the certificate, in the test's folder)."""
     text = DEPLOY_CONF.read_text()
     for name, value in {"LISTEN": listen, "SERVER_NAME": server_name, "CERT": str(cert), "KEY": str(key),
-                        "APP": app}.items():
+                        "APP": app, "ACCESS_LOG": str(cert.parent / "nap.access.log")}.items():
         text = text.replace(f"@{name}@", value)
     assert "@" not in re.sub(r"#.*", "", text), "a placeholder of deploy/nginx.conf was left unfilled"
     return text
@@ -226,7 +228,7 @@ def _nginx_main(tmp: Path, site: Path) -> str:
     user = "user root;\n" if os.geteuid() == 0 else ""  # workers must reach tmp (0700)
     temp = "".join(f"    {kind}_temp_path {tmp / kind};\n" for kind in ("client_body", "proxy", "fastcgi"))
     return (f"{user}worker_processes 1;\nerror_log {tmp / 'error.log'} info;\n"
-            "events { worker_connections 64; }\n"
+            f"{DEPLOY_MAIN_CONF.read_text()}"  # worker connections and open files, as documented
             f"http {{\n    access_log {tmp / 'access.log'};\n{temp}    include {site};\n}}\n")
 
 
@@ -396,3 +398,149 @@ def test_forged_forwarded_headers_do_not_pass_nginx(app_behind_nginx: tuple[int,
     assert "evil.example" not in poisoned
     status, _, share = host.get(f"/e/{key}/share", extra=forged)
     assert status == 200 and _share_links(share)[0] == f"{origin}/e/{key}"
+
+
+# -- where a write came from (scorer.web.origin; issue 21, item 9) ----------------------
+
+
+def _post_without_referer(phone: Phone, path: str, form: dict[str, str],
+                          headers: dict[str, str]) -> tuple[int, http.client.HTTPMessage, str]:
+    """A form posted with the phone's cookies and only ``headers`` besides (no Referer)."""
+    conn = http.client.HTTPSConnection("127.0.0.1", phone.port, context=phone.context, timeout=30)
+    sent = {"Host": f"{PUBLIC_NAME}:{phone.port}", "Accept-Language": "en",
+            "Content-Type": "application/x-www-form-urlencoded",
+            "Cookie": "; ".join(f"{k}={v}" for k, v in phone.cookies.items()), **headers}
+    try:
+        conn.request("POST", path, body=urlencode(form), headers=sent)
+        response = conn.getresponse()
+        return response.status, response.msg, response.read().decode("utf-8")
+    finally:
+        conn.close()
+
+
+def test_a_form_without_referer_is_accepted_over_https_and_a_foreign_origin_is_not(
+        app_behind_nginx: tuple[int, Path, Any]) -> None:
+    """A browser that sends no Referer got "form has expired" for every form behind the
+    proxy (Flask-WTF's strict Referer check over HTTPS)."""
+    port, cafile, _app = app_behind_nginx
+    phone = Phone(port, cafile)
+    status, _, page = phone.get("/new/pagat")
+    assert status == 200
+    form = {"csrf_token": _hidden(page, "csrf_token"), "players-0": "Ann", "players-1": "Bob", "players-2": "Cat",
+            "first_dealer": "0", "scoring": "points", "opt_hands_per_dealer": "2"}
+    status, _, page = _post_without_referer(phone, "/new/pagat", form, {"Origin": "https://evil.example"})
+    assert status == 400 and "sent from another site" in page
+    status, _, page = _post_without_referer(phone, "/new/pagat", form, {"Sec-Fetch-Site": "cross-site"})
+    assert status == 400 and "sent from another site" in page
+    status, headers, page = _post_without_referer(phone, "/new/pagat", form, {})
+    assert status == 302, page
+    assert re.fullmatch(r"/e/[^/]+", urlsplit(headers["Location"] or "").path)
+    status, headers, page = _post_without_referer(phone, "/new/pagat", form,
+                                                  {"Origin": f"https://{PUBLIC_NAME}:{port}",
+                                                   "Sec-Fetch-Site": "same-origin"})
+    assert status == 302, page
+
+
+# -- the access log never holds a scorers' link (issue 21, item 16) ---------------------
+
+
+def test_the_access_log_masks_the_scorers_link(app_behind_nginx: tuple[int, Path, Any]) -> None:
+    """The scorers' link is a write credential: nginx's combined log kept each one opened."""
+    port, cafile, _app = app_behind_nginx
+    host = Phone(port, cafile)
+    status, _, page = host.get("/new/pagat")
+    form = {"csrf_token": _hidden(page, "csrf_token"), "players-0": "Ann", "players-1": "Bob", "players-2": "Cat",
+            "first_dealer": "0", "scoring": "points", "opt_hands_per_dealer": "2"}
+    status, headers, page = host.request("POST", "/new/pagat", form)
+    assert status == 302, page
+    key = (headers["Location"] or "").rstrip("/").rsplit("/", 1)[-1]
+    _, edit = _share_links(host.get(f"/e/{key}/share")[2])
+    secret = edit.rsplit("/", 1)[-1]
+    # the link as shared, and spelt otherwise: the app takes each of them
+    for path in (f"/e/{key}/scorer/{secret}", f"/e/{key}/scorer/{secret}?x=1", f"/e/{key}/%73corer/{secret}",
+                 f"//e/{key}//scorer/{secret}"):
+        status, headers, _ = Phone(port, cafile).get(path, extra={"Referer": f"https://{PUBLIC_NAME}{path}"})
+        assert status in (301, 302, 308), path
+    log = (cafile.parent / "nap.access.log").read_text()
+    assert log.count(f" /e/{key}/scorer/[secret] HTTP/1.1") == 4
+    assert log.count("[secret]") == 8  # and each one's Referer
+    assert f'"GET /e/{key}/share HTTP/1.1" 200 ' in log and '"POST /new/pagat HTTP/1.1" 302 ' in log
+    assert secret not in log
+
+
+# -- per-address limits and short timeouts (issue 21, item 10) --------------------------
+
+
+def test_the_documented_nginx_is_sized_for_a_club_night_and_limits_each_address() -> None:
+    """768 worker connections (Debian's) fell to ~1,520 idle TLS connections from one address."""
+    main = DEPLOY_MAIN_CONF.read_text()
+    connections = int(re.search(r"^\s*worker_connections\s+(\d+);", main, re.M).group(1))  # type: ignore[union-attr]
+    files = int(re.search(r"^worker_rlimit_nofile\s+(\d+);", main, re.M).group(1))  # type: ignore[union-attr]
+    assert connections >= 1000 * 5 * 2 and files >= 2 * connections  # 1,000 tables of 5 phones, and the app side
+    site = re.sub(r"#.*", "", DEPLOY_CONF.read_text())
+    for directive in ("limit_req_zone $binary_remote_addr zone=nap_polls:10m rate=50r/s;",
+                      "limit_req_zone $binary_remote_addr zone=nap_pages:10m rate=20r/s;",
+                      "limit_req zone=nap_pages burst=80 nodelay;", "limit_req zone=nap_polls burst=100 nodelay;",
+                      "limit_conn nap_addr 100;", "client_header_timeout 10s;", "client_body_timeout 10s;",
+                      "send_timeout 10s;", "keepalive_timeout 15s;"):
+        assert directive in site, directive
+
+
+def _fetch(conn: http.client.HTTPSConnection, path: str) -> int:
+    conn.request("GET", path, headers={"Host": PUBLIC_NAME})
+    response = conn.getresponse()
+    response.read()
+    return response.status
+
+
+def _https(port: int, cafile: Path, source: str = "127.0.0.1") -> http.client.HTTPSConnection:
+    context = ssl.create_default_context(cafile=str(cafile))
+    return http.client.HTTPSConnection("127.0.0.1", port, context=context, timeout=60, source_address=(source, 0))
+
+
+def test_a_burst_from_one_address_is_refused_while_another_address_is_served(
+        app_behind_nginx: tuple[int, Path, Any]) -> None:
+    """No limit per address: one client's requests went on to the app as fast as it sent them."""
+    port, cafile, _app = app_behind_nginx
+    seen: list[int] = []
+    stop_now = threading.Event()
+
+    def burst() -> None:
+        conn = _https(port, cafile)
+        try:
+            for _ in range(1000):  # far past the burst of 80: any box sends these faster than 20 a second
+                if stop_now.is_set():
+                    return
+                status = _fetch(conn, "/static/live.js")
+                seen.append(status)
+                if status == 429:
+                    stop_now.set()
+        finally:
+            conn.close()
+
+    threads = [threading.Thread(target=burst) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert 429 in seen and seen.count(200) >= 80  # the burst passed, then the rate held it back
+    other = _https(port, cafile, source="127.0.0.2")  # another address: its own allowance
+    try:
+        assert _fetch(other, "/static/live.js") == 200
+    finally:
+        other.close()
+    again = _https(port, cafile)  # the live poll has a zone of its own: the page burst does not stop it
+    try:
+        assert _fetch(again, "/e/nosuchtable/revision") == 404
+    finally:
+        again.close()
+
+
+def test_a_silent_tls_connection_is_closed_soon(app_behind_nginx: tuple[int, Path, Any]) -> None:
+    """A connection that never starts its TLS handshake held a worker connection for 60 s
+    (nginx's default client_header_timeout): ~1,520 of them took nginx down."""
+    import socket
+
+    port, _cafile, _app = app_behind_nginx
+    with socket.create_connection(("127.0.0.1", port), timeout=40) as silent:  # a hang guard past 10 s
+        assert silent.recv(1) == b""  # nginx closed it (10 s); the old 60 s ran past the guard

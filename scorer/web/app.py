@@ -20,7 +20,7 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 from ..evening.ledger import HandError
 from ..storage.db import db, migrate
 from ..storage.paths import instance_dir, resource_dir
-from . import logs, outage
+from . import logs, origin, outage, slots
 from .extensions import csrf
 
 mimetypes.add_type("application/manifest+json", ".webmanifest")
@@ -43,6 +43,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     configure(app, test_config)
     register_live(app)  # inside ProxyFix: the poll's answer needs nothing the proxy says
     configure_proxy(app)
+    slots.init_app(app)  # first of the hooks: a page over its address's slots costs nothing more
     register_extensions(app)
     logs.init_app(app)
     register_blueprints(app)
@@ -82,6 +83,8 @@ def configure(app: Flask, test_config: dict[str, Any] | None) -> None:
         app.config["SECRET_KEY"] = os.environ.get("SECRET_KEY") or _instance_secret(app)
     else:
         app.config.from_mapping(test_config)
+    # page threads one client address may hold at once (scorer.web.slots; 0: no cap)
+    app.config["NAP_PAGE_SLOTS"] = slots.configured_slots(app, test_config)
 
 
 def _hops(value: Any) -> int:
@@ -207,6 +210,7 @@ def register_extensions(app: Flask) -> None:
         url, app.config.get("SQLALCHEMY_ENGINE_OPTIONS"), float(app.config["SQLITE_BUSY_TIMEOUT"]))
     db.init_app(app)
     migrate.init_app(app, db)
+    origin.init_app(app)  # first: a write from another site is refused before its token is read
     csrf.init_app(app)
     from . import i18n
 
@@ -336,8 +340,8 @@ SECURITY_HEADERS = {
     "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; "
                                "object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'",
     "X-Content-Type-Options": "nosniff",
-    # same-origin: Flask-WTF checks the Referer of a form posted over HTTPS (WTF_CSRF_SSL_STRICT);
-    # it never leaves the site, so a table's link is not leaked to other sites
+    # same-origin: the Referer never leaves the site, so a table's link is not leaked to other
+    # sites (scorer.web.origin reads it, when a browser sends it, to tell where a write came from)
     "Referrer-Policy": "same-origin",
     "X-Frame-Options": "DENY",
 }

@@ -7,6 +7,12 @@ back in the response's ``X-Request-Id`` header. Each log record carries the id
 when there is none). Logged: every write (a request other than GET, HEAD, OPTIONS)
 with its endpoint and status, at INFO, or WARNING when it is refused (4xx); and every
 server error with its traceback, at ERROR.
+
+Nothing from a request can start a line of its own or forge one (issue 21, item 16): the
+formatter (:class:`SafeFormatter`) writes every control character of a record's line (the
+table's key comes from the URL, where ``%0d%0a`` is a CR LF) as ``\\xNN`` (C0, DEL and
+C1) or ``\\uNNNN`` (the Unicode line and paragraph separators). A traceback keeps its
+own line breaks; its other control characters are escaped the same way.
 """
 
 from __future__ import annotations
@@ -23,6 +29,33 @@ log = logging.getLogger("scorer")
 FORMAT = "%(asctime)s %(levelname)s [req %(request_id)s] [table %(table)s] %(message)s"
 _SAFE_ID = re.compile(r"[A-Za-z0-9._-]{1,64}")
 _READS = frozenset({"GET", "HEAD", "OPTIONS"})
+#: C0 controls (CR, LF, TAB, ESC, …), DEL, C1 controls (NEL, CSI, …), U+2028 and U+2029.
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+_CONTROL_BUT_LF = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def _escaped(match: re.Match[str]) -> str:
+    code = ord(match[0])
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def escape_controls(text: str, keep_newlines: bool = False) -> str:
+    """``text`` with each control character written out: ``"a\\r\\nb"`` → ``"a\\\\x0d\\\\x0ab"``
+    (``\\x0d\\x0a`` as four-character texts); with ``keep_newlines`` a LF is left as it is."""
+    return (_CONTROL_BUT_LF if keep_newlines else _CONTROL).sub(_escaped, text)
+
+
+class SafeFormatter(logging.Formatter):
+    """:class:`logging.Formatter` whose record line is one line, whatever a request put in it."""
+
+    def formatMessage(self, record: logging.LogRecord) -> str:  # noqa: N802 - logging's name
+        return escape_controls(super().formatMessage(record))
+
+    def formatException(self, ei: Any) -> str:  # noqa: N802 - logging's name
+        return escape_controls(super().formatException(ei), keep_newlines=True)
+
+    def formatStack(self, stack_info: str) -> str:  # noqa: N802 - logging's name
+        return escape_controls(super().formatStack(stack_info), keep_newlines=True)
 
 
 def request_id() -> str:
@@ -61,7 +94,7 @@ def _configure() -> None:
     if not any(getattr(h, "_scorer", False) for h in log.handlers):
         handler = logging.StreamHandler()
         handler.addFilter(_RequestContext())
-        handler.setFormatter(logging.Formatter(FORMAT))
+        handler.setFormatter(SafeFormatter(FORMAT))
         handler._scorer = True  # type: ignore[attr-defined]
         log.addHandler(handler)
     if log.level == logging.NOTSET:

@@ -1,0 +1,134 @@
+"""Page slots: one client address may hold at most ``NAP_PAGE_SLOTS`` of the server's page
+threads at once (issue 21, item 10).
+
+waitress answers with 8 threads (:data:`scorer.cli.serve.SERVER_LIMITS`). A client that
+keeps 12 page requests in flight held all 8, and every other table's page waited behind
+them (p99 2.6–3.3 s, ``benchmarks/greedy_client.py``). Now a page request (anything but a
+static file, the live poll and ``/healthz``, which are answered in a moment) from an address
+that already has ``NAP_PAGE_SLOTS`` pages in progress in this process is answered at once:
+503 with ``Retry-After: 1`` (JSON ``busy`` under ``/api/``), instead of queueing for a thread.
+
+The address is ``request.remote_addr``: the phone's own, or behind the documented proxy the
+one its ``X-Forwarded-For`` names once ``NAP_PROXY_HOPS`` trusts it. ``NAP_PAGE_SLOTS``: 4
+by default (half the threads), ``0`` turns the cap off; under ``TESTING`` it is off unless
+the test's configuration sets it. A loopback address (127.0.0.0/8, ``::1``) is never capped:
+it is this machine (a benchmark, a test, a proxy the app was not told to trust, whose
+clients would otherwise all share one address). Phones behind one address (a club's Wi-Fi) share its slots:
+a page takes a few milliseconds, so 4 slots still serve hundreds of pages a second.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import logging
+import os
+import threading
+from typing import Any
+
+from flask import Flask, current_app, g, jsonify, render_template, request
+from flask_babel import gettext
+
+log = logging.getLogger("scorer")
+
+#: Page slots per client address by default: half of waitress's 8 threads.
+DEFAULT_SLOTS = 4
+#: Endpoints answered in a moment, never counted: static files, the live poll, the health check.
+EXEMPT = frozenset({"static", "table.revision", "start.healthz"})
+RETRY_AFTER = "1"
+
+
+class Slots:
+    """The page requests in progress per client address (thread-safe)."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self._lock = threading.Lock()
+        self._held: dict[str, int] = {}
+        self._over: set[str] = set()  # addresses refused since their count was last 0 (logged once)
+
+    def take(self, address: str) -> tuple[bool, bool]:
+        """``(taken, first_refusal)``: a slot for ``address`` if one of its ``limit`` is free."""
+        with self._lock:
+            held = self._held.get(address, 0)
+            if held >= self.limit:
+                first = address not in self._over
+                self._over.add(address)
+                return False, first
+            self._held[address] = held + 1
+            return True, False
+
+    def give_back(self, address: str) -> None:
+        with self._lock:
+            held = self._held.get(address, 0) - 1
+            if held <= 0:
+                self._held.pop(address, None)
+                self._over.discard(address)
+            else:
+                self._held[address] = held
+
+    def held(self, address: str) -> int:
+        """Slots ``address`` holds now."""
+        with self._lock:
+            return self._held.get(address, 0)
+
+
+def is_loopback(address: str) -> bool:
+    """Whether ``address`` (``request.remote_addr``) is this machine's loopback."""
+    try:
+        return ipaddress.ip_address(address).is_loopback
+    except ValueError:
+        return False
+
+
+def configured_slots(app: Flask, test_config: dict[str, Any] | None) -> int:
+    """``NAP_PAGE_SLOTS`` for ``app``: the test's configuration, else off under ``TESTING``,
+    else the environment (default :data:`DEFAULT_SLOTS`). Raises ``ValueError`` below 0."""
+    if test_config is not None and "NAP_PAGE_SLOTS" in test_config:
+        value = test_config["NAP_PAGE_SLOTS"]
+    elif app.config.get("TESTING"):
+        value = 0
+    else:
+        value = os.environ.get("NAP_PAGE_SLOTS", "").strip() or DEFAULT_SLOTS
+    slots = int(value)
+    if slots < 0:
+        raise ValueError("NAP_PAGE_SLOTS must be 0 (off) or more")
+    return slots
+
+
+def busy() -> Any:
+    """The 503 answer to a page over its address's slots."""
+    message = gettext("Too many pages are being loaded from your address at once. Try again in a moment.")
+    headers = {"Retry-After": RETRY_AFTER, "Cache-Control": "no-store"}
+    if request.path.startswith("/api/"):
+        return jsonify(error={"code": "busy", "message": message}), 503, headers
+    return render_template("error.html", code=503, message=message), 503, headers
+
+
+def init_app(app: Flask) -> None:
+    """Count each page request against its address (register first: before any other hook)."""
+    limit = int(app.config.get("NAP_PAGE_SLOTS") or 0)
+    if limit <= 0:
+        return
+    slots = app.extensions["nap_page_slots"] = Slots(limit)
+
+    @app.before_request
+    def take_a_slot() -> Any:
+        if request.endpoint in EXEMPT:
+            return None
+        address = request.remote_addr or "-"
+        if is_loopback(address):
+            return None
+        taken, first = slots.take(address)
+        if taken:
+            g.nap_page_slot = address
+            return None
+        g.error_logged = True  # not a server error (scorer.web.logs): logged here, once per burst
+        if first:
+            log.warning("busy: %s holds all %d page slots; its other pages are answered 503", address, limit)
+        return busy()
+
+    @app.teardown_request
+    def give_it_back(error: BaseException | None) -> None:
+        address = g.pop("nap_page_slot", None)
+        if address is not None:
+            current_app.extensions["nap_page_slots"].give_back(address)
