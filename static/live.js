@@ -15,6 +15,9 @@
 // saw: if fetching the change fails, the next tick tries again (waiting longer after
 // each failure, up to 30 s) until the new score is on screen.
 //
+// On a phone whose service worker keeps the page for offline, the change is placed in
+// that kept copy too, before the page shows it.
+//
 // The running-totals chart (an <img>, about 50 KB of SVG) is fetched again only when it
 // is on screen: a new chart for a chart scrolled away waits until it comes into view.
 (function () {
@@ -60,9 +63,9 @@
     return t.content;
   }
 
-  function part(name) { return el.querySelector('[data-live-part="' + name + '"]'); }
+  function part(root, name) { return root.querySelector('[data-live-part="' + name + '"]'); }
 
-  // hand n's row on screen: its <tbody id="hand-n"> and the lines of seat changes just above it
+  // hand n's row: its <tbody id="hand-n"> and the lines of seat changes just above it
   function row(table, n) {
     var hand = table.querySelector('tbody[id="hand-' + n + '"]');
     if (!hand) return [];
@@ -80,7 +83,7 @@
 
   var watcher = window.IntersectionObserver ? new IntersectionObserver(function (entries) {
     if (pendingChart === null || !entries.some(function (e) { return e.isIntersecting; })) return;
-    var chart = part("chart");
+    var chart = part(el, "chart");
     if (chart) chart.replaceChildren(nodes(pendingChart));
     pendingChart = null;
   }) : null;
@@ -96,17 +99,17 @@
     watcher.observe(chart);
   }
 
-  // place what changed; false when the page cannot take it (then the whole page is fetched)
-  function place(data) {
+  // place what changed in `root` (a [data-live] part at revision `shown`); false, having
+  // changed nothing, when it cannot take it. `chart(part, html)` places the chart's part.
+  function apply(root, data, chart) {
     var parts = data.parts || {};
     var rows = data.rows || {};
     var removed = data.removed || [];
     var numbers = Object.keys(rows).map(Number).sort(function (a, b) { return a - b; });
-    var table = el.querySelector('[data-live-part="hands"] table');
+    var table = root.querySelector('[data-live-part="hands"] table');
     var head = table && table.querySelector("thead");
     if ((numbers.length || removed.length) && !head) return false;
-    for (var name in parts) if (!part(name)) return false;
-    var before = el.cloneNode(true);
+    for (var name in parts) if (!part(root, name)) return false;
     removed.forEach(function (n) { row(table, n).forEach(function (node) { node.remove(); }); });
     numbers.forEach(function (n) {
       var old = row(table, n);
@@ -118,12 +121,52 @@
       }
     });
     Object.keys(parts).forEach(function (name) {
-      if (name === "chart") placeChart(part(name), parts[name]);
-      else part(name).replaceChildren(nodes(parts[name]));
+      if (name === "chart") chart(part(root, name), parts[name]);
+      else part(root, name).replaceChildren(nodes(parts[name]));
     });
-    el.setAttribute("data-revision", String(data.revision));
+    root.setAttribute("data-revision", String(data.revision));
+    return true;
+  }
+
+  function place(data) {
+    var before = el.cloneNode(true);
+    if (!apply(el, data, placeChart)) return false;  // it changes nothing then
     swapped(before);
     return true;
+  }
+
+  // The service worker's offline copy of this page (static/sw.js keeps it in its
+  // "nap-pages-…" cache) gets the same change before the page shows it, so that a reload
+  // with no network never shows an older score than the page showed. True when it is
+  // kept (or there is none to keep); false when the copy is not the one on screen (then
+  // the page is fetched through the worker, which keeps it).
+  function keepOffline(data) {
+    var worker = navigator.serviceWorker && navigator.serviceWorker.controller;
+    if (!worker || !window.caches) return Promise.resolve(true);
+    var href = location.href.split("#")[0];
+    return caches.keys().then(function (names) {
+      return Promise.all(names.filter(function (name) { return name.indexOf("nap-pages-") === 0; }).map(function (name) {
+        return caches.open(name).then(function (cache) {
+          return cache.match(href, { ignoreVary: true }).then(function (kept) {
+            if (!kept) return true;
+            return kept.text().then(function (html) {
+              var doc = new DOMParser().parseFromString(html, "text/html");
+              var live = doc.querySelector("[data-live]");
+              // not the copy of what is on screen: forgotten, and the page fetched (and kept) again
+              if (!live || live.getAttribute("data-revision") !== shown ||
+                  !apply(live, data, function (chart, part) { chart.replaceChildren(nodes(part)); })) {
+                return cache.delete(href).then(function () { return false; });
+              }
+              var headers = new Headers(kept.headers);
+              headers.delete("Content-Length");
+              headers.delete("Content-Encoding");
+              var body = "<!DOCTYPE html>\n" + doc.documentElement.outerHTML;
+              return cache.put(href, new Response(body, { status: 200, headers: headers })).then(function () { return true; });
+            });
+          });
+        });
+      }));
+    }).then(function (kept) { return kept.every(Boolean); }, function () { return false; });
   }
 
   function update() {
@@ -136,7 +179,10 @@
         return r.json();
       })
       .then(function (data) {
-        if (data.reload || !place(data)) return refresh();
+        if (data.reload) return refresh();
+        return keepOffline(data).then(function (kept) {
+          if (!kept || !place(data)) return refresh();
+        });
       });
   }
 
