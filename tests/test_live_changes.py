@@ -126,6 +126,17 @@ def test_each_kind_of_change_places_the_parts_and_rows_of_a_fresh_page(app: Any)
     # a player joins: the table's columns change, the page is fetched
     assert scorer.post(f"/e/{key}/seats", data={"action": "join", "name": "Eve", "left_of": "1"}).status_code == 302
     assert viewer.ask()["reload"] is True
+    viewer.load()
+    assert "Eve joined before hand 3" in viewer.rows[2]  # the line of the change, above hand 2's row
+    # the next hand on an evening with changes of seats: its row, the others unchanged
+    dealer = int(re.search(r'data-dealer="(\d+)"', viewer.parts["status"]).group(1))  # type: ignore[union-attr]
+    assert post_hand(scorer, key, 3, dealer, {0: "three"}, 3).status_code == 302
+    answer = viewer.follow()
+    assert list(answer["rows"]) == ["3"] and answer["removed"] == []
+    # a player leaves: the same columns; the line of the change comes with the row above it
+    assert scorer.post(f"/e/{key}/seats", data={"action": "leave", "seat": "4"}).status_code == 302
+    answer = viewer.follow()
+    assert list(answer["rows"]) == ["3"] and "Eve left before hand 4" in answer["rows"]["3"]
 
 
 def test_a_scorer_gets_a_scorers_parts_and_a_russian_phone_russian_ones(app: Any) -> None:
