@@ -5,7 +5,8 @@
 - ``garbage``: reads a request and answers with bytes that are not a reply frame;
 - ``@PATH``: serves one request after another, each as the file ``PATH`` says at that
   moment: ``hang`` (a time-out) or ``crash`` as above, ``refuse`` (an error reply, as when
-  WeasyPrint raises on the document: the worker lives on) or ``pdf`` (a small PDF). Every
+  WeasyPrint raises on the document: the worker lives on), ``pdf`` (a small PDF) or ``big``
+  (a small PDF, the worker saying it holds 400 MiB, as after a 1,000-hand PDF). Every
   request, whatever it meets, is counted in ``PATH.count``. A test changes the file to
   change what the worker (whichever process is running) does next.
 """
@@ -38,7 +39,8 @@ def scripted(path: Path) -> int:
         if mode == "refuse":
             write_frame(sys.stdout.buffer, b"E", b"ValueError: the fake worker refuses this document", 0.01)
         else:
-            write_frame(sys.stdout.buffer, b"P", b"%PDF-1.4 fake\n%%EOF\n", 0.01)
+            rss = 400 * 1024 * 1024 if mode == "big" else None
+            write_frame(sys.stdout.buffer, b"P", b"%PDF-1.4 fake\n%%EOF\n", 0.01, rss)
     return 0
 
 

@@ -68,7 +68,7 @@ def test_bad_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_limits_are_refused_in_words(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """Seven players cite the variant's rule and range; 501 hands and an over-size file
+    """Seven players cite the variant's rule and range; 2001 hands and an over-size file
     say the limit (docs/evening-format.md, "Limits")."""
     def settle(data: dict[str, object] | bytes) -> str:
         path = tmp_path / "e.json"
@@ -78,9 +78,9 @@ def test_limits_are_refused_in_words(tmp_path: Path, capsys: pytest.CaptureFixtu
 
     base = {"format": "nap-evening", "version": 1, "variant": "russian36", "players": list("ABCDEFG"), "hands": []}
     assert "players: Napoleon" in settle(base) and "is for 2 to 6 players, not 7. (R-1)" in settle(base)
-    many = {**base, "variant": "pagat", "players": ["Ada", "Bea", "Cy"], "hands": [{"auction": ["pass"] * 3}] * 501}
-    assert "hands: An evening file holds at most 500 hands; this one has 501." in settle(many)
-    assert "at most 1 MB (1048576 bytes); this one has 1048577 bytes" in settle(b" " * (1024 * 1024 + 1))
+    many = {**base, "variant": "pagat", "players": ["Ada", "Bea", "Cy"], "hands": [{"auction": ["pass"] * 3}] * 2001}
+    assert "hands: An evening file holds at most 2000 hands; this one has 2001." in settle(many)
+    assert "at most 32 MB (33554432 bytes); this one has 33554433 bytes" in settle(b" " * (32 * 1024 * 1024 + 1))
 
 
 def test_console_entry_point_runs_without_flask() -> None:

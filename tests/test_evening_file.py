@@ -144,8 +144,8 @@ def test_no_hand_after_the_agreed_end() -> None:
     ({"players": ["Ada", "Bea"]}, "players", "British Nap, basic (Pagat) is for 3 to 6 players, not 2.", "P-1"),
     ({"variant": "napoleao", "players": ["Ada"]}, "players",
      "Napoleão (Brazilian points game) is for 2 to 6 players, not 1.", "B-1"),
-    ({"hands": [{"auction": ["pass"] * 3}] * 501}, "hands",
-     "An evening file holds at most 500 hands; this one has 501.", None),
+    ({"hands": [{"auction": ["pass"] * 3}] * 2001}, "hands",
+     "An evening file holds at most 2000 hands; this one has 2001.", None),
     ({"players": ["x" * 41, "Bea", "Cy"]}, "players[0]", "At most 40 characters here; this has 41.", None),
     ({"name": "x" * 81}, "name", "At most 80 characters here; this has 81.", None),
     ({"hands": [{"auction": ["pass"] * 61}]}, "hands[0].auction", "At most 60 calls here; this has 61.", None),
@@ -160,8 +160,8 @@ def test_limits_are_said_in_words(change: dict[str, Any], where: str, message: s
 
 def test_file_size_limit() -> None:
     with pytest.raises(EveningFileError) as err:
-        loads(b" " * (1024 * 1024 + 1))
-    assert err.value.message == "An evening file is at most 1 MB (1048576 bytes); this one has 1048577 bytes."
+        loads(b" " * (32 * 1024 * 1024 + 1))
+    assert err.value.message == "An evening file is at most 32 MB (33554432 bytes); this one has 33554433 bytes."
 
 
 def test_schema_errors_are_readable() -> None:

@@ -265,3 +265,43 @@ def test_how_many_workers_comes_from_config_or_environment(sqlite_url: str, monk
         app.config["PDF_WORKER_RENDERS"] = 5  # config wins over the environment
         pool = workers()
         assert pool.size == DEFAULT_WORKERS == 1 and pool.all[0].max_renders == 5 != DEFAULT_WORKER_RENDERS
+
+
+def test_a_worker_grown_past_its_memory_bound_is_replaced(worker: RenderWorker, monkeypatch: Any,
+                                                         tmp_path: Path) -> None:
+    """Issue 23, item 5: a 1,000-hand PDF left the worker holding 430 MiB until its 100th
+    render. A worker that says, with its reply, that it holds more than ``max_mib`` (the
+    fake says 400 MiB) is retired once it has replied, and a fresh one takes its place."""
+    worker.max_renders, worker.max_mib = 100, 250
+    script = tmp_path / "mode"
+    fake(monkeypatch, f"@{script}")
+    script.write_text("pdf")
+    assert worker.render(PAGE, soon())[0].startswith(b"%PDF-1.4 fake")
+    small = worker.process
+    assert small is not None and worker.alive() and worker.process is small  # a small worker stays
+    assert 0 < worker.last_rss < 250 * 1024 * 1024
+    script.write_text("big")
+    assert worker.render(PAGE, soon())[0].startswith(b"%PDF-1.4 fake")  # the document still arrives
+    assert worker.last_rss == 400 * 1024 * 1024 and worker.replaced_for_memory == 1
+    assert small.wait(timeout=60) == 0  # it ended by itself: its input was closed
+    assert worker.alive() and worker.pid != small.pid and worker.renders == 0
+    script.write_text("pdf")
+    fresh = worker.process
+    worker.render(PAGE, soon())
+    assert worker.process is fresh and worker.replaced_for_memory == 1
+
+
+def test_the_memory_bound_comes_from_config_or_environment(sqlite_url: str, monkeypatch: Any) -> None:
+    sys.path.insert(0, str(HERE))
+    from conftest import make_app
+
+    from scorer.reports.pdf import DEFAULT_WORKER_MAX_MIB, workers
+
+    assert DEFAULT_WORKER_MAX_MIB == 250
+    app = make_app(sqlite_url)
+    with app.app_context():
+        assert workers().all[0].max_mib == 250
+        monkeypatch.setenv("NAP_PDF_WORKER_MAX_MIB", "300")
+        assert workers().all[0].max_mib == 300
+        app.config["NAP_PDF_WORKER_MAX_MIB"] = 120
+        assert workers().all[0].max_mib == 120

@@ -400,6 +400,34 @@ def test_forged_forwarded_headers_do_not_pass_nginx(app_behind_nginx: tuple[int,
     assert status == 200 and _share_links(share)[0] == f"{origin}/e/{key}"
 
 
+def test_an_evening_file_over_2_mb_passes_nginx_to_the_import_route_only(
+        app_behind_nginx: tuple[int, Path, Any]) -> None:
+    """Issue 23, item 7: deploy/nginx.conf's own block for the import routes lets a long
+    evening's file (here 2,000 hands padded to 3 MiB) through; every other route keeps 2m."""
+    from scorer.evening.file import dumps
+    from tests.long_evenings import long_evening
+
+    port, cafile, _app = app_behind_nginx
+    evening = dumps(long_evening(2000)).encode()
+    body = b'{"token": "nginx-long", "evening": ' + evening + b"}"
+    body += b" " * (3 * 1024 * 1024 - len(body))
+
+    def post(path: str) -> tuple[int, str]:
+        conn = http.client.HTTPSConnection("127.0.0.1", port, timeout=120,
+                                           context=ssl.create_default_context(cafile=str(cafile)))
+        try:
+            conn.request("POST", path, body=body, headers={"Host": f"{PUBLIC_NAME}:{port}",
+                                                           "Content-Type": "application/json"})
+            response = conn.getresponse()
+            return response.status, response.read().decode("utf-8", "replace")
+        finally:
+            conn.close()
+
+    status, text = post("/api/evenings/import")
+    assert status == 201, text[:300]
+    assert post("/api/evenings")[0] == 413  # nginx's 2m for every other route
+
+
 # -- where a write came from (scorer.web.origin; issue 21, item 9) ----------------------
 
 

@@ -26,7 +26,7 @@ from scorer.evening.file import EveningFile, loads
 from scorer.evening.ledger import Fold, settle_evening
 from scorer.evening.settle import PlayerStats, statistics
 from scorer.rules import HandFacts, Override, RulesError, get_variant
-from scorer.storage import evening_writes, evenings, hand_writes, seat_writes, units
+from scorer.storage import evening_writes, evenings, hand_writes, roles, seat_writes, units
 from scorer.storage import kept_ledgers as settled
 from scorer.storage.models import db
 
@@ -592,13 +592,16 @@ def test_the_scoresheet_shows_a_dispute_raised_and_dismissed_on_the_next_view(an
     # confirmation on: a new hand waits for another phone, and is accepted
     with app.app_context():
         disputes.set_confirmation(units.get_evening(key), True)
+        other = roles.add_device("another-phone-at-the-table", "a60", "phone")  # seen before hand 5 is entered
+        assert other is not None
+        other_id = other.id
         hand_writes.record_hand(units.get_evening(key), 5, data.hands[4], device_id=None)
     waiting = page()
     assert "unconfirmed" in hand(waiting, 5) and "unconfirmed" not in hand(waiting, 4)
     assert waiting == _clear_and(page)
     with app.app_context():
         evening = units.get_evening(key)
-        disputes.confirm_hand(evening, 5, hand_id=evening.hands[4].id)
+        disputes.confirm_hand(evening, 5, hand_id=evening.hands[4].id, device_id=other_id)
     accepted = page()
     assert "unconfirmed" not in hand(accepted, 5) and accepted == _clear_and(page)
 

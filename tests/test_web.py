@@ -185,11 +185,11 @@ def test_import_limit_is_said_in_the_phones_language(client: Any, app: Any) -> N
     import io
 
     body = json.dumps({"format": "nap-evening", "version": 1, "variant": "pagat", "players": ["Ада", "Бея", "Сай"],
-                       "hands": [{"auction": ["pass"] * 3}] * 501}).encode()
+                       "hands": [{"auction": ["pass"] * 3}] * 2001}).encode()
     response = client.post("/import", data={"file": (io.BytesIO(body), "x.json")}, content_type="multipart/form-data",
                            headers={"Accept-Language": "ru"})
     assert response.status_code == 422
-    assert "hands: В файле вечера максимум 500 сдач; в этом 501." in response.get_data(as_text=True)
+    assert "hands: В файле вечера максимум 2\u00a0000 сдач; в этом 2\u00a0001." in response.get_data(as_text=True)
 
 
 def test_history_shows_tricks_only_when_there_are_some(client: Any) -> None:
@@ -270,8 +270,8 @@ def test_import_and_export_round_trip(client: Any, app: Any) -> None:
         (json.dumps({"format": "nap-evening", "version": 1, "variant": "hoyle", "players": list("ABCDEFG"),
                      "hands": []}).encode(), "players: Nap (Hoyle rules) is for 2 to 6 players, not 7. (H-1)"),
         (json.dumps({"format": "nap-evening", "version": 1, "variant": "pagat", "players": list("ABC"),
-                     "hands": [{"auction": ["pass"] * 3}] * 501}).encode(),
-         "hands: An evening file holds at most 500 hands; this one has 501."),
+                     "hands": [{"auction": ["pass"] * 3}] * 2001}).encode(),
+         "hands: An evening file holds at most 2000 hands; this one has 2001."),
     ],
 )
 def test_import_refuses_bad_files(client: Any, app: Any, body: bytes, message: str) -> None:

@@ -7,8 +7,10 @@ One place for the server's settings, used by ``nap serve`` and ``./scripts/serve
   5 s) cannot fill the server; each costs a socket, not a thread.
 - ``channel_timeout`` 30 s (waitress: 120 s): a connection that sends nothing for 30 s
   is closed.
-- ``max_request_body_size`` just over the app's 1 MB ``MAX_CONTENT_LENGTH``: a larger
-  body is refused (413) as it arrives, never written to a temporary file first.
+- ``max_request_body_size`` the import routes' body, an evening file of 32 MiB and its
+  envelope (:data:`scorer.evening.limits.MAX_IMPORT_BODY`; every other route takes 1 MiB,
+  :mod:`scorer.web.bodies`): a larger body is refused (413) from its Content-Length, as
+  it arrives, never written to a temporary file first.
 - ``threads`` 8: pages are short; PDFs run in a render worker process, one at a time
   (:mod:`scorer.reports.pdf`), so a thread is never held by a render queue.
 - ``connection_limit`` 4000 and ``asyncore_use_poll``: a club night of 200 tables keeps
@@ -37,8 +39,11 @@ from collections.abc import Callable
 from typing import Any, TextIO
 from urllib.parse import urlsplit
 
-#: The app's largest request body (an evening file of about 2000 hands): see ``scorer.web.app``.
-MAX_BODY = 1024 * 1024
+from ..evening.limits import MAX_IMPORT_BODY
+
+#: The app's largest request body (the import routes': an evening file of 2,000 hands): see
+#: :mod:`scorer.web.bodies`.
+MAX_BODY = MAX_IMPORT_BODY
 
 #: waitress's settings (``waitress.serve(app, **SERVER_LIMITS)``).
 SERVER_LIMITS: dict[str, Any] = {
@@ -47,8 +52,8 @@ SERVER_LIMITS: dict[str, Any] = {
     "asyncore_use_poll": True,
     "channel_timeout": 30,
     "cleanup_interval": 10,
-    # the multipart wrapping of an evening file adds a little to the file itself
-    "max_request_body_size": MAX_BODY + 64 * 1024,
+    # the import routes' largest body (the envelope of the file is counted in it)
+    "max_request_body_size": MAX_BODY,
 }
 
 

@@ -33,6 +33,7 @@ from ..rules import (
 from ..rules.cards import parse_card
 from .codec import decode_hand, encode_hand
 from .ledger import Fold, HandError, Ledger
+from .limits import MAX_FILE_BYTES, MAX_HANDS, MAX_PLAYERS, MAX_SEAT_CHANGES, mebibytes
 from .seat_names import seated_name_clash
 from .zones import valid_zone
 
@@ -41,9 +42,8 @@ FORMAT = "nap-evening"
 #: every reader takes) is written. Both are read.
 VERSION = 2
 MAX_STAKE_MINOR = 100_000_000  # 1,000,000.00 in the currency's main unit
-#: The largest evening file, in bytes (1 MB: 500 hands with every field fit easily); the
-#: web app's upload limit (``MAX_CONTENT_LENGTH``) is the same.
-MAX_FILE_BYTES = 1024 * 1024
+#: The evening's bounds (the largest file, hands, seat changes, players) are
+#: :mod:`scorer.evening.limits`.
 
 
 class EveningFileError(ValueError):
@@ -82,9 +82,14 @@ class EveningFile:
 
 @cache
 def schema() -> dict[str, Any]:
-    """The JSON Schema of the evening file (draft 2020-12)."""
+    """The JSON Schema of the evening file (draft 2020-12), its ``maxItems`` of ``hands`` and
+    ``seats`` those of :mod:`scorer.evening.limits` (the published file says the same; a test
+    checks it)."""
     text = resources.files("scorer").joinpath("schema/evening.schema.json").read_text("utf-8")
-    return json.loads(text)
+    data = json.loads(text)
+    data["properties"]["hands"]["maxItems"] = MAX_HANDS
+    data["properties"]["seats"]["maxItems"] = MAX_SEAT_CHANGES
+    return data
 
 
 def parse_stake(amount: str) -> int:
@@ -117,8 +122,8 @@ def loads(text: str | bytes) -> EveningFile:
     :func:`load`. Raises :class:`EveningFileError`."""
     size = len(text.encode("utf-8", "surrogatepass") if isinstance(text, str) else text)
     if size > MAX_FILE_BYTES:
-        raise EveningFileError(Text("An evening file is at most 1 MB ({limit} bytes); this one has {size} bytes.",
-                                    limit=MAX_FILE_BYTES, size=size))
+        raise EveningFileError(Text("An evening file is at most {mib} MB ({limit} bytes); this one has {size} bytes.",
+                                    mib=mebibytes(MAX_FILE_BYTES), limit=MAX_FILE_BYTES, size=size))
     try:
         data = json.loads(text)
     except (ValueError, RecursionError) as error:  # bad JSON, bad UTF-8, absurd nesting or numbers
@@ -221,6 +226,9 @@ def _everyone(seated: tuple[str, ...], seats: Any) -> tuple[str, ...]:
             if name.casefold() not in known:
                 known.add(name.casefold())
                 players.append(name)
+                if len(players) > MAX_PLAYERS:
+                    raise EveningFileError(Text("An evening names at most {limit} players; this one has more.",
+                                                limit=MAX_PLAYERS), f"seats[{i}].join")
     return tuple(players)
 
 

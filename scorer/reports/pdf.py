@@ -44,6 +44,9 @@ DEFAULT_TIME_LIMIT = 30.0
 DEFAULT_WORKERS = 1
 #: Renders before a worker is replaced by a fresh one (config ``PDF_WORKER_RENDERS``).
 DEFAULT_WORKER_RENDERS = render_pool.DEFAULT_MAX_RENDERS
+#: A worker's resident memory (MiB) past which it is replaced after its render (config
+#: ``NAP_PDF_WORKER_MAX_MIB``; issue 23, item 5).
+DEFAULT_WORKER_MAX_MIB = render_pool.DEFAULT_MAX_MIB
 
 #: ``?paper=`` values and the CSS ``@page`` size each gives; anything else is A4.
 PAPERS = {"a4": "A4", "letter": "letter"}
@@ -104,9 +107,11 @@ class PdfTableBusy(PdfBusy):
 def workers() -> render_pool.WorkerPool:
     """This app's render workers: ``PDF_WORKERS`` of them (config or environment; default
     :data:`DEFAULT_WORKERS`), each replaced after ``PDF_WORKER_RENDERS`` renders (default
-    :data:`DEFAULT_WORKER_RENDERS`). Needs an app context."""
+    :data:`DEFAULT_WORKER_RENDERS`) or after a render that left it holding more than
+    ``NAP_PDF_WORKER_MAX_MIB`` MiB (default :data:`DEFAULT_WORKER_MAX_MIB`). Needs an app context."""
     return render_pool.pool(_count("PDF_WORKERS", DEFAULT_WORKERS), Path(current_app.static_folder or "static"),
-                           _count("PDF_WORKER_RENDERS", DEFAULT_WORKER_RENDERS))
+                           _count("PDF_WORKER_RENDERS", DEFAULT_WORKER_RENDERS),
+                           _count("NAP_PDF_WORKER_MAX_MIB", DEFAULT_WORKER_MAX_MIB))
 
 
 def _count(name: str, default: int) -> int:

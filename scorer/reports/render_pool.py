@@ -11,6 +11,9 @@ worker's stdin and reads the PDF from its stdout, in frames (:func:`write_frame`
   doing: :class:`RenderCrashed`; the next render starts a new worker;
 - a worker is retired after ``max_renders`` renders (memory the renderer keeps or leaks
   goes with it) and replaced at once;
+- a worker whose resident memory after a render is over ``max_mib`` MiB (config
+  ``NAP_PDF_WORKER_MAX_MIB``, default 250) is retired and replaced at once too: a 1,000-hand
+  PDF grew a worker to 430 MiB, which it kept for up to 100 renders (issue 23, item 5);
 - the worker gets the environment without secrets, runs niced, and can read only the app's
   static files (:class:`scorer.reports.render_worker.StaticOnlyFetcher`).
 
@@ -40,11 +43,17 @@ from typing import BinaryIO
 #: A request frame: the HTML's length in bytes, then the HTML (UTF-8).
 REQUEST = struct.Struct(">I")
 #: A reply frame: ``b"P"`` (a PDF follows) or ``b"E"`` (an error message follows), the
-#: payload's length, and the CPU seconds the worker spent on the render; then the payload.
-REPLY = struct.Struct(">cId")
+#: payload's length, the CPU seconds the worker spent on the render and its resident memory
+#: in bytes as it replies (:func:`resident_bytes`); then the payload.
+REPLY = struct.Struct(">cIdQ")
 
 #: Renders before a worker is replaced (config ``PDF_WORKER_RENDERS``).
 DEFAULT_MAX_RENDERS = 100
+#: A worker's resident memory, in MiB, past which it is replaced after its render (config
+#: ``NAP_PDF_WORKER_MAX_MIB``). A warm worker holds about 75 MiB; a 300-hand PDF grows it to
+#: about 180 (kept), a 1,000-hand one to about 420 (replaced): benchmarks/pdf_memory.py.
+DEFAULT_MAX_MIB = 250
+MIB = 1024 * 1024
 #: The workers' niceness: a PDF is never more urgent than the pages the server answers.
 NICENESS = 10
 
@@ -65,9 +74,28 @@ class RenderFailed(Exception):
     """WeasyPrint raised on this document (the worker lives on); ``str()`` is its message."""
 
 
-def write_frame(out: BinaryIO, status: bytes, payload: bytes, cpu: float) -> None:
-    """The worker's side: one reply frame (``status`` ``b"P"`` or ``b"E"``) on ``out``."""
-    out.write(REPLY.pack(status, len(payload), cpu))
+def resident_bytes() -> int:
+    """This process's resident memory now, in bytes: the second field of ``/proc/self/statm``
+    (pages) times the page size. The current figure, not the lifetime peak (``ru_maxrss``, which
+    never falls). The worker reads it as it replies, before its collection after the render:
+    what the render grew it to (a 1,000-hand PDF: about 420 MiB; once collected it still
+    holds about 240, three times a fresh worker's 75, as the allocator keeps freed memory).
+    Where there is no ``/proc``, the peak is all there is (``getrusage``; KiB on Linux,
+    bytes on macOS)."""
+    try:
+        with open("/proc/self/statm", "rb") as statm:
+            return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        import resource
+
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        return peak if sys.platform == "darwin" else peak * 1024
+
+
+def write_frame(out: BinaryIO, status: bytes, payload: bytes, cpu: float, rss: int | None = None) -> None:
+    """The worker's side: one reply frame (``status`` ``b"P"`` or ``b"E"``) on ``out``, with
+    the worker's resident memory ``rss`` in bytes (default: :func:`resident_bytes` now)."""
+    out.write(REPLY.pack(status, len(payload), cpu, resident_bytes() if rss is None else rss))
     out.write(payload)
     out.flush()
 
@@ -99,10 +127,16 @@ def worker_environment(niceness: int = NICENESS) -> dict[str, str]:
 class RenderWorker:
     """One worker process, started on first use; used by one thread at a time (the pool's)."""
 
-    def __init__(self, static_dir: Path, max_renders: int = DEFAULT_MAX_RENDERS) -> None:
+    def __init__(self, static_dir: Path, max_renders: int = DEFAULT_MAX_RENDERS,
+                 max_mib: int = DEFAULT_MAX_MIB) -> None:
         self.static_dir = static_dir
         self.max_renders = max(1, max_renders)
+        self.max_mib = max(1, max_mib)
         self.renders = 0  # by the current process
+        #: the resident memory (bytes) the worker reported with its last reply (0: none yet)
+        self.last_rss = 0
+        #: workers retired for their memory, over this object's life
+        self.replaced_for_memory = 0
         self.process: subprocess.Popen[bytes] | None = None
         self._errors: BinaryIO | None = None
 
@@ -166,7 +200,7 @@ class RenderWorker:
         try:
             if not self.alive():
                 self.start()
-            status, payload, cpu = self._exchange(REQUEST.pack(len(html)) + html, deadline)
+            status, payload, cpu, rss = self._exchange(REQUEST.pack(len(html)) + html, deadline)
         except OSError as error:  # no process could be started (out of memory, no such interpreter)
             self.stop()
             raise RenderCrashed(f"the worker could not be started: {error}") from None
@@ -178,7 +212,11 @@ class RenderWorker:
             self.stop()
             raise RenderCrashed(said) from None
         self.renders += 1
-        if self.renders >= self.max_renders:
+        self.last_rss = rss
+        too_big = rss > self.max_mib * MIB
+        if self.renders >= self.max_renders or too_big:
+            # it has replied: it ends when its input closes, and its memory goes with it
+            self.replaced_for_memory += too_big
             self.stop(kill=False)
             self._replace()
         if status != b"P":
@@ -193,7 +231,7 @@ class RenderWorker:
         except OSError:
             self.stop()
 
-    def _exchange(self, request: bytes, deadline: float) -> tuple[bytes, bytes, float]:
+    def _exchange(self, request: bytes, deadline: float) -> tuple[bytes, bytes, float, int]:
         process = self.process
         assert process is not None and process.stdin is not None and process.stdout is not None
         out_fd, in_fd = process.stdin.fileno(), process.stdout.fileno()
@@ -222,11 +260,11 @@ class RenderWorker:
                         raise RenderCrashed(f"the worker exited ({process.poll()})")
                     reply += chunk
                     if len(reply) >= REPLY.size:
-                        status, length, cpu = REPLY.unpack_from(reply)
+                        status, length, cpu, rss = REPLY.unpack_from(reply)
                         if status not in (b"P", b"E"):
                             raise RenderCrashed("the worker answered out of turn")
                         if len(reply) >= REPLY.size + length:
-                            return status, bytes(reply[REPLY.size:REPLY.size + length]), cpu
+                            return status, bytes(reply[REPLY.size:REPLY.size + length]), cpu, rss
 
 
 def _reap(process: subprocess.Popen[bytes], grace: float = 10.0) -> None:
@@ -241,9 +279,10 @@ class WorkerPool:
     """``size`` workers for one static folder; :meth:`take` a free one (or ``None`` at once), :meth:`give`
     it back."""
 
-    def __init__(self, size: int, static_dir: Path, max_renders: int = DEFAULT_MAX_RENDERS) -> None:
+    def __init__(self, size: int, static_dir: Path, max_renders: int = DEFAULT_MAX_RENDERS,
+                 max_mib: int = DEFAULT_MAX_MIB) -> None:
         self.size = max(1, size)
-        self.free = [RenderWorker(static_dir, max_renders) for _ in range(self.size)]
+        self.free = [RenderWorker(static_dir, max_renders, max_mib) for _ in range(self.size)]
         self.all = list(self.free)
         self.lock = threading.Lock()
 
@@ -267,17 +306,18 @@ class WorkerPool:
             worker.close(kill=False)
 
 
-_pools: dict[tuple[int, int, str, int], WorkerPool] = {}
+_pools: dict[tuple[int, int, str, int, int], WorkerPool] = {}
 _pools_lock = threading.Lock()
 
 
-def pool(size: int, static_dir: Path, max_renders: int = DEFAULT_MAX_RENDERS) -> WorkerPool:
+def pool(size: int, static_dir: Path, max_renders: int = DEFAULT_MAX_RENDERS,
+         max_mib: int = DEFAULT_MAX_MIB) -> WorkerPool:
     """The process's pool for these settings (a forked process gets its own)."""
-    key = (os.getpid(), size, str(static_dir), max_renders)
+    key = (os.getpid(), size, str(static_dir), max_renders, max_mib)
     with _pools_lock:
         found = _pools.get(key)
         if found is None:
-            found = _pools[key] = WorkerPool(size, static_dir, max_renders)
+            found = _pools[key] = WorkerPool(size, static_dir, max_renders, max_mib)
         return found
 
 

@@ -6,7 +6,9 @@ and keeps it: the worker imports WeasyPrint and loads the fonts once, then rende
 document after another, each finished HTML (already translated, charts inlined) read from
 stdin and its PDF written to stdout in frames (:func:`scorer.reports.render_pool.read_frame`,
 :func:`scorer.reports.render_pool.write_frame`). Past the time limit the app kills the worker and
-starts another; at the end of its input the worker exits.
+starts another; at the end of its input the worker exits. Each reply carries the worker's
+resident memory as it replies (:func:`scorer.reports.render_pool.resident_bytes`): the app
+replaces a worker a render grew past ``NAP_PDF_WORKER_MAX_MIB``.
 
 Between renders it keeps one WeasyPrint ``FontConfiguration`` (the app's fonts are
 registered with Fontconfig once) and the objects it imported out of the garbage

@@ -25,6 +25,12 @@ class EveningFinished(ScorerError):
     """The evening is closed (or its agreed end is reached): no more hands."""
 
 
+class EveningFull(ScorerError):
+    """The evening is at one of its bounds (:mod:`scorer.evening.limits`: 2,000 hands, 500
+    changes of seats, 20 players): the app refuses, as it is recorded, what would make an
+    evening its own import and ``nap settle`` could not read back (issue 23, item 7)."""
+
+
 class HandConflict(ScorerError):
     """Another phone saved that hand (or a newer version of it) first."""
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 
 from ..evening.ledger import Fold, HandError, Ledger, settle_evening
+from ..evening.limits import MAX_HANDS
 from ..rules import HandFacts, RulesError, Text
 from . import disputes
 from . import kept_ledgers as settled
@@ -28,7 +29,7 @@ from .commands import (
     UndoHand,
     handles,
 )
-from .errors import TABLE_CHANGED, EveningFinished, HandConflict, ScorerError
+from .errors import TABLE_CHANGED, EveningFinished, EveningFull, HandConflict, ScorerError
 from .evenings import (
     after_write,
     current_facts,
@@ -73,6 +74,9 @@ def record_hand(evening: Evening, number: int, facts: HandFacts, *, device: str 
     if number > expected:
         raise HandConflict(Text("This form was for hand {number}, but the next hand is {expected}; nothing was "
                                 "saved.", number=number, expected=expected), expected - 1)
+    if number > MAX_HANDS:
+        raise EveningFull(Text("An evening holds at most {limit} hands, and this one has them all: nothing was "
+                               "saved. Start a new evening for the next hands.", limit=MAX_HANDS))
     try:  # rule on the evening with the new hand in place: nothing is saved if it is refused
         if settled.resumable(ledger):  # one hand more: the kept ledger goes on from its last hand
             fold = Fold.resume(ledger)

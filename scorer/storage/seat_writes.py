@@ -6,9 +6,10 @@ from __future__ import annotations
 
 from ..evening.file import dump_seat_change
 from ..evening.ledger import HandError, settle_evening
+from ..evening.limits import MAX_PLAYERS, MAX_SEAT_CHANGES
 from ..rules import IllegalSetup, SeatChange, Text, clean_text
 from .commands import ChangeSeats, Device, Saved, UndoSeatChange, handles
-from .errors import TABLE_CHANGED, EveningFinished, HandConflict
+from .errors import TABLE_CHANGED, EveningFinished, EveningFull, HandConflict
 from .evenings import current_facts, ledger_of, seat_changes_of, setup_of
 from .models import Change, Evening, Player, SeatChangeRecord, db, utcnow
 from .units import bump, write_locked
@@ -41,6 +42,9 @@ def _change(evening: Evening, kind: str, name: str, seat: int | None, left_of: i
         if same is not None and same.seat in ledger_of(evening).seated:
             raise IllegalSetup(Text("{name} is already at the table.", name=same.name))
         if same is None:
+            if len(evening.players) >= MAX_PLAYERS:
+                raise EveningFull(Text("An evening names at most {limit} players: nothing was saved. Start a new "
+                                       "evening for a new player.", limit=MAX_PLAYERS))
             same = Player(seat=max(players) + 1, name=name)
             evening.players.append(same)
         return SeatChange(before_hand, "join", same.seat, left_of)
@@ -63,12 +67,17 @@ def change_seats(evening: Evening, kind: str, *, name: str = "", seat: int | Non
     write, not on a finished evening). One unit of work, logged in the history.
 
     Raises :class:`HandConflict` when the table changed since ``base_revision``,
-    :class:`EveningFinished` on a finished evening (reopen it first), and
+    :class:`EveningFinished` on a finished evening (reopen it first), :class:`EveningFull`
+    for the 501st change of seats or the 21st player (:mod:`scorer.evening.limits`), and
     :class:`~scorer.rules.IllegalSetup` (nothing saved) for a name that is empty, too
     long or taken, or a change the rules refuse (P-1, H-1, R-1, B-1: a seventh player).
     A rename to the same name saves nothing.
     """
     _check(evening, base_revision)
+    if len(seat_changes_of(evening)) >= MAX_SEAT_CHANGES:  # the live ones: those an export holds
+        raise EveningFull(Text("An evening holds at most {limit} changes of seats, and this one has them all: "
+                               "nothing was saved. Start a new evening to change who plays.",
+                               limit=MAX_SEAT_CHANGES))
     name = clean_text(name or "")
     change = _change(evening, kind, name, seat, left_of)
     db.session.flush()

@@ -18,9 +18,11 @@ from werkzeug.exceptions import HTTPException
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from ..evening.ledger import HandError
+from ..evening.limits import MAX_BODY, MAX_IMPORT_BODY, mebibytes
 from ..storage.db import db, migrate
 from ..storage.paths import instance_dir, resource_dir
 from . import logs, origin, outage, slots
+from .bodies import NapRequest
 from .extensions import csrf
 
 mimetypes.add_type("application/manifest+json", ".webmanifest")
@@ -39,6 +41,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         template_folder=str(resource_dir("templates")),
         static_folder=str(resource_dir("static")),
     )
+    app.request_class = NapRequest  # the import routes take a larger body (scorer.web.bodies)
     Path(app.instance_path).mkdir(parents=True, exist_ok=True)
     configure(app, test_config)
     register_live(app)  # inside ProxyFix: the poll's answer needs nothing the proxy says
@@ -61,7 +64,8 @@ def configure(app: Flask, test_config: dict[str, Any] | None) -> None:
         url = "postgresql+psycopg://" + url.removeprefix("postgresql://")
     app.config.from_mapping(
         SQLALCHEMY_DATABASE_URI=url,
-        MAX_CONTENT_LENGTH=1024 * 1024,  # an evening file of 2000 hands fits easily
+        MAX_CONTENT_LENGTH=MAX_BODY,  # a form or a JSON command (1 MiB)
+        NAP_MAX_IMPORT_BODY=MAX_IMPORT_BODY,  # the import routes: an evening file (scorer.web.bodies)
         WTF_CSRF_TIME_LIMIT=None,  # a CSRF token must not expire in the middle of an evening
         SESSION_COOKIE_SAMESITE="Lax",
         SESSION_COOKIE_HTTPONLY=True,
@@ -302,7 +306,8 @@ def register_errorhandlers(app: Flask) -> None:
             403: _("Only the table's scorers can change the score. Enter the table's PIN to become one."),
             404: _("There is nothing here. Check the link, or start a new evening."),
             405: _("That action is not possible here."),
-            413: _("That file is too large (at most 1 MB)."),
+            413: _("That file is too large (at most %(size)s MB).",
+                   size=mebibytes(request.max_content_length or MAX_BODY)),
         }
         if _is_api():
             return _json_error(code, messages.get(code, error.description or ""))

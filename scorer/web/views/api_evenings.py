@@ -82,5 +82,7 @@ def import_evening() -> Any:
     once = token(data)
     if not isinstance(data.get("evening"), dict):
         raise BadBody(gettext("evening must be an evening file (a JSON object)."))
-    return _run(ImportEvening(json.dumps(data["evening"]), time_zone=text(data, "time_zone", "", 64), token=once),
+    # compact, as an export is: the file the engine reads is no larger than the one sent
+    file = json.dumps(data["evening"], ensure_ascii=False, separators=(",", ":"))
+    return _run(ImportEvening(file, time_zone=text(data, "time_zone", "", 64), token=once),
                 "import")

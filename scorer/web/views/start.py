@@ -10,6 +10,7 @@ from typing import Any
 from flask import Blueprint, Response, abort, current_app, render_template, request, url_for
 from flask_babel import gettext
 
+from ...evening.limits import MAX_FILE_BYTES
 from ...rules import VARIANTS, Stake
 from ...storage import group_queries, units
 from ...storage.commands import AlreadySaved, Outcome, Saved, execute
@@ -122,7 +123,7 @@ def import_evening() -> Any:
     if request.method == "GET":
         form.token.data = secrets.token_urlsafe(16)
     if form.validate_on_submit():
-        data = form.file.data.read(current_app.config["MAX_CONTENT_LENGTH"] + 1)  # the engine reads the bytes
+        data = form.file.data.read(MAX_FILE_BYTES + 1)  # the engine reads the bytes (and refuses more)
         outcome = execute(ImportEvening(data, time_zone=form.zone(), token=form.token.data or None), device=sender())
         name = units.evening_name(outcome.key) if isinstance(outcome, Saved) else ""
         answer = _made(outcome, "import", form, saved=gettext("Imported “%(name)s”.", name=name))

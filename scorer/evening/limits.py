@@ -1,0 +1,36 @@
+"""The bounds of one evening, in one place (issue 23, item 7: "whatever the app can make,
+it can read back").
+
+The app refuses, as it is recorded, what would take an evening past these bounds (the
+hand after :data:`MAX_HANDS`, the change of seats after :data:`MAX_SEAT_CHANGES`, the
+newcomer after :data:`MAX_PLAYERS`), so every evening it holds exports to a file that its
+own import and ``nap settle`` read back. The file's schema (``maxItems``), the reader
+(:func:`scorer.evening.file.loads`), the web app's upload limit on the import routes,
+waitress's ``max_request_body_size`` (:mod:`scorer.cli.serve`) and nginx's
+``client_max_body_size`` for the import routes (``deploy/nginx.conf``) all follow these.
+"""
+
+from __future__ import annotations
+
+#: Hands in one evening (a long club night is 200; 2,000 is ten such nights in a row).
+MAX_HANDS = 2000
+#: Joins, leaves and renames in one evening, all told.
+MAX_SEAT_CHANGES = 500
+#: Players one evening names: those at the first deal and every newcomer (at most six of
+#: them are seated at once, by the variant's rule).
+MAX_PLAYERS = 20
+#: The largest evening file, in bytes of UTF-8 JSON (32 MiB): 2,000 hands with every field
+#: (claims, a record of play, a 500-character override reason) at about 8 KB each fit.
+MAX_FILE_BYTES = 32 * 1024 * 1024
+#: What the upload of a file may add to it: the multipart form or the JSON command around it.
+ENVELOPE_BYTES = 64 * 1024
+#: The largest request body of an import route (the file and its envelope).
+MAX_IMPORT_BODY = MAX_FILE_BYTES + ENVELOPE_BYTES
+#: The largest request body of every other route (1 MiB: a form or a JSON command).
+MAX_BODY = 1024 * 1024
+
+
+def mebibytes(size: int) -> int:
+    """``size`` bytes in whole MiB, rounded down (33,619,968, the import routes' body, → 32:
+    the envelope is not the file's to count)."""
+    return size // (1024 * 1024)
