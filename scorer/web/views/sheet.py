@@ -38,6 +38,8 @@ from ..caches import (
     page_cache,
     pdf_cache,
     pdf_failures,
+    recall_sheet,
+    remember_sheet,
     sheet_cache,
 )
 from ..permissions import permission
@@ -126,8 +128,9 @@ def scoresheet(key: str) -> str:
     page = page_cache.get(page_key) if plain else None
     if page is not None:
         return page
-    title, finished, fragment, rows = by_revision(sheet_cache, key, render_sheet, locale, scorer, root,
-                                                  revision=revision, head=row)
+    rendered = by_revision(sheet_cache, key, render_sheet, locale, scorer, root, revision=revision, head=row)
+    remember_sheet(key, (locale, scorer, root), revision, rendered)  # what live updates diff against
+    title, finished, fragment, rows = rendered
     shared = plain and not (scorer and finished)  # the same for every phone of this language and role
     if shared:
         frame_key = (key, locale, scorer, group, title, finished, root)
@@ -299,8 +302,9 @@ def changes(key: str) -> Response:
     """What changed on the scoresheet since revision ``since`` for this phone's language and
     role (``shown``, :func:`shown_as`, must match the page's): ``{"revision": R, "parts": …,
     "rows": …, "removed": …}`` (:func:`sheet_changes`), or ``{"revision": R, "reload":
-    true}`` when the phone should fetch the page (its revision is no longer in memory, its
-    language or role changed, or the change is not one :func:`sheet_changes` can say).
+    true}`` when the phone should fetch the page (its revision is no longer in memory,
+    :func:`scorer.web.caches.recall_sheet`; its language or role changed; or the change is
+    not one :func:`sheet_changes` can say).
     (docs/api.md) Never kept by a cache: the answer depends on the phone's cookies."""
     since = request.args.get("since", type=int)
     head = evening_head(key)
@@ -314,9 +318,10 @@ def changes(key: str) -> Response:
     if since == revision and request.args.get("shown") == shown_as(scorer):
         delta = {"parts": {}, "rows": {}, "removed": []}
     elif since is not None and since < revision and request.args.get("shown") == shown_as(scorer):
-        old = sheet_cache.get((key, since, locale, scorer, root))
+        old = recall_sheet(key, (locale, scorer, root), since)
         if old is not None:
             new = by_revision(sheet_cache, key, render_sheet, locale, scorer, root, revision=revision, head=row)
+            remember_sheet(key, (locale, scorer, root), revision, new)
             delta = sheet_changes(old, new)
     answer.update(delta if delta is not None else {"reload": True})
     response = jsonify(answer)
