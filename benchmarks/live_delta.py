@@ -78,11 +78,18 @@ def main() -> None:
         print("KiB per viewer per change: raw / gzip")
         print(f"{'hands':>5} {'change':<22} {'page (before)':>17} {'changes (after)':>17} {'ratio gz':>8} "
               f"{'chart.svg':>17}")
+        tables = []
         for hands in args.hands:
             for change, page, delta, chart in measure(app, hands):
                 print(f"{hands:5d} {change:<22} {kb(page[0])} /{kb(page[1])} {kb(delta[0])} /{kb(delta[1])} "
                       f"{page[1] / delta[1]:7.0f}× {kb(chart[0])} /{kb(chart[1])}")
+                if change == "new hand":
+                    tables.append((hands, 5 * (page[1] + chart[1]), 5 * delta[1]))
         print("before: page + chart after every hand; after: changes, + chart only when on screen")
+        print("\na new hand at a table of five phones, gzip KiB (requests besides the revision polls):")
+        for hands, before, after in tables:
+            print(f"{hands:5d} hands: before {kb(before)} (10 requests), after {kb(after)} (5 requests), "
+                  f"{before / after:.0f}× less")
 
 
 if __name__ == "__main__":
