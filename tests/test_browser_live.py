@@ -116,3 +116,41 @@ def test_the_viewer_follows_saves_a_correction_and_an_undo_without_fetching_the_
     finally:
         ctx_s.close()
         ctx_v.close()
+
+
+def test_a_failed_fetch_of_the_changes_is_retried_until_they_show(browser: Any, site: tuple[Any, str]) -> None:
+    """The revision shown is the one placed, never the one polled: when asking what changed
+    fails, the old score stays with its revision, and the next tick asks again (with
+    backoff) until the new hand is on screen."""
+    from scorer.rules import HandFacts
+    from scorer.storage import hand_writes
+
+    app, base = site
+    ctx, page = _phone(browser, service_workers="block")
+    try:
+        key = _start_table(page, base)
+        with app.app_context():
+            evening = units.get_evening(key)
+            assert evening is not None
+            hand_writes.record_hand(evening, 1, HandFacts(0, ("three", "pass", "pass", "pass"), 3))  # Bob +9
+        page.goto(f"{base}/e/{key}")
+        failed: list[str] = []
+
+        def fail_once(route: Any) -> None:
+            if not failed:
+                failed.append(route.request.url)
+                route.fulfill(status=503, body="busy")
+            else:
+                route.continue_()
+
+        page.route(re.compile(r".*/changes\?.*"), fail_once)
+        with app.app_context():
+            evening = units.get_evening(key)
+            assert evening is not None
+            hand_writes.record_hand(evening, 2, HandFacts(1, ("four", "pass", "pass", "pass"), 4))  # Cat +12
+        page.locator(".total:has-text('Cat') .pts").filter(has_text="+9").wait_for(timeout=60000)  # −3 + 12
+        assert failed  # the failure really happened
+        assert page.locator("[data-live]").get_attribute("data-revision") == str(_revision(app, key))
+        assert page.locator("tbody#hand-2").count() == 1
+    finally:
+        ctx.close()
