@@ -281,8 +281,8 @@ def register_blueprints(app: Flask) -> None:
     )
 
     register_hooks(app)  # first, as the blueprint that held them was
-    for module in (language, start, sheet, hands, play, table, owner, disputes, groups, api, api_disputes, api_table,
-                   api_groups, api_evenings, offline):
+    for module in (language, start, sheet, hands, play, table, owner, disputes, groups, api, api_disputes,
+                   api_table, api_groups, api_evenings, offline):
         app.register_blueprint(module.bp)
 
 

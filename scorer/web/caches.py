@@ -77,6 +77,17 @@ def load_settled(key: str, head: Mapping[str, Any] | None = None) -> settled.Set
 #: unchanged evening cost one small query each, not a full settle and render.
 sheet_cache: RevisionCache[tuple[str, bool, Markup, tuple[Markup, ...]]] = RevisionCache(64)
 
+#: The scoresheets rendered last for each (evening key, language, role, link root): its
+#: newest few revisions, ``((revision, render), …)`` oldest first, what live updates diff a
+#: phone's revision against (``GET /e/<key>/changes``, issue 23 item 1). Kept by table, so
+#: that a club night's other tables, whose new revisions churn :data:`sheet_cache`, do not
+#: push out the revision every phone of this table shows.
+sheet_history: RevisionCache[tuple[tuple[int, tuple[str, bool, Markup, tuple[Markup, ...]]], ...]] = \
+    RevisionCache(512)
+
+#: How many revisions of a table :data:`sheet_history` keeps (phones a hand or two behind).
+HISTORY_DEPTH = 3
+
 #: Rendered PDFs by (evening key, revision): WeasyPrint needs seconds for a long
 #: evening, so a second download of an unchanged evening is served from here.
 pdf_cache: RevisionCache[bytes] = RevisionCache(8)
@@ -119,6 +130,27 @@ def by_revision(cache: RevisionCache[Any], key: str, build: Any, *variant: Any, 
         if found.revision == found.head.revision:  # else a write came between its reads: keep nothing
             cache.put((key, found.revision, *variant), value)
     return value
+
+
+def remember_sheet(key: str, variant: tuple[Any, ...], revision: int, value: Any) -> None:
+    """Keep ``value``, the scoresheet rendered at ``revision`` for ``variant`` (language,
+    role, link root), in :data:`sheet_history`, if :data:`sheet_cache` holds it for that
+    revision (so it was not read across a change)."""
+    if sheet_cache.get((key, revision, *variant)) is not value:
+        return
+    kept = sheet_history.get((key, *variant)) or ()
+    if any(r == revision for r, _ in kept):
+        return
+    sheet_history.put((key, *variant), tuple(sorted((*kept, (revision, value)), key=lambda p: p[0]))[-HISTORY_DEPTH:])
+
+
+def recall_sheet(key: str, variant: tuple[Any, ...], revision: int) -> Any:
+    """The scoresheet rendered at ``revision`` for ``variant``, from :data:`sheet_history`
+    or :data:`sheet_cache`; ``None`` if neither holds it any more."""
+    for r, value in sheet_history.get((key, *variant)) or ():
+        if r == revision:
+            return value
+    return sheet_cache.get((key, revision, *variant))
 
 
 #: What :func:`render_pieces` splits a template's output at.

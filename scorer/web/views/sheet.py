@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Blueprint, Response, abort, redirect, render_template, request, session, url_for
+from flask import Blueprint, Response, abort, jsonify, redirect, render_template, request, session, url_for
 from flask_babel import get_locale, gettext
 from markupsafe import Markup
 
@@ -38,21 +38,20 @@ from ..caches import (
     page_cache,
     pdf_cache,
     pdf_failures,
+    recall_sheet,
+    remember_sheet,
     sheet_cache,
 )
 from ..permissions import permission
+from ..sheet_changes import HANDS, sheet_changes
 from ..table_forms import ActionForm
 from .common import SVG_CSP, client_id, content_disposition, load_evening, undo_offer
 
 bp = Blueprint("sheet", __name__)
 
 
-#: Where the rows of hands go in the scoresheet's fragment and page: they are joined in
-#: once, into the finished page (a long evening's rows are most of its bytes).
-HANDS = "<!--hands-->"
 
-
-def _render_sheet(found: Settled) -> tuple[str, bool, Markup, tuple[Markup, ...]]:
+def render_sheet(found: Settled) -> tuple[str, bool, Markup, tuple[Markup, ...]]:
     """The scoresheet's fragment with :data:`HANDS` where its rows of hands go, and those
     rows (newest first). Each row without a mark (disputed, unconfirmed) is rendered once,
     when its hand is new or changed (:meth:`scorer.storage.kept_ledgers.Settled.per_hand`, by language);
@@ -101,6 +100,13 @@ def _sheet_rows(found: Settled, start: int, stop: int, lines: dict[int, list[str
     return [Markup(part.strip() + "\n") for part in html.split("<!--row-->")[:stop - start]]
 
 
+def shown_as(scorer: bool) -> str:
+    """What a page was rendered for, as its ``data-changes`` URL carries it: the phone's
+    language and role, e.g. ``"ru/viewer"``. A phone whose language or role changed since
+    its page was rendered is told to reload (its page's parts would not match)."""
+    return f"{get_locale()}/{'scorer' if scorer else 'viewer'}"
+
+
 @bp.get("/e/<key>")
 @permission("view")
 def scoresheet(key: str) -> str:
@@ -122,20 +128,23 @@ def scoresheet(key: str) -> str:
     page = page_cache.get(page_key) if plain else None
     if page is not None:
         return page
-    title, finished, fragment, rows = by_revision(sheet_cache, key, _render_sheet, locale, scorer, root,
-                                                  revision=revision, head=row)
+    rendered = by_revision(sheet_cache, key, render_sheet, locale, scorer, root, revision=revision, head=row)
+    remember_sheet(key, (locale, scorer, root), revision, rendered)  # what live updates diff against
+    title, finished, fragment, rows = rendered
     shared = plain and not (scorer and finished)  # the same for every phone of this language and role
     if shared:
         frame_key = (key, locale, scorer, group, title, finished, root)
         frame = frame_cache.get(frame_key)
         if frame is None:
             frame = render_template("scoresheet.html", key=key, title=title, finished=finished, sheet=Markup(SHEET),
-                                    action=None, scorer=scorer, revision=Markup(REVISION), group=group, undo=None)
+                                    changes=url_for(".changes", key=key, shown=shown_as(scorer)), action=None,
+                                    scorer=scorer, revision=Markup(REVISION), group=group, undo=None)
             frame_cache.put(frame_key, frame)
         before, _, after = frame.replace(REVISION, str(revision)).partition(SHEET)
         page = "".join((before, fragment, after))
     else:
         page = render_template("scoresheet.html", key=key, title=title, finished=finished, sheet=fragment,
+                               changes=url_for(".changes", key=key, shown=shown_as(scorer)),
                                action=ActionForm() if scorer else None, scorer=scorer, revision=revision,
                                group=group, undo=undo_offer(key) if scorer and not plain else None)
     before, _, after = page.partition(HANDS)
@@ -286,3 +295,37 @@ def chart(key: str) -> Response:
     response.add_etag()
     return response.make_conditional(request)
 
+
+@bp.get("/e/<key>/changes")
+@permission("view")
+def changes(key: str) -> Response:
+    """What changed on the scoresheet since revision ``since`` for this phone's language and
+    role (``shown``, :func:`shown_as`, must match the page's): ``{"revision": R, "parts": …,
+    "rows": …, "removed": …}`` (:func:`sheet_changes`), or ``{"revision": R, "reload":
+    true}`` when the phone should fetch the page (its revision is no longer in memory,
+    :func:`scorer.web.caches.recall_sheet`; its language or role changed; or the change is
+    not one :func:`sheet_changes` can say).
+    (docs/api.md) Never kept by a cache: the answer depends on the phone's cookies."""
+    since = request.args.get("since", type=int)
+    head = evening_head(key)
+    if head is None:
+        abort(404)
+    revision, _group, row = head
+    scorer = access.is_scorer(key)
+    locale, root = str(get_locale()), link_root()
+    answer: dict[str, Any] = {"revision": revision}
+    delta: dict[str, Any] | None = None
+    if since == revision and request.args.get("shown") == shown_as(scorer):
+        delta = {"parts": {}, "rows": {}, "removed": []}
+    elif since is not None and since < revision and request.args.get("shown") == shown_as(scorer):
+        old = recall_sheet(key, (locale, scorer, root), since)
+        if old is not None:
+            new = by_revision(sheet_cache, key, render_sheet, locale, scorer, root, revision=revision, head=row)
+            remember_sheet(key, (locale, scorer, root), revision, new)
+            delta = sheet_changes(old, new)
+    answer.update(delta if delta is not None else {"reload": True})
+    response = jsonify(answer)
+    response.headers["Cache-Control"] = "no-store"
+    response.vary.add("Cookie")
+    response.vary.add("Accept-Language")
+    return response

@@ -1,0 +1,156 @@
+"""Live updates that send what changed, in a real browser (issue 23, item 1): two phones
+(Playwright driving Debian's Chromium at 390×844, as tests/test_browser.py). The scorer
+saves hands, corrects an old one and undoes the last; after each, the viewer's totals,
+rows and parts are those of a fresh page at the same revision, its chart is the fresh
+page's once it scrolls into view, and the viewer never fetched the page again (only
+``/changes`` answers), nor the chart while it was off screen. Skipped when Chromium is
+not installed, unless ``NAP_REQUIRE_BROWSER=1``.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+from urllib.parse import urlsplit
+
+from scorer.storage import units
+from tests import test_browser as shared
+
+browser, site = shared.browser, shared.site
+_phone, _start_table = shared._phone, shared._start_table
+
+#: What the viewer shows, for comparing with a fresh page: the revision, each part but the
+#: chart (the "fresh" marks of fresh.js taken off), each row of hands, the chart's image.
+SHOWN = """() => {
+  const live = document.querySelector("[data-live]").cloneNode(true);
+  live.querySelectorAll(".fresh").forEach((n) => n.classList.remove("fresh"));
+  const parts = {};
+  live.querySelectorAll("[data-live-part]").forEach((p) => {
+    if (p.dataset.livePart !== "hands" && p.dataset.livePart !== "chart") parts[p.dataset.livePart] = p.innerHTML;
+  });
+  const img = live.querySelector("[data-live-part=chart] img");
+  return {revision: live.dataset.revision, parts: parts, head: live.querySelector("thead").outerHTML,
+          rows: [...live.querySelectorAll("tbody")].filter((t) => !t.closest(".stats")).map((t) => t.outerHTML),
+          chart: img && img.getAttribute("src")};
+}"""
+
+
+def _revision(app: Any, key: str) -> int:
+    with app.app_context():
+        revision = units.evening_revision(key)
+        assert revision is not None
+        return revision
+
+
+def _quick(page: Any, base: str, key: str, declarer: str, tricks: int) -> None:
+    page.goto(f"{base}/e/{key}")
+    page.click("#record-hand")
+    page.wait_for_url(re.compile(r"/quick$"))
+    page.locator("fieldset").nth(0).locator(f"label.pill:has-text('{declarer}')").click()
+    page.locator("fieldset").nth(1).locator("label.pill:has-text('Three')").click()
+    page.locator(f"button[name=tricks][value='{tricks}']").click()
+    page.wait_for_url(f"{base}/e/{key}")
+
+
+def test_the_viewer_follows_saves_a_correction_and_an_undo_without_fetching_the_page(
+        browser: Any, site: tuple[Any, str]) -> None:
+    app, base = site
+    ctx_s, scorer = _phone(browser)
+    ctx_v, viewer = _phone(browser, service_workers="block")  # every fetch of the page seen by page.on
+    try:
+        key = _start_table(scorer, base)  # Ann, Bob, Cat, Dan; Ann deals
+        _quick(scorer, base, key, "Bob", 3)  # Bob Three made: +9
+        viewer.goto(f"{base}/e/{key}")
+        viewer.wait_for_load_state("networkidle")
+        fetched: list[str] = []
+        viewer.on("request", lambda r: fetched.append(urlsplit(r.url).path))
+        fresh = ctx_v.new_page()  # the same phone reloading, for comparison (its requests not counted)
+
+        def follows(what: str) -> None:
+            revision = _revision(app, key)
+            viewer.wait_for_function("r => document.querySelector('[data-live]').dataset.revision === String(r)",
+                                     arg=revision, timeout=60000)
+            chart = viewer.locator("[data-live-part=chart]")
+            assert chart.evaluate("c => c.getBoundingClientRect().top > innerHeight"), what  # off screen
+            shown = viewer.evaluate(SHOWN)
+            fresh.goto(f"{base}/e/{key}")
+            expected = fresh.evaluate(SHOWN)
+            assert shown["revision"] == expected["revision"] == str(revision), what
+            assert shown["parts"] == expected["parts"], what
+            assert shown["head"] == expected["head"], what
+            assert shown["rows"] == expected["rows"], what
+            assert f"/e/{key}/chart.svg" not in fetched, what  # nothing fetched for a chart off screen
+            # scrolled into view, the chart is the fresh page's (fetched then, once)
+            chart.scroll_into_view_if_needed()
+            viewer.wait_for_function("src => document.querySelector('[data-live-part=chart] img').getAttribute('src')"
+                                     " === src", arg=expected["chart"], timeout=60000)
+            viewer.wait_for_function("() => document.querySelector('[data-live-part=chart] img').complete")
+            assert fetched.count(f"/e/{key}/chart.svg") == 1, what
+            viewer.evaluate("window.scrollTo(0, 0)")
+            fetched.remove(f"/e/{key}/chart.svg")
+
+        _quick(scorer, base, key, "Cat", 2)  # hand 2: Cat Three defeated
+        follows("a new hand")
+        _quick(scorer, base, key, "Dan", 3)  # hand 3: Dan Three made
+        follows("another")
+        assert viewer.locator(".total:has-text('Bob') .pts").inner_text() == "+9"  # +9 +3 −3 (P-12)
+
+        # hand 1 corrected: Bob took two, defeated; every running total after it moves
+        scorer.goto(f"{base}/e/{key}/hand/1/edit")
+        scorer.locator("label.pill:has(input[name=tricks][value='2'])").click()
+        scorer.locator("button[name=save]").first.click()
+        scorer.wait_for_url(re.compile(r"/hand/1$"))
+        follows("a correction of hand 1")
+        assert viewer.locator(".total:has-text('Bob') .pts").inner_text() == "−9"  # −9 +3 −3
+
+        # hand 3 undone: its row goes
+        scorer.goto(f"{base}/e/{key}/undo")
+        scorer.click("button:has-text('Undo hand 3')")
+        scorer.locator(".flash:has-text('Hand 3 is undone')").wait_for(timeout=60000)
+        follows("an undo")
+        assert viewer.locator("tbody[id^=hand-]").count() == 2
+
+        assert f"/e/{key}" not in fetched  # the page itself: never fetched again
+        assert fetched.count(f"/e/{key}/changes") == 4  # one answer per change
+        assert set(fetched) <= {f"/e/{key}/changes", f"/e/{key}/revision"}, set(fetched)
+    finally:
+        ctx_s.close()
+        ctx_v.close()
+
+
+def test_a_failed_fetch_of_the_changes_is_retried_until_they_show(browser: Any, site: tuple[Any, str]) -> None:
+    """The revision shown is the one placed, never the one polled: when asking what changed
+    fails, the old score stays with its revision, and the next tick asks again (with
+    backoff) until the new hand is on screen."""
+    from scorer.rules import HandFacts
+    from scorer.storage import hand_writes
+
+    app, base = site
+    ctx, page = _phone(browser, service_workers="block")
+    try:
+        key = _start_table(page, base)
+        with app.app_context():
+            evening = units.get_evening(key)
+            assert evening is not None
+            hand_writes.record_hand(evening, 1, HandFacts(0, ("three", "pass", "pass", "pass"), 3))  # Bob +9
+        page.goto(f"{base}/e/{key}")
+        failed: list[str] = []
+
+        def fail_once(route: Any) -> None:
+            if not failed:
+                failed.append(route.request.url)
+                route.fulfill(status=503, body="busy")
+            else:
+                route.continue_()
+
+        page.route(re.compile(r".*/changes\?.*"), fail_once)
+        with app.app_context():
+            evening = units.get_evening(key)
+            assert evening is not None
+            hand_writes.record_hand(evening, 2, HandFacts(1, ("four", "pass", "pass", "pass"), 4))  # Cat +12
+        page.locator(".total:has-text('Cat') .pts").filter(has_text="+9").wait_for(timeout=60000)  # −3 + 12
+        assert failed  # the failure really happened
+        assert page.locator("[data-live]").get_attribute("data-revision") == str(_revision(app, key))
+        assert page.locator("tbody#hand-2").count() == 1
+    finally:
+        ctx.close()

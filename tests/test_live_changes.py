@@ -1,0 +1,177 @@
+"""Live updates that send what changed (issue 23, item 1): ``GET /e/<key>/changes?since=N``
+answers the parts and rows that differ from revision N. Each kind of change is checked
+the way a phone sees it: its page at revision N, with the answer placed as live.js
+places it, is the page a fresh load shows at the new revision (every part and every row,
+byte for byte); and what cannot be said that way is answered ``reload``."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from scorer.web import caches
+from webhelpers import hand_id, post_hand, start_evening
+
+PART = re.compile(r'<div data-live-part="([a-z]+)">(.*?)</div><!--/part-->', re.S)
+ROW = re.compile(r'(?:<tbody class="seats">(?:(?!</tbody>).)*</tbody>\s*)*<tbody id="hand-(\d+)".*?</tbody>\n', re.S)
+
+
+class Phone:
+    """A phone's scoresheet as live.js keeps it: its parts, its rows by hand, its revision
+    and the ``data-changes`` URL it asks with."""
+
+    def __init__(self, client: Any, key: str) -> None:
+        self.client, self.key = client, key
+        self.load()
+
+    @staticmethod
+    def read(html: str) -> tuple[int, str, dict[str, str], dict[int, str]]:
+        live = re.search(r'<div data-live="[^"]*" data-changes="([^"]*)" data-revision="(\d+)">', html)
+        assert live, "no live part"
+        parts = dict(PART.findall(html))
+        rows = {int(m.group(1)): m.group(0) for m in ROW.finditer(parts["hands"])}
+        parts["hands"] = ROW.sub("", parts["hands"])  # the frame of the rows
+        return int(live.group(2)), live.group(1).replace("&amp;", "&"), parts, rows
+
+    def load(self) -> None:
+        self.revision, self.changes, self.parts, self.rows = self.read(self.page())
+
+    def page(self) -> str:
+        response = self.client.get(f"/e/{self.key}")
+        assert response.status_code == 200
+        return response.get_data(as_text=True)
+
+    def ask(self) -> dict[str, Any]:
+        response = self.client.get(f"{self.changes}&since={self.revision}")
+        assert response.status_code == 200
+        assert response.headers["Cache-Control"] == "no-store"
+        assert {"Cookie", "Accept-Language"} <= set(response.vary)
+        return response.get_json()
+
+    def follow(self) -> dict[str, Any]:
+        """Ask what changed and place it as live.js does; then check the result is the
+        fresh page, part by part and row by row. The answer."""
+        answer = self.ask()
+        assert not answer.get("reload"), answer
+        self.parts.update(answer["parts"])
+        for number in answer["removed"]:
+            del self.rows[number]
+        self.rows.update({int(n): html for n, html in answer["rows"].items()})
+        self.revision = answer["revision"]
+        revision, _, parts, rows = self.read(self.page())
+        assert revision == self.revision
+        assert self.parts == parts
+        assert self.rows == rows
+        return answer
+
+
+def _correct_hand_one(client: Any, app: Any, key: str, version: int, tricks: int) -> None:
+    response = client.post(f"/e/{key}/hand/1/edit", data={
+        "number": "1", "version": str(version), "hand_id": hand_id(app, key, 1), "dealer": "0", "call_2": "four",
+        "tricks": str(tricks), "save": "1"})
+    assert response.status_code == 302
+
+
+def test_each_kind_of_change_places_the_parts_and_rows_of_a_fresh_page(app: Any) -> None:
+    scorer = app.test_client()
+    key = start_evening(scorer)  # pagat: Ann, Bob, Cat, Dan; Ann deals; two hands each
+    viewer = Phone(app.test_client(), key)
+    assert viewer.revision == 0 and viewer.changes.endswith("shown=en/viewer")
+
+    # the first hand makes the table of hands: not a change of parts, the page is fetched
+    assert post_hand(scorer, key, 1, 0, {2: "four"}, 4).status_code == 302  # Cat Four made: +12
+    assert viewer.ask() == {"revision": 1, "reload": True}
+    viewer.load()
+
+    # nothing new: an empty answer
+    assert viewer.ask() == {"revision": 1, "parts": {}, "rows": {}, "removed": []}
+
+    # a new hand: its row, and the parts it moves; not the rows before it, nor the options
+    assert post_hand(scorer, key, 2, 1, {3: "nap"}, 5).status_code == 302  # Dan Nap: +15
+    answer = viewer.follow()
+    assert answer["revision"] == 2 and list(answer["rows"]) == ["2"] and answer["removed"] == []
+    assert {"totals", "status", "stats", "chart"} <= set(answer["parts"]) and "options" not in answer["parts"]
+    assert '<span class="chg">+15</span><span class="run">+11</span>' in answer["rows"]["2"]  # Dan: −4 + 15
+    assert 'id="record-hand"' not in "".join(answer["parts"].values())  # a viewer's parts: no scorer's button
+    assert "r=2" in answer["parts"]["chart"]  # the chart of revision 2
+
+    # a third hand, then a correction of hand 1: every later running total moves
+    assert post_hand(scorer, key, 3, 2, {0: "three"}, 3).status_code == 302
+    viewer.follow()
+    _correct_hand_one(scorer, app, key, 1, 3)  # Cat's Four now defeated: −12
+    answer = viewer.follow()
+    assert sorted(answer["rows"]) == ["1", "2", "3"] and "totals" in answer["parts"]
+
+    # undo: the last row goes
+    undone = scorer.post(f"/e/{key}/undo", data={"number": "3", "version": "1", "hand_id": hand_id(app, key, 3)})
+    assert undone.status_code == 302
+    answer = viewer.follow()
+    assert answer["removed"] == [3] and answer["rows"] == {}
+
+    # a dispute: the banner at the top and the row's badge
+    raised = viewer.client.post(f"/e/{key}/hand/1/dispute", data={
+        "hand_id": hand_id(app, key, 1), "kind": "score", "note": "Cat took four"})
+    assert raised.status_code == 302
+    answer = viewer.follow()
+    assert "top" in answer["parts"] and "disputed" in answer["parts"]["top"]
+    assert list(answer["rows"]) == ["1"] and "badge disputed" in answer["rows"]["1"]
+
+    # finished and opened again: the status part says so
+    assert scorer.post(f"/e/{key}/finish").status_code == 302
+    answer = viewer.follow()
+    assert "The evening is finished." in answer["parts"]["status"]
+    assert scorer.post(f"/e/{key}/reopen").status_code == 302
+    assert "The evening is finished." not in viewer.follow()["parts"]["status"]
+
+    # a player joins: the table's columns change, the page is fetched
+    assert scorer.post(f"/e/{key}/seats", data={"action": "join", "name": "Eve", "left_of": "1"}).status_code == 302
+    assert viewer.ask()["reload"] is True
+    viewer.load()
+    assert "Eve joined before hand 3" in viewer.rows[2]  # the line of the change, above hand 2's row
+    # the next hand on an evening with changes of seats: its row, the others unchanged
+    dealer = int(re.search(r'data-dealer="(\d+)"', viewer.parts["status"]).group(1))  # type: ignore[union-attr]
+    assert post_hand(scorer, key, 3, dealer, {0: "three"}, 3).status_code == 302
+    answer = viewer.follow()
+    assert list(answer["rows"]) == ["3"] and answer["removed"] == []
+    # a player leaves: the same columns; the line of the change comes with the row above it
+    assert scorer.post(f"/e/{key}/seats", data={"action": "leave", "seat": "4"}).status_code == 302
+    answer = viewer.follow()
+    assert list(answer["rows"]) == ["3"] and "Eve left before hand 4" in answer["rows"]["3"]
+
+
+def test_a_scorer_gets_a_scorers_parts_and_a_russian_phone_russian_ones(app: Any) -> None:
+    scorer_client = app.test_client()
+    key = start_evening(scorer_client)
+    assert post_hand(scorer_client, key, 1, 0, {2: "four"}, 4).status_code == 302
+    russian_client = app.test_client()
+    russian_client.set_cookie("lang", "ru")
+    scorer, russian = Phone(scorer_client, key), Phone(russian_client, key)
+    assert scorer.changes.endswith("shown=en/scorer") and russian.changes.endswith("shown=ru/viewer")
+    assert post_hand(scorer_client, key, 2, 1, {3: "nap"}, 5).status_code == 302
+    mine, theirs = scorer.follow(), russian.follow()
+    assert 'id="record-hand"' in mine["parts"]["status"] and 'id="record-hand"' not in theirs["parts"]["status"]
+    assert "Сдача 3" in theirs["parts"]["status"] and "Hand 3" in mine["parts"]["status"]
+
+    # the same URL from a phone whose language or role is not the page's: fetch the page
+    english = app.test_client()
+    answer = english.get(f"{russian.changes}&since={russian.revision}").get_json()
+    assert answer == {"revision": 2, "reload": True}
+    assert english.get(f"{scorer.changes}&since={scorer.revision}").get_json()["reload"] is True
+
+
+def test_a_revision_no_longer_held_or_unknown_is_answered_reload(app: Any) -> None:
+    client = app.test_client()
+    key = start_evening(client)
+    assert post_hand(client, key, 1, 0, {2: "four"}, 4).status_code == 302
+    phone = Phone(client, key)
+    assert post_hand(client, key, 2, 1, {3: "nap"}, 5).status_code == 302
+    # a club night's other tables churn the cache of renders: this table's last ones are kept
+    caches.sheet_cache.clear()
+    assert phone.ask()["rows"].keys() == {"2"}
+    assert post_hand(client, key, 3, 2, {0: "three"}, 3).status_code == 302
+    caches.sheet_cache.clear()
+    caches.sheet_history.clear()  # another process served that page, or it was forgotten
+    assert phone.ask() == {"revision": 3, "reload": True}
+    for since in ("9", "x", ""):
+        assert client.get(f"{phone.changes}&since={since}").get_json() == {"revision": 3, "reload": True}
+    assert client.get("/e/nosuchtable/changes?since=0").status_code == 404
