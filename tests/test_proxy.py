@@ -196,7 +196,7 @@ def _unavailable(message: str) -> None:
     pytest.skip(message + " (./scripts/test installs nginx-light with apt-get)")
 
 
-def _certificate(tmp: Path) -> tuple[Path, Path]:
+def certificate(tmp: Path) -> tuple[Path, Path]:
     """A self-signed certificate for nap.test and 127.0.0.1 (openssl; one day)."""
     openssl = shutil.which("openssl")
     if openssl is None:
@@ -210,9 +210,11 @@ def _certificate(tmp: Path) -> tuple[Path, Path]:
     return cert, key
 
 
-def render_deploy_conf(listen: str, server_name: str, cert: Path, key: Path, app: str) -> str:
-    """deploy/nginx.conf with its placeholders filled, as the README tells an admin to."""
-    text = DEPLOY_CONF.read_text()
+def render_deploy_conf(listen: str, server_name: str, cert: Path, key: Path, app: str,
+                       conf: Path = DEPLOY_CONF) -> str:
+    """deploy/nginx.conf (or ``conf``: another checkout's, benchmarks/wire.py) with its
+    placeholders filled, as the README tells an admin to."""
+    text = conf.read_text()
     for name, value in {"LISTEN": listen, "SERVER_NAME": server_name, "CERT": str(cert), "KEY": str(key),
                         "APP": app}.items():
         text = text.replace(f"@{name}@", value)
@@ -236,7 +238,7 @@ def app_behind_nginx(tmp_path: Path, sqlite_url: str) -> Iterator[tuple[int, Pat
     with TLS on another, the app with CSRF on and one trusted proxy."""
     if not (os.path.isfile(NGINX) and os.access(NGINX, os.X_OK)):
         _unavailable(f"no nginx at {NGINX}")
-    cert, key = _certificate(tmp_path)
+    cert, key = certificate(tmp_path)
     app = make_app(sqlite_url, WTF_CSRF_ENABLED=True, NAP_PROXY_HOPS=1)
     server = create_server(app, host="127.0.0.1", port=0, **server_settings(app))  # as nap serve does
     app_port = server.effective_port  # type: ignore[union-attr]
