@@ -16,10 +16,12 @@
 // "Not saved" page (503) whose link goes back to the form. Its words are in the table's
 // language: the page registers /sw.js?lang=<lang> (register-sw.js), NAP.words.
 /* global workbox */
-importScripts("/static/vendor/workbox/workbox-sw.js");
-workbox.setConfig({ modulePathPrefix: "/static/vendor/workbox/", debug: false });
-
 var NAP = self.NAP;
+// Workbox's files under their hashed names (kept for good by HTTP: an update check of this
+// worker fetches none of them again)
+importScripts(NAP.workbox["workbox-sw"]);
+workbox.setConfig({ modulePathCb: function (name) { return NAP.workbox[name]; }, debug: false });
+
 var PAGES = "nap-pages-" + NAP.version;
 var STATIC = "nap-static-" + NAP.version;
 var PAGE_ROUTES = NAP.pages.map(function (source) { return new RegExp(source); });
@@ -128,7 +130,7 @@ function notKept(request, url) {
   var back = request.referrer && new URL(request.referrer).origin === url.origin ? request.referrer : url.href;
   var html = "<!doctype html><html lang=\"" + esc(WORDS.lang) + "\"><head><meta charset=\"utf-8\">" +
     "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>" + esc(WORDS.title) + "</title>" +
-    "<link rel=\"stylesheet\" href=\"/static/app.css\"></head><body><main class=\"not-kept\">" +
+    "<link rel=\"stylesheet\" href=\"" + NAP.css + "\"></head><body><main class=\"not-kept\">" +
     "<h1>" + esc(WORDS.title) + "</h1><p class=\"errors\" role=\"alert\">" + esc(WORDS.page) + "</p>" +
     "<p><a class=\"button\" href=\"" + esc(back) + "\" onclick=\"history.back(); return false;\">" +
     esc(WORDS.back) + "</a></p></main></body></html>";
@@ -143,6 +145,14 @@ workbox.routing.registerRoute(
   "POST"
 );
 
+// a static file under its hashed name (scorer/web/static_names.py) never changes: the kept
+// copy is used without asking; any other static file is asked for first
+var HASHED = /\.[0-9a-f]{12}\.[A-Za-z0-9]+$/;
+var kept = new workbox.strategies.CacheFirst({ cacheName: STATIC, plugins: [keepOk] });
+workbox.routing.registerRoute(
+  function (ctx) { return ctx.sameOrigin && ctx.url.pathname.indexOf("/static/") === 0 && HASHED.test(ctx.url.pathname); },
+  kept
+);
 workbox.routing.registerRoute(
   function (ctx) { return ctx.sameOrigin && ctx.url.pathname.indexOf("/static/") === 0; },
   statics

@@ -27,6 +27,7 @@ from flask_babel import force_locale, gettext
 
 from ..i18n import LANGUAGES, select_locale
 from ..permissions import permission
+from ..static_names import hashed_url
 
 bp = Blueprint("offline", __name__)
 
@@ -102,22 +103,28 @@ def settings() -> dict[str, Any]:
     static = Path(current_app.static_folder or "static")
     templates = Path(current_app.root_path, current_app.template_folder or "templates")
     stamp = _stamp(static, templates)
-    if _made.get("stamp") == stamp and _made.get("app") == id(current_app):
+    if _made.get("stamp") == stamp and _made.get("app") == id(current_app) and _made.get("folder") == str(static):
         return dict(_made["settings"])
     files = shell(static, templates)
     digest = hashlib.sha256()
     for name in ["sw.js", *files, *sorted(str(p.relative_to(static)) for p in (static / "vendor").rglob("*.js"))]:
         digest.update(name.encode() + b"\0" + (static / name).read_bytes() + b"\0")
+    workbox = sorted(p.name for p in (static / "vendor" / "workbox").glob("workbox-*.js"))
     made = {
         "version": digest.hexdigest()[:16],
-        "shell": [f"/static/{name}" for name in files],
+        # under their hashed names (scorer.web.static_names): kept for good, never revalidated
+        "shell": [hashed_url(name) for name in files],
+        "css": hashed_url("app.css"),
+        # Workbox's files by module name ("workbox-core": its hashed .prod.js), workbox-sw's own
+        "workbox": {name.removesuffix(".js").removesuffix(".prod"): hashed_url(f"vendor/workbox/{name}")
+                    for name in workbox},
         "pages": [_route(e) for e in KEPT_PAGES],
         "chart": _route(CHART),
         "sheet": _template(KEPT_PAGES[0]),
         "warm": [_template(e) for e in WARMED],
         "warm_last": [_template(e) for e in WARMED_LAST],
     }
-    _made.update(stamp=stamp, app=id(current_app), settings=made)
+    _made.update(stamp=stamp, app=id(current_app), settings=made, folder=str(static))
     return dict(made)
 
 
@@ -154,4 +161,6 @@ def service_worker() -> Response:
     response = Response(body, mimetype="text/javascript")
     response.headers["Service-Worker-Allowed"] = "/"
     response.headers["Cache-Control"] = "no-cache"
-    return response
+    # the browser's update checks (on navigations) are answered 304 when nothing changed
+    response.add_etag()
+    return response.make_conditional(request)
