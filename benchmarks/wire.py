@@ -68,7 +68,9 @@ NAMES = ("Ann", "Bob", "Cat", "Dan")
 KINDS = ("page", "static", "save", "chart", "sw", "warm-up", "other")
 SEP = "\x1f"
 LOG_FORMAT = SEP.join(("$request_method", "$request_uri", "$status", "$bytes_sent", "$request_length",
-                       "$http_referer", "$sent_http_content_type", "$sent_http_content_encoding"))
+                       "$http_referer", "$sent_http_content_type", "$sent_http_content_encoding",
+                       # for reading the kept log (NAP_WIRE_LOG): what the browser asked with
+                       "$http_if_none_match", "$http_service_worker", "$http_cache_control"))
 POLL = re.compile(r"/e/[A-Za-z0-9_-]+/revision")
 CHART = re.compile(r"/e/[A-Za-z0-9_-]+/chart\.svg")
 
@@ -86,7 +88,7 @@ class Line:
 
     @classmethod
     def parse(cls, raw: str) -> Line:
-        method, uri, status, sent, received, referer, ctype, enc = raw.rstrip("\n").split(SEP)
+        method, uri, status, sent, received, referer, ctype, enc, *_debug = raw.rstrip("\n").split(SEP)
         return cls(method, uri, int(status), int(sent), int(received), referer, ctype, enc)
 
     @property
@@ -278,6 +280,8 @@ def measure(browser: Any, root: Path, postgres: str, hands: int, quiet: float) -
                     phone.locator(f"#hand-{n}").wait_for(state="attached", timeout=60000)
                 site.quiet(quiet)
             tally = Tally(hands, seconds=time.monotonic() - began)
+            if os.environ.get("NAP_WIRE_LOG"):  # keep nginx's log to read (a file of that name)
+                Path(os.environ["NAP_WIRE_LOG"]).write_text(site.log.read_text())
             for line in site.lines()[start:]:
                 tally.add(line)
             return tally

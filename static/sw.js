@@ -17,11 +17,8 @@
 // language: the page registers /sw.js?lang=<lang> (register-sw.js), NAP.words.
 /* global workbox */
 var NAP = self.NAP;
-// Workbox's files under their hashed names (kept for good by HTTP: an update check of this
-// worker fetches none of them again)
-importScripts(NAP.workbox["workbox-sw"]);
-workbox.setConfig({ modulePathCb: function (name) { return NAP.workbox[name]; }, debug: false });
-
+// Workbox (core, routing, strategies) comes in this very answer, before this file
+// (scorer/web/views/offline.py): an update check of the worker is one request, not five
 var PAGES = "nap-pages-" + NAP.version;
 var STATIC = "nap-static-" + NAP.version;
 var PAGE_ROUTES = NAP.pages.map(function (source) { return new RegExp(source); });
@@ -55,28 +52,31 @@ var pages = new workbox.strategies.NetworkFirst(
 var statics = new workbox.strategies.NetworkFirst(
   { cacheName: STATIC, networkTimeoutSeconds: 4, plugins: [keepOk], matchOptions: MATCH });
 
+// the revision each table's pages were last kept at (this worker's lifetime): a scoresheet
+// at the same revision warms nothing
+var warmedAt = {};
+
 function warm(origin, key, sheet) {
-  // the table's other pages, kept for when the network is gone: the last hand's too
+  // the table's other pages, kept for when the network is gone: the last hand's too, all
+  // in one answer (/e/<key>/kept, issue 23 item 1), and only when the table changed
   return sheet.text().then(function (html) {
     var next = /data-next-hand="(\d+)"/.exec(html);
-    var paths = NAP.warm.map(function (t) { return pathOf(t, key); });
-    if (next && Number(next[1]) > 1) {
-      NAP.warm_last.forEach(function (t) { paths.push(pathOf(t, key, Number(next[1]) - 1)); });
-    }
-    return paths;
-  }).catch(function () { return NAP.warm.map(function (t) { return pathOf(t, key); }); }).then(function (paths) {
-    return caches.open(PAGES).then(function (cache) { return fetchAll(cache, origin, paths); });
-  });
-}
-
-function fetchAll(cache, origin, paths) {
-  return Promise.all(paths.map(function (path) {
-    var url = origin + path;
+    var revision = /data-revision="(\d+)"/.exec(html);
+    return { last: next && Number(next[1]) > 1 ? Number(next[1]) - 1 : 0, revision: revision ? revision[1] : null };
+  }).catch(function () { return { last: 0, revision: null }; }).then(function (seen) {
+    if (seen.revision !== null && warmedAt[key] === seen.revision) return undefined;
+    var url = origin + pathOf(NAP.kept, key) + (seen.last ? "?last=" + seen.last : "");
     return fetch(url, { credentials: "same-origin", cache: "no-store" }).then(function (r) {
-      if (r.status === 200 && !r.redirected) return cache.put(url, r);
-      return undefined;
+      if (r.status !== 200 || r.redirected) return undefined;
+      return r.json().then(function (answer) {
+        return caches.open(PAGES).then(function (cache) {
+          return Promise.all(answer.pages.map(function (page) {
+            return cache.put(origin + page.path, new Response(page.html, { status: 200, headers: page.headers }));
+          }));
+        });
+      }).then(function () { if (seen.revision !== null) warmedAt[key] = seen.revision; });
     }).catch(function () { return undefined; });
-  }));
+  });
 }
 
 workbox.routing.registerRoute(
@@ -148,7 +148,7 @@ workbox.routing.registerRoute(
 // a static file under its hashed name (scorer/web/static_names.py) never changes: the kept
 // copy is used without asking; any other static file is asked for first
 var HASHED = /\.[0-9a-f]{12}\.[A-Za-z0-9]+$/;
-var kept = new workbox.strategies.CacheFirst({ cacheName: STATIC, plugins: [keepOk] });
+var kept = new workbox.strategies.CacheFirst({ cacheName: STATIC, plugins: [keepOk], matchOptions: MATCH });
 workbox.routing.registerRoute(
   function (ctx) { return ctx.sameOrigin && ctx.url.pathname.indexOf("/static/") === 0 && HASHED.test(ctx.url.pathname); },
   kept
