@@ -5,9 +5,11 @@
 // page and Big totals load without a network: pages are fetched network-first and the
 // last good copy is kept; with no network the kept copy is shown (netstate.js says
 // "Offline since …"). Opening a scoresheet online also keeps a fresh copy of the table's
-// other pages and of its last hand's page and correction form; so does a change the
-// page's live part shows (live.js asks by a message). Static files are network-first
-// too, the shell kept from installation. The caches are named by the version (a hash of
+// other pages and of its last hand's page and correction form, once per revision of the
+// table (a scoresheet at a revision already warmed warms nothing); so does a change the
+// page's live part shows (live.js asks by a message). Static files under hashed names
+// (scorer/web/static_names.py) are taken from the kept shell without asking; any other
+// static file is network-first too, the shell kept from installation. The caches are named by the version (a hash of
 // what they hold): a new worker deletes the old ones when it takes over. Writes are never
 // kept here: the page's outbox (outbox*.js) keeps and sends them as JSON commands. A
 // write (POST) goes to the network as it is; when the network does not answer, the answer
@@ -52,31 +54,45 @@ var pages = new workbox.strategies.NetworkFirst(
 var statics = new workbox.strategies.NetworkFirst(
   { cacheName: STATIC, networkTimeoutSeconds: 4, plugins: [keepOk], matchOptions: MATCH });
 
-// the revision each table's pages were last kept at (this worker's lifetime): a scoresheet
-// at the same revision warms nothing
+// the revision each table's pages were last kept at, or are being kept at now (this
+// worker's lifetime): a scoresheet at the same revision warms nothing (issue 23 item 1)
 var warmedAt = {};
+var warming = {};
 
 function warm(origin, key, sheet) {
-  // the table's other pages, kept for when the network is gone: the last hand's too, all
-  // in one answer (/e/<key>/kept, issue 23 item 1), and only when the table changed
+  // the table's other pages, kept for when the network is gone: the last hand's too
   return sheet.text().then(function (html) {
     var next = /data-next-hand="(\d+)"/.exec(html);
     var revision = /data-revision="(\d+)"/.exec(html);
-    return { last: next && Number(next[1]) > 1 ? Number(next[1]) - 1 : 0, revision: revision ? revision[1] : null };
-  }).catch(function () { return { last: 0, revision: null }; }).then(function (seen) {
-    if (seen.revision !== null && warmedAt[key] === seen.revision) return undefined;
-    var url = origin + pathOf(NAP.kept, key) + (seen.last ? "?last=" + seen.last : "");
-    return fetch(url, { credentials: "same-origin", cache: "no-store" }).then(function (r) {
-      if (r.status !== 200 || r.redirected) return undefined;
-      return r.json().then(function (answer) {
-        return caches.open(PAGES).then(function (cache) {
-          return Promise.all(answer.pages.map(function (page) {
-            return cache.put(origin + page.path, new Response(page.html, { status: 200, headers: page.headers }));
-          }));
-        });
-      }).then(function () { if (seen.revision !== null) warmedAt[key] = seen.revision; });
-    }).catch(function () { return undefined; });
+    var paths = NAP.warm.map(function (t) { return pathOf(t, key); });
+    if (next && Number(next[1]) > 1) {
+      NAP.warm_last.forEach(function (t) { paths.push(pathOf(t, key, Number(next[1]) - 1)); });
+    }
+    return { paths: paths, revision: revision ? revision[1] : null };
+  }).catch(function () {
+    return { paths: NAP.warm.map(function (t) { return pathOf(t, key); }), revision: null };
+  }).then(function (seen) {
+    if (seen.revision !== null && (warmedAt[key] === seen.revision || warming[key] === seen.revision)) {
+      return undefined;
+    }
+    warming[key] = seen.revision;
+    return caches.open(PAGES).then(function (cache) { return fetchAll(cache, origin, seen.paths); }).then(function (kept) {
+      if (seen.revision !== null && kept.every(Boolean)) warmedAt[key] = seen.revision;
+    }).then(function () {
+      if (warming[key] === seen.revision) delete warming[key];
+    });
   });
+}
+
+// true for each page kept
+function fetchAll(cache, origin, paths) {
+  return Promise.all(paths.map(function (path) {
+    var url = origin + path;
+    return fetch(url, { credentials: "same-origin", cache: "no-store" }).then(function (r) {
+      if (r.status === 200 && !r.redirected) return cache.put(url, r).then(function () { return true; });
+      return true;  // not this phone's to keep (a viewer): nothing to warm next time either
+    }).catch(function () { return false; });
+  }));
 }
 
 workbox.routing.registerRoute(

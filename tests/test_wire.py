@@ -2,7 +2,7 @@
 names served ``immutable`` (old names still work, ``no-cache``), ES modules importing each
 other by hashed name, compression negotiated (brotli or gzip when asked, identity
 otherwise, ``Vary: Accept-Encoding``; the Share page never), /sw.js answered 304 when
-unchanged, and the table's kept pages in one answer. The figures are
+unchanged. The figures are
 benchmarks/wire.py's to measure."""
 
 from __future__ import annotations
@@ -141,21 +141,37 @@ def test_the_worker_script_is_answered_304_when_unchanged(app: Any) -> None:
     assert again.status_code == 304 and again.data == b""
 
 
-def test_the_tables_kept_pages_come_in_one_answer(app: Any) -> None:
-    scorer = app.test_client()
-    key = start_evening(scorer)
-    assert post_hand(scorer, key, 1, 0, {1: "three"}, tricks=3).status_code == 302
-    scorer.get(f"/e/{key}")  # the "saved" message, once
-    answer = scorer.get(f"/e/{key}/kept?last=1")
-    assert answer.status_code == 200 and answer.headers["Cache-Control"] == "no-store"
-    pages = {p["path"]: p for p in answer.get_json()["pages"]}
-    assert list(pages) == [f"/e/{key}/quick", f"/e/{key}/big", f"/e/{key}/hand", f"/e/{key}/undo",
-                           f"/e/{key}/hand/1", f"/e/{key}/hand/1/edit"]
-    for path, page in pages.items():
-        assert _tokenless(page["html"].encode()) == _tokenless(scorer.get(path).data), path
-        assert page["headers"]["Content-Type"].startswith("text/html")
-        assert "default-src 'self'" in page["headers"]["Content-Security-Policy"]
-    # a viewer gets only what a viewer may open (no scorer's form, no PIN page)
-    viewer = app.test_client().get(f"/e/{key}/kept?last=1").get_json()["pages"]
-    assert [p["path"] for p in viewer] == [f"/e/{key}/big", f"/e/{key}/hand/1"]
-    assert app.test_client().get("/e/nosuchtable/kept").get_json()["pages"] == []
+# -- in a real browser (Chromium, as tests/test_offline.py drives it) ----------------------
+
+from tests import test_offline as offline  # noqa: E402 - its browser and server fixtures
+
+browser = offline.browser
+site = offline.site
+
+
+def test_hashed_modules_run_in_a_real_browser_and_offline_after(browser: Any, site: tuple[Any, str]) -> None:
+    """The pages' modules load by hashed name (each import rewritten) and work: quick entry,
+    a module importing four others, saves a hand offline into the outbox after a reload."""
+    app, base = site
+    ctx, a = offline._phone(browser)
+    try:
+        key = offline._start_table(a, base)
+        offline._ready_offline(a, base, key)
+        a.goto(f"{base}/e/{key}/quick")
+        a.locator("h1:has-text('Hand 1')").wait_for(timeout=60000)
+        loaded = a.evaluate("performance.getEntriesByType('resource').map(e => new URL(e.name).pathname)")
+        scripts = [u for u in loaded if u.startswith("/static/") and u.endswith(".js")]
+        names = {HASHED.fullmatch(u).group(1) for u in scripts if HASHED.fullmatch(u)}  # type: ignore[union-attr]
+        assert {"quick-entry", "outbox-send", "outbox-store", "rules", "words"} <= names, scripts
+        assert all(HASHED.fullmatch(u) for u in scripts), scripts  # no module asked for by its old name
+        ctx.set_offline(True)
+        a.goto(f"{base}/e/{key}")
+        a.locator("#netstate.offline").wait_for(timeout=60000)
+        offline._quick_offline(a, "Bob", "Three", 3)
+        a.locator(".outbox-entry.waiting").first.wait_for(timeout=60000)
+        assert "Hand 1 · Bob · Three · 3" in a.locator(".outbox").inner_text()
+        ctx.set_offline(False)
+        a.wait_for_function("() => document.querySelectorAll('.outbox-entry').length === 0", timeout=60000)
+        assert offline._hands(app, key) == [(1, 1, 3)]
+    finally:
+        ctx.close()

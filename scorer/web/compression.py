@@ -97,7 +97,8 @@ def init_app(app: Flask) -> None:
 
     @app.after_request
     def _compress(response: Response) -> Response:
-        if request.endpoint in UNCOMPRESSED:
+        # (what the phone accepts is read here: Flask-Compress takes "br;q=0" for a yes)
+        if request.endpoint in UNCOMPRESSED or chosen(request.headers.get("Accept-Encoding", "")) is None:
             response.vary.add("Accept-Encoding")
             return response
         return compress.after_request(response)

@@ -22,7 +22,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from flask import Blueprint, Response, current_app, jsonify, request
+from flask import Blueprint, Response, current_app, request
 from flask_babel import force_locale, gettext
 
 from ..i18n import LANGUAGES, select_locale
@@ -41,11 +41,6 @@ CHART = "sheet.chart"
 #: Workbox's modules the worker uses, put in its answer before static/sw.js (one request
 #: per update check, issue 23 item 1)
 WORKBOX = ("workbox-core.prod.js", "workbox-routing.prod.js", "workbox-strategies.prod.js")
-#: all of them in one answer (:func:`kept_pages`)
-KEPT = "offline.kept_pages"
-#: the headers a kept page is stored with (the page's own, as its route answered)
-KEPT_HEADERS = ("Content-Type", "Content-Security-Policy", "X-Content-Type-Options", "Referrer-Policy",
-                "X-Frame-Options", "Content-Language")
 
 _STATIC_REF = re.compile(r"""url_for\(\s*['"]static['"]\s*,\s*filename\s*=\s*['"]([^'"]+)['"]""")
 _IMPORT = re.compile(r"""^\s*import\s[^;]*?from\s+["']\./([^"']+)["']""", re.M)
@@ -127,7 +122,6 @@ def settings() -> dict[str, Any]:
         "sheet": _template(KEPT_PAGES[0]),
         "warm": [_template(e) for e in WARMED],
         "warm_last": [_template(e) for e in WARMED_LAST],
-        "kept": _template(KEPT),
     }
     _made.update(stamp=stamp, app=id(current_app), settings=made, folder=str(static))
     return dict(made)
@@ -167,40 +161,7 @@ def service_worker() -> Response:
     response = Response(body, mimetype="text/javascript")
     response.headers["Service-Worker-Allowed"] = "/"
     response.headers["Cache-Control"] = "no-cache"
-    # the browser's update checks (on navigations) are answered 304 when nothing changed
+    # a conditional request for it (If-None-Match) is answered 304 when nothing changed
     response.add_etag()
     return response.make_conditional(request)
 
-
-def _inner(path: str) -> Response:
-    """``GET path`` answered by the app for this very phone (its cookies, address and
-    scheme, as the proxy told them), in an application context of its own."""
-    environ = {k: v for k, v in request.environ.items() if k not in ("CONTENT_LENGTH", "CONTENT_TYPE", "wsgi.input")}
-    environ.update(REQUEST_METHOD="GET", PATH_INFO=path, QUERY_STRING="", HTTP_ACCEPT="text/html")
-    environ.pop("HTTP_ACCEPT_ENCODING", None)  # the pages as they are: the whole answer is compressed
-    app = current_app._get_current_object()  # type: ignore[attr-defined]
-    with app.app_context(), app.request_context(environ):
-        return app.full_dispatch_request()
-
-
-@bp.get("/e/<key>/kept")
-@permission("view")
-def kept_pages(key: str) -> Response:
-    """The table's pages the service worker keeps for offline use (``WARMED``, and with
-    ``?last=N`` hand N's page and correction form, ``WARMED_LAST``), in one answer
-    instead of one request each (issue 23 item 1): ``{"pages": [{"path", "headers",
-    "html"}]}``, only those answered 200 for this phone (a viewer gets no scorer's form).
-    Each page is made by its own route, with this request's cookies."""
-    paths = [_template(e).replace("{key}", key) for e in WARMED]
-    last = request.args.get("last", "")
-    if last.isdigit() and int(last) > 0:
-        paths += [_template(e).replace("{key}", key).replace("{number}", str(int(last))) for e in WARMED_LAST]
-    pages = []
-    for path in paths:
-        answer = _inner(path)
-        if answer.status_code == 200 and answer.mimetype == "text/html":
-            pages.append({"path": path, "html": answer.get_data(as_text=True),
-                          "headers": {h: answer.headers[h] for h in KEPT_HEADERS if h in answer.headers}})
-    response = jsonify(pages=pages)
-    response.headers["Cache-Control"] = "no-store"
-    return response
