@@ -399,3 +399,47 @@ def test_forged_forwarded_headers_do_not_pass_nginx(app_behind_nginx: tuple[int,
     assert "evil.example" not in poisoned
     status, _, share = host.get(f"/e/{key}/share", extra=forged)
     assert status == 200 and _share_links(share)[0] == f"{origin}/e/{key}"
+
+
+def _raw(port: int, cafile: Path, path: str, encoding: str, cookies: dict[str, str] | None = None,
+         ) -> tuple[int, http.client.HTTPMessage, bytes]:
+    """``GET path`` through nginx with ``Accept-Encoding: encoding``; the body as it came."""
+    conn = http.client.HTTPSConnection("127.0.0.1", port, context=ssl.create_default_context(cafile=str(cafile)),
+                                       timeout=30)
+    headers = {"Host": f"{PUBLIC_NAME}:{port}", "Accept-Language": "en", "Accept-Encoding": encoding}
+    if cookies:
+        headers["Cookie"] = "; ".join(f"{k}={v}" for k, v in cookies.items())
+    try:
+        conn.request("GET", path, headers=headers)
+        response = conn.getresponse()
+        return response.status, response.msg, response.read()
+    finally:
+        conn.close()
+
+
+def test_compression_through_nginx_is_done_once(app_behind_nginx: tuple[int, Path, Any]) -> None:
+    """The app's own encoding passes nginx as it is (never compressed twice); what the app
+    sends uncompressed nginx gzips (deploy/nginx.conf); the Share page neither (BREACH)."""
+    import gzip
+
+    import brotli
+
+    port, cafile, _app = app_behind_nginx
+    host = Phone(port, cafile)
+    status, _, page = host.get("/new/pagat")
+    form = {"csrf_token": _hidden(page, "csrf_token"), "players-0": "Ann", "players-1": "Bob", "players-2": "Cat",
+            "first_dealer": "0", "scoring": "points", "opt_hands_per_dealer": "2"}
+    status, headers, page = host.request("POST", "/new/pagat", form)
+    key = (headers["Location"] or "").rstrip("/").rsplit("/", 1)[-1]
+    status, headers, body = _raw(port, cafile, f"/e/{key}", "gzip, br")
+    assert status == 200 and headers["Content-Encoding"] == "br"
+    assert brotli.decompress(body).startswith(b"<!doctype html>")
+    assert "Accept-Encoding" in headers["Vary"] and len(headers.get_all("Vary") or []) == 1
+    # a file under its old name is streamed: the app sends it as it is to a gzip-only phone, nginx gzips it
+    status, headers, body = _raw(port, cafile, "/static/app.css", "gzip")
+    assert status == 200 and headers["Content-Encoding"] == "gzip"
+    assert gzip.decompress(body) == (ROOT / "static" / "app.css").read_bytes()
+    status, headers, body = _raw(port, cafile, "/static/app.css", "identity")
+    assert status == 200 and "Content-Encoding" not in headers and body == (ROOT / "static" / "app.css").read_bytes()
+    status, headers, body = _raw(port, cafile, f"/e/{key}/share", "gzip, br", host.cookies)
+    assert status == 200 and "Content-Encoding" not in headers and b"/scorer/" in body
