@@ -5,10 +5,12 @@
 // page and Big totals load without a network: pages are fetched network-first and the
 // last good copy is kept; with no network the kept copy is shown (netstate.js says
 // "Offline since …"). Opening a scoresheet online also keeps a fresh copy of the table's
-// other pages and of its last hand's page and correction form; so does a change the
-// page's live part shows (live.js asks by a message), and the fresh page it swaps in is
-// kept as it arrives. Static files are network-first
-// too, the shell kept from installation. The caches are named by the version (a hash of
+// other pages and of its last hand's page and correction form, once per revision of the
+// table (a scoresheet at a revision already warmed warms nothing); so does a change the
+// page's live part shows (live.js asks by a message, and places each change in the kept
+// copy of the page). Static files under hashed names
+// (scorer/web/static_names.py) are taken from the kept shell without asking; any other
+// static file is network-first too, the shell kept from installation. The caches are named by the version (a hash of
 // what they hold): a new worker deletes the old ones when it takes over. Writes are never
 // kept here: the page's outbox (outbox*.js) keeps and sends them as JSON commands. A
 // write (POST) goes to the network as it is; when the network does not answer, the answer
@@ -17,10 +19,9 @@
 // "Not saved" page (503) whose link goes back to the form. Its words are in the table's
 // language: the page registers /sw.js?lang=<lang> (register-sw.js), NAP.words.
 /* global workbox */
-importScripts("/static/vendor/workbox/workbox-sw.js");
-workbox.setConfig({ modulePathPrefix: "/static/vendor/workbox/", debug: false });
-
 var NAP = self.NAP;
+// Workbox (core, routing, strategies) comes in this very answer, before this file
+// (scorer/web/views/offline.py): an update check of the worker is one request, not five
 var PAGES = "nap-pages-" + NAP.version;
 var STATIC = "nap-static-" + NAP.version;
 var PAGE_ROUTES = NAP.pages.map(function (source) { return new RegExp(source); });
@@ -54,27 +55,44 @@ var pages = new workbox.strategies.NetworkFirst(
 var statics = new workbox.strategies.NetworkFirst(
   { cacheName: STATIC, networkTimeoutSeconds: 4, plugins: [keepOk], matchOptions: MATCH });
 
+// the revision each table's pages were last kept at, or are being kept at now (this
+// worker's lifetime): a scoresheet at the same revision warms nothing (issue 23 item 1)
+var warmedAt = {};
+var warming = {};
+
 function warm(origin, key, sheet) {
   // the table's other pages, kept for when the network is gone: the last hand's too
   return sheet.text().then(function (html) {
     var next = /data-next-hand="(\d+)"/.exec(html);
+    var revision = /data-revision="(\d+)"/.exec(html);
     var paths = NAP.warm.map(function (t) { return pathOf(t, key); });
     if (next && Number(next[1]) > 1) {
       NAP.warm_last.forEach(function (t) { paths.push(pathOf(t, key, Number(next[1]) - 1)); });
     }
-    return paths;
-  }).catch(function () { return NAP.warm.map(function (t) { return pathOf(t, key); }); }).then(function (paths) {
-    return caches.open(PAGES).then(function (cache) { return fetchAll(cache, origin, paths); });
+    return { paths: paths, revision: revision ? revision[1] : null };
+  }).catch(function () {
+    return { paths: NAP.warm.map(function (t) { return pathOf(t, key); }), revision: null };
+  }).then(function (seen) {
+    if (seen.revision !== null && (warmedAt[key] === seen.revision || warming[key] === seen.revision)) {
+      return undefined;
+    }
+    warming[key] = seen.revision;
+    return caches.open(PAGES).then(function (cache) { return fetchAll(cache, origin, seen.paths); }).then(function (kept) {
+      if (seen.revision !== null && kept.every(Boolean)) warmedAt[key] = seen.revision;
+    }).then(function () {
+      if (warming[key] === seen.revision) delete warming[key];
+    });
   });
 }
 
+// true for each page kept
 function fetchAll(cache, origin, paths) {
   return Promise.all(paths.map(function (path) {
     var url = origin + path;
     return fetch(url, { credentials: "same-origin", cache: "no-store" }).then(function (r) {
-      if (r.status === 200 && !r.redirected) return cache.put(url, r);
-      return undefined;
-    }).catch(function () { return undefined; });
+      if (r.status === 200 && !r.redirected) return cache.put(url, r).then(function () { return true; });
+      return true;  // not this phone's to keep (a viewer): nothing to warm next time either
+    }).catch(function () { return false; });
   }));
 }
 
@@ -149,7 +167,7 @@ function notKept(request, url) {
   var back = request.referrer && new URL(request.referrer).origin === url.origin ? request.referrer : url.href;
   var html = "<!doctype html><html lang=\"" + esc(WORDS.lang) + "\"><head><meta charset=\"utf-8\">" +
     "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>" + esc(WORDS.title) + "</title>" +
-    "<link rel=\"stylesheet\" href=\"/static/app.css\"></head><body><main class=\"not-kept\">" +
+    "<link rel=\"stylesheet\" href=\"" + NAP.css + "\"></head><body><main class=\"not-kept\">" +
     "<h1>" + esc(WORDS.title) + "</h1><p class=\"errors\" role=\"alert\">" + esc(WORDS.page) + "</p>" +
     "<p><a class=\"button\" href=\"" + esc(back) + "\" onclick=\"history.back(); return false;\">" +
     esc(WORDS.back) + "</a></p></main></body></html>";
@@ -164,6 +182,14 @@ workbox.routing.registerRoute(
   "POST"
 );
 
+// a static file under its hashed name (scorer/web/static_names.py) never changes: the kept
+// copy is used without asking; any other static file is asked for first
+var HASHED = /\.[0-9a-f]{12}\.[A-Za-z0-9]+$/;
+var kept = new workbox.strategies.CacheFirst({ cacheName: STATIC, plugins: [keepOk], matchOptions: MATCH });
+workbox.routing.registerRoute(
+  function (ctx) { return ctx.sameOrigin && ctx.url.pathname.indexOf("/static/") === 0 && HASHED.test(ctx.url.pathname); },
+  kept
+);
 workbox.routing.registerRoute(
   function (ctx) { return ctx.sameOrigin && ctx.url.pathname.indexOf("/static/") === 0; },
   statics

@@ -108,7 +108,7 @@ def test_one_forged_request_never_poisons_the_kept_scoresheet(sqlite_url: str) -
         forwarded = {"X-Forwarded-Proto": "https", "X-Forwarded-Host": "nap.example.org"}
         forged = app.test_client().get(f"/e/{key}", headers={**forwarded, **POISON}).get_data(as_text=True)
         page = app.test_client().get(f"/e/{key}", headers=forwarded).get_data(as_text=True)
-        assert "evil.example" not in page and 'src="/static/live.js' in page
+        assert "evil.example" not in page and re.search(r'src="/static/live\.[0-9a-f]{12}\.js', page)
         assert "evil.example" not in forged
         scorer = app.test_client()
         start_evening(scorer)
@@ -125,8 +125,9 @@ def test_a_scoresheet_kept_for_one_script_root_is_never_served_under_another(app
     mounted = app.test_client().get(f"/e/{key}", environ_overrides={"SCRIPT_NAME": "/nap"}).get_data(as_text=True)
     plain = app.test_client().get(f"/e/{key}").get_data(as_text=True)
     again = app.test_client().get(f"/e/{key}", environ_overrides={"SCRIPT_NAME": "/nap"}).get_data(as_text=True)
-    assert 'src="/nap/static/live.js' in mounted and 'src="/nap/static/live.js' in again
-    assert "/nap/" not in plain and 'src="/static/live.js' in plain
+    live = re.compile(r'src="/nap/static/live\.[0-9a-f]{12}\.js')
+    assert live.search(mounted) and live.search(again)
+    assert "/nap/" not in plain and re.search(r'src="/static/live\.[0-9a-f]+\.js', plain)
 
 
 def test_the_session_cookie_is_not_secure_over_plain_http_unless_forced(sqlite_url: str) -> None:
@@ -197,7 +198,7 @@ def _unavailable(message: str) -> None:
     pytest.skip(message + " (./scripts/test installs nginx-light with apt-get)")
 
 
-def _certificate(tmp: Path) -> tuple[Path, Path]:
+def certificate(tmp: Path) -> tuple[Path, Path]:
     """A self-signed certificate for nap.test and 127.0.0.1 (openssl; one day)."""
     openssl = shutil.which("openssl")
     if openssl is None:
@@ -211,10 +212,12 @@ def _certificate(tmp: Path) -> tuple[Path, Path]:
     return cert, key
 
 
-def render_deploy_conf(listen: str, server_name: str, cert: Path, key: Path, app: str) -> str:
-    """deploy/nginx.conf with its placeholders filled, as the README tells an admin to
-    (its access log next to the certificate, in the test's folder)."""
-    text = DEPLOY_CONF.read_text()
+def render_deploy_conf(listen: str, server_name: str, cert: Path, key: Path, app: str,
+                       conf: Path = DEPLOY_CONF) -> str:
+    """deploy/nginx.conf (or ``conf``: another checkout's, benchmarks/wire.py) with its
+    placeholders filled, as the README tells an admin to (its access log next to the
+    certificate, in the test's folder)."""
+    text = conf.read_text()
     for name, value in {"LISTEN": listen, "SERVER_NAME": server_name, "CERT": str(cert), "KEY": str(key),
                         "APP": app, "ACCESS_LOG": str(cert.parent / "nap.access.log")}.items():
         text = text.replace(f"@{name}@", value)
@@ -238,7 +241,7 @@ def app_behind_nginx(tmp_path: Path, sqlite_url: str) -> Iterator[tuple[int, Pat
     with TLS on another, the app with CSRF on and one trusted proxy."""
     if not (os.path.isfile(NGINX) and os.access(NGINX, os.X_OK)):
         _unavailable(f"no nginx at {NGINX}")
-    cert, key = _certificate(tmp_path)
+    cert, key = certificate(tmp_path)
     app = make_app(sqlite_url, WTF_CSRF_ENABLED=True, NAP_PROXY_HOPS=1)
     server = create_server(app, host="127.0.0.1", port=0, **server_settings(app))  # as nap serve does
     app_port = server.effective_port  # type: ignore[union-attr]
@@ -394,7 +397,7 @@ def test_forged_forwarded_headers_do_not_pass_nginx(app_behind_nginx: tuple[int,
     status, _, poisoned = Phone(port, cafile).get(f"/e/{key}", extra=forged)
     assert status == 200
     status, _, page = Phone(port, cafile).get(f"/e/{key}")
-    assert status == 200 and "evil.example" not in page and 'src="/static/live.js' in page
+    assert status == 200 and "evil.example" not in page and re.search(r'src="/static/live\.[0-9a-f]{12}\.js', page)
     assert "evil.example" not in poisoned
     status, _, share = host.get(f"/e/{key}/share", extra=forged)
     assert status == 200 and _share_links(share)[0] == f"{origin}/e/{key}"
@@ -572,3 +575,50 @@ def test_a_silent_tls_connection_is_closed_soon(app_behind_nginx: tuple[int, Pat
     port, _cafile, _app = app_behind_nginx
     with socket.create_connection(("127.0.0.1", port), timeout=40) as silent:  # a hang guard past 10 s
         assert silent.recv(1) == b""  # nginx closed it (10 s); the old 60 s ran past the guard
+
+
+# -- compression (issue 23, item 1) --------------------------------------------------
+
+
+def _raw(port: int, cafile: Path, path: str, encoding: str, cookies: dict[str, str] | None = None,
+         ) -> tuple[int, http.client.HTTPMessage, bytes]:
+    """``GET path`` through nginx with ``Accept-Encoding: encoding``; the body as it came."""
+    conn = http.client.HTTPSConnection("127.0.0.1", port, context=ssl.create_default_context(cafile=str(cafile)),
+                                       timeout=30)
+    headers = {"Host": f"{PUBLIC_NAME}:{port}", "Accept-Language": "en", "Accept-Encoding": encoding}
+    if cookies:
+        headers["Cookie"] = "; ".join(f"{k}={v}" for k, v in cookies.items())
+    try:
+        conn.request("GET", path, headers=headers)
+        response = conn.getresponse()
+        return response.status, response.msg, response.read()
+    finally:
+        conn.close()
+
+
+def test_compression_through_nginx_is_done_once(app_behind_nginx: tuple[int, Path, Any]) -> None:
+    """The app's own encoding passes nginx as it is (never compressed twice); what the app
+    sends uncompressed nginx gzips (deploy/nginx.conf); the Share page neither (BREACH)."""
+    import gzip
+
+    import brotli
+
+    port, cafile, _app = app_behind_nginx
+    host = Phone(port, cafile)
+    status, _, page = host.get("/new/pagat")
+    form = {"csrf_token": _hidden(page, "csrf_token"), "players-0": "Ann", "players-1": "Bob", "players-2": "Cat",
+            "first_dealer": "0", "scoring": "points", "opt_hands_per_dealer": "2"}
+    status, headers, page = host.request("POST", "/new/pagat", form)
+    key = (headers["Location"] or "").rstrip("/").rsplit("/", 1)[-1]
+    status, headers, body = _raw(port, cafile, f"/e/{key}", "gzip, br")
+    assert status == 200 and headers["Content-Encoding"] == "br"
+    assert brotli.decompress(body).startswith(b"<!doctype html>")
+    assert "Accept-Encoding" in headers["Vary"] and len(headers.get_all("Vary") or []) == 1
+    # a file under its old name is streamed: the app sends it as it is to a gzip-only phone, nginx gzips it
+    status, headers, body = _raw(port, cafile, "/static/app.css", "gzip")
+    assert status == 200 and headers["Content-Encoding"] == "gzip"
+    assert gzip.decompress(body) == (ROOT / "static" / "app.css").read_bytes()
+    status, headers, body = _raw(port, cafile, "/static/app.css", "identity")
+    assert status == 200 and "Content-Encoding" not in headers and body == (ROOT / "static" / "app.css").read_bytes()
+    status, headers, body = _raw(port, cafile, f"/e/{key}/share", "gzip, br", host.cookies)
+    assert status == 200 and "Content-Encoding" not in headers and b"/scorer/" in body

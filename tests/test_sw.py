@@ -16,6 +16,12 @@ from tests.webhelpers import post_hand, start_evening
 
 STATIC_REF = re.compile(r"""<(?:script|link)\b[^>]*?(?:src|href)="(/static/[^"?#]+)""")
 IMPORT = re.compile(r"""^\s*import\s[^;]*?from\s+["']\./([^"']+)["']""", re.M)
+HASHED = re.compile(r"\.[0-9a-f]{12}(\.[A-Za-z0-9]+)$")
+
+
+def _plain(url: str) -> str:
+    """A static URL without the hash in its name (``/static/app.<hash>.css`` → ``/static/app.css``)."""
+    return HASHED.sub(r"\1", url)
 
 
 def _nap(client: Any) -> dict[str, Any]:
@@ -27,14 +33,16 @@ def _nap(client: Any) -> dict[str, Any]:
     return json.loads(match.group(1))
 
 
-def _loads(page: str, static: Path) -> set[str]:
+def _loads(page: str, client: Any) -> set[str]:
     """The static files ``page`` (HTML) loads: its <script src> and <link href>, and the
-    modules its scripts import, followed through."""
+    modules its scripts import (as the app serves them), followed through."""
     found = set(STATIC_REF.findall(page))
     todo = [u for u in found if u.endswith(".js")]
     while todo:
         url = todo.pop()
-        for name in IMPORT.findall((static / url.removeprefix("/static/")).read_text(encoding="utf-8")):
+        served = client.get(url)
+        assert served.status_code == 200, url
+        for name in IMPORT.findall(served.get_data(as_text=True)):
             if f"/static/{name}" not in found:
                 found.add(f"/static/{name}")
                 todo.append(f"/static/{name}")
@@ -54,14 +62,17 @@ def test_every_file_a_page_loads_is_in_the_shell(app: Any) -> None:
     for url in pages:
         response = client.get(url)
         assert response.status_code == 200, url
-        loaded[url] = _loads(response.get_data(as_text=True), static)
+        loaded[url] = _loads(response.get_data(as_text=True), client)
         assert loaded[url] <= shell, f"{url} loads {sorted(loaded[url] - shell)}, not in the service worker's shell"
     # the pages' own scripts are really there: the modules and what they import
+    # (under their hashed names: a module's imports are rewritten to the hashed names too)
+    plain = {url: {_plain(u) for u in urls} for url, urls in loaded.items()}
+    assert all(HASHED.search(u) for urls in loaded.values() for u in urls)
     assert {"/static/outbox.js", "/static/outbox-send.js", "/static/outbox-store.js", "/static/rules.js",
-            "/static/fullform.js", "/static/undo.js"} <= loaded[f"/e/{key}/hand"]
-    assert "/static/quick-entry.js" in loaded[f"/e/{key}/quick"]
-    assert "/static/play.js" in loaded[f"/e/{key}/hand/1/play"]
-    assert all((static / u.removeprefix("/static/")).is_file() for u in shell)
+            "/static/fullform.js", "/static/undo.js"} <= plain[f"/e/{key}/hand"]
+    assert "/static/quick-entry.js" in plain[f"/e/{key}/quick"]
+    assert "/static/play.js" in plain[f"/e/{key}/hand/1/play"]
+    assert all((static / _plain(u).removeprefix("/static/")).is_file() for u in shell)
 
 
 def test_the_version_follows_the_files_contents(app: Any, tmp_path: Path) -> None:
@@ -76,7 +87,11 @@ def test_the_version_follows_the_files_contents(app: Any, tmp_path: Path) -> Non
                                    encoding="utf-8")
     changed = _nap(client)
     assert changed["version"] != first["version"]
-    assert changed["shell"] == first["shell"]
+    # the same files, rules.js and the modules importing it under new hashed names
+    assert [_plain(u) for u in changed["shell"]] == [_plain(u) for u in first["shell"]]
+    moved = {_plain(u) for u in set(changed["shell"]) - set(first["shell"])}
+    assert {"/static/rules.js", "/static/outbox-send.js", "/static/fullform.js", "/static/outbox.js"} <= moved
+    assert "/static/app.css" not in moved and "/static/live.js" not in moved
     (copy / "sw.js").write_text((copy / "sw.js").read_text(encoding="utf-8") + "\n", encoding="utf-8")
     assert _nap(client)["version"] not in (first["version"], changed["version"])
     body = client.get("/sw.js").get_data(as_text=True)
@@ -148,4 +163,4 @@ def test_the_page_registers_the_worker_with_its_language(app: Any) -> None:
     assert 'register("/sw.js?lang=" + encodeURIComponent(lang)' in script
     assert 'document.documentElement.getAttribute("lang")' in script
     page = app.test_client().get("/", headers={"Accept-Language": "pt-BR"}).get_data(as_text=True)
-    assert '<html lang="pt-BR">' in page and "/static/register-sw.js" in page
+    assert '<html lang="pt-BR">' in page and re.search(r"/static/register-sw\.[0-9a-f]{12}\.js", page)

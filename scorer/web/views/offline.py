@@ -27,6 +27,7 @@ from flask_babel import force_locale, gettext
 
 from ..i18n import LANGUAGES, select_locale
 from ..permissions import permission
+from ..static_names import hashed_url
 
 bp = Blueprint("offline", __name__)
 
@@ -37,6 +38,9 @@ KEPT_PAGES = ("sheet.scoresheet", "table.quick", "table.big", "hands.new_hand", 
 WARMED = ("table.quick", "table.big", "hands.new_hand", "table.confirm_undo")
 WARMED_LAST = ("hands.hand", "hands.edit_hand")
 CHART = "sheet.chart"
+#: Workbox's modules the worker uses, put in its answer before static/sw.js (one request
+#: per update check, issue 23 item 1)
+WORKBOX = ("workbox-core.prod.js", "workbox-routing.prod.js", "workbox-strategies.prod.js")
 
 _STATIC_REF = re.compile(r"""url_for\(\s*['"]static['"]\s*,\s*filename\s*=\s*['"]([^'"]+)['"]""")
 _IMPORT = re.compile(r"""^\s*import\s[^;]*?from\s+["']\./([^"']+)["']""", re.M)
@@ -102,7 +106,7 @@ def settings() -> dict[str, Any]:
     static = Path(current_app.static_folder or "static")
     templates = Path(current_app.root_path, current_app.template_folder or "templates")
     stamp = _stamp(static, templates)
-    if _made.get("stamp") == stamp and _made.get("app") == id(current_app):
+    if _made.get("stamp") == stamp and _made.get("app") == id(current_app) and _made.get("folder") == str(static):
         return dict(_made["settings"])
     files = shell(static, templates)
     digest = hashlib.sha256()
@@ -110,14 +114,16 @@ def settings() -> dict[str, Any]:
         digest.update(name.encode() + b"\0" + (static / name).read_bytes() + b"\0")
     made = {
         "version": digest.hexdigest()[:16],
-        "shell": [f"/static/{name}" for name in files],
+        # under their hashed names (scorer.web.static_names): kept for good, never revalidated
+        "shell": [hashed_url(name) for name in files],
+        "css": hashed_url("app.css"),
         "pages": [_route(e) for e in KEPT_PAGES],
         "chart": _route(CHART),
         "sheet": _template(KEPT_PAGES[0]),
         "warm": [_template(e) for e in WARMED],
         "warm_last": [_template(e) for e in WARMED_LAST],
     }
-    _made.update(stamp=stamp, app=id(current_app), settings=made)
+    _made.update(stamp=stamp, app=id(current_app), settings=made, folder=str(static))
     return dict(made)
 
 
@@ -150,8 +156,12 @@ def service_worker() -> Response:
     allowed to control the whole site."""
     static = Path(current_app.static_folder or "static")
     nap = {**settings(), "words": words(request.args.get("lang"))}
-    body = f"self.NAP = {json.dumps(nap, indent=1)};\n" + (static / "sw.js").read_text(encoding="utf-8")
+    workbox = "".join((static / "vendor" / "workbox" / name).read_text(encoding="utf-8") + "\n" for name in WORKBOX)
+    body = f"self.NAP = {json.dumps(nap, indent=1)};\n" + workbox + (static / "sw.js").read_text(encoding="utf-8")
     response = Response(body, mimetype="text/javascript")
     response.headers["Service-Worker-Allowed"] = "/"
     response.headers["Cache-Control"] = "no-cache"
-    return response
+    # a conditional request for it (If-None-Match) is answered 304 when nothing changed
+    response.add_etag()
+    return response.make_conditional(request)
+
