@@ -170,8 +170,15 @@ class Phone:
         sent = dict(headers or {})
         if self.cookies:
             sent["Cookie"] = "; ".join(f"{k}={v}" for k, v in self.cookies.items())
-        self.conn.request(method, path, body=body, headers=sent)
-        response = self.conn.getresponse()
+        try:
+            self.conn.request(method, path, body=body, headers=sent)
+            response = self.conn.getresponse()
+        except (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError):
+            # the server closed a kept-alive connection idle past its channel_timeout: as a
+            # browser does, send again on a new one
+            self.conn.close()
+            self.conn.request(method, path, body=body, headers=sent)
+            response = self.conn.getresponse()
         data = response.read().decode("utf-8", "replace")
         for header, value in response.getheaders():
             if header.lower() == "set-cookie":
@@ -275,39 +282,42 @@ def measure(url: str, app_root: Path, data: Data, repeat: int) -> dict[str, tupl
     """The figures of one checkout, served by two processes on ``url``."""
     out: dict[str, tuple[float, float]] = {}
     secret = "cold-" + secrets.token_hex(8)
-    with tempfile.TemporaryDirectory(prefix="nap-cold-") as tmp:
-        a, port_a = start_server(url, app_root, secret, Path(tmp), "a")
-        b = port_b = None
-        try:  # one at a time: each upgrades the schema first
-            b, port_b = start_server(url, app_root, secret, Path(tmp), "b")
-            for count, group in data.groups.items():
-                saver, viewer = Phone(port_a), Phone(port_b)
-                table = data.latest[count]
-                saver.get(f"/e/{table.key}/scorer/{table.edit_key}", 302)
-                for phone in (viewer, saver, viewer):
-                    phone.get(f"/g/{group}")
+    tmp = tempfile.mkdtemp(prefix="nap-cold-")  # kept: the servers' logs
+    print(f"serving {app_root} (logs in {tmp})", flush=True)
+    a, port_a = start_server(url, app_root, secret, Path(tmp), "a")
+    b = port_b = None
+    try:  # one at a time: each upgrades the schema first
+        b, port_b = start_server(url, app_root, secret, Path(tmp), "b")
+        for count, group in data.groups.items():
+            saver, viewer = Phone(port_a), Phone(port_b)
+            table = data.latest[count]
+            saver.get(f"/e/{table.key}/scorer/{table.edit_key}", 302)
+            for phone in (viewer, saver, viewer):
+                phone.get(f"/g/{group}")
 
-                def change(saver: Phone = saver, table: Table = table, group: str = group) -> str:
-                    save_by_api(saver, table)
-                    return f"/g/{group}"
+            def change(saver: Phone = saver, table: Table = table, group: str = group) -> str:
+                save_by_api(saver, table)
+                return f"/g/{group}"
 
-                out[f"season {count}"] = cold_warm(change, viewer.get, viewer.get, repeat)
-                saver.close()
-                viewer.close()
-            phone = Phone(port_a)
-            long = data.long
-            phone.get(f"/e/{long.key}/scorer/{long.edit_key}", 302)
-            phone.get(f"/e/{long.key}")
-            out["redirect"] = cold_warm(lambda: save_by_form(phone, long), phone.get, phone.get, repeat)
-            phone.close()
-        finally:
-            for server in (a, b):
-                if server is not None:
-                    server.terminate()
-                    try:
-                        server.wait(20)
-                    except subprocess.TimeoutExpired:
-                        server.kill()
+            out[f"season {count}"] = cold_warm(change, viewer.get, viewer.get, repeat)
+            print(f"  season {count}: cold, warm = {out[f'season {count}']}", flush=True)
+            saver.close()
+            viewer.close()
+        phone = Phone(port_a)
+        long = data.long
+        phone.get(f"/e/{long.key}/scorer/{long.edit_key}", 302)
+        phone.get(f"/e/{long.key}")
+        out["redirect"] = cold_warm(lambda: save_by_form(phone, long), phone.get, phone.get, repeat)
+        print(f"  redirect: cold, warm = {out['redirect']}", flush=True)
+        phone.close()
+    finally:
+        for server in (a, b):
+            if server is not None:
+                server.terminate()
+                try:
+                    server.wait(20)
+                except subprocess.TimeoutExpired:
+                    server.kill()
     return out
 
 
