@@ -115,6 +115,7 @@ class Data:
     groups: dict[int, str]  # evenings → group key
     latest: dict[int, Table]  # evenings → the group's latest evening
     long: Table
+    tiny: str  # a group of one evening: its page warms a new process's templates up
 
 
 def make_data(url: str, evenings: list[int], evening_hands: int, hands: int, saves: int, migration: str) -> Data:
@@ -151,6 +152,11 @@ def make_data(url: str, evenings: list[int], evening_hands: int, hands: int, sav
             setup, some = hoyle_hands(evening_hands + saves, seed=7 + count)
             made["latest"][count] = table(setup, some, evening_hands, group_id=group_id,
                                           played_on=first + timedelta(days=count))
+        tiny = create_group("A group of one evening")
+        tiny_id = tiny.id
+        made["tiny"] = tiny.key
+        setup, some = shared[0]
+        table(setup, some, evening_hands, group_id=tiny_id, played_on=first)
         setup, some = hoyle_hands(hands + saves, seed=7)
         made["long"] = table(setup, some, hands)
         models.db.session.remove()
@@ -246,78 +252,151 @@ def save_by_form(phone: Phone, table: Table) -> str:
     return location[location.index("/e/"):] if "://" in location else location
 
 
-def cold_warm(change: Callable[[], str], cold: Callable[[str], object], warm: Callable[[str], object],
-              repeat: int) -> tuple[float, float]:
-    """Median seconds of the first view after ``change`` (given what it returns) and of
-    the view right after it, over ``repeat`` rounds after one untimed round."""
-    colds, warms = [], []
-    for round_ in range(repeat + 1):
-        path = change()
-        t0 = time.perf_counter()
-        cold(path)
-        t1 = time.perf_counter()
-        warm(path)
-        t2 = time.perf_counter()
-        if round_:
-            colds.append(t1 - t0)
-            warms.append(t2 - t1)
-    return statistics.median(colds), statistics.median(warms)
+def timed_pair(change: Callable[[], str], cold: Callable[[str], object], warm: Callable[[str], object]
+               ) -> tuple[float, float]:
+    """Seconds of the first view after ``change`` (given what it returns) and of the view
+    right after it."""
+    path = change()
+    t0 = time.perf_counter()
+    cold(path)
+    t1 = time.perf_counter()
+    warm(path)
+    return t1 - t0, time.perf_counter() - t1
 
 
-def start_server(url: str, app_root: Path, secret: str, tmp: Path, name: str) -> tuple[subprocess.Popen[bytes], int]:
-    """``nap serve`` (one app process) from ``app_root`` on a free loopback port."""
-    port = free_port()
-    instance = tmp / name
-    instance.mkdir()
-    env = dict(os.environ, DATABASE_URL=url, SECRET_KEY=secret, NAP_INSTANCE=str(instance), PYTHONPATH=str(app_root),
-               NAP_WORKERS="1")
-    log = instance / "serve.log"
-    with log.open("wb") as out:
-        server = subprocess.Popen([sys.executable, "-m", "scorer", "serve", "--host", "127.0.0.1", "--port", str(port),
-                                   "--workers", "1"], cwd=app_root, env=env, stdout=out, stderr=subprocess.STDOUT)
-    return listening(server, port, 120, f"nap serve {name}", log), port
+class Server:
+    """``nap serve`` (one app process) from ``app_root`` on a free loopback port; started
+    again on a new port by :meth:`restart` (a new process: nothing kept in memory)."""
+
+    def __init__(self, url: str, app_root: Path, secret: str, tmp: Path, name: str) -> None:
+        self.url, self.app_root, self.secret, self.tmp, self.name = url, app_root, secret, tmp, name
+        self.starts = 0
+        self.process: subprocess.Popen[bytes] | None = None
+        self.port = 0
+        self.restart()
+
+    def restart(self) -> None:
+        self.stop()
+        self.starts += 1
+        instance = self.tmp / f"{self.name}{self.starts}"
+        instance.mkdir()
+        self.port = free_port()
+        env = dict(os.environ, DATABASE_URL=self.url, SECRET_KEY=self.secret, NAP_INSTANCE=str(instance),
+                   PYTHONPATH=str(self.app_root), PYTHONFAULTHANDLER="1")
+        log = instance / "serve.log"
+        with log.open("wb") as out:
+            process = subprocess.Popen([sys.executable, "-m", "scorer", "serve", "--host", "127.0.0.1", "--port",
+                                        str(self.port), "--workers", "1"], cwd=self.app_root, env=env, stdout=out,
+                                       stderr=subprocess.STDOUT)
+        self.process = listening(process, self.port, 120, f"nap serve {self.name}", log)
+
+    def alive(self) -> bool:
+        return self.process is not None and self.process.poll() is None
+
+    def stop(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(20)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+        self.process = None
 
 
-def measure(url: str, app_root: Path, data: Data, repeat: int) -> dict[str, tuple[float, float]]:
+def rounds(one: Callable[[], tuple[float, float]], recover: Callable[[], bool], repeat: int, label: str
+           ) -> tuple[float, float, int]:
+    """Medians of ``repeat`` rounds of ``one`` (cold, warm) after one untimed round, and how
+    many rounds were lost to a server that died (``recover`` restarts it and says whether
+    one had died; the round is then done again)."""
+    colds, warms, lost = [], [], 0
+    done = 0
+    while done < repeat + 1:
+        try:
+            cold, warm = one()
+        except (OSError, http.client.HTTPException):
+            if not recover() or lost >= 3 * (repeat + 1):
+                raise
+            lost += 1
+            print(f"  {label}: a server died (see its log); started again", flush=True)
+            continue
+        if done:
+            colds.append(cold)
+            warms.append(warm)
+        done += 1
+    return statistics.median(colds), statistics.median(warms), lost
+
+
+def measure(url: str, app_root: Path, data: Data, repeat: int) -> dict[str, tuple[float, float, int]]:
     """The figures of one checkout, served by two processes on ``url``."""
-    out: dict[str, tuple[float, float]] = {}
-    secret = "cold-" + secrets.token_hex(8)
-    tmp = tempfile.mkdtemp(prefix="nap-cold-")  # kept: the servers' logs
+    out: dict[str, tuple[float, float, int]] = {}
+    tmp = Path(tempfile.mkdtemp(prefix="nap-cold-"))  # kept: the servers' logs
     print(f"serving {app_root} (logs in {tmp})", flush=True)
-    a, port_a = start_server(url, app_root, secret, Path(tmp), "a")
-    b = port_b = None
-    try:  # one at a time: each upgrades the schema first
-        b, port_b = start_server(url, app_root, secret, Path(tmp), "b")
-        for count, group in data.groups.items():
-            saver, viewer = Phone(port_a), Phone(port_b)
-            table = data.latest[count]
-            saver.get(f"/e/{table.key}/scorer/{table.edit_key}", 302)
-            for phone in (viewer, saver, viewer):
-                phone.get(f"/g/{group}")
+    secret = "cold-" + secrets.token_hex(8)
+    a = Server(url, app_root, secret, tmp, "a")  # one at a time: each upgrades the schema first
+    b = Server(url, app_root, secret, tmp, "b")
+    phones: dict[str, Phone] = {}
 
-            def change(saver: Phone = saver, table: Table = table, group: str = group) -> str:
-                save_by_api(saver, table)
-                return f"/g/{group}"
-
-            out[f"season {count}"] = cold_warm(change, viewer.get, viewer.get, repeat)
-            print(f"  season {count}: cold, warm = {out[f'season {count}']}", flush=True)
-            saver.close()
-            viewer.close()
-        phone = Phone(port_a)
-        long = data.long
-        phone.get(f"/e/{long.key}/scorer/{long.edit_key}", 302)
-        phone.get(f"/e/{long.key}")
-        out["redirect"] = cold_warm(lambda: save_by_form(phone, long), phone.get, phone.get, repeat)
-        print(f"  redirect: cold, warm = {out['redirect']}", flush=True)
-        phone.close()
-    finally:
+    def recover() -> bool:
+        died = False
         for server in (a, b):
-            if server is not None:
-                server.terminate()
-                try:
-                    server.wait(20)
-                except subprocess.TimeoutExpired:
-                    server.kill()
+            if not server.alive():
+                died = True
+                server.restart()
+        for phone in phones.values():
+            phone.close()
+        phones.clear()
+        return died
+
+    def phone(name: str, server: Server, scorer_of: Table | None = None) -> Phone:
+        if name not in phones:
+            phones[name] = Phone(server.port)
+            if scorer_of is not None:
+                phones[name].get(f"/e/{scorer_of.key}/scorer/{scorer_of.edit_key}", 302)
+        return phones[name]
+
+    try:
+        for count, group in data.groups.items():
+            table = data.latest[count]
+            page = f"/g/{group}"
+            for viewer in (phone("viewer", b), phone("saver", a, table), phone("viewer", b)):
+                viewer.get(page)
+
+            def seen(table: Table = table, page: str = page) -> tuple[float, float]:
+                """B has shown the season before (it keeps what it settled then)."""
+                return timed_pair(lambda: (save_by_api(phone("saver", a, table), table), page)[1],
+                                  phone("viewer", b).get, phone("viewer", b).get)
+
+            out[f"season {count}, seen"] = rounds(seen, recover, repeat, f"season {count}")
+            print(f"  season {count}, B has shown it before: {out[f'season {count}, seen']}", flush=True)
+
+            def new_process(table: Table = table, page: str = page) -> tuple[float, float]:
+                """B is a new process: it has served other pages, never this season."""
+                b.restart()
+                phones.pop("viewer", None)
+                viewer = phone("viewer", b)
+                viewer.get("/healthz")
+                viewer.get(f"/e/{table.key}")  # the app and its templates warmed up on other pages
+                viewer.get(f"/g/{data.tiny}")
+                return timed_pair(lambda: (save_by_api(phone("saver", a, table), table), page)[1],
+                                  viewer.get, viewer.get)
+
+            out[f"season {count}, new"] = rounds(new_process, recover, max(3, repeat // 2), f"season {count}")
+            print(f"  season {count}, B a new process: {out[f'season {count}, new']}", flush=True)
+            recover()
+        long = data.long
+        phone("scorer", a, long).get(f"/e/{long.key}")
+
+        def redirect() -> tuple[float, float]:
+            scorer = phone("scorer", a, long)
+            return timed_pair(lambda: save_by_form(scorer, long), scorer.get, scorer.get)
+
+        out["redirect"] = rounds(redirect, recover, repeat, "redirect")
+        print(f"  redirect: {out['redirect']}", flush=True)
+    finally:
+        for each in phones.values():
+            each.close()
+        a.stop()
+        b.stop()
     return out
 
 
@@ -333,10 +412,10 @@ def main() -> None:
     parser.add_argument("--before-migration", default="0016_pin_budget", help="that checkout's newest migration")
     args = parser.parse_args()
 
-    saves = 2 * (args.repeat + 1) + 2
+    saves = 3 * (args.repeat + 1) + 20
     schema, url = make_schema(args.database)
     url = url.replace("postgresql://", "postgresql+psycopg://", 1)
-    results: dict[str, dict[str, tuple[float, float]]] = {}
+    results: dict[str, dict[str, tuple[float, float, int]]] = {}
     try:
         started = time.perf_counter()
         data = make_data(url, args.evenings, args.evening_hands, args.hands, saves,
@@ -348,20 +427,24 @@ def main() -> None:
     finally:
         drop_schema(args.database, schema)
 
-    print(f"cold pages, two `nap serve` processes on one PostgreSQL schema; medians of {args.repeat} rounds "
-          f"(wall time); cold ÷ warm measured in the same run")
-    what = {f"season {n}": (f"season, {n} evenings × {args.evening_hands} hands: first view through B after a hand "
-                            "saved through A", 3) for n in args.evenings}
+    print("cold pages, two `nap serve` processes on one PostgreSQL schema; medians (wall time); cold ÷ warm "
+          "measured in the same run")
+    what = {}
+    for n in args.evenings:
+        what[f"season {n}, new"] = (f"season, {n} evenings × {args.evening_hands} hands: first view through B, a new "
+                                    "process (it has served other pages), after a hand saved through A", 3)
+        what[f"season {n}, seen"] = (f"season, {n} evenings: the same when B has shown the season before", 3)
     what["redirect"] = (f"scoresheet, {args.hands} hands: the saving phone's redirect through A after its hand "
                         "form", 2)
     for key, (text, target) in what.items():
         print(f"{text} (target ≤ {target}×)")
         for side in ("before", "after"):
-            if side in results:
-                cold, warm = results[side][key]
+            if key in results.get(side, {}):
+                cold, warm, lost = results[side][key]
                 root = args.app_root if side == "before" else ROOT
+                died = f"; {lost} rounds lost to a server that died" if lost else ""
                 print(f"  {side:6} ({root}): cold {cold * 1000:.1f} ms, warm {warm * 1000:.2f} ms = "
-                      f"{cold / warm:.1f}× warm")
+                      f"{cold / warm:.1f}× warm{died}")
 
 
 if __name__ == "__main__":
