@@ -64,12 +64,12 @@ def last_hand(key: str) -> tuple[int, int, int] | None:
     play, or it is finished (nothing to undo)."""
     if not valid_key(key):
         return None
-    row = db.session.execute(
-        sa.select(Hand.number, Hand.id, sa.func.max(HandVersion.version))
-        .join(Evening, Evening.id == Hand.evening_id).join(HandVersion, HandVersion.hand_id == Hand.id)
+    version = sa.select(sa.func.max(HandVersion.version)).where(HandVersion.hand_id == Hand.id).scalar_subquery()
+    row = db.session.execute(  # the last hand by the (evening, number) index; its versions by their hand's
+        sa.select(Hand.number, version, Hand.id).join(Evening, Evening.id == Hand.evening_id)
         .where(Evening.key == key, Evening.finished_at.is_(None), Hand.number > 0)
-        .group_by(Hand.id, Hand.number).order_by(Hand.number.desc()).limit(1)).first()
-    return None if row is None else (row[0], row[2], row[1])
+        .order_by(Hand.number.desc()).limit(1)).first()
+    return None if row is None else (row[0], row[1], row[2])
 
 
 def evening_name(key: str) -> str:
