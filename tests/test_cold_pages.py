@@ -234,3 +234,24 @@ def test_the_undo_offer_reads_the_last_hand_only_and_answers_as_before(
         assert offer() is None  # finished: nothing to undo
         with app.test_request_context():
             assert undo_offer("no-such-evening") is None and undo_offer("bad key!") is None
+
+
+def test_the_settled_result_migration_goes_down_and_up(two_apps: tuple[Any, Any]) -> None:
+    """0017 only adds the cache: down, the table is gone and the season is as before; up
+    again, the results are settled and kept anew."""
+    from flask_migrate import downgrade, upgrade
+
+    first, _ = two_apps
+    group, keys = _group_of_two(first)
+    client = first.test_client()
+    expected = _season(HANDS, HANDS[:2])
+    assert _totals(client.get(f"/g/{group}").get_data(as_text=True)) == expected
+    with first.app_context():
+        db.session.remove()
+        downgrade(revision="0016_pin_budget")
+        assert "settled_result" not in sa.inspect(db.engine).get_table_names()
+        upgrade()
+        assert db.session.scalar(sa.select(sa.func.count()).select_from(SettledResult)) == 0
+    _forget()
+    assert _totals(client.get(f"/g/{group}").get_data(as_text=True)) == expected
+    assert _kept(first, keys[0])[:2] == (0, 0)
