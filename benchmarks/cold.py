@@ -291,11 +291,22 @@ class Server:
         self.process = listening(process, self.port, 120, f"nap serve {self.name}", log)
 
     def alive(self) -> bool:
-        return self.process is not None and self.process.poll() is None
+        """Whether it still runs and accepts connections (a process dying is not yet gone)."""
+        import socket
+
+        for _ in range(10):
+            if self.process is None or self.process.poll() is not None:
+                return False
+            try:
+                socket.create_connection(("127.0.0.1", self.port), timeout=2).close()
+                return True
+            except OSError:
+                time.sleep(0.5)
+        return False
 
     def stop(self) -> None:
         if self.process is not None and self.process.poll() is None:
-            self.process.terminate()
+            self.process.terminate()  # or kill, below: one that hangs dying
             try:
                 self.process.wait(20)
             except subprocess.TimeoutExpired:
@@ -380,7 +391,7 @@ def measure(url: str, app_root: Path, data: Data, repeat: int) -> dict[str, tupl
                 return timed_pair(lambda: (save_by_api(phone("saver", a, table), table), page)[1],
                                   viewer.get, viewer.get)
 
-            out[f"season {count}, new"] = rounds(new_process, recover, max(3, repeat // 2), f"season {count}")
+            out[f"season {count}, new"] = rounds(new_process, recover, 3, f"season {count}")
             print(f"  season {count}, B a new process: {out[f'season {count}, new']}", flush=True)
             recover()
         long = data.long
