@@ -318,22 +318,24 @@ def rounds(one: Callable[[], tuple[float, float]], recover: Callable[[], bool], 
            ) -> tuple[float, float, int]:
     """Medians of ``repeat`` rounds of ``one`` (cold, warm) after one untimed round, and how
     many rounds were lost to a server that died (``recover`` restarts it and says whether
-    one had died; the round is then done again)."""
-    colds, warms, lost = [], [], 0
-    done = 0
-    while done < repeat + 1:
+    one had died; the round after it is untimed again)."""
+    colds: list[float] = []
+    warms: list[float] = []
+    lost, untimed = 0, True
+    while len(colds) < repeat:
         try:
             cold, warm = one()
         except (OSError, http.client.HTTPException):
             if not recover() or lost >= 3 * (repeat + 1):
                 raise
             lost += 1
+            untimed = True  # a new process keeps nothing yet: the next round warms it up, untimed
             print(f"  {label}: a server died (see its log); started again", flush=True)
             continue
-        if done:
+        if not untimed:
             colds.append(cold)
             warms.append(warm)
-        done += 1
+        untimed = False
     return statistics.median(colds), statistics.median(warms), lost
 
 
