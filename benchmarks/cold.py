@@ -164,6 +164,11 @@ def make_data(url: str, evenings: list[int], evening_hands: int, hands: int, sav
     return Data(**made)
 
 
+class ServerFault(OSError):
+    """A 500 from a server: after a crash elsewhere in it, its memory is not to be trusted
+    (see its log); it is started again like one that died."""
+
+
 class Phone:
     """A phone's browser on one server: one kept-alive connection and its cookies."""
 
@@ -186,6 +191,8 @@ class Phone:
             self.conn.request(method, path, body=body, headers=sent)
             response = self.conn.getresponse()
         data = response.read().decode("utf-8", "replace")
+        if response.status == 500:
+            raise ServerFault(f"{method} {path}: 500")
         for header, value in response.getheaders():
             if header.lower() == "set-cookie":
                 name, _, rest = value.partition("=")
@@ -314,7 +321,7 @@ class Server:
         self.process = None
 
 
-def rounds(one: Callable[[], tuple[float, float]], recover: Callable[[], bool], repeat: int, label: str
+def rounds(one: Callable[[], tuple[float, float]], recover: Callable[[bool], bool], repeat: int, label: str
            ) -> tuple[float, float, int]:
     """Medians of ``repeat`` rounds of ``one`` (cold, warm) after one untimed round, and how
     many rounds were lost to a server that died (``recover`` restarts it and says whether
@@ -325,8 +332,8 @@ def rounds(one: Callable[[], tuple[float, float]], recover: Callable[[], bool], 
     while len(colds) < repeat:
         try:
             cold, warm = one()
-        except (OSError, http.client.HTTPException):
-            if not recover() or lost >= 3 * (repeat + 1):
+        except (OSError, http.client.HTTPException) as error:
+            if not recover(isinstance(error, ServerFault)) or lost >= 3 * (repeat + 1):
                 raise
             lost += 1
             untimed = True  # a new process keeps nothing yet: the next round warms it up, untimed
@@ -349,10 +356,10 @@ def measure(url: str, app_root: Path, data: Data, repeat: int) -> dict[str, tupl
     b = Server(url, app_root, secret, tmp, "b")
     phones: dict[str, Phone] = {}
 
-    def recover() -> bool:
+    def recover(faulty: bool = False) -> bool:
         died = False
         for server in (a, b):
-            if not server.alive():
+            if faulty or not server.alive():
                 died = True
                 server.restart()
         for phone in phones.values():
