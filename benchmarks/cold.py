@@ -1,45 +1,52 @@
-"""Cold pages: what the first view after a change costs, against the warm view, in one run.
+"""Cold pages with two real processes: the first view after a hand saved elsewhere, against
+the warm view, in one run (issue 23 items 4 and 6).
 
-- **Scoresheet** of a long evening (``--hands``, default 500; ``hoyle``, 5 players, with
-  a pool, so every hand carries state to the next): the *cold* view is the first view
-  right after one more hand is saved (through :func:`scorer.storage.hand_writes.record_hand`, as a
-  phone's save does; the save itself is not timed); the *warm* view is the same page
-  viewed again at once, unchanged (served from the page cache). Target: cold ≤ 3× warm.
-  Also shown, without a target: after a correction of the evening's first contract
-  (every later hand is ruled on again), and after an undo of the last hand.
-- **Season** of a group of ``--evenings`` evenings (default 200) of ``--evening-hands``
-  hands each: cold is the first view of the group's page after one of its evenings
-  changed (a hand saved in the latest evening, tonight's); warm the same page again.
-  Target: cold ≤ 3× warm. Also shown: after a hand saved in the oldest evening (every
-  later evening's running season total moves).
+Two ``nap serve`` processes (A and B, one app process each, from the same checkout) serve
+one throwaway PostgreSQL schema. The evenings are made directly in the database (``hoyle``,
+5 players, with a pool, so every hand carries state to the next), so no limit of the app
+on an evening's hands applies:
 
-Cold and warm views alternate (change, cold view, warm view; repeated ``--repeat``
-times, medians), so a busy machine slows both alike; every view is a GET over HTTP on
-loopback, one kept-alive connection as a phone's browser, to the app under waitress in
-this process. ``/healthz`` is measured in the same run. When the app keeps settled
-ledgers (:data:`scorer.storage.kept_ledgers.ledgers`), the new-hand figures are measured once more
-with them switched off, as a same-run "before" for that cache (the rows of a page are
-still kept then). Nothing is asserted.
+- **Season** of a group of 200 and of 1,000 evenings (``--evenings``) of ``--evening-hands``
+  hands each: a phone that is a scorer of the group's latest evening saves one more hand
+  through **A** (``POST /api/e/<key>/hands``, as quick entry's outbox does; not timed);
+  *cold* is then the first view of the group's page through **B** (another process: it
+  learns of the hand from the database only), *warm* the same view through B again at
+  once. Target: cold ≤ 3× warm.
+- **The saving phone's redirect** on an evening of ``--hands`` hands (default 2,000): the
+  scorer's phone saves one more hand with the hand form through A (``POST /e/<key>/hand``,
+  with its CSRF token; not timed) and follows the redirect: *cold* is that first view of
+  the scoresheet through A (with "Hand N saved" and its one-tap Undo), *warm* the
+  scoresheet viewed again at once. Target: cold ≤ 2× warm.
 
-Run: ``.venv/bin/python benchmarks/cold.py [--hands 500] [--evenings 200] [--postgres]``
-(``--postgres``: a throwaway schema in ``TEST_POSTGRES_URL``, default
-``postgresql://postgres@127.0.0.1:5432/test``; otherwise a temporary SQLite file).
+Cold and warm views alternate (change, cold view, warm view; ``--repeat`` rounds after
+one untimed round, medians), so a busy machine slows both alike; every view is a GET on a
+kept-alive loopback connection, as a phone's browser. Wall times only (the work is in the
+servers' processes). Nothing is asserted.
+
+``--app-root DIR`` also measures another checkout (a "before", e.g. a worktree of main),
+first, in the same run on the same data: its servers run on the schema at that
+checkout's newest migration (``--before-migration``, default ``0016_pin_budget``); then
+this checkout's servers upgrade it and are measured.
+
+Run: ``.venv/bin/python benchmarks/cold.py [--app-root /tmp/main] [--evenings 200 1000]
+[--hands 2000] [--repeat 10] [--database postgresql://postgres@127.0.0.1:5432/test]``
 """
 
 from __future__ import annotations
 
 import argparse
-import contextlib
 import http.client
 import os
 import random
+import re
 import secrets
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, replace
+from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
@@ -48,8 +55,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from bench import timed  # noqa: E402 - benchmarks/bench.py
-from serving import serve  # noqa: E402 - benchmarks/serving.py
+from load import drop_schema, free_port, listening, make_schema  # noqa: E402 - benchmarks/load.py
 
 from scorer.evening.file import EveningFile  # noqa: E402
 from scorer.evening.ledger import Fold  # noqa: E402
@@ -89,265 +95,376 @@ def hoyle_hands(count: int, seed: int, players: int = 5) -> tuple[EveningSetup, 
     return fold.setup, [row.facts for row in fold.rows]
 
 
-@dataclass(frozen=True)
-class ColdWarm:
-    """Medians in seconds: wall time and this process's CPU time (the app and the client
-    both run in it: on SQLite all the work of a view; the CPU time is what a busy
-    machine's other processes do not inflate) of the cold and the warm view."""
-
-    cold: float
-    warm: float
-    cold_cpu: float
-    warm_cpu: float
-
-
-def cold_warm(view: Callable[[], object], change: Callable[[], object], repeat: int) -> ColdWarm:
-    """The first view after ``change`` (cold) and the view right after it (warm), over
-    ``repeat`` rounds after one untimed round."""
-    samples: list[tuple[float, float, float, float]] = []
-    for round_ in range(repeat + 1):
-        change()
-        wall, cpu = time.perf_counter(), time.process_time()
-        view()
-        wall_1, cpu_1 = time.perf_counter(), time.process_time()
-        view()
-        wall_2, cpu_2 = time.perf_counter(), time.process_time()
-        if round_:
-            samples.append((wall_1 - wall, wall_2 - wall_1, cpu_1 - cpu, cpu_2 - cpu_1))
-    return ColdWarm(*(statistics.median(column) for column in zip(*samples, strict=True)))
-
-
-@contextlib.contextmanager
-def database(postgres: bool) -> Iterator[str]:
-    """A throwaway database URL: a PostgreSQL schema, or a SQLite file."""
-    if not postgres:
-        with tempfile.TemporaryDirectory() as tmp:
-            yield f"sqlite:///{tmp}/cold.sqlite3"
-        return
-    import psycopg
-
-    url = os.environ.get("TEST_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/test")
-    schema = f"nap_bench_{secrets.token_hex(6)}"
-    with psycopg.connect(url, autocommit=True) as conn:
-        conn.execute(f'CREATE SCHEMA "{schema}"')
-    try:
-        yield url.replace("postgresql://", "postgresql+psycopg://", 1) + f"?options=-csearch_path%3D{schema}"
-    finally:
-        with psycopg.connect(url, autocommit=True) as conn:
-            conn.execute(f'DROP SCHEMA "{schema}" CASCADE')
-
-
+@dataclass
 class Table:
-    """An evening in the database with the hands still to be saved in it, one per change."""
+    """An evening in the database: its keys, players and the hands still to be saved."""
 
-    def __init__(self, app: Any, setup: EveningSetup, hands: list[HandFacts], stored: int, **extra: Any) -> None:
-        from scorer.storage import evening_writes, models
+    key: str
+    edit_key: str
+    players: tuple[str, ...]
+    pending: list[HandFacts]
+    stored: int
 
-        self.app = app
-        self.pending = hands[stored:]
-        with app.app_context():
-            evening = evening_writes.import_evening(EveningFile(setup=setup, hands=hands[:stored], name="Benchmark"))
+    def next_hand(self) -> tuple[int, HandFacts]:
+        self.stored += 1
+        return self.stored, self.pending.pop(0)
+
+
+@dataclass
+class Data:
+    groups: dict[int, str]  # evenings → group key
+    latest: dict[int, Table]  # evenings → the group's latest evening
+    long: Table
+    tiny: str  # a group of one evening: its page warms a new process's templates up
+
+
+def make_data(url: str, evenings: list[int], evening_hands: int, hands: int, saves: int, migration: str) -> Data:
+    """The groups and the long evening, made with this checkout's code on ``url``, the
+    schema upgraded to ``migration`` (an older checkout's newest, for a "before")."""
+    from flask_migrate import upgrade
+
+    from scorer import create_app
+    from scorer.storage import evening_writes, models
+    from scorer.storage.groups import create_group
+
+    app = create_app({"SQLALCHEMY_DATABASE_URI": url, "SECRET_KEY": "bench", "NAP_LIVE_LISTEN": False})
+    made: dict[str, Any] = {"groups": {}, "latest": {}}
+    with app.app_context():
+        upgrade(revision=migration)
+
+        def table(setup: EveningSetup, all_hands: list[HandFacts], stored: int, **extra: Any) -> Table:
+            evening = evening_writes.import_evening(EveningFile(setup=setup, hands=all_hands[:stored],
+                                                                name="Benchmark"))
             for name, value in extra.items():
                 setattr(evening, name, value)
             models.db.session.commit()
-            self.key = evening.key
+            return Table(evening.key, evening.edit_key, setup.players, all_hands[stored:], stored)
 
-    def _evening(self) -> Any:
-        from scorer.storage import units
-
-        evening = units.get_evening(self.key)
-        assert evening is not None
-        return evening
-
-    def save_one(self) -> None:
-        """Save the next hand, as a phone's quick entry does (one unit of work)."""
-        from scorer.storage import hand_writes, models
-
-        with self.app.app_context():
-            evening = self._evening()
-            hand_writes.record_hand(evening, len(evening.hands) + 1, self.pending.pop(0))
-            models.db.session.remove()
-
-    def undo_last(self) -> None:
-        """Undo the last hand (its facts go back to the front of the hands to save)."""
-        from scorer.storage import evenings, hand_writes, models
-
-        with self.app.app_context():
-            evening = self._evening()
-            last = evening.hands[-1]
-            self.pending.insert(0, evenings.facts_of(last.current, len(evening.players)))
-            hand_writes.undo_last_hand(evening, last.number, last.current.version)
-            models.db.session.remove()
-
-    def correct_first_contract(self) -> None:
-        """Correct the tricks of the evening's first hand with a contract (one more, or
-        none after five): that hand and every hand after it are ruled on again."""
-        from scorer.storage import evenings, hand_writes, models
-
-        with self.app.app_context():
-            evening = self._evening()
-            n = len(evening.players)
-            hand = next(h for h in evening.hands if evenings.facts_of(h.current, n).tricks is not None)
-            facts = evenings.facts_of(hand.current, n)
-            tricks = (facts.tricks or 0) + 1 if (facts.tricks or 0) < 5 else 0
-            hand_writes.correct_hand(evening, hand.number, hand.current.version, replace(facts, tricks=tricks))
-            models.db.session.remove()
+        shared = [hoyle_hands(evening_hands, seed=100 + i) for i in range(10)]
+        first = date(2020, 1, 1)
+        for count in evenings:
+            group = create_group(f"Club of {count} evenings")
+            group_id = group.id
+            made["groups"][count] = group.key
+            for i in range(count - 1):
+                setup, some = shared[i % len(shared)]
+                table(setup, some, evening_hands, group_id=group_id, played_on=first + timedelta(days=i))
+            setup, some = hoyle_hands(evening_hands + saves, seed=7 + count)
+            made["latest"][count] = table(setup, some, evening_hands, group_id=group_id,
+                                          played_on=first + timedelta(days=count))
+        tiny = create_group("A group of one evening")
+        tiny_id = tiny.id
+        made["tiny"] = tiny.key
+        setup, some = shared[0]
+        table(setup, some, evening_hands, group_id=tiny_id, played_on=first)
+        setup, some = hoyle_hands(hands + saves, seed=7)
+        made["long"] = table(setup, some, hands)
+        models.db.session.remove()
+        models.db.engine.dispose()
+    return Data(**made)
 
 
-def get(conn: http.client.HTTPConnection, path: str) -> Callable[[], bytes]:
-    def fetch() -> bytes:
-        conn.request("GET", path)
-        response = conn.getresponse()
-        body = response.read()
-        assert response.status == 200, (path, response.status)
+class ServerFault(OSError):
+    """A 500 from a server: after a crash elsewhere in it, its memory is not to be trusted
+    (see its log); it is started again like one that died."""
+
+
+class Phone:
+    """A phone's browser on one server: one kept-alive connection and its cookies."""
+
+    def __init__(self, port: int) -> None:
+        self.conn = http.client.HTTPConnection("127.0.0.1", port, timeout=300)
+        self.cookies: dict[str, str] = {}
+
+    def request(self, method: str, path: str, body: bytes | None = None, headers: dict[str, str] | None = None
+                ) -> tuple[int, str, dict[str, str]]:
+        sent = dict(headers or {})
+        if self.cookies:
+            sent["Cookie"] = "; ".join(f"{k}={v}" for k, v in self.cookies.items())
+        try:
+            self.conn.request(method, path, body=body, headers=sent)
+            response = self.conn.getresponse()
+        except (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError):
+            # the server closed a kept-alive connection idle past its channel_timeout: as a
+            # browser does, send again on a new one
+            self.conn.close()
+            self.conn.request(method, path, body=body, headers=sent)
+            response = self.conn.getresponse()
+        data = response.read().decode("utf-8", "replace")
+        if response.status == 500:
+            raise ServerFault(f"{method} {path}: 500")
+        for header, value in response.getheaders():
+            if header.lower() == "set-cookie":
+                name, _, rest = value.partition("=")
+                self.cookies[name.strip()] = rest.split(";", 1)[0]
+        return response.status, data, {k.lower(): v for k, v in response.getheaders()}
+
+    def get(self, path: str, expect: int = 200) -> str:
+        status, body, _ = self.request("GET", path)
+        assert status == expect, (path, status, body[:300])
         return body
 
-    return fetch
+    def close(self) -> None:
+        self.conn.close()
 
 
-def _settled() -> Any:
-    """The app's :mod:`scorer.storage.kept_ledgers`, or None when the code measured has none (a checkout
-    of the code before it, run with this script: look beside that checkout's package, not
-    through the editable install's finder)."""
-    import scorer
-
-    if not Path(scorer.__file__).with_name("settled.py").exists():
-        return None
-    from scorer.storage import kept_ledgers as settled
-
-    return settled
+def api_facts(players: tuple[str, ...], facts: HandFacts) -> dict[str, Any]:
+    out: dict[str, Any] = {"dealer": players[facts.dealer]}
+    if facts.misdeal:
+        out["misdeal"] = True
+        return out
+    out["auction"] = list(facts.auction)
+    if facts.tricks is not None:
+        out["tricks"] = facts.tricks
+    return out
 
 
-@contextlib.contextmanager
-def ledgers_off() -> Iterator[bool]:
-    """The app's kept ledgers (:data:`scorer.storage.kept_ledgers.ledgers`) switched off inside the
-    block (every view then settles everything again); yields False when the app has none."""
-    settled = _settled()
-    cache = None if settled is None else settled.ledgers
-    if cache is None:
-        yield False
-        return
-    cache.enabled = False
+def save_by_api(phone: Phone, table: Table) -> None:
+    """One more hand through the JSON command quick entry's outbox sends."""
+    import json
+
+    number, facts = table.next_hand()
+    body = json.dumps({"number": number, "token": secrets.token_urlsafe(12),
+                       "facts": api_facts(table.players, facts)}).encode()
+    status, text, _ = phone.request("POST", f"/api/e/{table.key}/hands", body, {"Content-Type": "application/json"})
+    assert status == 201, (status, text[:300])
+
+
+def save_by_form(phone: Phone, table: Table) -> str:
+    """One more hand with the hand form (its CSRF token and one-time token read from the
+    form's page first); returns where the answer redirects."""
+    from urllib.parse import urlencode
+
+    page = phone.get(f"/e/{table.key}/hand")
+    fields = {}
+    for tag in re.findall(r"<input\b[^>]*>", page):
+        attributes = dict(re.findall(r'(\w+)="([^"]*)"', tag))
+        if attributes.get("type") == "hidden" and "name" in attributes:
+            fields[attributes["name"]] = attributes.get("value", "")
+    number, facts = table.next_hand()
+    data = {k: v for k, v in fields.items() if k in ("csrf_token", "token", "revision", "base_revision")}
+    data.update({"number": str(number), "dealer": str(facts.dealer)})
+    if facts.misdeal:
+        data["misdeal"] = "1"
+    else:
+        n = len(table.players)  # the auction in speaking order, from the dealer's left; the form by seat
+        data.update({f"call_{(facts.dealer + 1 + i) % n}": call for i, call in enumerate(facts.auction)})
+        if facts.tricks is not None:
+            data["tricks"] = str(facts.tricks)
+        data["save"] = "1"
+    status, text, headers = phone.request("POST", f"/e/{table.key}/hand", urlencode(data).encode(),
+                                          {"Content-Type": "application/x-www-form-urlencoded"})
+    assert status in (302, 303), (status, data, re.findall(r"class=\"(?:error[^\"]*|flash[^\"]*)\"[^>]*>([^<]*)", text))
+    location = headers["location"]
+    return location[location.index("/e/"):] if "://" in location else location
+
+
+def timed_pair(change: Callable[[], str], cold: Callable[[str], object], warm: Callable[[str], object]
+               ) -> tuple[float, float]:
+    """Seconds of the first view after ``change`` (given what it returns) and of the view
+    right after it."""
+    path = change()
+    t0 = time.perf_counter()
+    cold(path)
+    t1 = time.perf_counter()
+    warm(path)
+    return t1 - t0, time.perf_counter() - t1
+
+
+class Server:
+    """``nap serve`` (one app process) from ``app_root`` on a free loopback port; started
+    again on a new port by :meth:`restart` (a new process: nothing kept in memory)."""
+
+    def __init__(self, url: str, app_root: Path, secret: str, tmp: Path, name: str) -> None:
+        self.url, self.app_root, self.secret, self.tmp, self.name = url, app_root, secret, tmp, name
+        self.starts = 0
+        self.process: subprocess.Popen[bytes] | None = None
+        self.port = 0
+        self.restart()
+
+    def restart(self) -> None:
+        self.stop()
+        self.starts += 1
+        instance = self.tmp / f"{self.name}{self.starts}"
+        instance.mkdir()
+        self.port = free_port()
+        env = dict(os.environ, DATABASE_URL=self.url, SECRET_KEY=self.secret, NAP_INSTANCE=str(instance),
+                   PYTHONPATH=str(self.app_root), PYTHONFAULTHANDLER="1")
+        log = instance / "serve.log"
+        with log.open("wb") as out:
+            process = subprocess.Popen([sys.executable, "-m", "scorer", "serve", "--host", "127.0.0.1", "--port",
+                                        str(self.port), "--workers", "1"], cwd=self.app_root, env=env, stdout=out,
+                                       stderr=subprocess.STDOUT)
+        self.process = listening(process, self.port, 120, f"nap serve {self.name}", log)
+
+    def alive(self) -> bool:
+        """Whether it still runs and accepts connections (a process dying is not yet gone)."""
+        import socket
+
+        for _ in range(10):
+            if self.process is None or self.process.poll() is not None:
+                return False
+            try:
+                socket.create_connection(("127.0.0.1", self.port), timeout=2).close()
+                return True
+            except OSError:
+                time.sleep(0.5)
+        return False
+
+    def stop(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.terminate()  # or kill, below: one that hangs dying
+            try:
+                self.process.wait(20)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+        self.process = None
+
+
+def rounds(one: Callable[[], tuple[float, float]], recover: Callable[[bool], bool], repeat: int, label: str
+           ) -> tuple[float, float, int]:
+    """Medians of ``repeat`` rounds of ``one`` (cold, warm) after one untimed round, and how
+    many rounds were lost to a server that died (``recover`` restarts it and says whether
+    one had died; the round after it is untimed again)."""
+    colds: list[float] = []
+    warms: list[float] = []
+    lost, untimed = 0, True
+    while len(colds) < repeat:
+        try:
+            cold, warm = one()
+        except (OSError, http.client.HTTPException) as error:
+            if not recover(isinstance(error, ServerFault)) or lost >= 3 * (repeat + 1):
+                raise
+            lost += 1
+            untimed = True  # a new process keeps nothing yet: the next round warms it up, untimed
+            print(f"  {label}: a server died (see its log); started again", flush=True)
+            continue
+        if not untimed:
+            colds.append(cold)
+            warms.append(warm)
+        untimed = False
+    return statistics.median(colds), statistics.median(warms), lost
+
+
+def measure(url: str, app_root: Path, data: Data, repeat: int) -> dict[str, tuple[float, float, int]]:
+    """The figures of one checkout, served by two processes on ``url``."""
+    out: dict[str, tuple[float, float, int]] = {}
+    tmp = Path(tempfile.mkdtemp(prefix="nap-cold-"))  # kept: the servers' logs
+    print(f"serving {app_root} (logs in {tmp})", flush=True)
+    secret = "cold-" + secrets.token_hex(8)
+    a = Server(url, app_root, secret, tmp, "a")  # one at a time: each upgrades the schema first
+    b = Server(url, app_root, secret, tmp, "b")
+    phones: dict[str, Phone] = {}
+
+    def recover(faulty: bool = False) -> bool:
+        died = False
+        for server in (a, b):
+            if faulty or not server.alive():
+                died = True
+                server.restart()
+        for phone in phones.values():
+            phone.close()
+        phones.clear()
+        return died
+
+    def phone(name: str, server: Server, scorer_of: Table | None = None) -> Phone:
+        if name not in phones:
+            phones[name] = Phone(server.port)
+            if scorer_of is not None:
+                phones[name].get(f"/e/{scorer_of.key}/scorer/{scorer_of.edit_key}", 302)
+        return phones[name]
+
     try:
-        yield True
+        for count, group in data.groups.items():
+            table = data.latest[count]
+            page = f"/g/{group}"
+            for viewer in (phone("viewer", b), phone("saver", a, table), phone("viewer", b)):
+                viewer.get(page)
+
+            def seen(table: Table = table, page: str = page) -> tuple[float, float]:
+                """B has shown the season before (it keeps what it settled then)."""
+                return timed_pair(lambda: (save_by_api(phone("saver", a, table), table), page)[1],
+                                  phone("viewer", b).get, phone("viewer", b).get)
+
+            out[f"season {count}, seen"] = rounds(seen, recover, repeat, f"season {count}")
+            print(f"  season {count}, B has shown it before: {out[f'season {count}, seen']}", flush=True)
+
+            def new_process(table: Table = table, page: str = page) -> tuple[float, float]:
+                """B is a new process: it has served other pages, never this season."""
+                b.restart()
+                phones.pop("viewer", None)
+                viewer = phone("viewer", b)
+                viewer.get("/healthz")
+                viewer.get(f"/e/{table.key}")  # the app and its templates warmed up on other pages
+                viewer.get(f"/g/{data.tiny}")
+                return timed_pair(lambda: (save_by_api(phone("saver", a, table), table), page)[1],
+                                  viewer.get, viewer.get)
+
+            out[f"season {count}, new"] = rounds(new_process, recover, 3, f"season {count}")
+            print(f"  season {count}, B a new process: {out[f'season {count}, new']}", flush=True)
+            recover()
+        long = data.long
+        phone("scorer", a, long).get(f"/e/{long.key}")
+
+        def redirect() -> tuple[float, float]:
+            scorer = phone("scorer", a, long)
+            return timed_pair(lambda: save_by_form(scorer, long), scorer.get, scorer.get)
+
+        out["redirect"] = rounds(redirect, recover, repeat, "redirect")
+        print(f"  redirect: {out['redirect']}", flush=True)
     finally:
-        cache.enabled = True
-
-
-@contextlib.contextmanager
-def elsewhere() -> Iterator[bool]:
-    """Inside the block a write leaves this process's kept ledgers alone, as a write made
-    by another process would (the next view here reads what changed from the database);
-    yields False when the app keeps no ledgers."""
-    settled = _settled()
-    if settled is None:
-        yield False
-        return
-    remember = settled.remember
-    settled.remember = lambda *args, **kwargs: None
-    try:
-        yield True
-    finally:
-        settled.remember = remember
-
-
-def line(what: str, figures: ColdWarm, trivial: float, target: bool = True) -> str:
-    aim = " (target ≤ 3×)" if target else ""
-    f = figures
-    return (f"{what}: cold {f.cold * 1000:.1f} ms, warm {f.warm * 1000:.2f} ms = {f.cold / f.warm:.1f}× warm{aim}; "
-            f"CPU time cold {f.cold_cpu * 1000:.1f} ms, warm {f.warm_cpu * 1000:.2f} ms = "
-            f"{f.cold_cpu / f.warm_cpu:.1f}× warm; cold = {f.cold / trivial:.0f}× /healthz")
+        for each in phones.values():
+            each.close()
+        a.stop()
+        b.stop()
+    return out
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--hands", type=int, default=500, help="hands of the long evening")
-    parser.add_argument("--evenings", type=int, default=200, help="evenings of the group")
-    parser.add_argument("--evening-hands", type=int, default=20, help="hands of each evening of the group")
-    parser.add_argument("--repeat", type=int, default=15, help="rounds timed per figure (median)")
-    parser.add_argument("--postgres", action="store_true", help="on PostgreSQL instead of SQLite")
+    parser.add_argument("--evenings", type=int, nargs="+", default=[200, 1000], help="evenings of each group")
+    parser.add_argument("--evening-hands", type=int, default=20, help="hands of each evening of a group")
+    parser.add_argument("--hands", type=int, default=2000, help="hands of the long evening (the redirect)")
+    parser.add_argument("--repeat", type=int, default=10, help="rounds timed per figure (median)")
+    parser.add_argument("--database", default=os.environ.get("TEST_POSTGRES_URL",
+                                                             "postgresql://postgres@127.0.0.1:5432/test"))
+    parser.add_argument("--app-root", type=Path, default=None, help="another checkout to measure first (before)")
+    parser.add_argument("--before-migration", default="0016_pin_budget", help="that checkout's newest migration")
     args = parser.parse_args()
 
-    from flask_migrate import upgrade
+    saves = 8 * (args.repeat + 1) + 40  # rounds lost to a server that died, and the untimed ones after
+    schema, url = make_schema(args.database)
+    url = url.replace("postgresql://", "postgresql+psycopg://", 1)
+    results: dict[str, dict[str, tuple[float, float, int]]] = {}
+    try:
+        started = time.perf_counter()
+        data = make_data(url, args.evenings, args.evening_hands, args.hands, saves,
+                         args.before_migration if args.app_root else "head")
+        print(f"data made in {time.perf_counter() - started:.0f} s (schema {schema})", flush=True)
+        if args.app_root:
+            results["before"] = measure(url, args.app_root.resolve(), data, args.repeat)
+        results["after"] = measure(url, ROOT, data, args.repeat)
+    finally:
+        drop_schema(args.database, schema)
 
-    from scorer import create_app
-    from scorer.storage.groups import create_group
-
-    saves = 4 * (args.repeat + 1) + 2  # hands saved into one evening at most, over the whole run
-    out: dict[str, ColdWarm] = {}
-    with database(args.postgres) as url:
-        app = create_app({"SQLALCHEMY_DATABASE_URI": url, "SECRET_KEY": "bench"})
-        with app.app_context():
-            upgrade()
-            group = create_group("Benchmark club")
-            group_id, group_key = group.id, group.key
-        setup, hands = hoyle_hands(args.hands + saves, seed=7)
-        long = Table(app, setup, hands, args.hands)
-        members = []
-        first = date(2026, 1, 1)
-        for i in range(args.evenings):
-            setup, hands = hoyle_hands(args.evening_hands + saves, seed=100 + i)
-            members.append(Table(app, setup, hands, args.evening_hands, group_id=group_id,
-                                 played_on=first + timedelta(days=i)))
-        oldest, latest = members[0], members[-1]
-
-        server, port = serve(app, threads=4)
-        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
-        try:
-            healthz = timed(get(conn, "/healthz"), args.repeat * 3)
-            sheet = get(conn, f"/e/{long.key}")
-            season = get(conn, f"/g/{group_key}")
-            out["sheet"] = cold_warm(sheet, long.save_one, args.repeat)
-            with elsewhere() as other:
-                if other:
-                    out["sheet, elsewhere"] = cold_warm(sheet, long.save_one, args.repeat)
-                    out["season, elsewhere"] = cold_warm(season, latest.save_one, args.repeat)
-            out["sheet, correction"] = cold_warm(sheet, long.correct_first_contract, args.repeat)
-
-            def undo() -> None:
-                long.save_one()
-                sheet()
-                long.undo_last()
-
-            out["sheet, undo"] = cold_warm(sheet, undo, args.repeat)
-            out["chart"] = cold_warm(get(conn, f"/e/{long.key}/chart.svg"), long.save_one, args.repeat)
-            out["season"] = cold_warm(season, latest.save_one, args.repeat)
-            out["season, oldest"] = cold_warm(season, oldest.save_one, args.repeat)
-            with ledgers_off() as switched:
-                if switched:
-                    out["sheet, off"] = cold_warm(sheet, long.save_one, args.repeat)
-                    out["season, off"] = cold_warm(season, latest.save_one, args.repeat)
-        finally:
-            conn.close()
-            time.sleep(0.1)
-            server.close()
-            with app.app_context():
-                from scorer.storage.models import db
-
-                db.session.remove()
-                db.engine.dispose()
-
-    where = "PostgreSQL" if args.postgres else "SQLite"
-    print(f"cold pages on {where}; medians of {args.repeat} rounds; /healthz {healthz * 1000:.2f} ms")
-    sheet_what = f"scoresheet, {args.hands} hands, first view after one more hand is saved"
-    season_what = f"season, {args.evenings} evenings × {args.evening_hands} hands, first view after a hand is saved " \
-                  "in the latest evening"
-    print(line(sheet_what, out["sheet"], healthz))
-    if "sheet, elsewhere" in out:
-        print("  " + line("the same when another process saved the hand", out["sheet, elsewhere"], healthz))
-    print("  " + line("the same after a correction of the first contract", out["sheet, correction"], healthz, False))
-    print("  " + line("the same after an undo of the last hand", out["sheet, undo"], healthz, False))
-    print("  " + line("its chart (chart.svg) after one more hand", out["chart"], healthz, False))
-    print(line(season_what, out["season"], healthz))
-    if "season, elsewhere" in out:
-        print("  " + line("the same when another process saved the hand", out["season, elsewhere"], healthz))
-    print("  " + line("the same after a hand saved in the oldest evening", out["season, oldest"], healthz, False))
-    if switched:
-        print("with the kept ledgers switched off (every view after a change settles the whole evening again):")
-        for name, what in (("sheet", sheet_what), ("season", season_what)):
-            off = out[f"{name}, off"]
-            print(f"  {line(what, off, healthz, False)}; cold with the kept ledgers = "
-                  f"{out[name].cold / off.cold:.2f}× cold without (CPU time {out[name].cold_cpu / off.cold_cpu:.2f}×)")
+    print("cold pages, two `nap serve` processes on one PostgreSQL schema; medians (wall time); cold ÷ warm "
+          "measured in the same run")
+    what = {}
+    for n in args.evenings:
+        what[f"season {n}, new"] = (f"season, {n} evenings × {args.evening_hands} hands: first view through B, a new "
+                                    "process (it has served other pages), after a hand saved through A", 3)
+        what[f"season {n}, seen"] = (f"season, {n} evenings: the same when B has shown the season before", 3)
+    what["redirect"] = (f"scoresheet, {args.hands} hands: the saving phone's redirect through A after its hand "
+                        "form", 2)
+    for key, (text, target) in what.items():
+        print(f"{text} (target ≤ {target}×)")
+        for side in ("before", "after"):
+            if key in results.get(side, {}):
+                cold, warm, lost = results[side][key]
+                root = args.app_root if side == "before" else ROOT
+                died = f"; {lost} rounds lost to a server that died" if lost else ""
+                print(f"  {side:6} ({root}): cold {cold * 1000:.1f} ms, warm {warm * 1000:.2f} ms = "
+                      f"{cold / warm:.1f}× warm{died}")
 
 
 if __name__ == "__main__":

@@ -429,6 +429,8 @@ def test_an_evening_that_no_longer_settles_is_left_out_not_a_500(client: Any, ap
                                             "WHERE e.key = :k"), {"k": bad})
         db.session.execute(sa.update(HandVersion).where(HandVersion.hand_id == hand_id).values(
             facts={"dealer": 0, "auction": ["nap", "pass", "pass"], "tricks": 9}))
+        # the results kept for every process (issue 23 item 4) were settled before the damage
+        db.session.execute(sa.text("DELETE FROM settled_result"))
         db.session.commit()
     from scorer.storage.kept_ledgers import ledgers
 

@@ -27,7 +27,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
 
-from ..rules import Stake
+from ..rules import EveningSetup, Stake
 from .ledger import Ledger
 
 
@@ -51,14 +51,39 @@ def resolve(key: str, aliases: Mapping[str, str]) -> str:
 
 
 @dataclass(frozen=True)
+class EveningResult:
+    """What the season reads of an evening's settled ledger, and nothing more: its
+    ``setup`` (players, variant, stake), the players' ``totals`` (units, by seat), the
+    ``winners`` (seats; as :attr:`~scorer.evening.ledger.Ledger.winners`) and how many
+    ``hands`` are in play. Small enough to be kept in the database for every process
+    (``scorer.storage.kept_results``, issue 23 item 4)."""
+
+    setup: EveningSetup
+    totals: tuple[int, ...]
+    winners: tuple[int, ...]
+    hands: int
+
+    @classmethod
+    def of(cls, ledger: Ledger) -> EveningResult:
+        """The result of a settled ledger."""
+        return cls(ledger.setup, tuple(ledger.totals), tuple(ledger.winners), len(ledger.rows))
+
+
+def hands_of(ledger: Ledger | EveningResult) -> int:
+    """How many hands are in play in a ledger or a result."""
+    return ledger.hands if isinstance(ledger, EveningResult) else len(ledger.rows)
+
+
+@dataclass(frozen=True)
 class SeasonEvening:
     """One evening of the group, as the season reads it: ``key`` (its URL key),
-    ``name``, ``played_on`` and its settled ``ledger``."""
+    ``name``, ``played_on`` and its settled ``ledger`` (or only its
+    :class:`EveningResult`: the season reads nothing else)."""
 
     key: str
     name: str
     played_on: date
-    ledger: Ledger
+    ledger: Ledger | EveningResult
 
 
 @dataclass(frozen=True)
@@ -76,7 +101,7 @@ class BookKey:
         return None if self.stake_minor is None else Stake(self.stake_minor, self.currency)
 
 
-def book_key(ledger: Ledger) -> BookKey:
+def book_key(ledger: Ledger | EveningResult) -> BookKey:
     """The book an evening's ledger belongs to."""
     stake = ledger.setup.stake
     if stake is None:
@@ -128,7 +153,7 @@ class Book:
     @property
     def hands(self) -> int:
         """Hands played in the book's evenings."""
-        return sum(len(e.ledger.rows) for e in self.evenings)
+        return sum(hands_of(e.ledger) for e in self.evenings)
 
 
 def seat_keys(players: Sequence[str], aliases: Mapping[str, str]) -> list[str]:
@@ -174,7 +199,7 @@ def _book(key: BookKey, evenings: tuple[SeasonEvening, ...], aliases: Mapping[st
     wins: dict[str, int] = {}
     for i, evening in enumerate(evenings):
         ledger = evening.ledger
-        winners = set(ledger.winners) if ledger.rows else set()
+        winners = set(ledger.winners) if hands_of(ledger) else set()
         for seat, (name, pkey) in enumerate(zip(ledger.setup.players, seat_keys(ledger.setup.players, aliases),
                                                 strict=True)):
             row = results.setdefault(pkey, [None] * n)

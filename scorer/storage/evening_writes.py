@@ -17,7 +17,7 @@ from ..evening.ledger import Fold, HandError, settle_evening
 from ..evening.zones import today_in, valid_zone
 from ..rules import EveningSetup, RulesError, SeatChange, Stake, Text, get_variant
 from . import kept_ledgers as settled
-from . import tokens
+from . import kept_results, tokens
 from .commands import ChangeSettings, Command, Device, Saved, SetFinished, handles
 from .errors import TABLE_CHANGED, EveningFinished, HandConflict
 from .evenings import after_write, current_facts, log, normalise, seat_changes_of, setup_of, version_of
@@ -199,6 +199,7 @@ def change_settings(evening: Evening, base_revision: int, *, name: str, place: s
     db.session.add(Change(evening_id=evening.id, kind="options", device=(device or "")[:40], before=before,
                           after=after))
     kept = after_write(evening, revision, ledger, settled.fingerprint_of(evening))
+    kept_results.keep(evening.id, revision, ledger)  # for every process, with this change or not at all
     on_commit(lambda: settled.remember(*kept))  # a ledger with changes of seats is not kept
     return True
 

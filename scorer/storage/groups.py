@@ -26,7 +26,8 @@ from ..rules import VARIANTS, Text
 from . import tokens, units
 from .commands import Command, Device, Saved, handles
 from .errors import AlreadyCreated, ScorerError, TokenReused
-from .kept_ledgers import HEAD_COLUMNS, settled_many
+from .kept_ledgers import HEAD_COLUMNS
+from .kept_results import season_rows
 from .models import Evening, Group, GroupAlias, db
 
 
@@ -147,29 +148,25 @@ def aliases_of(group: Group) -> dict[str, str]:
 
 def season_of(group: Group) -> Season:
     """Settle every evening of the group and add them up (see :func:`scorer.evening.season.season_books`).
-    Each evening's ledger is the one this process keeps for its revision when it has one
-    (:func:`scorer.storage.kept_ledgers.settled_many`): after one evening changed, only that one is read
-    and settled again, and only from its first changed hand."""
+    Each evening's result is the one kept in the database for its current revision when
+    there is one (:func:`scorer.storage.kept_results.season_rows`, issue 23 item 4: any
+    process finds it); the others are settled (resuming this process's kept ledgers) and
+    kept for every process."""
     lines: list[EveningLine] = []
     settled: list[SeasonEvening] = []
-    keys = list(db.session.scalars(sa.select(Evening.key).where(Evening.group_id == group.id)
-                                   .order_by(Evening.played_on, Evening.id)))
-    found = settled_many(keys)
-    for key in keys:
-        if key not in found:  # taken out of the group between the two reads
+    aliases = aliases_of(group)  # read before the results are kept (a unit of its own)
+    for row in season_rows(group.id):
+        variant = VARIANTS.get(row.variant)
+        base = {"key": row.key, "name": row.name, "played_on": row.played_on,
+                "variant": variant.name if variant else row.variant,
+                "hands": row.hands, "money": row.stake_minor is not None}
+        if row.result is None:
+            lines.append(EveningLine(winners=(), problem=row.problem, **base))
             continue
-        evening, ledger = found[key].head, found[key].ledger
-        variant = VARIANTS.get(evening.variant)
-        base = {"key": evening.key, "name": evening.name, "played_on": evening.played_on,
-                "variant": variant.name if variant else evening.variant, "hands": len(found[key].fingerprint),
-                "money": evening.stake_minor is not None}
-        if found[key].error is not None:
-            lines.append(EveningLine(winners=(), problem=found[key].error, **base))
-            continue
-        winners = tuple(ledger.setup.players[s] for s in ledger.winners) if ledger.rows else ()
+        result = row.result
+        winners = tuple(result.setup.players[s] for s in result.winners) if result.hands else ()
         lines.append(EveningLine(winners=winners, **base))
-        settled.append(SeasonEvening(evening.key, evening.name, evening.played_on, ledger))
-    aliases = aliases_of(group)
+        settled.append(SeasonEvening(row.key, row.name, row.played_on, result))
     spellings = spellings_in([e.ledger.setup.players for e in settled])
     books = tuple(season_books(settled, aliases))
     for book in books:  # the lists of names show each player as the season tables do

@@ -15,7 +15,7 @@ import dataclasses
 from ..evening.ledger import Fold, HandError, Ledger, settle_evening
 from ..evening.limits import MAX_HANDS
 from ..rules import HandFacts, RulesError, Text
-from . import disputes
+from . import disputes, kept_results
 from . import kept_ledgers as settled
 from .commands import (
     CorrectHand,
@@ -49,7 +49,12 @@ TAKEN = Text("Hand {number} has already been recorded (perhaps from another phon
 
 
 def _remember(kept: tuple[settled.EveningHead, Ledger, settled.Fingerprint] | None) -> None:
+    """Keep the ledger this write settled: its result for every process, in this unit of
+    work (:func:`scorer.storage.kept_results.keep`), and the ledger in this process once the
+    unit commits (:func:`scorer.storage.kept_ledgers.remember`)."""
     if kept is not None:  # a ledger with changes of seats is not kept
+        head, ledger, _ = kept
+        kept_results.keep(head.id, head.revision, ledger)
         on_commit(lambda: settled.remember(*kept))
 
 

@@ -26,7 +26,8 @@ versions it was folded from, under the same set-up; the revision is only a short
 read in the same statement as those ids and versions. Several processes (or a restart)
 each keep their own; a miss only costs time. The writes in :mod:`scorer.storage.hand_writes` hand
 their new ledger over after they commit (:func:`remember`), so the phone that saved a
-hand finds it settled already.
+hand finds it settled already. What a group's season reads of each evening is also kept
+in the database, for every process (:mod:`scorer.storage.kept_results`).
 
 Units are the ledger's (chips or points, the variant's unit).
 """

@@ -393,3 +393,22 @@ class Dispute(db.Model):  # type: ignore[name-defined,misc]
 
     hand: Mapped[Hand] = relationship(viewonly=True)
 
+
+
+class SettledResult(db.Model):  # type: ignore[name-defined,misc]
+    """A cache, never the truth: what the season reads of an evening settled at
+    ``revision`` (:class:`scorer.evening.season.EveningResult`), kept where every process
+    finds it (issue 23 item 4). Used only while the evening's revision is still
+    ``revision`` (every change to its hands, players, options or finishing bumps it);
+    otherwise the evening is settled again and the row replaced
+    (:mod:`scorer.storage.kept_results`). ``players`` are the set-up's names by seat,
+    ``totals`` the units by seat, ``winners`` seats, ``hands`` the hands in play."""
+
+    __tablename__ = "settled_result"
+
+    evening_id: Mapped[int] = mapped_column(ForeignKey("evening.id"), primary_key=True, autoincrement=False)
+    revision: Mapped[int]
+    hands: Mapped[int]
+    players: Mapped[list[str]] = mapped_column(JSON)
+    totals: Mapped[list[int]] = mapped_column(JSON)
+    winners: Mapped[list[int]] = mapped_column(JSON)

@@ -22,7 +22,7 @@ from flask import current_app
 from sqlalchemy.orm import selectinload
 
 from . import live
-from .models import WRITING, Evening, Hand, db
+from .models import WRITING, Evening, Hand, HandVersion, db
 
 #: An evening's URL key (or scorers' key): 22 URL-safe base64 characters as made; at most 32.
 KEY = re.compile(r"[A-Za-z0-9_-]{1,32}")
@@ -55,6 +55,21 @@ def evening_revision(key: str) -> int | None:
     if not valid_key(key):
         return None
     return db.session.scalar(sa.select(Evening.revision).where(Evening.key == key))
+
+
+def last_hand(key: str) -> tuple[int, int, int] | None:
+    """The last hand in play of the evening with URL key ``key`` as ``(number, current
+    version, row id)``, in one small query that reads that hand only (the one-tap Undo
+    offer, issue 23 item 4); ``None`` when there is no such evening, it has no hand in
+    play, or it is finished (nothing to undo)."""
+    if not valid_key(key):
+        return None
+    version = sa.select(sa.func.max(HandVersion.version)).where(HandVersion.hand_id == Hand.id).scalar_subquery()
+    row = db.session.execute(  # the last hand by the (evening, number) index; its versions by their hand's
+        sa.select(Hand.number, version, Hand.id).join(Evening, Evening.id == Hand.evening_id)
+        .where(Evening.key == key, Evening.finished_at.is_(None), Hand.number > 0)
+        .order_by(Hand.number.desc()).limit(1)).first()
+    return None if row is None else (row[0], row[1], row[2])
 
 
 def evening_name(key: str) -> str:

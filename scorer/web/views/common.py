@@ -87,13 +87,13 @@ def rules_error(form: Any, error: RulesError) -> None:
 def undo_offer(key: str) -> dict[str, Any] | None:
     """The one-tap Undo shown with "Hand 7 saved" on the scoresheet: the last hand's
     number, version and row id (so a stale tap never undoes a newer hand), or ``None``
-    when there is nothing to undo or the evening is finished."""
-    evening = units.get_evening(key)
-    if evening is None or not evening.hands or evening.finished_at is not None:
+    when there is nothing to undo or the evening is finished. Reads the last hand only
+    (:func:`scorer.storage.units.last_hand`), not the evening (issue 23 item 4)."""
+    last = units.last_hand(key)
+    if last is None:
         return None
-    last = evening.hands[-1]
-    return {"key": key, "number": last.number, "version": last.current.version, "hand_id": last.id,
-            "form": ActionForm()}
+    number, version, hand_id = last
+    return {"key": key, "number": number, "version": version, "hand_id": hand_id, "form": ActionForm()}
 
 
 def with_record(row: LedgerRow, tricks: tuple[tuple[str, ...], ...]) -> HandFacts:

@@ -1,0 +1,134 @@
+"""Each evening's settled result kept in the database, where every process finds it
+(issue 23 item 4): the first view of a season in a process that never settled its
+evenings reads one row per evening instead of settling them all.
+
+A row of :class:`~scorer.storage.models.SettledResult` holds what the season reads of
+an evening (:class:`~scorer.evening.season.EveningResult`: the set-up's players, the
+totals in units by seat, the winners' seats, the hands in play) and the revision it was
+settled at. It is a cache, never the truth: it is used only while the evening's
+revision is still that one (every change to the hands, the players, the options or
+finishing bumps the revision, :func:`scorer.storage.units.bump`), read in the same
+statement as the revision; otherwise the evening is settled again
+(:func:`scorer.storage.kept_ledgers.settled_many`, which resumes this process's kept
+ledger when it has one) and the row replaced. A row is only ever replaced by one of a
+later revision, so two processes writing at once cannot put an older result back.
+
+Written by the writes that settle an evening (:func:`keep`, inside their unit of work:
+the row commits with the change or not at all) and by a season's view for the
+evenings it had to settle (:func:`keep_many`, one small write of its own).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import date
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.exc import SQLAlchemyError
+
+from ..evening.ledger import HandError, Ledger
+from ..evening.season import EveningResult
+from . import units
+from .kept_ledgers import setup_from
+from .models import Evening, SettledResult, db
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class SeasonRow:
+    """One evening of a group as its season reads it: the evening's own columns and its
+    ``result`` at its current revision (``hands``: those in play), or the ``problem`` (a stored hand the rules
+    refuse: then no result)."""
+
+    key: str
+    name: str
+    played_on: date
+    variant: str
+    stake_minor: int | None
+    hands: int
+    result: EveningResult | None
+    problem: HandError | None = None
+
+
+def _upsert(rows: Sequence[dict[str, Any]]) -> Any:
+    """``INSERT … ON CONFLICT (evening_id) DO UPDATE`` of ``rows``, replacing a kept row
+    only with one of a later revision (PostgreSQL and SQLite)."""
+    dialect = db.session.get_bind().dialect.name
+    if dialect == "postgresql":
+        from sqlalchemy.dialects.postgresql import insert
+    else:
+        from sqlalchemy.dialects.sqlite import insert
+    statement = insert(SettledResult).values(list(rows))
+    return statement.on_conflict_do_update(
+        index_elements=[SettledResult.evening_id],
+        set_={c: statement.excluded[c] for c in ("revision", "hands", "players", "totals", "winners")},
+        where=SettledResult.revision < statement.excluded.revision)
+
+
+def _row(evening_id: int, revision: int, result: EveningResult) -> dict[str, Any]:
+    return {"evening_id": evening_id, "revision": revision, "hands": result.hands,
+            "players": list(result.setup.players), "totals": list(result.totals), "winners": list(result.winners)}
+
+
+def keep(evening_id: int, revision: int, ledger: Ledger) -> None:
+    """Keep ``ledger`` as evening ``evening_id``'s result at ``revision``, in the pending
+    unit of work (the write that settled it, holding the evening's row lock)."""
+    db.session.execute(_upsert([_row(evening_id, revision, EveningResult.of(ledger))]))
+
+
+def keep_many(settled: Iterable[tuple[int, int, EveningResult]]) -> None:
+    """Keep ``(evening id, revision, result)`` for each evening a view settled, in one
+    unit of work of its own (rows in evening order, so two views lock them in the same
+    order). A failure only costs time: it is logged, and the next view settles again."""
+    rows = [_row(*item) for item in sorted(settled, key=lambda item: item[0])]
+    if not rows:
+        return
+    try:
+        with units.writing():
+            db.session.execute(_upsert(rows))
+    except SQLAlchemyError:
+        log.warning("could not keep %d settled results", len(rows), exc_info=True)
+
+
+def season_rows(group_id: int) -> list[SeasonRow]:
+    """The group's evenings in order of play (date, then id), each with its result at
+    its current revision: read with the revisions in one statement where kept, and the
+    others settled (:func:`scorer.storage.kept_ledgers.settled_many`) and kept for every
+    process (:func:`keep_many`)."""
+    from .kept_ledgers import settled_many
+
+    kept = SettledResult
+    rows = db.session.execute(
+        sa.select(Evening.id, Evening.key, Evening.name, Evening.played_on, Evening.variant, Evening.options,
+                  Evening.stake_minor, Evening.currency, Evening.first_dealer, Evening.revision,
+                  kept.hands, kept.players, kept.totals, kept.winners)
+        .outerjoin(kept, sa.and_(kept.evening_id == Evening.id, kept.revision == Evening.revision))
+        .where(Evening.group_id == group_id).order_by(Evening.played_on, Evening.id)).all()
+    out: dict[str, SeasonRow] = {}
+    missed: list[str] = []
+    for row in rows:
+        if row.hands is None:
+            missed.append(row.key)
+            continue
+        setup = setup_from(row.variant, row.players, row.first_dealer, row.options, row.stake_minor, row.currency)
+        out[row.key] = SeasonRow(row.key, row.name, row.played_on, row.variant, row.stake_minor, row.hands,
+                                 EveningResult(setup, tuple(row.totals), tuple(row.winners), row.hands))
+    if missed:
+        found = settled_many(missed)
+        fresh: list[tuple[int, int, EveningResult]] = []
+        for key, value in found.items():
+            head = value.head
+            if value.error is not None:
+                out[key] = SeasonRow(key, head.name, head.played_on, head.variant, head.stake_minor,
+                                    len(value.fingerprint), None, value.error)
+                continue
+            result = EveningResult.of(value.ledger)
+            out[key] = SeasonRow(key, head.name, head.played_on, head.variant, head.stake_minor, result.hands, result)
+            if value.revision >= 0:  # read consistently: the revision names these hands
+                fresh.append((head.id, value.revision, result))
+        keep_many(fresh)
+    return [out[row.key] for row in rows if row.key in out]  # one taken out meanwhile is left out
