@@ -393,7 +393,8 @@ def register_live(app: Flask) -> None:
     revisions = live.Revisions(dsn, heartbeat=float(beat))
     app.extensions["nap_revisions"] = revisions
     # what the Flask route answers with (tests/test_poll.py compares the two)
-    headers = [("Cache-Control", "no-store"), *SECURITY_HEADERS.items(), ("Vary", "Accept-Language, Cookie")]
+    headers = [("Cache-Control", "no-store"), *SECURITY_HEADERS.items(),
+               ("Vary", "Accept-Language, Cookie, Accept-Encoding")]
     app.wsgi_app = live.PollShortcut(app.wsgi_app, revisions, headers)  # type: ignore[method-assign]
 
 
