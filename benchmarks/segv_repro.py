@@ -1,0 +1,101 @@
+"""Reproducer of the segmentation fault of ``nap serve`` on PostgreSQL (found by
+benchmarks/cold.py): one ``nap serve`` (one app process) on a throwaway schema, one long
+evening (``--hands``), ``--saves`` hands saved through the HTML hand form, each followed by
+two views of the scoresheet it redirects to (as cold.py's "redirect" rounds). A server that
+dies is started again; the run prints how many saves crashed it and where its logs are
+(faulthandler's dump of every thread, ``PYTHONFAULTHANDLER=1``).
+
+The crash depends on the process's exact sequence of allocations: any change to the code
+or to what is loaded can hide it or bring it back (see the branch ``segv`` report). Run it
+with environment settings to compare, e.g. ``PSYCOPG_IMPL=python`` or
+``NAP_LISTEN_HEARTBEAT=0``; ``--poll`` asks for one live poll first, which starts the LISTEN
+thread (it starts on the first poll only); ``--perturb`` makes the server import a little
+more first, which brings the crash back on main (about 4 saves in 6 crash, with or without
+the listener; without it main as it is did not crash in 40 saves). Nothing is asserted.
+
+    .venv/bin/python benchmarks/segv_repro.py --hands 1000 --saves 10 --perturb [--poll]
+    .venv/bin/python benchmarks/segv_repro.py --app /path/to/other/checkout --migration 0016_pin_budget
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import secrets
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path[:0] = [str(ROOT / "benchmarks"), str(ROOT)]
+
+import cold  # noqa: E402 - benchmarks/cold.py
+from load import drop_schema, make_schema  # noqa: E402 - benchmarks/load.py
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--hands", type=int, default=1000, help="hands of the evening")
+    parser.add_argument("--saves", type=int, default=10, help="hands saved through the form")
+    parser.add_argument("--poll", action="store_true", help="one live poll first (starts the LISTEN thread)")
+    parser.add_argument("--app", type=Path, default=ROOT, help="the checkout `nap serve` runs from")
+    parser.add_argument("--migration", default="head", help="that checkout's newest migration")
+    parser.add_argument("--perturb", action="store_true",
+                        help="the server imports a little more first (importlib.abc, importlib.util): this shifts "
+                             "when the garbage collector runs, which is what decides whether it crashes")
+    parser.add_argument("--database", default=os.environ.get("TEST_POSTGRES_URL",
+                                                             "postgresql://postgres@127.0.0.1:5432/test"))
+    args = parser.parse_args()
+    schema, url = make_schema(args.database)
+    url = url.replace("postgresql://", "postgresql+psycopg://", 1)
+    crashes = errors = ok = 0
+    tmp = Path(tempfile.mkdtemp(prefix="nap-segv-"))
+    if args.perturb:
+        site = tmp / "site"
+        site.mkdir()
+        (site / "sitecustomize.py").write_text("import importlib.abc, importlib.util  # noqa: F401\n")
+        popen = subprocess.Popen
+
+        def with_site(*popen_args: Any, **kwargs: Any) -> subprocess.Popen[bytes]:
+            env = kwargs.get("env")
+            if env is not None and env.get("PYTHONPATH"):
+                env["PYTHONPATH"] = f"{site}{os.pathsep}{env['PYTHONPATH']}"
+            return popen(*popen_args, **kwargs)
+
+        cold.subprocess.Popen = with_site  # type: ignore[assignment,misc]
+    try:
+        table = cold.make_data(url, [], 20, args.hands, args.saves + 5, args.migration).long
+        server = cold.Server(url, args.app.resolve(), "segv-" + secrets.token_hex(8), tmp, "a")
+
+        def phone() -> cold.Phone:
+            one = cold.Phone(server.port)
+            one.get(f"/e/{table.key}/scorer/{table.edit_key}", 302)
+            one.get(f"/e/{table.key}")
+            if args.poll:
+                one.get(f"/e/{table.key}/revision")
+            return one
+
+        scorer = phone()
+        for i in range(args.saves):
+            try:
+                path = cold.save_by_form(scorer, table)
+                scorer.get(path)
+                scorer.get(path)
+                ok += 1
+            except (OSError, AssertionError) as error:
+                alive = server.alive()
+                crashes += not alive
+                errors += alive
+                print(f"save {i + 1}: {type(error).__name__} {str(error)[:100]}; server alive: {alive}", flush=True)
+                server.restart()
+                scorer = phone()
+        server.stop()
+    finally:
+        drop_schema(args.database, schema)
+    print(f"{crashes} of {args.saves} saves crashed the server, {errors} other errors, {ok} saved; logs in {tmp}")
+
+
+if __name__ == "__main__":
+    main()
