@@ -184,8 +184,10 @@ class Site:
         self.processes.append(app)
         cert, key = certificate(self.tmp)
         site = self.tmp / "nap.conf"
-        site.write_text(render_deploy_conf(f"127.0.0.1:{port} ssl", "nap.test", cert, key, f"127.0.0.1:{app_port}",
-                                           conf=self.root / "deploy" / "nginx.conf"))
+        text = render_deploy_conf(f"127.0.0.1:{port} ssl", "nap.test", cert, key, f"127.0.0.1:{app_port}",
+                                  conf=self.root / "deploy" / "nginx.conf")
+        # the site's own access log (masked, without the bytes sent) gives way to the one counted here
+        site.write_text(re.sub(r"(?m)^\s*access_log\s+\S+\s+nap_masked;", f"    access_log {self.log} wire;", text))
         user = "user root;\n" if os.geteuid() == 0 else ""
         temp = "".join(f"    {kind}_temp_path {self.tmp / kind};\n" for kind in ("client_body", "proxy", "fastcgi"))
         main = self.tmp / "nginx.conf"
