@@ -88,7 +88,9 @@ def _hoyle_pool_at_five_yen() -> Any:
     chips and Ilka tops it up with 1 (21). Oskar bids Three and makes it: +3 from each
     (H-11; the auction begins with eldest hand, Oskar). Totals: Ilka −5 − 1 − 3 = −9,
     Oskar −5 + 9 = +4, Runa and Tove −5 − 3 = −8."""
-    s = setup("hoyle", PLAYERS, stake=Stake(5, "JPY"), pool=True)
+    stake = Stake(parse_stake("5", "JPY"), "JPY")  # 5 yen, as the evening file and the form read it
+    assert stake == Stake(5, "JPY")
+    s = setup("hoyle", PLAYERS, stake=stake, pool=True)
     return settle_evening(s, [HandFacts(0, ("three", "pass", "pass", "pass"), 3)])
 
 
@@ -116,7 +118,8 @@ def _text(html: str) -> str:
             "Runa betaler Oskar 14\xa0JPY", "Tove betaler Oskar 14\xa0JPY"]),
     ("ru", ["по 26\xa0¥ каждому", "по 1\xa0¥ получают Oskar", "Ilka платит Oskar 19\xa0¥",
             "Runa платит Oskar 14\xa0¥", "Tove платит Oskar 14\xa0¥"]),
-    ("pt_BR", ["JP¥\xa026 para cada um", "Ilka paga Oskar JP¥\xa019", "Runa paga Oskar JP¥\xa014"]),
+    ("pt_BR", ["JP¥\xa026 para cada um", "JP¥\xa01 para cada um de Oskar", "Ilka paga Oskar JP¥\xa019",
+               "Runa paga Oskar JP¥\xa014"]),
     ("en", ["JPY 26 each", "JPY 1 each to Oskar", "Ilka pays Oskar JPY 19", "Tove pays Oskar JPY 14"]),
 ])
 def test_the_settle_up_on_the_sheet_is_in_whole_yen(client: Any, lang: str, lines: list[str]) -> None:
@@ -298,3 +301,21 @@ def test_the_minor_unit_migration_goes_down_and_up_with_stakes(any_db_app: Any,
     out = capfd.readouterr().out
     assert f"0018: evening {keys[5]}: a stake of 0.50 jpy is 1 jpy (the currency has no smaller unit)" in out
     assert keys[0] not in out
+
+
+@pytest.mark.parametrize(("lang", "typed", "shown"), [("pt_BR", "1,125", "1,125"), ("en", "1.125", "1.125"),
+                                                      ("nb", "0,125", "0,125")])
+def test_a_groups_next_evening_offers_the_stake_as_the_phone_writes_it(app: Any, lang: str, typed: str,
+                                                                       shown: str) -> None:
+    """A new evening of a group starts from the last one's stake: 1.125 KWD (1125 fils) is
+    offered as "1,125" in Portuguese, where "1.125" would be read back as 1125 dinars."""
+    client = app.test_client()
+    client.set_cookie("lang", lang)
+    group = client.post("/groups/new", data={"name": "Klubben"}).headers["Location"].rsplit("/", 1)[-1]
+    assert client.post(f"/new/pagat?group={group}", data=_form(stake=typed, currency="KWD")).status_code == 302
+    page = client.get(f"/new/pagat?group={group}").get_data(as_text=True)
+    field = re.search(r'<input[^>]*name="stake"[^>]*>', page).group(0)
+    assert f'value="{shown}"' in field
+    assert client.post(f"/new/pagat?group={group}", data=_form(stake=shown, currency="KWD")).status_code == 302
+    minor = 1125 if typed.startswith("1") else 125
+    assert _stakes(app) == [(minor, "KWD"), (minor, "KWD")]
