@@ -165,9 +165,12 @@ def test_file_size_limit() -> None:
 
 
 def test_schema_errors_are_readable() -> None:
-    with pytest.raises(EveningFileError) as err:
-        load(with_hands(stake={"amount": "-1", "currency": "£"}))
-    assert "is not allowed here" in str(err.value) and "stake" in str(err.value)
+    # a stake that is no decimal is refused in the engine's words, which are translated
+    # (issue 25 item 14), naming the field
+    for amount in ("-1", 0.5, "1,5"):
+        with pytest.raises(EveningFileError) as err:
+            load(with_hands(stake={"amount": amount, "currency": "£"}))
+        assert str(err.value) == "stake.amount: The stake must be a number such as 0.10."
 
 
 @pytest.mark.parametrize(("change", "where", "said"), [

@@ -33,7 +33,8 @@ def setups(draw: st.DrawFn, variant_ids: tuple[str, ...] = tuple(VARIANTS)) -> E
         options["pool"] = True  # H-18: Peep Nap is played with the pool
     stake = None
     if not variant.points_only:
-        stake = draw(st.none() | st.builds(Stake, st.integers(1, 10_000), st.sampled_from(["£", "RUB", ""])))
+        currencies = st.sampled_from(["£", "RUB", "", "JPY", "KWD"])  # hundredths, yen, fils
+        stake = draw(st.none() | st.builds(Stake, st.integers(1, 10_000), currencies))
     return variant.check_setup(EveningSetup(variant_id, NAMES[:n], draw(st.integers(0, n - 1)), options, stake))
 
 

@@ -214,7 +214,7 @@ def test_history_shows_tricks_only_when_there_are_some(client: Any) -> None:
         ({"first_dealer": "abc"}, "Choose who deals first"),
         ({"scoring": "money", "stake": "∞"}, "stake must be a number"),
         ({"scoring": "money", "stake": ""}, "Enter the money value"),
-        ({"scoring": "money", "stake": "0.001"}, "two decimal places"),
+        ({"scoring": "money", "stake": "0.001"}, "at most 2 decimal places for GBP"),  # the form suggests £
         ({"opt_hands_per_dealer": "-3"}, "From 1 to 50"),
         ({"opt_hands_per_dealer": "lots"}, "Hands each player deals: Enter a whole number.</li></ul>"),
         ({"opt_hands_per_dealer": "9" * 400}, "far too large"),

@@ -27,7 +27,8 @@ def ledger_report(evening: EveningFile, ledger: Ledger) -> dict[str, Any]:
     """The ledger as JSON-ready data: one entry per hand with its ruling, then the totals.
 
     Units are the variant's units (chips or points); ``money`` values are in the
-    currency's smallest unit, or absent for a points-only evening.
+    currency's smallest unit (the stake's ``digits`` decimals: 0 for JPY, 2 for £), or
+    absent for a points-only evening.
     """
     setup = ledger.setup
     names = setup.players
@@ -63,7 +64,7 @@ def ledger_report(evening: EveningFile, ledger: Ledger) -> dict[str, Any]:
         "variant": setup.variant,
         "options": dict(setup.options),
         "players": list(names),
-        "stake": None if stake is None else {"minor": stake.minor, "currency": stake.currency},
+        "stake": None if stake is None else {"minor": stake.minor, "currency": stake.currency, "digits": stake.digits},
         "hands": hands,
         "totals": by_name(ledger.totals),
         "pool": ledger.pool,

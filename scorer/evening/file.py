@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from functools import cache
 from importlib import resources
 from typing import Any
@@ -31,6 +31,7 @@ from ..rules import (
     ntext,
 )
 from ..rules.cards import parse_card
+from ..rules.currency import currency_code, format_amount, max_stake, minor_digits
 from .codec import decode_hand, encode_hand
 from .ledger import Fold, HandError, Ledger
 from .limits import MAX_FILE_BYTES, MAX_HANDS, MAX_PLAYERS, MAX_SEAT_CHANGES, mebibytes
@@ -41,7 +42,6 @@ FORMAT = "nap-evening"
 #: The version written when the evening has seat changes; without any, version 1 (which
 #: every reader takes) is written. Both are read.
 VERSION = 2
-MAX_STAKE_MINOR = 100_000_000  # 1,000,000.00 in the currency's main unit
 #: The evening's bounds (the largest file, hands, seat changes, players) are
 #: :mod:`scorer.evening.limits`.
 
@@ -92,29 +92,53 @@ def schema() -> dict[str, Any]:
     return data
 
 
-def parse_stake(amount: str) -> int:
-    """``"0.10"`` → 10 (minor units). Raises ``ValueError`` for anything but a positive
-    decimal with at most two places and at most 1,000,000."""
+def parse_stake(amount: str, currency: str = "") -> int:
+    """A stake as the file writes it — a decimal with a dot — in the currency's minor units
+    (:func:`stake_minor`): ``"0.10"`` → 10 (pence), ``("5", "JPY")`` → 5 (yen),
+    ``("5.00", "JPY")`` → 5, ``("0.125", "KWD")`` → 125 (fils). Raises ``ValueError``
+    with a :class:`~scorer.rules.Text` for anything but such a number."""
     text = amount.strip() if isinstance(amount, str) else ""
-    if not re.fullmatch(r"[0-9]{1,7}(\.[0-9]+)?", text):
+    if not re.fullmatch(r"[0-9]{1,20}(\.[0-9]{1,20})?", text):
         raise ValueError(Text("The stake must be a number such as 0.10."))
-    try:
-        value = Decimal(text)
-    except InvalidOperation:
-        raise ValueError(Text("The stake must be a number such as 0.10.")) from None
+    return stake_minor(Decimal(text), currency)
+
+
+def stake_minor(value: Decimal, currency: str = "") -> int:
+    """A stake of ``value`` main units of ``currency`` (a label: ``"£"``, ``"JPY"``) in
+    that currency's minor units (:func:`scorer.rules.currency.minor_digits`: 0.50 £ → 50,
+    5 JPY → 5, 0.125 KWD → 125). Raises ``ValueError`` with a :class:`~scorer.rules.Text`
+    when it is not more than zero, more than :func:`~scorer.rules.currency.max_stake`, or
+    finer than the currency's smallest unit (half a yen; 0.001 £), saying so in words
+    (issue 25 item 13)."""
+    digits = minor_digits(currency)
     if not value.is_finite() or value <= 0:
         raise ValueError(Text("The stake must be more than zero."))
-    minor = value * 100
+    limit = max_stake(digits)
+    if value > limit:
+        raise ValueError(Text("The stake can be at most {limit}.", limit=limit))
+    minor = value.scaleb(digits)
     if minor != minor.to_integral_value():
-        raise ValueError(Text("The stake can have at most two decimal places."))
-    if minor > MAX_STAKE_MINOR:
-        raise ValueError(Text("The stake can be at most 1000000."))
+        raise ValueError(too_fine(currency))
     return int(minor)
 
 
-def format_stake(minor: int) -> str:
-    """10 → ``"0.10"``."""
-    return f"{minor // 100}.{minor % 100:02d}"
+def too_fine(currency: str) -> Text:
+    """Why a stake finer than its currency's smallest unit is refused, naming the currency:
+    "The stake must be a whole number: JPY has no smaller unit than 1.", "The stake can
+    have at most 2 decimal places for GBP." (without a currency label: "two")."""
+    digits, code = minor_digits(currency), currency_code(currency)
+    if digits == 0:
+        return Text("The stake must be a whole number: {currency} has no smaller unit than 1.", currency=code)
+    if not code:
+        return Text("The stake can have at most two decimal places.")
+    return ntext("The stake can have at most {n} decimal place for {currency}.",
+                 "The stake can have at most {n} decimal places for {currency}.", digits, currency=code)
+
+
+def format_stake(minor: int, currency: str = "") -> str:
+    """A stake in minor units as the file writes it, with the currency's decimals: 10 →
+    ``"0.10"``, ``(5, "JPY")`` → ``"5"``, ``(125, "KWD")`` → ``"0.125"``."""
+    return format_amount(minor, minor_digits(currency))
 
 
 def loads(text: str | bytes) -> EveningFile:
@@ -152,11 +176,12 @@ def load(data: Any) -> EveningFile:
 
     stake = None
     if data.get("stake") is not None:
-        try:
-            minor = parse_stake(data["stake"]["amount"])
+        currency = _cleaned(data["stake"].get("currency", ""), 8, "stake.currency")
+        try:  # in the currency's own minor unit: "5.00" JPY (an older file) is 5 yen, as "5"
+            minor = parse_stake(data["stake"]["amount"], currency)
         except ValueError as error:
             raise EveningFileError(error.args[0], "stake.amount") from None
-        stake = Stake(minor, _cleaned(data["stake"].get("currency", ""), 8, "stake.currency"))
+        stake = Stake(minor, currency)
     first = seat_of(data["first_dealer"], "first_dealer") if "first_dealer" in data else 0
     draw: list[str] = []
     try:
@@ -392,6 +417,8 @@ def _schema_message(err: jsonschema.ValidationError) -> str:
     """A schema error in words a player can act on (the schema's own description of
     the field where there is one), never echoing a long bad value."""
     described = err.schema.get("description") if isinstance(err.schema, dict) else None
+    if list(err.absolute_path) == ["stake", "amount"]:  # in the engine's words, which are translated
+        return Text("The stake must be a number such as 0.10.")
     if err.validator == "required":
         return _short(err.message)
     if err.validator == "additionalProperties":
@@ -458,9 +485,9 @@ def dump(evening: EveningFile) -> dict[str, Any]:
         out["time_zone"] = evening.time_zone
     out["variant"] = setup.variant
     out["options"] = dict(setup.options)
-    out["stake"] = (
-        None if setup.stake is None else {"amount": format_stake(setup.stake.minor), "currency": setup.stake.currency}
-    )
+    stake = setup.stake
+    out["stake"] = None if stake is None else {"amount": format_stake(stake.minor, stake.currency),
+                                               "currency": stake.currency}
     out["players"] = [setup.players[s] for s in setup.seated_at_start]
     out["first_dealer"] = setup.players[setup.first_dealer]
     if evening.draw:

@@ -11,6 +11,7 @@ from flask_babel import gettext
 
 from ..evening.ledger import Ledger
 from ..evening.settle import settle_up
+from ..rules.currency import format_amount
 from .presenters import result_label
 from .words import locale_code, tr
 
@@ -66,16 +67,17 @@ def score_sheet_csv(ledger: Ledger) -> str:
         label = gettext("Settle-up (%(currency)s)", currency=stake.currency) if stake.currency else gettext("Settle-up")
         scale = 1 if settle.money else stake.minor  # a money evening's settle-up is in pence already
         writer.writerow([_csv_text(label), "", "", "", "",
-                         *(_decimal(balance * scale, point) for balance in settle.balances),
-                         *([_decimal(settle.pool_left * scale, point)] if pool_name else [])])
+                         *(_decimal(balance * scale, point, stake.digits) for balance in settle.balances),
+                         *([_decimal(settle.pool_left * scale, point, stake.digits)] if pool_name else [])])
     return "\ufeff" + out.getvalue()
 
 
-def _decimal(minor: int, point: str) -> str:
-    """Minor currency units (pence) as currency units for a spreadsheet: ``-1,20`` (two
-    decimals, the language's decimal ``point``, an ASCII minus, no grouping)."""
-    whole, cents = divmod(abs(minor), 100)
-    return f"{'-' if minor < 0 else ''}{whole}{point}{cents:02d}"
+def _decimal(minor: int, point: str, digits: int = 2) -> str:
+    """Minor currency units (pence, yen) as currency units for a spreadsheet: ``-1,20``
+    (the currency's ``digits`` decimals — none for yen: ``-5`` —, the language's decimal
+    ``point``, an ASCII minus, no grouping)."""
+    text = format_amount(minor, digits)
+    return ("-" if minor < 0 else "") + text.replace(".", point)
 
 
 

@@ -30,6 +30,7 @@ from ..evening.file import EveningFileError
 from ..evening.zones import in_zone, valid_zone, zone_info
 from ..rules import Reason, RulesError, Stake, Text
 from ..rules.core import Amount
+from ..rules.currency import currency_code
 
 MINUS = "\u2212"
 
@@ -133,33 +134,29 @@ def signed(n: int) -> str:
     return "0"
 
 
-#: Currency symbols people type, and the ISO code they stand for.
-SYMBOLS = {"£": "GBP", "€": "EUR", "₽": "RUB", "R$": "BRL", "$": "USD"}
-
-
 def iso_currency(label: str) -> str | None:
     """The ISO 4217 code a stake's currency label stands for (``"NOK"``, ``"£"`` → ``"GBP"``), or ``None``."""
-    label = label.strip()
-    if label in SYMBOLS:
-        return SYMBOLS[label]
-    code = label.upper()
+    code = currency_code(label)
     if len(code) == 3 and code.isalpha() and code.isascii() and get_currency_name(code, locale="en") != code:
         return code  # a code Babel knows has a name of its own
     return None
 
 
 def money(stake: Stake, minor_units: int) -> str:
-    """An amount of the stake's currency for the language (``−1 234,50 ₽``); English as
-    :meth:`Stake.format` (``−£1.20``); a currency label that is no ISO code is kept as typed."""
+    """An amount of the stake's currency for the language (``−1 234,50 ₽``, ``5 JPY``);
+    English as :meth:`Stake.format` (``−£1.20``); a currency label that is no ISO code is
+    kept as typed. ``minor_units`` are the currency's own (yen for JPY, fils for KWD:
+    :attr:`Stake.digits`), so that every amount shown is exact and a settle-up adds up."""
     code = locale_code()
     if code == "en":
         return stake.format(minor_units)
-    amount = Decimal(minor_units) / 100
+    digits = stake.digits
+    amount = Decimal(minor_units).scaleb(-digits)
     iso = iso_currency(stake.currency)
-    if iso is not None:
+    if iso is not None:  # Babel's decimals for the currency are ours (a test checks every currency)
         text = format_currency(amount, iso, locale=code)
     else:
-        text = format_decimal(amount, format="#,##0.00", locale=code)
+        text = format_decimal(amount, format="#,##0" + ("." + "0" * digits if digits else ""), locale=code)
         if stake.currency:
             text = f"{text}\u00a0{stake.currency}"
     return text.replace("-", MINUS)

@@ -2,7 +2,8 @@
 
 The engine is pure Python: facts in, rulings out. Units are integers (tricks' worth
 of the variant's scoring unit, i.e. chips or points); money is ``units × stake`` in
-the currency's smallest unit (pence, kopecks, centavos). No floats anywhere.
+the currency's smallest unit (pence, kopecks, centavos; yen, which have none smaller:
+:mod:`.currency`). No floats anywhere.
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
+
+from .currency import format_amount, minor_digits
 
 PASS = "pass"
 #: Tricks in a hand: five cards each (P-2, H-2, R-4, B-3).
@@ -158,21 +161,29 @@ class TableState:
 
 @dataclass(frozen=True)
 class Stake:
-    """The money value of one unit: ``minor`` smallest currency units (e.g. 10 for
-    10p) and a ``currency`` label shown beside amounts (``"£"``, ``"RUB"``)."""
+    """The money value of one unit: ``minor`` of the currency's own smallest unit (10
+    for 10p, 5 for 5 yen, 125 for 0.125 KWD) and a ``currency`` label shown beside
+    amounts (``"£"``, ``"RUB"``, ``"JPY"``); :attr:`digits` says how many decimals
+    the currency has (:mod:`scorer.rules.currency`: ISO 4217's minor unit; 2 for a
+    label that is no currency code)."""
 
     minor: int
     currency: str = ""
 
+    @property
+    def digits(self) -> int:
+        """Decimals of the stake's currency: 2 for ``£``, 0 for ``JPY``, 3 for ``KWD``."""
+        return minor_digits(self.currency)
+
     def format(self, minor_units: int) -> Amount:
-        """Format an amount in minor units as ``"−£1.20"`` (two decimal places, a real minus sign).
+        """Format an amount in minor units as ``"−£1.20"``, ``"JPY 5"``, ``"KWD 0.125"``
+        (the currency's own decimals, a real minus sign).
 
         The result is an :class:`Amount`: the English text, which also keeps the stake and
         the amount so that the web layer can format it for the phone's language."""
         sign = "−" if minor_units < 0 else ""
-        whole, cents = divmod(abs(minor_units), 100)
         label = f"{self.currency} " if self.currency[-1:].isalpha() else self.currency  # "RUB 1.00", "£1.00"
-        return Amount(f"{sign}{label}{whole}.{cents:02d}", self, minor_units)
+        return Amount(f"{sign}{label}{format_amount(minor_units, self.digits)}", self, minor_units)
 
 
 class Amount(str):

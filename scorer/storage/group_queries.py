@@ -9,6 +9,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.orm import selectinload
 
+from ..evening.file import format_stake
 from .evenings import ledger_of
 from .models import Evening, Hand, db
 from .units import valid_key
@@ -26,14 +27,15 @@ def last_in_group(group_id: int) -> Evening | None:
 def usual_table(evening: Evening) -> dict[str, Any]:
     """What a new evening of the same group starts from (issue 12): the players seated at
     the end of ``evening``, clockwise, its rule set, options and stake, as the new-evening
-    form's fields (``players``, ``opt_<key>``, ``scoring``, ``stake``, ``currency``)."""
+    form's fields (``players``, ``opt_<key>``, ``scoring``, ``stake``, ``currency``); the
+    stake as the evening file writes it (``"0.10"``, ``"5"`` for JPY)."""
     ledger = ledger_of(evening)
     names = [ledger.setup.players[s] for s in ledger.seated or range(ledger.setup.n)]
     values: dict[str, Any] = {"players": names, "first_dealer": "0"}
     options = evening.options or {}
     values.update({f"opt_{k}": (v if isinstance(v, bool | int) else str(v)) for k, v in options.items()})
     if evening.stake_minor is not None:
-        values.update(scoring="money", stake=f"{evening.stake_minor // 100}.{evening.stake_minor % 100:02d}",
+        values.update(scoring="money", stake=format_stake(evening.stake_minor, evening.currency),
                       currency=evening.currency)
     return values
 

@@ -21,11 +21,12 @@ from wtforms import (
 )
 from wtforms.validators import Length, NumberRange, Optional, ValidationError
 
-from ..evening.file import MAX_STAKE_MINOR, parse_stake
+from ..evening.file import stake_minor
 from ..evening.zones import valid_zone
-from ..reports.words import error_text, number, tr
+from ..reports.words import error_text, tr
 from ..rules import RulesError, Variant
 from ..rules.cards import parse_card
+from ..rules.currency import minor_digits
 from .form_fields import MAX_PLAYERS, NAME_LENGTH, WholeNumberField, choices, one_time_token, strip_text
 from .i18n import default_currency, example_number, parse_number_text
 
@@ -117,21 +118,22 @@ class EveningFormBase(OptionFields, FlaskForm):
         self.stake_minor()
 
     def stake_minor(self) -> int:
-        """The stake typed, in minor units (``"0,50"`` in Norwegian → 50), read the way the
-        phone's language writes numbers. Raises ``ValidationError`` (in the phone's language)."""
+        """The stake typed, in the currency's minor units (``"0,50"`` in Norwegian with NOK
+        → 50 øre, ``"5"`` with JPY → 5 yen, ``"0,125"`` with KWD → 125 fils), read the way
+        the phone's language writes numbers. Raises ``ValidationError`` in the phone's
+        language, naming the currency when the stake is finer than its smallest unit
+        (``0.50`` JPY, ``0.001`` £: issue 25 item 13)."""
+        currency = self.currency.data or ""
         try:
             value = parse_number_text(self.stake.data or "")
         except ValueError:
             raise ValidationError(gettext("The stake must be a number such as %(example)s.",
-                                          example=example_number("0.10"))) from None
-        if value <= 0:
-            raise ValidationError(gettext("The stake must be more than zero."))
-        if value * 100 > MAX_STAKE_MINOR:
-            raise ValidationError(gettext("The stake can be at most %(n)s.", n=number(MAX_STAKE_MINOR // 100)))
+                                          example=example_number("10" if minor_digits(currency) == 0 else "0.10"))
+                                  ) from None
         try:
-            return parse_stake(format(value, "f"))
+            return stake_minor(value, currency)
         except ValueError as error:
-            raise ValidationError(gettext(str(error))) from None  # one of STAKE_ERRORS
+            raise ValidationError(tr(error.args[0])) from None
 
     def zone(self) -> str:
         """The table's time zone as the browser gave it, if it is one (else ``""``: UTC)."""
@@ -226,11 +228,8 @@ def _add_option_fields(form_class: Any, variant: Variant) -> None:
         setattr(form_class, f"opt_{spec.key}", field)
 
 
-#: parse_stake's messages (scorer/evening_file.py), marked here so that the catalog has them
-STAKE_ERRORS = (
-    _l("The stake must be a number such as 0.10."), _l("The stake must be more than zero."),
-    _l("The stake can have at most two decimal places."), _l("The stake can be at most 1000000."),
-)
+#: parse_stake's first message (scorer/evening/file.py), marked here as the catalog always had it
+STAKE_ERRORS = (_l("The stake must be a number such as 0.10."),)
 
 
 class ImportForm(FlaskForm):

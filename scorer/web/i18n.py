@@ -87,10 +87,14 @@ NUMBER_TEXT = re.compile(r"[-+]?[0-9][0-9.,\u00a0\u202f ']*")
 def parse_number_text(text: str, locale: str | None = None) -> Decimal:
     """A number typed by a user, read the way the phone's language writes it (Babel's
     ``parse_decimal``, strict about grouping): ``"0,50"`` in Russian, Norwegian or
-    Portuguese is 0.50, ``"1 000,5"`` is 1000.5, ``"1.000"`` in Portuguese is 1000. A dot
-    is accepted where it cannot be a group separator (Russian, Norwegian; in Portuguese
-    when it is not followed by exactly three digits: ``"0.50"``). A typed minus sign
-    (U+2212) counts as ``-``. Raises ``ValueError`` for anything else ("abc", "1,2,3")."""
+    Portuguese is 0.50, ``"1 000,5"`` is 1000.5, ``"1.000"`` in Portuguese is 1000,
+    ``"1,000"`` in English is 1000. The other separator (a comma in English, a dot
+    elsewhere) is read as the decimal point too where it is the only separator and cannot
+    be a thousands group: it is not the language's group sign, or it is not followed by
+    exactly three digits, or only a 0 stands before it — ``"0,50"``, ``"12,5"`` and
+    ``"0,125"`` on an English phone in a comma region, ``"0.50"`` in Portuguese (issue 25
+    item 14). A typed minus sign (U+2212) counts as ``-``. Raises ``ValueError`` for
+    anything else ("abc", "1,2,3")."""
     code = locale or locale_code()
     raw = (text or "").strip().replace(MINUS, "-")
     if not NUMBER_TEXT.fullmatch(raw):
@@ -102,14 +106,21 @@ def parse_number_text(text: str, locale: str | None = None) -> Decimal:
         return parse_decimal(raw, locale=code, strict=True)
     except NumberFormatError:
         pass
-    if get_decimal_symbol(code) != "." and re.fullmatch(r"[-+]?[0-9]+\.([0-9]{1,2}|[0-9]{4,})", raw):
-        return Decimal(raw)  # a dot that cannot be grouping ("0.50" in Portuguese)
+    other = "," if get_decimal_symbol(code) == "." else "."
+    lone = re.fullmatch(r"([-+]?)([0-9]+)" + re.escape(other) + r"([0-9]+)", raw)
+    if lone and (other != group or len(lone.group(3)) != 3 or lone.group(2) == "0"):
+        return Decimal(f"{lone.group(1)}{lone.group(2)}.{lone.group(3)}")  # cannot be grouping
     raise ValueError(text)
 
 
 def example_number(value: str) -> str:
-    """``value`` (``"0.10"``) as the language writes it (``0,10``), for hints and placeholders."""
-    return format_decimal(Decimal(value), format="0.00", locale=locale_code())
+    """``value`` (``"0.10"``, ``"10"``, ``"0.125"``: a decimal with a dot) as the language
+    writes it (``0,10``, ``10``, ``0,125``), with as many decimals as it is written with
+    and no grouping — for hints, placeholders and a form filled in from stored figures,
+    which :func:`parse_number_text` reads back as the same number."""
+    decimals = len(value.partition(".")[2])
+    return format_decimal(Decimal(value), format="0" + ("." + "0" * decimals if decimals else ""),
+                          locale=locale_code())
 
 
 # --------------------------------------------------------------------- the menu

@@ -19,6 +19,7 @@ from .. import access
 from ..answers import form_answer, sender
 from ..demo import DEMO_FILE
 from ..evening_forms import ImportForm, evening_form_for
+from ..i18n import example_number
 from ..permissions import permission
 
 bp = Blueprint("start", __name__)
@@ -85,7 +86,10 @@ def new_evening(variant_id: str) -> Any:
     form = evening_form_for(variant)
     last = group_queries.last_in_group(group.id) if group is not None and request.method == "GET" else None
     if last is not None and last.variant == variant.id:  # the group's usual table (issue 12)
-        form = evening_form_for(variant, formdata=None, **group_queries.usual_table(last))
+        values = group_queries.usual_table(last)
+        if values.get("stake"):  # "0.125" as this phone writes it ("0,125"), read back the same
+            values["stake"] = example_number(values["stake"])
+        form = evening_form_for(variant, formdata=None, **values)
     if request.method == "GET":
         form.token.data = secrets.token_urlsafe(16)
     if form.validate_on_submit():
