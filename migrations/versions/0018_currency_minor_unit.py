@@ -23,7 +23,7 @@ from alembic import op
 
 from scorer.rules.currency import MAX_STAKE_MINOR, minor_digits
 
-revision = '0018'
+revision = '0018_currency_minor_unit'
 down_revision = '0017_settled_result'
 branch_labels = None
 depends_on = None
