@@ -31,6 +31,7 @@ from ..rules import (
     ntext,
 )
 from ..rules.cards import parse_card
+from . import chain
 from .codec import decode_hand, encode_hand
 from .ledger import Fold, HandError, Ledger
 from .limits import MAX_FILE_BYTES, MAX_HANDS, MAX_PLAYERS, MAX_SEAT_CHANGES, mebibytes
@@ -89,6 +90,7 @@ def schema() -> dict[str, Any]:
     data = json.loads(text)
     data["properties"]["hands"]["maxItems"] = MAX_HANDS
     data["properties"]["seats"]["maxItems"] = MAX_SEAT_CHANGES
+    data["properties"]["chain"]["maxItems"] = MAX_HANDS + MAX_SEAT_CHANGES + 2  # the set-up and the finish
     return data
 
 
@@ -117,7 +119,7 @@ def format_stake(minor: int) -> str:
     return f"{minor // 100}.{minor % 100:02d}"
 
 
-def loads(text: str | bytes) -> EveningFile:
+def loads(text: str | bytes, *, check_chain: bool = True) -> EveningFile:
     """Read an evening from JSON text of at most :data:`MAX_FILE_BYTES` (in UTF-8); see
     :func:`load`. Raises :class:`EveningFileError`."""
     size = len(text.encode("utf-8", "surrogatepass") if isinstance(text, str) else text)
@@ -128,7 +130,7 @@ def loads(text: str | bytes) -> EveningFile:
         data = json.loads(text)
     except (ValueError, RecursionError) as error:  # bad JSON, bad UTF-8, absurd nesting or numbers
         raise EveningFileError(Text("This is not a JSON file ({detail}).", detail=_short(str(error)))) from None
-    return load(data)
+    return load(data, check_chain=check_chain)
 
 
 def _short(text: str, limit: int = 160) -> str:
@@ -136,14 +138,61 @@ def _short(text: str, limit: int = 160) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def load(data: Any) -> EveningFile:
+def load(data: Any, *, check_chain: bool = True) -> EveningFile:
     """Check ``data`` (parsed JSON) against the schema and the rules.
 
     Returns an :class:`EveningFile` whose hands all settle. A hand without a
     ``dealer`` gets the dealer the rules give (the deal passes left; after a
     misdeal the same dealer deals again). Raises :class:`EveningFileError`, also for
-    a rename that had two seated players share a name (:func:`.seat_names.seated_name_clash`).
+    a rename that had two seated players share a name (:func:`.seat_names.seated_name_clash`),
+    and, unless ``check_chain`` is false, for a file whose ``chain`` (issue 22 item 6:
+    :mod:`scorer.evening.chain`) does not match its facts, naming the first change
+    altered (``where`` is ``"chain"``); a file without a chain is read as before.
     """
+    evening = _load(data)
+    if check_chain and isinstance(data, dict) and "chain" in data:
+        verdict = verify_loaded(evening, data)
+        if not verdict.whole:
+            raise EveningFileError(Text("This file's record does not match its facts: it was altered from "
+                                        "{where}.", where=verdict.where), "chain")
+    return evening
+
+
+def record_of(evening: EveningFile) -> list[chain.Change]:
+    """The evening's record (:func:`scorer.evening.chain.record`): its set-up, changes of
+    seats and hands in order, then the finish."""
+    return chain.record(evening.setup, evening.hands, evening.changes, draw=evening.draw,
+                        finished=evening.finished)
+
+
+def verify_loaded(evening: EveningFile, data: dict[str, Any]) -> chain.Verdict:
+    """The record of ``evening`` (read from ``data``) against ``data``'s ``chain`` and
+    ``fingerprint``: whole, or altered from which change. A fingerprint written that is
+    not the one of the chain written counts as altered at the last change."""
+    changes = record_of(evening)
+    written = list(data.get("chain", ()))
+    verdict = chain.check(changes, written)
+    stated = data.get("fingerprint")
+    if verdict.whole and stated is not None and stated != verdict.fingerprint:
+        last = len(changes) - 1
+        return chain.Verdict(False, verdict.fingerprint, last, chain.describe(changes[last], last))
+    return verdict
+
+
+def verify(text: str | bytes) -> chain.Verdict | None:
+    """Check an evening file's record (``nap verify``, the verify page): ``None`` for a
+    file that carries no chain, else the :class:`~scorer.evening.chain.Verdict`. Raises
+    :class:`EveningFileError` for a file that cannot be read as an evening at all (bad
+    JSON, the wrong shape, facts the rules refuse)."""
+    evening = loads(text, check_chain=False)
+    data = json.loads(text)
+    if "chain" not in data:
+        return None
+    return verify_loaded(evening, data)
+
+
+def _load(data: Any) -> EveningFile:
+    """:func:`load` without the chain."""
     _check_shape(data)
     seated = tuple(_cleaned(p, 40, f"players[{i}]") for i, p in enumerate(data["players"]))
     players = _everyone(seated, data.get("seats", ()))
@@ -445,7 +494,8 @@ def _limit_message(err: jsonschema.ValidationError) -> Text | None:
 
 
 def dump(evening: EveningFile) -> dict[str, Any]:
-    """The evening as JSON-ready data (every dealer written out); ``load(dump(e))`` gives ``e`` back."""
+    """The evening as JSON-ready data (every dealer written out), with its record's ``chain`` and
+    ``fingerprint`` (:mod:`scorer.evening.chain`); ``load(dump(e))`` gives ``e`` back."""
     setup = evening.setup
     out: dict[str, Any] = {"format": FORMAT, "version": VERSION if evening.changes else 1}
     if evening.name:
@@ -469,6 +519,9 @@ def dump(evening: EveningFile) -> dict[str, Any]:
     if evening.changes:
         out["seats"] = [dump_seat_change(c, setup.players) for c in evening.changes]
     out["hands"] = [encode_hand(facts, setup.players) for facts in evening.hands]
+    made = chain.links(record_of(evening))
+    out["chain"] = [x.hex() for x in made]
+    out["fingerprint"] = chain.fingerprint(made[-1])
     return out
 
 
