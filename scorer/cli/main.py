@@ -176,8 +176,9 @@ def verify_report(path: Path, text: bytes) -> int:
         rule = f" ({error.rule})" if error.rule else ""
         print(f"nap: {path}: not a readable evening, so not whole: {error}{rule}", file=sys.stderr)
         return 2
-    if verdict is None:
-        print(f"{path}: carries no record chain (exported before issue 22?): nothing to check")
+    if not verdict.chained:
+        print(f"{path}: carries no record chain (exported before issue 22?): nothing to check; its facts' "
+              f"fingerprint is {verdict.fingerprint}")
         return 1
     if verdict.whole:
         print(f"{path}: whole — fingerprint {verdict.fingerprint}; compare it with the one the phones and the "

@@ -35,11 +35,14 @@ import hashlib
 import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..rules import EveningSetup, HandFacts, SeatChange, Text, get_variant
 from ..rules.options import resolve_options
 from .codec import encode_hand
+
+if TYPE_CHECKING:
+    from .ledger import Ledger
 
 #: The link before change 0.
 GENESIS = bytes(32)
@@ -208,12 +211,14 @@ def describe(change: Change | None, index: int) -> Text:
 class Verdict:
     """What :func:`check` found: ``whole`` when every link written matches the facts;
     otherwise ``altered_from`` is the first change whose link does not, and ``where`` it
-    in words (:func:`describe`). ``fingerprint`` is the facts' own."""
+    in words (:func:`describe`). ``fingerprint`` is the facts' own; ``chained`` false
+    for a file that carries no chain (nothing was checked)."""
 
     whole: bool
     fingerprint: str
     altered_from: int | None = None
     where: Text | None = None
+    chained: bool = True
 
 
 def check(changes: Sequence[Change], written: Sequence[str]) -> Verdict:
@@ -226,3 +231,15 @@ def check(changes: Sequence[Change], written: Sequence[str]) -> Verdict:
         if i >= len(made) or i >= len(written) or made[i].hex() != written[i]:
             return Verdict(False, own, i, describe(changes[i] if i < len(changes) else None, i))
     return Verdict(True, own)
+
+
+def of_ledger(ledger: Ledger, *, draw: Sequence[str] = (), finished: bool = False) -> list[Change]:
+    """The record of a settled evening (:class:`~scorer.evening.ledger.Ledger`): its
+    set-up, the changes of seats folded in and the facts of its rows."""
+    return record(ledger.setup, [row.facts for row in ledger.rows], ledger.changes, draw=draw, finished=finished)
+
+
+def summary(changes: Sequence[Change]) -> tuple[str, int]:
+    """``(fingerprint, number of changes)`` of a record."""
+    made = links(changes)
+    return fingerprint(made[-1] if made else GENESIS), len(made)

@@ -179,15 +179,16 @@ def verify_loaded(evening: EveningFile, data: dict[str, Any]) -> chain.Verdict:
     return verdict
 
 
-def verify(text: str | bytes) -> chain.Verdict | None:
-    """Check an evening file's record (``nap verify``, the verify page): ``None`` for a
-    file that carries no chain, else the :class:`~scorer.evening.chain.Verdict`. Raises
+def verify(text: str | bytes) -> chain.Verdict:
+    """Check an evening file's record (``nap verify``, the verify page): the
+    :class:`~scorer.evening.chain.Verdict` (``chained`` false for a file that carries no
+    chain: nothing to check, its facts' fingerprint only). Raises
     :class:`EveningFileError` for a file that cannot be read as an evening at all (bad
     JSON, the wrong shape, facts the rules refuse)."""
     evening = loads(text, check_chain=False)
     data = json.loads(text)
     if "chain" not in data:
-        return None
+        return chain.Verdict(False, chain.summary(record_of(evening))[0], chained=False)
     return verify_loaded(evening, data)
 
 

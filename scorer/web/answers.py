@@ -12,6 +12,7 @@ from typing import Any
 from flask import abort, flash, jsonify, redirect, url_for
 from flask_babel import gettext
 
+from ..evening import chain
 from ..evening.codec import encode_hand
 from ..evening.file import dump_seat_change
 from ..evening.ledger import Ledger
@@ -60,7 +61,15 @@ def state_of(evening: Evening, ledger: Ledger | None = None) -> dict[str, Any]:
             "totals": totals(ledger), "next_dealer": names[ledger.next_dealer],
             "seated": [names[s] for s in ledger.seated],
             "seats": [dump_seat_change(c, names) for c in ledger.changes],
-            "closed": evenings.is_closed(evening, ledger)}
+            "closed": evenings.is_closed(evening, ledger), "record": record_json(evening, ledger)}
+
+
+def record_json(evening: Evening, ledger: Ledger) -> dict[str, Any]:
+    """The evening's record (issue 22 item 6): its ``fingerprint`` and number of ``changes``
+    (:mod:`scorer.evening.chain`), worked out from the facts as the scoresheet does."""
+    fingerprint, count = chain.summary(chain.of_ledger(ledger, draw=evening.draw or (),
+                                                       finished=evening.finished_at is not None))
+    return {"fingerprint": fingerprint, "changes": count}
 
 
 def fresh_evening(key: str) -> Evening:
