@@ -155,3 +155,17 @@ def test_the_sheet_says_what_the_fingerprint_is_in_each_language(app: Any, clien
     words = {"en": "Fingerprint of the record:", "ru": "Отпечаток записи:", "nb": "Fingeravtrykk for protokollen:",
              "pt-BR": "Impressão digital do registro:"}
     assert line.group(1).strip() == words[lang]
+
+
+def test_a_phone_following_live_gets_the_new_fingerprint_in_its_record_part(app: Any, client: Any) -> None:
+    key, _ = play_two_hands(client)
+    html = client.get(f"/e/{key}").get_data(as_text=True)
+    live = re.search(r'data-changes="([^"]*)" data-revision="(\d+)"', html)
+    assert live is not None and expected(HAND_1, HAND_2) in html
+    post(client, f"/api/e/{key}/hands", {"number": 3, "token": "t3", "facts": {
+        "dealer": "Cat", "auction": ["three", "pass", "pass", "pass"], "tricks": 3}})
+    answer = client.get(f"{live.group(1).replace('&amp;', '&')}&since={live.group(2)}").get_json()
+    assert not answer.get("reload"), answer
+    hand_3 = HandFacts(dealer=2, auction=("three", "pass", "pass", "pass"), tricks=3)
+    assert expected(HAND_1, HAND_2, hand_3) in answer["parts"]["record"]
+    assert "4 changes" in answer["parts"]["record"]
