@@ -15,7 +15,7 @@ import pytest
 from conftest import _dispose, make_app
 
 from scorer.evening import chain
-from scorer.rules import EveningSetup, HandFacts
+from scorer.rules import EveningSetup, HandFacts, SeatChange
 from webhelpers import start_evening
 
 PLAYERS = ("Ann", "Bob", "Cat", "Dan")
@@ -169,3 +169,27 @@ def test_a_phone_following_live_gets_the_new_fingerprint_in_its_record_part(app:
     hand_3 = HandFacts(dealer=2, auction=("three", "pass", "pass", "pass"), tricks=3)
     assert expected(HAND_1, HAND_2, hand_3) in answer["parts"]["record"]
     assert "4 changes" in answer["parts"]["record"]
+
+
+def test_export_and_import_keep_the_fingerprint_with_seat_changes_and_a_rename(app: Any, client: Any) -> None:
+    key, _ = play_two_hands(client)
+    revision = client.get(f"/api/e/{key}").get_json()["revision"]
+    post(client, f"/api/e/{key}/seats", {"revision": revision, "join": "Eve", "left_of": "Cat"})
+    post(client, f"/api/e/{key}/hands", {"number": 3, "token": "t5", "facts": {
+        "lone_bid": {"declarer": "Eve", "contract": "nap"}, "tricks": 5}})
+    post(client, f"/api/e/{key}/seats", {"revision": revision + 2, "leave": "Dan"})
+    post(client, f"/api/e/{key}/seats", {"revision": revision + 3, "rename": "Eve", "to": "Evelyn"})
+    shown = record(client, key)
+    assert shown["changes"] == 1 + 3 + 3  # the set-up, three hands, join, leave and rename
+    assert on_sheet(client, key) == shown["fingerprint"]
+    # the engine's own record of the same facts, typed here: Eve seat 4 in the app, 4 in the file too
+    setup = EveningSetup("pagat", (*PLAYERS, "Evelyn"), 0, {"hands_per_dealer": 2, "all_pass_counts": False},
+                         None, (0, 1, 2, 3))
+    nap = HandFacts(dealer=2, auction=("nap", "pass", "pass", "pass", "pass"), tricks=5)
+    changes = [SeatChange(3, "join", 4, 2), SeatChange(4, "leave", 3), SeatChange(4, "rename", 4, name="Eve")]
+    assert shown["fingerprint"] == chain.summary(chain.record(setup, [HAND_1, HAND_2, nap], changes))[0]
+    exported = client.get(f"/e/{key}/evening.json").get_data(as_text=True)
+    assert json.loads(exported)["fingerprint"] == shown["fingerprint"]
+    made = client.post("/api/evenings/import", json={"evening": json.loads(exported), "token": "again"})
+    assert made.status_code == 201, made.get_data(as_text=True)
+    assert record(client, made.get_json()["key"]) == shown
