@@ -142,7 +142,8 @@ def test_the_file_carries_the_chain_and_import_checks_it() -> None:
         load(altered)
     assert caught.value.where == "chain"
     assert caught.value.message == ("This file's record does not match its facts: it was altered from change 3 "
-                                    "(hand 3).")
+                                    "(hand 3). A file changed on purpose imports without its chain and fingerprint "
+                                    "(remove both), under a new fingerprint.")
     stake = json.loads(json.dumps(data))
     stake["stake"] = {"amount": "0.10", "currency": "£"}
     with pytest.raises(EveningFileError, match=r"altered from change 0 \(the set-up\)"):

@@ -154,7 +154,9 @@ def load(data: Any, *, check_chain: bool = True) -> EveningFile:
         verdict = verify_loaded(evening, data)
         if not verdict.whole:
             raise EveningFileError(Text("This file's record does not match its facts: it was altered from "
-                                        "{where}.", where=verdict.where), "chain")
+                                        "{where}. A file changed on purpose imports without its chain and "
+                                        "fingerprint (remove both), under a new fingerprint.", where=verdict.where),
+                                   "chain")
     return evening
 
 
