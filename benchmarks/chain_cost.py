@@ -11,7 +11,7 @@ run, each the median of ``--repeat`` rounds:
 - **chain, a later revision**: one more hand chained on the kept last link, as the
   scoresheet does (:func:`scorer.storage.records.record_of` through
   :meth:`~scorer.storage.kept_ledgers.Settled.running`), against chaining every hand again;
-- **verify a file**: :func:`scorer.evening.file.verify` of the exported file against
+- **verify a file**: :func:`scorer.evening.verify.verify` of the exported file against
   :func:`~scorer.evening.file.loads` without the chain check (the import's own reading).
 
 Run: ``.venv/bin/python benchmarks/chain_cost.py [--hands 2000] [--repeat 5]``.
@@ -33,8 +33,9 @@ sys.path.insert(0, str(ROOT / "tests"))
 from long_evenings import long_evening  # noqa: E402
 
 from scorer.evening import chain  # noqa: E402
-from scorer.evening.file import dumps, loads, verify  # noqa: E402
+from scorer.evening.file import dumps, loads  # noqa: E402
 from scorer.evening.ledger import settle_evening  # noqa: E402
+from scorer.evening.verify import verify  # noqa: E402
 
 
 def median(run: Callable[[], object], repeat: int) -> float:

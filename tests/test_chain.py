@@ -13,7 +13,8 @@ import pytest
 
 from scorer.cli.main import main
 from scorer.evening import chain
-from scorer.evening.file import EveningFileError, dump, dumps, load, loads, record_of, verify
+from scorer.evening.file import EveningFileError, dump, dumps, load, loads, record_of
+from scorer.evening.verify import verify
 from scorer.rules import EveningSetup, HandFacts, SeatChange, Stake
 
 #: docs/evening-format.md's small example.

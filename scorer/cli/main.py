@@ -23,9 +23,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ..evening.file import EveningFile, EveningFileError, loads, verify
+from ..evening.file import EveningFile, EveningFileError, loads
 from ..evening.ledger import Ledger, settle_evening
 from ..evening.settle import settle_up
+from ..evening.verify import verify
 
 
 def ledger_report(evening: EveningFile, ledger: Ledger) -> dict[str, Any]:

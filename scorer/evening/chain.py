@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -231,6 +231,19 @@ def check(changes: Sequence[Change], written: Sequence[str]) -> Verdict:
         if i >= len(made) or i >= len(written) or made[i].hex() != written[i]:
             return Verdict(False, own, i, describe(changes[i] if i < len(changes) else None, i))
     return Verdict(True, own)
+
+
+def check_written(changes: Sequence[Change], data: Mapping[str, Any]) -> Verdict:
+    """The record ``changes`` of an evening file's facts against the ``chain`` and
+    ``fingerprint`` written in it (``data``, the parsed file): whole, or altered from
+    which change. A fingerprint written that is not the one of the chain written counts as
+    altered at the last change."""
+    verdict = check(changes, list(data.get("chain", ())))
+    stated = data.get("fingerprint")
+    if verdict.whole and stated is not None and stated != verdict.fingerprint:
+        last = len(changes) - 1
+        return Verdict(False, verdict.fingerprint, last, describe(changes[last], last))
+    return verdict
 
 
 def of_ledger(ledger: Ledger, *, draw: Sequence[str] = (), finished: bool = False) -> list[Change]:

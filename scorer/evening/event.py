@@ -25,7 +25,7 @@ from typing import Any
 from ..rules import EveningSetup, RulesError, Stake, Text, get_variant
 from ..rules.options import resolve_options
 from . import chain
-from .seating import CLUB_FLOOR, Move, Seating, SeatingError, _unique
+from .seating import CLUB_FLOOR, Move, Seating, SeatingError, unique_names
 
 #: How a round ends: a number of hands at each table, the pagat end point (P-14), a time.
 LENGTHS = ("hands", "end_point", "minutes")
@@ -66,7 +66,7 @@ def check_event(setup: EventSetup) -> EventSetup:
         raise EventError(Text("{name} is scored in points; it has no money stake.", name=variant.name),
                          variant.rule_settle)
     try:
-        players = tuple(_unique(setup.players))
+        players = tuple(unique_names(setup.players))
     except SeatingError as error:
         raise EventError(error.message) from None
     if len(players) < max(CLUB_FLOOR, variant.min_players):

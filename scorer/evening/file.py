@@ -8,11 +8,9 @@ ledger, so importing an export reproduces the same ledger exactly.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date
-from decimal import Decimal, InvalidOperation
 from functools import cache
 from importlib import resources
 from typing import Any
@@ -36,13 +34,13 @@ from .codec import decode_hand, encode_hand
 from .ledger import Fold, HandError, Ledger
 from .limits import MAX_FILE_BYTES, MAX_HANDS, MAX_PLAYERS, MAX_SEAT_CHANGES, mebibytes
 from .seat_names import seated_name_clash
+from .stakes import MAX_STAKE_MINOR, format_stake, parse_stake  # noqa: F401 - the file's stakes, imported from here
 from .zones import valid_zone
 
 FORMAT = "nap-evening"
 #: The version written when the evening has seat changes; without any, version 1 (which
 #: every reader takes) is written. Both are read.
 VERSION = 2
-MAX_STAKE_MINOR = 100_000_000  # 1,000,000.00 in the currency's main unit
 #: The evening's bounds (the largest file, hands, seat changes, players) are
 #: :mod:`scorer.evening.limits`.
 
@@ -94,31 +92,6 @@ def schema() -> dict[str, Any]:
     return data
 
 
-def parse_stake(amount: str) -> int:
-    """``"0.10"`` → 10 (minor units). Raises ``ValueError`` for anything but a positive
-    decimal with at most two places and at most 1,000,000."""
-    text = amount.strip() if isinstance(amount, str) else ""
-    if not re.fullmatch(r"[0-9]{1,7}(\.[0-9]+)?", text):
-        raise ValueError(Text("The stake must be a number such as 0.10."))
-    try:
-        value = Decimal(text)
-    except InvalidOperation:
-        raise ValueError(Text("The stake must be a number such as 0.10.")) from None
-    if not value.is_finite() or value <= 0:
-        raise ValueError(Text("The stake must be more than zero."))
-    minor = value * 100
-    if minor != minor.to_integral_value():
-        raise ValueError(Text("The stake can have at most two decimal places."))
-    if minor > MAX_STAKE_MINOR:
-        raise ValueError(Text("The stake can be at most 1000000."))
-    return int(minor)
-
-
-def format_stake(minor: int) -> str:
-    """10 → ``"0.10"``."""
-    return f"{minor // 100}.{minor % 100:02d}"
-
-
 def loads(text: str | bytes, *, check_chain: bool = True) -> EveningFile:
     """Read an evening from JSON text of at most :data:`MAX_FILE_BYTES` (in UTF-8); see
     :func:`load`. Raises :class:`EveningFileError`."""
@@ -145,13 +118,12 @@ def load(data: Any, *, check_chain: bool = True) -> EveningFile:
     ``dealer`` gets the dealer the rules give (the deal passes left; after a
     misdeal the same dealer deals again). Raises :class:`EveningFileError`, also for
     a rename that had two seated players share a name (:func:`.seat_names.seated_name_clash`),
-    and, unless ``check_chain`` is false, for a file whose ``chain`` (issue 22 item 6:
-    :mod:`scorer.evening.chain`) does not match its facts, naming the first change
-    altered (``where`` is ``"chain"``); a file without a chain is read as before.
+    and, unless ``check_chain`` is false, for a ``chain`` (:mod:`scorer.evening.chain`) that does not
+    match the facts, naming the first change altered (``where``: ``"chain"``; no chain, no check).
     """
     evening = _load(data)
     if check_chain and isinstance(data, dict) and "chain" in data:
-        verdict = verify_loaded(evening, data)
+        verdict = chain.check_written(record_of(evening), data)
         if not verdict.whole:
             raise EveningFileError(Text("This file's record does not match its facts: it was altered from "
                                         "{where}. A file changed on purpose imports without its chain and "
@@ -163,35 +135,7 @@ def load(data: Any, *, check_chain: bool = True) -> EveningFile:
 def record_of(evening: EveningFile) -> list[chain.Change]:
     """The evening's record (:func:`scorer.evening.chain.record`): its set-up, changes of
     seats and hands in order, then the finish."""
-    return chain.record(evening.setup, evening.hands, evening.changes, draw=evening.draw,
-                        finished=evening.finished)
-
-
-def verify_loaded(evening: EveningFile, data: dict[str, Any]) -> chain.Verdict:
-    """The record of ``evening`` (read from ``data``) against ``data``'s ``chain`` and
-    ``fingerprint``: whole, or altered from which change. A fingerprint written that is
-    not the one of the chain written counts as altered at the last change."""
-    changes = record_of(evening)
-    written = list(data.get("chain", ()))
-    verdict = chain.check(changes, written)
-    stated = data.get("fingerprint")
-    if verdict.whole and stated is not None and stated != verdict.fingerprint:
-        last = len(changes) - 1
-        return chain.Verdict(False, verdict.fingerprint, last, chain.describe(changes[last], last))
-    return verdict
-
-
-def verify(text: str | bytes) -> chain.Verdict:
-    """Check an evening file's record (``nap verify``, the verify page): the
-    :class:`~scorer.evening.chain.Verdict` (``chained`` false for a file that carries no
-    chain: nothing to check, its facts' fingerprint only). Raises
-    :class:`EveningFileError` for a file that cannot be read as an evening at all (bad
-    JSON, the wrong shape, facts the rules refuse)."""
-    evening = loads(text, check_chain=False)
-    data = json.loads(text)
-    if "chain" not in data:
-        return chain.Verdict(False, chain.summary(record_of(evening))[0], chained=False)
-    return verify_loaded(evening, data)
+    return chain.record(evening.setup, evening.hands, evening.changes, draw=evening.draw, finished=evening.finished)
 
 
 def _load(data: Any) -> EveningFile:

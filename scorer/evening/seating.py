@@ -83,8 +83,9 @@ def fisher_yates(items: Sequence[str], seed: int | str) -> list[str]:
     return out
 
 
-def _unique(players: Sequence[str]) -> list[str]:
-    """The names cleaned; raises :class:`SeatingError` for an empty name or two alike."""
+def unique_names(players: Sequence[str]) -> list[str]:
+    """The names of ``players`` cleaned (:func:`~scorer.rules.clean_text`); raises
+    :class:`SeatingError` for an empty name or two alike (ignoring case)."""
     names = [clean_text(p) for p in players]
     seen: set[str] = set()
     for name in names:
@@ -108,7 +109,7 @@ def deal_out(order: Sequence[str], sizes: Sequence[int]) -> Seating:
 def draw(players: Sequence[str], variant_id: str, seed: int | str) -> Seating:
     """The first round by draw: ``players`` shuffled (:func:`fisher_yates` with ``seed``)
     and dealt out to :func:`table_sizes` in that order. Raises :class:`SeatingError`."""
-    names = _unique(players)
+    names = unique_names(players)
     return deal_out(fisher_yates(names, seed), table_sizes(len(names), variant_id))
 
 
@@ -117,7 +118,7 @@ def check_seating(tables: Sequence[Sequence[str]], players: Sequence[str], varia
     else, each table within :func:`bounds`. Returns it with names cleaned (as ``players``
     spell them). Raises :class:`SeatingError` naming the table (1-based) or player."""
     low, high = bounds(variant_id)
-    known = {name.casefold(): name for name in _unique(players)}
+    known = {name.casefold(): name for name in unique_names(players)}
     seated: dict[str, int] = {}
     out = []
     for number, table in enumerate(tables, start=1):
@@ -150,7 +151,7 @@ def by_standings(ranking: Sequence[str], variant_id: str, style: str = "together
     to table 1, 2nd to 2, 3rd to 3, 4th to 3, 5th to 2, 6th to 1, 7th to 1, …, a full table
     skipped), so each table has a fair share of the strong. Within a table, in rank order.
     Raises :class:`SeatingError` (also for another ``style``)."""
-    names = _unique(ranking)
+    names = unique_names(ranking)
     sizes = table_sizes(len(names), variant_id)
     if style == "together":
         return deal_out(names, sizes)

@@ -14,8 +14,9 @@ from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
 from flask_wtf.file import FileField, FileRequired
 
-from ...evening.file import EveningFileError, verify
+from ...evening.file import EveningFileError
 from ...evening.limits import MAX_FILE_BYTES
+from ...evening.verify import verify
 from ...reports.words import tr
 from ..answers import refused_json
 from ..json_body import BadBody, body, json_blueprint
