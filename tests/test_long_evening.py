@@ -147,7 +147,8 @@ def test_the_servers_in_front_let_the_import_routes_bodies_through_and_no_more()
 
     assert SERVER_LIMITS["max_request_body_size"] == MAX_IMPORT_BODY
     conf = (Path(__file__).resolve().parent.parent / "deploy" / "nginx.conf").read_text("utf-8")
-    block = re.search(r"location ~ \^/\(import\|api/evenings/import\)\$ \{(.*?)\n    \}", conf, re.S)
+    block = re.search(r"location ~ \^/\(import\|api/evenings/import\|verify\|api/verify\)\$ \{(.*?)\n    \}", conf,
+                      re.S)
     assert block is not None
     size = re.search(r"client_max_body_size (\d+)m;", block.group(1))
     assert size is not None and MAX_IMPORT_BODY <= int(size.group(1)) * 1024 * 1024 < MAX_IMPORT_BODY + 1024 * 1024

@@ -4,6 +4,11 @@
 hand-by-hand entries and the totals as a text table, or with ``--json`` as JSON. Exit
 status 0 on success, 2 for a file that cannot be read or settled. Needs no Flask.
 
+``nap verify FILE``: check an evening file's record (issue 22 item 6,
+:mod:`scorer.evening.chain`): exit 0 and "whole" with its fingerprint when every link
+matches the facts, 2 and "altered from change 3 (hand 3)" when one does not (or the file
+cannot be read), 1 for a file that carries no chain.
+
 ``nap serve [--host H] [--port P] [--workers N]``: the web app under waitress with the
 limits of :mod:`scorer.cli.serve`, in N processes, on ``DATABASE_URL`` (SQLite in ``instance/``
 by default), the database brought up to the newest migration first.
@@ -21,6 +26,7 @@ from typing import Any
 from ..evening.file import EveningFile, EveningFileError, loads
 from ..evening.ledger import Ledger, settle_evening
 from ..evening.settle import settle_up
+from ..evening.verify import verify
 
 
 def ledger_report(evening: EveningFile, ledger: Ledger) -> dict[str, Any]:
@@ -163,6 +169,27 @@ def text_report(evening: EveningFile, ledger: Ledger) -> str:
     return "\n".join(lines) + "\n"
 
 
+def verify_report(path: Path, text: bytes) -> int:
+    """``nap verify``: print what the file's record says and return the exit status (0
+    whole, 1 no chain, 2 altered or unreadable)."""
+    try:
+        verdict = verify(text)
+    except EveningFileError as error:
+        rule = f" ({error.rule})" if error.rule else ""
+        print(f"nap: {path}: not a readable evening, so not whole: {error}{rule}", file=sys.stderr)
+        return 2
+    if not verdict.chained:
+        print(f"{path}: carries no record chain (exported before issue 22?): nothing to check; its facts' "
+              f"fingerprint is {verdict.fingerprint}")
+        return 1
+    if verdict.whole:
+        print(f"{path}: whole — fingerprint {verdict.fingerprint}; compare it with the one the phones and the "
+              "PDF showed")
+        return 0
+    print(f"{path}: altered from {verdict.where}; its facts' fingerprint is {verdict.fingerprint}")
+    return 2
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``nap`` command."""
     parser = argparse.ArgumentParser(prog="nap", description="Settle a Nap evening file, or serve the web app.")
@@ -170,6 +197,9 @@ def main(argv: list[str] | None = None) -> int:
     settle = sub.add_parser("settle", help="print the hand-by-hand entries and the totals of an evening file")
     settle.add_argument("file", type=Path, help="an evening file (JSON, see docs/evening-format.md)")
     settle.add_argument("--json", action="store_true", help="print JSON instead of a text table")
+    check = sub.add_parser("verify", help="check that an evening file's record is whole, or from which change "
+                                          "it was altered")
+    check.add_argument("file", type=Path, help="an evening file (JSON) exported by the app")
     serve = sub.add_parser("serve", help="serve the web app (waitress, with limits fit for the internet)")
     serve.add_argument("--host", default=os.environ.get("HOST", "0.0.0.0"), help="address to listen on")  # noqa: S104
     serve.add_argument("--port", type=int, default=int(os.environ.get("PORT", "5000")), help="port")
@@ -186,6 +216,8 @@ def main(argv: list[str] | None = None) -> int:
     except OSError as error:
         print(f"nap: cannot read {args.file}: {error.strerror}", file=sys.stderr)
         return 2
+    if args.command == "verify":
+        return verify_report(args.file, text)
     try:
         evening = loads(text)
         ledger = settle_evening(evening.setup, evening.hands, evening.changes)

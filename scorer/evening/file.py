@@ -8,11 +8,9 @@ ledger, so importing an export reproduces the same ledger exactly.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date
-from decimal import Decimal
 from functools import cache
 from importlib import resources
 from typing import Any
@@ -31,11 +29,12 @@ from ..rules import (
     ntext,
 )
 from ..rules.cards import parse_card
-from ..rules.currency import currency_code, format_amount, max_stake, minor_digits
+from . import chain
 from .codec import decode_hand, encode_hand
 from .ledger import Fold, HandError, Ledger
 from .limits import MAX_FILE_BYTES, MAX_HANDS, MAX_PLAYERS, MAX_SEAT_CHANGES, mebibytes
 from .seat_names import seated_name_clash
+from .stakes import format_stake, parse_stake, stake_minor, too_fine  # noqa: F401 - the file's stakes, imported from here
 from .zones import valid_zone
 
 FORMAT = "nap-evening"
@@ -89,59 +88,11 @@ def schema() -> dict[str, Any]:
     data = json.loads(text)
     data["properties"]["hands"]["maxItems"] = MAX_HANDS
     data["properties"]["seats"]["maxItems"] = MAX_SEAT_CHANGES
+    data["properties"]["chain"]["maxItems"] = MAX_HANDS + MAX_SEAT_CHANGES + 2  # the set-up and the finish
     return data
 
 
-def parse_stake(amount: str, currency: str = "") -> int:
-    """A stake as the file writes it — a decimal with a dot — in the currency's minor units
-    (:func:`stake_minor`): ``"0.10"`` → 10 (pence), ``("5", "JPY")`` → 5 (yen),
-    ``("5.00", "JPY")`` → 5, ``("0.125", "KWD")`` → 125 (fils). Raises ``ValueError``
-    with a :class:`~scorer.rules.Text` for anything but such a number."""
-    text = amount.strip() if isinstance(amount, str) else ""
-    if not re.fullmatch(r"[0-9]{1,20}(\.[0-9]{1,20})?", text):
-        raise ValueError(Text("The stake must be a number such as 0.10."))
-    return stake_minor(Decimal(text), currency)
-
-
-def stake_minor(value: Decimal, currency: str = "") -> int:
-    """A stake of ``value`` main units of ``currency`` (a label: ``"£"``, ``"JPY"``) in
-    that currency's minor units (:func:`scorer.rules.currency.minor_digits`: 0.50 £ → 50,
-    5 JPY → 5, 0.125 KWD → 125). Raises ``ValueError`` with a :class:`~scorer.rules.Text`
-    when it is not more than zero, more than :func:`~scorer.rules.currency.max_stake`, or
-    finer than the currency's smallest unit (half a yen; 0.001 £), saying so in words
-    (issue 25 item 13)."""
-    digits = minor_digits(currency)
-    if not value.is_finite() or value <= 0:
-        raise ValueError(Text("The stake must be more than zero."))
-    limit = max_stake(digits)
-    if value > limit:
-        raise ValueError(Text("The stake can be at most {limit}.", limit=limit))
-    minor = value.scaleb(digits)
-    if minor != minor.to_integral_value():
-        raise ValueError(too_fine(currency))
-    return int(minor)
-
-
-def too_fine(currency: str) -> Text:
-    """Why a stake finer than its currency's smallest unit is refused, naming the currency:
-    "The stake must be a whole number: JPY has no smaller unit than 1.", "The stake can
-    have at most 2 decimal places for GBP." (without a currency label: "two")."""
-    digits, code = minor_digits(currency), currency_code(currency)
-    if digits == 0:
-        return Text("The stake must be a whole number: {currency} has no smaller unit than 1.", currency=code)
-    if not code:
-        return Text("The stake can have at most two decimal places.")
-    return ntext("The stake can have at most {n} decimal place for {currency}.",
-                 "The stake can have at most {n} decimal places for {currency}.", digits, currency=code)
-
-
-def format_stake(minor: int, currency: str = "") -> str:
-    """A stake in minor units as the file writes it, with the currency's decimals: 10 →
-    ``"0.10"``, ``(5, "JPY")`` → ``"5"``, ``(125, "KWD")`` → ``"0.125"``."""
-    return format_amount(minor, minor_digits(currency))
-
-
-def loads(text: str | bytes) -> EveningFile:
+def loads(text: str | bytes, *, check_chain: bool = True) -> EveningFile:
     """Read an evening from JSON text of at most :data:`MAX_FILE_BYTES` (in UTF-8); see
     :func:`load`. Raises :class:`EveningFileError`."""
     size = len(text.encode("utf-8", "surrogatepass") if isinstance(text, str) else text)
@@ -152,7 +103,7 @@ def loads(text: str | bytes) -> EveningFile:
         data = json.loads(text)
     except (ValueError, RecursionError) as error:  # bad JSON, bad UTF-8, absurd nesting or numbers
         raise EveningFileError(Text("This is not a JSON file ({detail}).", detail=_short(str(error)))) from None
-    return load(data)
+    return load(data, check_chain=check_chain)
 
 
 def _short(text: str, limit: int = 160) -> str:
@@ -160,14 +111,35 @@ def _short(text: str, limit: int = 160) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def load(data: Any) -> EveningFile:
+def load(data: Any, *, check_chain: bool = True) -> EveningFile:
     """Check ``data`` (parsed JSON) against the schema and the rules.
 
     Returns an :class:`EveningFile` whose hands all settle. A hand without a
     ``dealer`` gets the dealer the rules give (the deal passes left; after a
     misdeal the same dealer deals again). Raises :class:`EveningFileError`, also for
-    a rename that had two seated players share a name (:func:`.seat_names.seated_name_clash`).
+    a rename that had two seated players share a name (:func:`.seat_names.seated_name_clash`),
+    and, unless ``check_chain`` is false, for a ``chain`` (:mod:`scorer.evening.chain`) that does not
+    match the facts, naming the first change altered (``where``: ``"chain"``; no chain, no check).
     """
+    evening = _load(data)
+    if check_chain and isinstance(data, dict) and "chain" in data:
+        verdict = chain.check_written(record_of(evening), data)
+        if not verdict.whole:
+            raise EveningFileError(Text("This file's record does not match its facts: it was altered from "
+                                        "{where}. A file changed on purpose imports without its chain and "
+                                        "fingerprint (remove both), under a new fingerprint.", where=verdict.where),
+                                   "chain")
+    return evening
+
+
+def record_of(evening: EveningFile) -> list[chain.Change]:
+    """The evening's record (:func:`scorer.evening.chain.record`): its set-up, changes of
+    seats and hands in order, then the finish."""
+    return chain.record(evening.setup, evening.hands, evening.changes, draw=evening.draw, finished=evening.finished)
+
+
+def _load(data: Any) -> EveningFile:
+    """:func:`load` without the chain."""
     _check_shape(data)
     seated = tuple(_cleaned(p, 40, f"players[{i}]") for i, p in enumerate(data["players"]))
     players = _everyone(seated, data.get("seats", ()))
@@ -472,7 +444,8 @@ def _limit_message(err: jsonschema.ValidationError) -> Text | None:
 
 
 def dump(evening: EveningFile) -> dict[str, Any]:
-    """The evening as JSON-ready data (every dealer written out); ``load(dump(e))`` gives ``e`` back."""
+    """The evening as JSON-ready data (every dealer written out), with its record's ``chain`` and
+    ``fingerprint`` (:mod:`scorer.evening.chain`); ``load(dump(e))`` gives ``e`` back."""
     setup = evening.setup
     out: dict[str, Any] = {"format": FORMAT, "version": VERSION if evening.changes else 1}
     if evening.name:
@@ -496,6 +469,9 @@ def dump(evening: EveningFile) -> dict[str, Any]:
     if evening.changes:
         out["seats"] = [dump_seat_change(c, setup.players) for c in evening.changes]
     out["hands"] = [encode_hand(facts, setup.players) for facts in evening.hands]
+    made = chain.links(record_of(evening))
+    out["chain"] = [x.hex() for x in made]
+    out["fingerprint"] = chain.fingerprint(made[-1])
     return out
 
 

@@ -23,6 +23,7 @@ from flask_babel import format_date, get_locale
 from flask_babel import gettext as _
 from markupsafe import Markup
 
+from ..evening import chain
 from ..evening.ledger import Ledger
 from ..evening.settle import settle_up, statistics
 from ..rules import RULES
@@ -291,13 +292,15 @@ def evening_pdf_html(evening: Evening, ledger: Ledger, paper: str = "a4") -> str
     pool_name = ledger.variant.pool_name(setup.options)
     date = format_date(evening.played_on, "long")
     names = setup.players
+    record = chain.summary(chain.of_ledger(ledger, draw=evening.draw or (), finished=evening.finished_at is not None))
     return render_template(
         "pdf/evening.html",
+        record=record,
         evening=evening,
         ledger=ledger,
         lang=str(get_locale() or "en").replace("_", "-"),
         date=date,
-        page_css=_page_css(paper, f"{evening.name} · {date}"),
+        page_css=_page_css(paper, f"{evening.name} · {date} · {record[0]}"),
         auctions={row.number: auction_of(ledger, row) for row in ledger.rows},
         standings=standings(ledger),
         settle=None if ledger.variant.points_only or not ledger.rows else settle_up(ledger),

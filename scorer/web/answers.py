@@ -6,12 +6,15 @@ of these; no view catches a refusal itself."""
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
 from flask import abort, flash, jsonify, redirect, url_for
 from flask_babel import gettext
 
+from ..evening import chain
 from ..evening.codec import encode_hand
 from ..evening.file import dump_seat_change
 from ..evening.ledger import Ledger
@@ -19,7 +22,7 @@ from ..reports.words import tr
 from ..rules import RULES, HandFacts
 from ..storage import evenings, units
 from ..storage.commands import AlreadySaved, Conflict, Device, Outcome, RecordHand, Refused, Saved, execute
-from ..storage.models import Evening, Hand
+from ..storage.models import Evening, Hand, db
 from . import access
 
 
@@ -60,7 +63,30 @@ def state_of(evening: Evening, ledger: Ledger | None = None) -> dict[str, Any]:
             "totals": totals(ledger), "next_dealer": names[ledger.next_dealer],
             "seated": [names[s] for s in ledger.seated],
             "seats": [dump_seat_change(c, names) for c in ledger.changes],
-            "closed": evenings.is_closed(evening, ledger)}
+            "closed": evenings.is_closed(evening, ledger), "record": record_json(evening, ledger)}
+
+
+#: ``(database, evening key, revision)`` → the record's ``(fingerprint, changes)``: every
+#: write moves an evening's revision, so a revision's record never changes; a few kept
+#: spare a long evening's JSON client the whole chain at each read (benchmarks/chain_cost.py).
+_records: OrderedDict[tuple[str, str, int], tuple[str, int]] = OrderedDict()
+_records_lock = threading.Lock()
+
+
+def record_json(evening: Evening, ledger: Ledger) -> dict[str, Any]:
+    """The evening's record (issue 22 item 6): its ``fingerprint`` and number of ``changes``
+    (:mod:`scorer.evening.chain`), worked out from the facts as the scoresheet does."""
+    at = (str(db.engine.url), evening.key, evening.revision)
+    with _records_lock:
+        known = _records.get(at)
+    if known is None:
+        finished = evening.finished_at is not None
+        known = chain.summary(chain.of_ledger(ledger, draw=evening.draw or (), finished=finished))
+        with _records_lock:
+            _records[at] = known
+            while len(_records) > 256:
+                _records.popitem(last=False)
+    return {"fingerprint": known[0], "changes": known[1]}
 
 
 def fresh_evening(key: str) -> Evening:

@@ -282,12 +282,14 @@ def register_blueprints(app: Flask) -> None:
         sheet,
         start,
         table,
+        verify,
     )
 
     register_hooks(app)  # first, as the blueprint that held them was
     for module in (language, start, sheet, hands, play, table, owner, disputes, groups, api, api_disputes,
-                   api_table, api_groups, api_evenings, offline):
+                   api_table, api_groups, api_evenings, offline, verify):
         app.register_blueprint(module.bp)
+    app.register_blueprint(verify.api)
 
 
 def _json_error(code: int, message: str) -> Any:

@@ -1,7 +1,8 @@
 """How large a request body may be, by route (issue 23, item 7).
 
 Every route takes at most ``MAX_CONTENT_LENGTH`` (1 MiB: a form or a JSON command); the
-import routes (:data:`IMPORT_ENDPOINTS`, the Import page and ``POST /api/evenings/import``)
+import routes (:data:`IMPORT_ENDPOINTS`, the Import page and ``POST /api/evenings/import``, and
+the Verify page and ``POST /api/verify``, which read a file as large)
 take an evening file of up to :data:`~scorer.evening.limits.MAX_FILE_BYTES` with its
 envelope, ``NAP_MAX_IMPORT_BODY`` (:data:`~scorer.evening.limits.MAX_IMPORT_BODY`, 32 MiB
 and 64 KiB). A larger body is answered 413 (a page, or JSON under ``/api/``) before it is
@@ -14,7 +15,8 @@ from __future__ import annotations
 from flask import Request, current_app
 
 #: The routes that read an evening file.
-IMPORT_ENDPOINTS = frozenset({"start.import_evening", "api_evenings.import_evening"})
+IMPORT_ENDPOINTS = frozenset({"start.import_evening", "api_evenings.import_evening",
+                              "verify.page", "api_verify.verify_json"})
 
 
 class NapRequest(Request):

@@ -28,6 +28,7 @@ from ...storage import disputes, evening_writes, evenings, units
 from ...storage.commands import SetFinished, execute
 from ...storage.groups import evening_head
 from ...storage.kept_ledgers import Settled, resumable
+from ...storage.records import record_of
 from .. import access
 from ..answers import form_answer, sender
 from ..caches import (
@@ -82,7 +83,7 @@ def render_sheet(found: Settled) -> tuple[str, bool, Markup, tuple[Markup, ...]]
             stats=found.running("statistics", lambda before, start, stop: statistics(ledger, start, stop, before))
             if resumable(ledger) else statistics(ledger), seat_lines=lines,
             start_names=[ledger.setup.players[s] for s in ledger.setup.seated_at_start],
-            disputed=disputed, waiting=waiting,
+            disputed=disputed, waiting=waiting, record=record_of(found),
             party=lambda p: names[p] if isinstance(p, int) else (ledger.variant.pool_name(ledger.setup.options)
                                                                  or "pool"),
         )
