@@ -17,17 +17,7 @@ from typing import Any
 
 import jsonschema
 
-from ..rules import (
-    EveningSetup,
-    HandFacts,
-    RulesError,
-    SeatChange,
-    Stake,
-    Text,
-    clean_text,
-    get_variant,
-    ntext,
-)
+from ..rules import EveningSetup, HandFacts, RulesError, SeatChange, Stake, Text, clean_text, get_variant, ntext
 from ..rules.cards import parse_card
 from . import chain
 from .codec import decode_hand, encode_hand
