@@ -166,6 +166,27 @@ TARGETS = """() => [...document.querySelectorAll(
             Math.round(b.width * 10) / 10, Math.round(b.height * 10) / 10]; })"""
 
 
+#: Shows every control a page holds: its folded sections open, a claim that needs a card
+#: chosen (its card pickers appear) and a suit in each picker (its ranks appear).
+OPEN_ALL = """() => {
+  document.querySelectorAll('main details').forEach(d => { d.open = true; });
+  const claim = document.querySelector('label[data-needs~=card] > input[name=claim_kind]');
+  if (claim) claim.checked = true;
+  document.querySelectorAll('.pick-suits').forEach(p => {
+    const suit = p.querySelector('input[value=S]'); if (suit) suit.checked = true; });
+}"""
+
+
+def _napoleao(page: Any, base: str) -> str:
+    """A napoleao table of four (its declarer names the trump, B-7): its address."""
+    page.goto(f"{base}/new/napoleao")
+    for i, name in enumerate(NAMES[:4]):
+        page.fill(f"input[name='players-{i}']", name)
+    page.locator("form button[type=submit]").last.click()
+    page.wait_for_url(re.compile(r"/e/[A-Za-z0-9_-]+$"))
+    return page.url
+
+
 @pytest.mark.parametrize("width,height,scale", [(320, 844, 1), (195, 422, 2)])
 def test_every_control_that_saves_is_44_px_at_320_px_and_200_percent(
         browser: Any, site: Any, width: int, height: int, scale: int) -> None:  # noqa: F811
@@ -180,10 +201,12 @@ def test_every_control_that_saves_is_44_px_at_320_px_and_200_percent(
         _hands(app, key, 6, 2)
         table = f"{base}/e/{key}"
         small = {}
+        trumps = _napoleao(page, base)  # names a trump: the suits of quick entry and the full form
         for url in (table, f"{table}/quick", f"{table}/hand", f"{table}/hand/1/edit", f"{table}/hand/1/play",
                     f"{table}/seats", f"{table}/settings", f"{table}/undo", f"{table}/finish", f"{table}/share",
-                    f"{table}/hand/1/dispute"):
+                    f"{table}/hand/1/dispute", f"{trumps}/quick", f"{trumps}/hand"):
             page.goto(url)
+            page.evaluate(OPEN_ALL)
             found = page.evaluate(TARGETS)
             assert found or url.endswith(("/share", "/dispute")), f"{url}: no control measured"
             tiny = [f"{what} {w}×{h}" for what, w, h in found if min(w, h) < 44]
