@@ -90,6 +90,14 @@ def test_record_hand_is_on_the_first_screen_after_a_save(browser: Any, site: Any
         page.evaluate("window.scrollTo(0, document.documentElement.scrollHeight)")
         last = _box(page, "footer.langs nav")
         assert last["y"] + last["height"] <= _box(page, "#record-hand")["y"]
+        # another phone saves hand 7: the live update renumbers the bar, still at the bottom
+        with app.app_context():
+            evening = units.get_evening(key)
+            assert evening is not None
+            hand_writes.record_hand(evening, 7, HandFacts(6 % n, ("three",) + ("pass",) * (n - 1), 3))
+        page.locator("#record-hand", has_text="Record hand 8").wait_for(timeout=60000)
+        moved = _box(page, "#record-hand")
+        assert moved["y"] + moved["height"] <= PHONE["height"] and page.locator(".recordbar").count() == 1
         # the bar is the scorer's alone: a watching phone has none
         viewer = browser.new_context(viewport=PHONE, locale="en-GB").new_page()
         try:
