@@ -27,7 +27,7 @@ from flask_babel import format_date as _format_date
 from flask_babel import get_locale, get_translations
 
 from ..evening.file import EveningFileError
-from ..evening.zones import in_zone, valid_zone, zone_info
+from ..evening.zones import in_zone, offset_label, repeated, valid_zone, zone_info
 from ..rules import Reason, RulesError, Stake, Text
 from ..rules.core import Amount
 
@@ -187,12 +187,16 @@ def day(value: date | datetime, zone: str = "") -> str:
 def moment(value: datetime, zone: str) -> str:
     """A date and time in the table's ``zone``, for the language: ``2026-11-30 22:30`` in
     English (ISO order, 24 hours: never read as US month/day), Babel's short date and
-    time elsewhere (``30.11.2026, 22:30``). The page says which zone (:func:`zone_label`)."""
+    time elsewhere (``30.11.2026, 22:30``). The page says which zone (:func:`zone_label`).
+    A time in the hour that happens twice when summer time ends carries its offset
+    (``2026-10-25 02:59 UTC+2``, then ``2026-10-25 02:00 UTC+1``), so that the history reads in order."""
     local = in_zone(value, zone)
     code = locale_code()
     if code == "en":
-        return local.strftime("%Y-%m-%d %H:%M")
-    return babel_format_datetime(local, "short", tzinfo=local.tzinfo, locale=code)
+        text = local.strftime("%Y-%m-%d %H:%M")
+    else:
+        text = babel_format_datetime(local, "short", tzinfo=local.tzinfo, locale=code)
+    return f"{text}\u00a0{offset_label(local)}" if repeated(local) else text
 
 
 def zone_label(zone: str) -> str:
