@@ -74,8 +74,9 @@ function dealerLine(waiting) {
   const dealer = dealersAfter(order, Number(line.getAttribute("data-dealer")), misdeals).next;
   const next = hands[hands.length - 1].number + 1;
   const esc = (t) => String(t).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+  const bdi = (name) => "<bdi>" + esc(name) + "</bdi>";  // a name isolated, as the server's page has it
   line.innerHTML = line.getAttribute("data-dealer-template").split("%(n)s").join(String(next))
-    .split("%(dealer)s").join(esc(players[dealer])).split("%(eldest)s").join(esc(players[leftOf(order, dealer, 1)]));
+    .split("%(dealer)s").join(bdi(players[dealer])).split("%(eldest)s").join(bdi(players[leftOf(order, dealer, 1)]));
 }
 
 function show() {

@@ -25,10 +25,11 @@ from babel.dates import get_timezone_location
 from babel.numbers import format_currency, format_decimal, get_currency_name
 from flask_babel import format_date as _format_date
 from flask_babel import get_locale, get_translations
+from markupsafe import Markup
 
 from ..evening.file import EveningFileError
 from ..evening.zones import in_zone, offset_label, repeated, valid_zone, zone_info
-from ..rules import Reason, RulesError, Stake, Text
+from ..rules import Reason, RulesError, Stake, Text, isolate
 from ..rules.core import Amount
 
 MINUS = "\u2212"
@@ -67,7 +68,9 @@ def render(message: str, params: Mapping[str, Any]) -> str:
 
 def tr(value: Any) -> Any:
     """Translate what the engine says: a :class:`Text` (recursively), an int (a number for
-    the language); anything else (a player's name, a card) is returned as it is."""
+    the language); a plain string (a player's name, a card) is returned as it is, isolated
+    when it holds right-to-left characters (:func:`scorer.rules.isolate`: ``"\u2068محمد\u2069"``);
+    anything else as it is."""
     if isinstance(value, Text):
         if value.plural is not None and value.n is not None:
             template = _ngettext(value.message, value.plural, value.n)
@@ -78,6 +81,8 @@ def tr(value: Any) -> Any:
         return template.format(**{k: tr(v) for k, v in value.params.items()})
     if isinstance(value, int) and not isinstance(value, bool):
         return number(value)
+    if isinstance(value, str) and not isinstance(value, Markup):
+        return isolate(value)
     return value
 
 
