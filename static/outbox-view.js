@@ -16,9 +16,14 @@ function shownRevision() {
   return live ? Number(live.getAttribute("data-revision")) : Infinity;
 }
 
-function describe(e) {
-  if (kindOf(e) === "hand") return fill(say("hand"), "n", String(e.number)) + " · " + e.label;
-  return e.label;
+// "Hand 2 · محمد · Four · 4": the label isolated, left to right (<bdi dir=ltr>), so that the
+// hand's number is not drawn after a right-to-left name ("Hand محمد · 2 · Four · 4")
+function describe(what, e) {
+  if (kindOf(e) !== "hand") { what.textContent = e.label; return; }
+  const label = document.createElement("bdi");
+  label.dir = "ltr";
+  label.textContent = e.label;
+  what.append(fill(say("hand"), "n", String(e.number)) + " · ", label);
 }
 
 // the hand another phone saved, as the server answered it: nothing typed here is lost beside it
@@ -42,7 +47,7 @@ function row(e, state, sheetUrl) {
   li.setAttribute("data-number", String(e.number));
   li.setAttribute("data-kind", kindOf(e));
   const what = document.createElement("span");
-  what.textContent = describe(e);
+  describe(what, e);
   const words = document.createElement("span");
   words.className = "outbox-state";
   words.textContent = state === "refused" ? fill(say("refused"), "message", e.message)
