@@ -16,9 +16,14 @@ function shownRevision() {
   return live ? Number(live.getAttribute("data-revision")) : Infinity;
 }
 
-function describe(e) {
-  if (kindOf(e) === "hand") return fill(say("hand"), "n", String(e.number)) + " · " + e.label;
-  return e.label;
+// "Hand 2 · محمد · Four · 4": the label isolated, left to right (<bdi dir=ltr>), so that the
+// hand's number is not drawn after a right-to-left name ("Hand محمد · 2 · Four · 4")
+function describe(what, e) {
+  if (kindOf(e) !== "hand") { what.textContent = e.label; return; }
+  const label = document.createElement("bdi");
+  label.dir = "ltr";
+  label.textContent = e.label;
+  what.append(fill(say("hand"), "n", String(e.number)) + " · ", label);
 }
 
 // the hand another phone saved, as the server answered it: nothing typed here is lost beside it
@@ -42,7 +47,7 @@ function row(e, state, sheetUrl) {
   li.setAttribute("data-number", String(e.number));
   li.setAttribute("data-kind", kindOf(e));
   const what = document.createElement("span");
-  what.textContent = describe(e);
+  describe(what, e);
   const words = document.createElement("span");
   words.className = "outbox-state";
   words.textContent = state === "refused" ? fill(say("refused"), "message", e.message)
@@ -74,8 +79,9 @@ function dealerLine(waiting) {
   const dealer = dealersAfter(order, Number(line.getAttribute("data-dealer")), misdeals).next;
   const next = hands[hands.length - 1].number + 1;
   const esc = (t) => String(t).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+  const bdi = (name) => "<bdi>" + esc(name) + "</bdi>";  // a name isolated, as the server's page has it
   line.innerHTML = line.getAttribute("data-dealer-template").split("%(n)s").join(String(next))
-    .split("%(dealer)s").join(esc(players[dealer])).split("%(eldest)s").join(esc(players[leftOf(order, dealer, 1)]));
+    .split("%(dealer)s").join(bdi(players[dealer])).split("%(eldest)s").join(bdi(players[leftOf(order, dealer, 1)]));
 }
 
 function show() {

@@ -33,6 +33,13 @@ import { walkTricks } from "./rules.js";
     return el;
   }
 
+  // a player's name isolated from the cards and arrows beside it (<bdi>), as the server's page has it
+  function bdi(name) {
+    var el = document.createElement("bdi");
+    el.textContent = name;
+    return el;
+  }
+
   function render() {
     var w = walk();
     field.value = tricks.map(function (t) { return t.join(" "); }).join("|");
@@ -41,12 +48,15 @@ import { walkTricks } from "./rules.js";
       var li = document.createElement("li");
       trick.forEach(function (card, i) {
         if (i > 0) li.appendChild(document.createTextNode(" · "));
-        li.appendChild(document.createTextNode(players[w.seats[t][i]] + " "));
+        li.appendChild(bdi(players[w.seats[t][i]]));
+        li.appendChild(document.createTextNode(" "));
         li.appendChild(strong(card));
       });
       if (t < w.winners.length) {
         li.appendChild(document.createTextNode(" → "));
-        li.appendChild(strong(players[w.winners[t]]));
+        var winner = document.createElement("strong");
+        winner.appendChild(bdi(players[w.winners[t]]));
+        li.appendChild(winner);
       }
       list.appendChild(li);
     });
@@ -55,7 +65,14 @@ import { walkTricks } from "./rules.js";
     tricks.forEach(function (t) { t.forEach(function (c) { played[c] = true; }); });
     form.querySelectorAll("button[name=card]").forEach(function (b) { b.hidden = !!played[b.value]; });
     cards.hidden = w.next === null;
-    next.textContent = w.next === null ? "" : form.dataset.plays.replace("{who}", players[w.next]);
+    next.textContent = "";
+    if (w.next !== null) {  // "X plays:", the name in a <bdi>
+      var parts = form.dataset.plays.split("{who}");
+      parts.forEach(function (part, i) {
+        if (i > 0) next.appendChild(bdi(players[w.next]));
+        if (part) next.appendChild(document.createTextNode(part));
+      });
+    }
     form.querySelectorAll("button[name=undo], button[name=clear]").forEach(function (b) {
       b.hidden = tricks.length === 0;
     });

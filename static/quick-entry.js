@@ -58,8 +58,10 @@ function place(form, table) {
     const seat = dealerFor(table, Number(form.getAttribute("data-number")), Number(line.getAttribute("data-dealer")),
                            order, entries, number);
     if (seat === null) { line.hidden = true; return; }  // the server says who deals when it arrives
-    line.textContent = fill(fill(line.getAttribute("data-dealer-template"), "dealer", players[seat]),
-                            "eldest", players[leftOf(order, seat, 1)]);
+    const esc = (t) => String(t).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+    const bdi = (name) => "<bdi>" + esc(name) + "</bdi>";  // a name isolated, as the server's page has it
+    line.innerHTML = fill(fill(esc(line.getAttribute("data-dealer-template")), "dealer", bdi(players[seat])),
+                          "eldest", bdi(players[leftOf(order, seat, 1)]));
   }).catch(() => { /* shown as the server sent it */ });
 }
 

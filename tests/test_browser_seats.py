@@ -41,7 +41,7 @@ def test_a_player_joins_and_one_leaves_mid_evening(browser: Any, site: tuple[Any
         a.locator("form:has(input[value=join]) button[type=submit]").click()
         a.wait_for_url(f"{base}/e/{key}")
         assert "Eve joined before hand 2, sitting on the left of Bob" in a.content()
-        assert "<strong>Bob</strong> deals, <strong>Eve</strong> is eldest hand" in a.content()
+        assert "<strong><bdi>Bob</bdi></strong> deals, <strong><bdi>Eve</bdi></strong> is eldest hand" in a.content()
 
         # hand 2: Eve Nap made: +5 from each of four (P-6)
         _quick(a, base, key, "Eve", "Nap", 5)

@@ -52,7 +52,7 @@ def test_a_viewer_disputes_a_revoke_and_a_scorer_rules_on_it_by_p16(app: Any) ->
         assert 'class="badge disputed"' in sheet
         assert "Hand 1 is disputed: a scorer rules on it." in sheet  # a banner at the top, not only the row
     hand = scorer.get(f"/e/{key}/hand/1").get_data(as_text=True)
-    assert "Revoke (did not follow suit): Cat · trick 2 · raised by Bob" in " ".join(hand.split())
+    assert "Revoke (did not follow suit): <bdi>Cat</bdi> · trick 2 · raised by <bdi>Bob</bdi>" in " ".join(hand.split())
     dispute_id = int(re.search(r"/hand/1/edit\?dispute=(\d+)", hand).group(1))  # type: ignore[union-attr]
     assert "Rule on it" not in viewer.get(f"/e/{key}/hand/1").get_data(as_text=True)  # a viewer cannot rule
 

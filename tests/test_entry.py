@@ -134,15 +134,15 @@ def test_a_russian36_auction_in_the_address_is_shown_again(app: Any) -> None:
     key = start_evening(client, variant="russian36", players=("Ivan", "Olga", "Pyotr", "Sveta"))
     # Ivan (dealer) passed, Olga bid Two: Pyotr is to speak
     page = client.get(f"/e/{key}/hand?dealer=0&calls=pass,two").get_data(as_text=True)
-    assert 'name="calls" type="hidden" value="pass,two"' in page and "Pyotr to speak" in page
+    assert 'name="calls" type="hidden" value="pass,two"' in page and "<bdi>Pyotr</bdi> to speak" in page
     # a made-up auction (Olga cannot bid «Здесь»: R-6) starts again instead of failing
     page = client.get(f"/e/{key}/hand?dealer=0&calls=pass,here").get_data(as_text=True)
-    assert 'name="calls" type="hidden" value=""' in page and "Ivan <small>(dealer)</small> to speak" in page
+    assert 'name="calls" type="hidden" value=""' in page and "<bdi>Ivan</bdi> <small>(dealer)</small> to speak" in page
     assert client.get(f"/e/{key}/hand?dealer=9&calls=pass").status_code == 200
     # Ivan (dealer) One, Olga Two, the others pass; back to Ivan, who holds Olga's Two
     # with «Здесь»: the page says which bid is held (it used to say only «Здесь»)
     page = client.get(f"/e/{key}/hand?dealer=0&calls=one,two,pass,pass,here").get_data(as_text=True)
-    assert "Highest so far: Two, held by Ivan with «Здесь»" in page and "Olga to speak" in page
+    assert "Highest so far: Two, held by Ivan with «Здесь»" in page and "<bdi>Olga</bdi> to speak" in page
     page = client.get(f"/e/{key}/hand?dealer=0&calls=one,two,pass,pass,here",
                       headers={"Accept-Language": "ru"}).get_data(as_text=True)
     assert "Пока высшая: " in page and ", её держит Ivan словом «Здесь»" in page

@@ -94,7 +94,7 @@ def test_a_russian36_auction_survives_a_reload_and_leaving_the_page(browser: Any
         assert page.locator("input[name=calls]").input_value() == "pass,two"
         page.reload()
         assert page.locator("input[name=calls]").input_value() == "pass,two"
-        assert "Pyotr to speak" in page.content()
+        assert "<bdi>Pyotr</bdi> to speak" in page.content()
         page.goto(f"{base}/e/{key}")
         page.goto(f"{base}/e/{key}/hand")
         page.wait_for_url(re.compile(r"calls=pass%2Ctwo|calls=pass,two"))

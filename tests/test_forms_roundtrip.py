@@ -126,4 +126,5 @@ def test_play_page_survives_a_bad_version_and_records_a_short_player(client: Any
     page = client.post(f"/e/{key}/hand/1/play", data={"record": record, "version": "1", "hand_id": row,
                                                       "card": "2D"})
     html = page.get_data(as_text=True)
-    assert page.status_code == 200 and "|2D" in html and "A plays:" in html  # B has no card: C led, A to play
+    # B has no card: C led, A to play
+    assert page.status_code == 200 and "|2D" in html and "<bdi>A</bdi> plays:" in html

@@ -164,6 +164,51 @@ def test_the_history_shows_the_tables_time_labelled(app) -> None:
     assert "29.11.2026, 22:30" in html and "Сан-Паулу" in html
 
 
+def test_the_hour_that_happens_twice_carries_its_offset() -> None:
+    """Issue 25 item 15: in Oslo summer time ends on 25 October 2026 at 01:00 UTC, when
+    03:00 CEST becomes 02:00 CET, so 02:00–02:59 happens twice that night."""
+    oslo = "Europe/Oslo"
+    last_summer = zones.in_zone(datetime(2026, 10, 25, 0, 59, tzinfo=UTC), oslo)  # 02:59 UTC+2
+    first_winter = zones.in_zone(datetime(2026, 10, 25, 1, 0, tzinfo=UTC), oslo)  # 02:00 UTC+1
+    after = zones.in_zone(datetime(2026, 10, 25, 2, 0, tzinfo=UTC), oslo)  # 03:00 UTC+1, once only
+    before = zones.in_zone(datetime(2026, 10, 24, 23, 59, tzinfo=UTC), oslo)  # 01:59 UTC+2, once only
+    spring = zones.in_zone(datetime(2026, 3, 29, 1, 0, tzinfo=UTC), oslo)  # 03:00: 02:xx never happened
+    assert [zones.repeated(t) for t in (last_summer, first_winter, after, before, spring)] == [
+        True, True, False, False, False]
+    assert (zones.offset_label(last_summer), zones.offset_label(first_winter)) == ("UTC+2", "UTC+1")
+    sao_paulo = zones.in_zone(datetime(2026, 11, 30, 1, 30, tzinfo=UTC), "America/Sao_Paulo")
+    kolkata = zones.in_zone(datetime(2026, 11, 30, 1, 30, tzinfo=UTC), "Asia/Kolkata")
+    assert (zones.offset_label(sao_paulo), zones.offset_label(kolkata)) == ("UTC\u22123", "UTC+5:30")
+    assert zones.offset_label(datetime(2026, 1, 1, tzinfo=UTC)) == "UTC"
+
+
+def test_the_history_across_the_end_of_summer_time_reads_in_order(app) -> None:
+    """Issue 25 item 15: two hands saved a minute apart across the change of the clocks read
+    "02:59 UTC+2" then "02:00 UTC+1", in every language; a time outside that hour has no offset."""
+    client = app.test_client()
+    key = start_evening(client, players=PLAYERS, time_zone="Europe/Oslo")
+    assert post_hand(client, key, 1, 0, {1: "three"}, tricks=3).status_code == 302
+    assert post_hand(client, key, 2, 1, {2: "three"}, tricks=3).status_code == 302
+    with app.app_context():
+        ids = list(db.session.scalars(sa.select(Change.id).where(Change.kind != "start").order_by(Change.id)))
+        assert len(ids) >= 2
+        times = [datetime(2026, 10, 25, 0, 59, tzinfo=UTC), datetime(2026, 10, 25, 1, 0, tzinfo=UTC)]
+        db.session.execute(sa.update(Change).values(at=datetime(2026, 10, 25, 2, 30, tzinfo=UTC)))
+        for change_id, at in zip(ids[-2:], times, strict=True):
+            db.session.execute(sa.update(Change).where(Change.id == change_id).values(at=at))
+        db.session.commit()
+    expected = {"en": ("2026-10-25 02:59\u00a0UTC+2", "2026-10-25 02:00\u00a0UTC+1", "2026-10-25 03:30<"),
+                "ru": ("25.10.2026, 02:59\u00a0UTC+2", "25.10.2026, 02:00\u00a0UTC+1", "25.10.2026, 03:30<"),
+                "nb": ("25.10.2026, 02:59\u00a0UTC+2", "25.10.2026, 02:00\u00a0UTC+1", "25.10.2026, 03:30<"),
+                "pt_BR": ("25/10/2026 02:59\u00a0UTC+2", "25/10/2026 02:00\u00a0UTC+1", "25/10/2026 03:30<")}
+    for lang, (first, second, plain) in expected.items():
+        client.set_cookie("lang", lang)
+        html = client.get(f"/e/{key}/history").get_data(as_text=True)
+        history = html.split("<ol")[1]
+        assert first in history and second in history and plain in history, lang
+        assert history.index(second) < history.index(first), lang  # the newest first
+
+
 def test_an_evening_without_a_zone_says_its_times_are_utc(app) -> None:
     client = app.test_client()
     key = start_evening(client, players=PLAYERS)

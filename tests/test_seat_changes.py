@@ -306,12 +306,13 @@ def test_the_seats_page_joins_leaves_and_the_sheet_says_so(client: object) -> No
     assert c.post(f"/e/{key}/seats", data={"action": "join", "name": "Eve", "left_of": "1"}).status_code == 302
     page = c.get(f"/e/{key}").get_data(as_text=True)
     assert "Eve joined before hand 2, sitting on the left of Bob" in page
-    assert "<strong>Bob</strong> deals, <strong>Eve</strong> is eldest hand" in page
+    assert "<strong><bdi>Bob</bdi></strong> deals, <strong><bdi>Eve</bdi></strong> is eldest hand" in page
     # the form's seats are the table's: Ann 0, Bob 1, Eve 2, Cat 3, Dan 4; Eve bids Nap and makes it
     assert post_hand(c, key, 2, 1, {2: "nap"}, 5).status_code == 302
     assert c.post(f"/e/{key}/seats", data={"action": "leave", "seat": "2"}).status_code == 302  # Cat
     page = c.get(f"/e/{key}").get_data(as_text=True)
-    assert "Cat left before hand 3" in page and "<strong>Eve</strong> deals, <strong>Dan</strong> is eldest" in page
+    assert "Cat left before hand 3" in page
+    assert "<strong><bdi>Eve</bdi></strong> deals, <strong><bdi>Dan</bdi></strong> is eldest" in page
     # Ann 0, Bob 1, Eve 2, Dan 3: Dan Three, 2 tricks
     assert post_hand(c, key, 3, 2, {3: "three"}, 2).status_code == 302
     page = c.get(f"/e/{key}").get_data(as_text=True)
@@ -321,7 +322,9 @@ def test_the_seats_page_joins_leaves_and_the_sheet_says_so(client: object) -> No
                                                                 {"before_hand": 3, "leave": "Cat"}]
     history = c.get(f"/e/{key}/history").get_data(as_text=True)
     assert "Cat left before hand 3" in history
-    assert "Eve Nap, Cat Pass, Dan Pass, Ann Pass, Bob Pass" in history  # hand 2's calls, by the seated
+    # hand 2's calls, by the seated
+    assert ("<bdi>Eve</bdi> Nap, <bdi>Cat</bdi> Pass, <bdi>Dan</bdi> Pass, <bdi>Ann</bdi> Pass, "
+            "<bdi>Bob</bdi> Pass") in history
     # refused: a name taken, and an eighth... a player not seated leaving; nothing changes
     refused = c.post(f"/e/{key}/seats", data={"action": "join", "name": "ann", "left_of": "0"})
     assert refused.status_code == 422 and "Ann is already at the table" in refused.get_data(as_text=True)
@@ -372,7 +375,7 @@ def test_the_record_of_play_is_read_for_the_players_seated(client: object) -> No
     totals = answer.get_json()["totals"]
     assert totals == {"Ann": -3, "Bob": -3, "Cat": 0, "Dan": 6}  # Three made from the record: 3 from each of two
     page = c.get(f"/e/{key}/hand/2/play").get_data(as_text=True)
-    assert "Dan plays Three and leads" in page and "Dan <strong>AS</strong>" in page
+    assert "<bdi>Dan</bdi> plays Three and leads" in page and "<bdi>Dan</bdi> <strong>AS</strong>" in page
 
 
 def test_migration_0013_goes_down_and_up(any_db_app: object, capfd: pytest.CaptureFixture[str]) -> None:

@@ -39,23 +39,24 @@ def test_start_evening_and_record_a_hand(client: Any, app: Any) -> None:
     key = start_evening(client, "hoyle", ("Alice", "Boris", "Chloe"), first_dealer=2, scoring="money",
                         stake="0.10", currency="£")
     page = client.get(f"/e/{key}").get_data(as_text=True)
-    assert "<strong>Chloe</strong> deals, <strong>Alice</strong> is eldest hand" in page
+    assert "<strong><bdi>Chloe</bdi></strong> deals, <strong><bdi>Alice</bdi></strong> is eldest hand" in page
     # dealer Chloe: Alice speaks first. Alice Two, Boris Nap, Chloe pass; Boris takes 5 → +20, −10 each
     response = post_hand(client, key, 1, 2, {0: "two", 1: "nap"}, 5)
     assert response.status_code == 302
     page = client.get(f"/e/{key}").get_data(as_text=True)
     assert totals_on_page(page) == {"Alice": "−10", "Boris": "+20", "Chloe": "−10"}
     assert "£2.00" in page and "−£1.00" in page
-    assert "<strong>Alice</strong> deals" in page  # the deal passed left
+    assert "<strong><bdi>Alice</bdi></strong> deals" in page  # the deal passed left
 
 
 def test_all_pass_and_misdeal(client: Any) -> None:
     key = start_evening(client)
     assert post_hand(client, key, 1, 0, {}, None, misdeal=True).status_code == 302
-    assert "<strong>Ann</strong> deals" in client.get(f"/e/{key}").get_data(as_text=True)  # same dealer again
+    # the same dealer again
+    assert "<strong><bdi>Ann</bdi></strong> deals" in client.get(f"/e/{key}").get_data(as_text=True)
     assert post_hand(client, key, 2, 0, {}).status_code == 302  # everyone passes
     page = client.get(f"/e/{key}").get_data(as_text=True)
-    assert "<strong>Bob</strong> deals" in page and "misdeal" in page and "all passed" in page
+    assert "<strong><bdi>Bob</bdi></strong> deals" in page and "misdeal" in page and "all passed" in page
     assert "P-4" in page and "Shuffle before this deal" in page  # the next dealer shuffles after all passed
     assert "8 hands to the agreed end" in page  # 2 × 4; neither hand counts
 
@@ -160,7 +161,8 @@ def test_p14_counts_deals_per_player_on_the_sheet(client: Any, app: Any) -> None
     assert post_hand(client, key, 3, 2, {1: "four"}, 4).status_code == 302
     assert post_hand(client, key, 4, 0, {0: "three"}, 2).status_code == 302
     page = client.get(f"/e/{key}").get_data(as_text=True)
-    assert "Still to deal (counted hands): <strong>Bea</strong> (1)" in page and "1 hand to the agreed end" in page
+    assert "Still to deal (counted hands): <strong><bdi>Bea</bdi></strong> (1)" in page
+    assert "1 hand to the agreed end" in page
     assert post_hand(client, key, 5, 1, {2: "nap"}, 5).status_code == 302
     page = client.get(f"/e/{key}").get_data(as_text=True)
     assert totals_on_page(page) == {"Ada": "−18", "Bea": "+12", "Cy": "+6"}
@@ -199,8 +201,8 @@ def test_history_shows_tricks_only_when_there_are_some(client: Any) -> None:
     assert post_hand(client, key, 2, 1, {}, None).status_code == 302
     page = client.get(f"/e/{key}/history").get_data(as_text=True)
     after = [re.sub(r"\s+", " ", a).strip() for a in re.findall(r'<span class="after">After: (.*?)</span>', page, re.S)]
-    assert "dealer Ada · Bea Three, Cy Pass, Ada Pass · 3 tricks" in after
-    assert "dealer Bea · Cy Pass, Ada Pass, Bea Pass" in after
+    assert "dealer <bdi>Ada</bdi> · <bdi>Bea</bdi> Three, <bdi>Cy</bdi> Pass, <bdi>Ada</bdi> Pass · 3 tricks" in after
+    assert "dealer <bdi>Bea</bdi> · <bdi>Cy</bdi> Pass, <bdi>Ada</bdi> Pass, <bdi>Bea</bdi> Pass" in after
     assert not any(a.endswith("tricks") and not a[-8].isdigit() for a in after) and "· tricks" not in page
 
 

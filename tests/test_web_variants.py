@@ -19,7 +19,7 @@ def test_russian36_auction_one_call_at_a_time(client: Any, app: Any) -> None:
     key = start_evening(client, "russian36", ("Ivan", "Olga", "Pyotr", "Sveta"), opt_stake_per_trick="10",
                         opt_ante="5", scoring="money", stake="1", currency="RUB")
     page = client.get(f"/e/{key}/hand").get_data(as_text=True)
-    assert "Ivan <small>(dealer)</small> to speak" in page  # the dealer speaks first
+    assert "<bdi>Ivan</bdi> <small>(dealer)</small> to speak" in page  # the dealer speaks first
     assert 'name="call" value="one"' in page and 'value="here"' not in page  # nothing to hold yet
     # Ivan pass, Olga two, Pyotr three, Sveta pass, Olga pass: each step re-renders, nothing is saved
     calls = ""
@@ -70,7 +70,8 @@ def test_hoyle_peep_nap_peeks_and_pool(client: Any) -> None:
     assert totals_on_page(page) == {"Ann": "−7", "Ben": "+2", "Cai": "−7", "Pool": "12"}
     assert "Settle-up" in page
     # if it ended now: pool 12 shared, 4 each → Ann −3, Ben +6, Cai −3
-    assert "<strong>Ann</strong> pays <strong>Ben</strong> £0.30" in page  # a money evening settles in money
+    # a money evening settles in money
+    assert "<strong><bdi>Ann</bdi></strong> pays <strong><bdi>Ben</bdi></strong> £0.30" in page
     rules = client.get(f"/e/{key}/rules").get_data(as_text=True)
     assert "a new pool starts with 3 from each player; each dealer adds 1" in rules
     assert "Nap 10 / 5" in rules
@@ -95,13 +96,14 @@ def test_first_dealer_by_draw(client: Any, app: Any) -> None:
     # H-3: the lowest card deals, the ace low: Cai's ace beats Ben's two
     key = start_evening(client, "hoyle", ("Ann", "Ben", "Cai"), **{"draws-0": "KH", "draws-1": "2c", "draws-2": "AS"})
     page = client.get(f"/e/{key}").get_data(as_text=True)
-    assert "<strong>Cai</strong> deals" in page and "drawn: Ann KH, Ben 2C, Cai AS" in page
+    assert "<strong><bdi>Cai</bdi></strong> deals" in page
+    assert "drawn: <bdi>Ann</bdi> KH, <bdi>Ben</bdi> 2C, <bdi>Cai</bdi> AS" in page
     exported = client.get(f"/e/{key}/evening.json").get_json()
     assert exported["draw"] == {"Ann": "KH", "Ben": "2C", "Cai": "AS"} and exported["first_dealer"] == "Cai"
     # B-2: in napoleao the ace is high, so Ben's two deals
     key = start_evening(client, "napoleao", ("Ann", "Ben", "Cai"), **{"draws-0": "KH", "draws-1": "2C",
                                                                        "draws-2": "AS"})
-    assert "<strong>Ben</strong> deals" in client.get(f"/e/{key}").get_data(as_text=True)
+    assert "<strong><bdi>Ben</bdi></strong> deals" in client.get(f"/e/{key}").get_data(as_text=True)
     before = counts(app)
     tie = client.post("/new/hoyle", data={"players-0": "Ann", "players-1": "Ben", "draws-0": "5H", "draws-1": "5S",
                                           "first_dealer": "0", "scoring": "points"})
@@ -173,7 +175,7 @@ def test_record_the_play_card_by_card(client: Any, app: Any) -> None:
     key = start_evening(client, "hoyle", ("North", "East", "South", "West"))
     client.post(f"/e/{key}/hand", data={"number": "1", "dealer": "0", "call_1": "three", "tricks": "3", "save": "1"})
     page = client.get(f"/e/{key}/hand/1/play").get_data(as_text=True)
-    assert "East plays:" in page and 'value="AS"' in page
+    assert "<bdi>East</bdi> plays:" in page and 'value="AS"' in page
     record, row = "", hand_id(app, key, 1)
     cards = ["AH", "2H", "3H", "4H", "KS", "2S", "5H", "3S", "QC", "2C", "3C", "4C", "KD", "2D", "3D", "4D"]
     for card in cards:
@@ -203,10 +205,10 @@ def test_a_shared_pool_is_shared_in_money_and_nothing_is_owed_to_it(client: Any)
     assert client.post(f"/e/{key}/finish").status_code == 302
     page = client.get(f"/e/{key}").get_data(as_text=True)
     assert "The pool is shared: £31.00 each." in page and "does not divide" not in page
-    assert "<strong>Bea</strong> pays <strong>Ada</strong> £28.00" in page
+    assert "<strong><bdi>Bea</bdi></strong> pays <strong><bdi>Ada</bdi></strong> £28.00" in page
     for other in names[2:]:
-        assert f"<strong>Bea</strong> pays <strong>{other}</strong> £31.00" in page
-    assert "pays <strong>pool</strong>" not in page
+        assert f"<strong><bdi>Bea</bdi></strong> pays <strong><bdi>{other}</bdi></strong> £31.00" in page
+    assert "pays <strong><bdi>pool</bdi></strong>" not in page
 
 
 def test_the_odd_penny_of_a_shared_pool_is_said_and_goes_to_the_next_dealer(client: Any) -> None:
@@ -216,7 +218,7 @@ def test_the_odd_penny_of_a_shared_pool_is_said_and_goes_to_the_next_dealer(clie
                         opt_pool_top_up="1", scoring="money", stake="0.05")
     assert post_hand(client, key, 1, 0, {1: "three"}, 3).status_code == 302
     page = client.get(f"/e/{key}").get_data(as_text=True)
-    assert ("The pool is shared: £0.26 each. The last £0.02 does not divide equally: £0.01 each to Bea, Cy, "
-            "in turn from the next dealer (H-16, adopted).") in page
-    assert "<strong>Ada</strong> pays <strong>Bea</strong> £0.19" in page
-    assert "<strong>Cy</strong> pays <strong>Bea</strong> £0.13" in page
+    assert ("The pool is shared: £0.26 each. The last £0.02 does not divide equally: £0.01 each to "
+            "<bdi>Bea</bdi>, <bdi>Cy</bdi>, in turn from the next dealer (H-16, adopted).") in page
+    assert "<strong><bdi>Ada</bdi></strong> pays <strong><bdi>Bea</bdi></strong> £0.19" in page
+    assert "<strong><bdi>Cy</bdi></strong> pays <strong><bdi>Bea</bdi></strong> £0.13" in page

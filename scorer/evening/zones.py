@@ -45,6 +45,28 @@ def in_zone(moment: datetime, zone: str) -> datetime:
     return moment.astimezone(zone_info(zone))
 
 
+def repeated(local: datetime) -> bool:
+    """Whether the wall-clock time of ``local`` (an aware time in its zone) happens twice
+    that day: the hour the clocks go back at the end of summer time (02:00–02:59 in Oslo
+    on the last Sunday of October), which is passed first in summer time, then again."""
+    if local.tzinfo is None:
+        return False
+    first, second = local.replace(fold=0).utcoffset(), local.replace(fold=1).utcoffset()
+    return first is not None and second is not None and first > second  # a gap has them the other way
+
+
+def offset_label(local: datetime) -> str:
+    """The UTC offset of ``local`` as people read it: ``UTC+2``, ``UTC−3`` (a real minus
+    sign), ``UTC+5:30``, ``UTC`` for none."""
+    offset = local.utcoffset()
+    if not offset:
+        return "UTC"
+    minutes = int(offset.total_seconds()) // 60
+    sign = "+" if minutes > 0 else "\u2212"
+    hours, rest = divmod(abs(minutes), 60)
+    return f"UTC{sign}{hours}" + (f":{rest:02d}" if rest else "")
+
+
 def today_in(zone: str) -> date:
     """Today's date where the table sits (its time ``zone``; UTC when unknown)."""
     return datetime.now(zone_info(zone)).date()

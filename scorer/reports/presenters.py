@@ -15,22 +15,23 @@ from flask_babel import gettext as _
 from ..evening.file import dump_seat_change
 from ..evening.ledger import Ledger, LedgerRow, table_ledger, to_table
 from ..evening.season import Book
-from ..rules import BIDS, HERE, PASS, RULES, VARIANTS, Result
+from ..rules import BIDS, HERE, PASS, RULES, VARIANTS, Result, isolate
 from .words import money, tr
 
 
 def seat_change_text(item: Mapping[str, Any]) -> str:
     """A change of seats in the evening file's form (``{"before_hand": 9, "join": "Eve",
     "left_of": "Bob"}``, ``leave``, ``rename``/``from``) as one line in the phone's
-    language: "Eve joined before hand 9, on Bob's left" (issue 12)."""
+    language: "Eve joined before hand 9, on Bob's left" (issue 12); a right-to-left name is
+    isolated (:func:`scorer.rules.isolate`), so the hand's number stays after it."""
     number = item.get("before_hand", 0)
     if "join" in item:
-        return gettext("%(name)s joined before hand %(n)s, sitting on the left of %(left)s", name=item["join"],
-                       n=number, left=item.get("left_of", ""))
+        return gettext("%(name)s joined before hand %(n)s, sitting on the left of %(left)s", name=isolate(item["join"]),
+                       n=number, left=isolate(item.get("left_of", "")))
     if "leave" in item:
-        return gettext("%(name)s left before hand %(n)s", name=item["leave"], n=number)
-    return gettext("%(old)s is now called %(name)s (before hand %(n)s)", old=item.get("from", ""),
-                   name=item.get("rename", ""), n=number)
+        return gettext("%(name)s left before hand %(n)s", name=isolate(item["leave"]), n=number)
+    return gettext("%(old)s is now called %(name)s (before hand %(n)s)", old=isolate(item.get("from", "")),
+                   name=isolate(item.get("rename", "")), n=number)
 
 
 def seat_lines(ledger: Ledger) -> dict[int, list[str]]:

@@ -11,6 +11,7 @@ from flask_babel import gettext
 
 from ..evening.ledger import Ledger
 from ..evening.settle import settle_up
+from ..rules import isolate
 from ..rules.currency import format_amount
 from .presenters import result_label
 from .words import locale_code, tr
@@ -47,7 +48,9 @@ def score_sheet_csv(ledger: Ledger) -> str:
     and what stays in the pool, so the row sums to zero. Numbers are written for the language (``1,20`` in Russian,
     Norwegian and Portuguese, whose spreadsheets then expect ``;`` between cells) with a
     plain ``-`` a spreadsheet reads as a number; UTF-8 with a byte-order mark, so that
-    Excel on Windows reads Cyrillic or Chinese names right."""
+    Excel on Windows reads Cyrillic or Chinese names right. A right-to-left name beside other
+    words (the contract, "محمد: Four") is isolated (:func:`scorer.rules.isolate`); a cell that
+    holds a name alone holds it as typed."""
     setup = ledger.setup
     point = get_decimal_symbol(locale_code())
     out = io.StringIO()
@@ -58,7 +61,9 @@ def score_sheet_csv(ledger: Ledger) -> str:
                      *names, *([_csv_text(tr(pool_name))] if pool_name else [])])
     for row in ledger.rows:
         r = row.ruling
-        contract = f"{names[r.declarer]}: {tr(r.contract.name)}" if r.contract and r.declarer is not None else ""
+        contract = ""
+        if r.contract and r.declarer is not None:
+            contract = f"{isolate(names[r.declarer])}: {tr(r.contract.name)}"
         writer.writerow([row.number, names[r.dealer], contract, "" if r.tricks is None else r.tricks,
                          result_label(row), *row.totals, *([row.pool] if pool_name else [])])
     stake = setup.stake

@@ -25,10 +25,11 @@ from babel.dates import get_timezone_location
 from babel.numbers import format_currency, format_decimal, get_currency_name
 from flask_babel import format_date as _format_date
 from flask_babel import get_locale, get_translations
+from markupsafe import Markup
 
 from ..evening.file import EveningFileError
-from ..evening.zones import in_zone, valid_zone, zone_info
-from ..rules import Reason, RulesError, Stake, Text
+from ..evening.zones import in_zone, offset_label, repeated, valid_zone, zone_info
+from ..rules import Reason, RulesError, Stake, Text, isolate
 from ..rules.core import Amount
 from ..rules.currency import currency_code
 
@@ -68,7 +69,9 @@ def render(message: str, params: Mapping[str, Any]) -> str:
 
 def tr(value: Any) -> Any:
     """Translate what the engine says: a :class:`Text` (recursively), an int (a number for
-    the language); anything else (a player's name, a card) is returned as it is."""
+    the language); a plain string (a player's name, a card) is returned as it is, isolated
+    when it holds right-to-left characters (:func:`scorer.rules.isolate`: ``"\u2068محمد\u2069"``);
+    anything else as it is."""
     if isinstance(value, Text):
         if value.plural is not None and value.n is not None:
             template = _ngettext(value.message, value.plural, value.n)
@@ -79,6 +82,8 @@ def tr(value: Any) -> Any:
         return template.format(**{k: tr(v) for k, v in value.params.items()})
     if isinstance(value, int) and not isinstance(value, bool):
         return number(value)
+    if isinstance(value, str) and not isinstance(value, Markup):
+        return isolate(value)
     return value
 
 
@@ -184,12 +189,16 @@ def day(value: date | datetime, zone: str = "") -> str:
 def moment(value: datetime, zone: str) -> str:
     """A date and time in the table's ``zone``, for the language: ``2026-11-30 22:30`` in
     English (ISO order, 24 hours: never read as US month/day), Babel's short date and
-    time elsewhere (``30.11.2026, 22:30``). The page says which zone (:func:`zone_label`)."""
+    time elsewhere (``30.11.2026, 22:30``). The page says which zone (:func:`zone_label`).
+    A time in the hour that happens twice when summer time ends carries its offset
+    (``2026-10-25 02:59 UTC+2``, then ``2026-10-25 02:00 UTC+1``), so that the history reads in order."""
     local = in_zone(value, zone)
     code = locale_code()
     if code == "en":
-        return local.strftime("%Y-%m-%d %H:%M")
-    return babel_format_datetime(local, "short", tzinfo=local.tzinfo, locale=code)
+        text = local.strftime("%Y-%m-%d %H:%M")
+    else:
+        text = babel_format_datetime(local, "short", tzinfo=local.tzinfo, locale=code)
+    return f"{text}\u00a0{offset_label(local)}" if repeated(local) else text
 
 
 def zone_label(zone: str) -> str:

@@ -30,8 +30,10 @@ from .core import (
     TableState,
     Text,
     clean_text,
+    isolate,
     listing,
     ntext,
+    right_to_left,
 )
 from .sources import RULES, Rule, rule
 from .variants import VARIANTS, Variant, get_variant
@@ -40,6 +42,6 @@ __all__ = [
     "BIDS", "CLAIM_KINDS", "Claim", "HERE", "PASS", "POOL", "TableState", "Bid", "EveningSetup", "HandFacts",
     "IllegalAuction", "IllegalFacts", "IllegalSetup", "Override", "Reason", "Result", "Ruling", "RulesError", "Stake",
     "SEAT_CHANGE_KINDS", "SeatChange",
-    "Text", "N_", "ntext", "listing", "clean_text", "RULES", "Rule", "rule",
+    "Text", "N_", "ntext", "listing", "clean_text", "isolate", "right_to_left", "RULES", "Rule", "rule",
     "VARIANTS", "Variant", "get_variant",
 ]

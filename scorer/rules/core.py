@@ -35,6 +35,35 @@ def clean_text(text: str) -> str:
     return re.sub(r"\s+", " ", text).strip()
 
 
+#: Unicode's first-strong isolate and pop directional isolate (UAX #9, 2.7): text between
+#: them takes its own direction and leaves the direction of the text around it alone.
+FSI, PDI = "\u2068", "\u2069"
+#: Bidi classes that read right to left, or pull the neutrals beside them that way: Hebrew
+#: (R), Arabic letters (AL) and Arabic-Indic digits (AN).
+_RIGHT_TO_LEFT = {"R", "AL", "AN"}
+
+
+def right_to_left(text: str) -> bool:
+    """Whether ``text`` holds a character that reads right to left (Arabic, Hebrew, …)."""
+    return any(unicodedata.bidirectional(ch) in _RIGHT_TO_LEFT for ch in text)
+
+
+def isolate(text: str) -> str:
+    """``text`` (a player's name, anything typed) made safe to put beside other words and
+    numbers: a name that holds right-to-left characters is wrapped in FSI…PDI, so that
+    "محمد −12" does not read "12− محمد" and a list of names keeps its order and commas.
+    Text that is all left to right (``"Ann"``) is returned as it is, with no invisible marks."""
+    if not right_to_left(text) or (text.startswith(FSI) and text.endswith(PDI)):
+        return text
+    return f"{FSI}{text}{PDI}"
+
+
+def _isolated(params: Mapping[str, Any]) -> dict[str, Any]:
+    """``params`` with every plain string (a player's name, a typed currency) isolated
+    (:func:`isolate`); :class:`Text` (translated words) and numbers as they are."""
+    return {k: isolate(v) if isinstance(v, str) and not isinstance(v, Text) else v for k, v in params.items()}
+
+
 def N_(message: str) -> str:
     """Mark an English message template for translation (``pybabel extract`` finds it);
     returns it unchanged. The engine never translates: the web layer does."""
@@ -48,7 +77,9 @@ class Text(str):
     are as before) and also keeps its ``message`` template (``str.format`` fields)
     and ``params``; for a count, ``plural`` is the plural template and ``n`` the
     count. Player names are plain ``str`` params and are never translated; params
-    that are ``Text`` themselves (a bid's name, a suit, a nested phrase) are.
+    that are ``Text`` themselves (a bid's name, a suit, a nested phrase) are. A plain
+    ``str`` param that holds right-to-left characters is isolated in the text
+    (:func:`isolate`): ``"{FSI}محمد{PDI} −12"``.
     """
 
     message: str
@@ -57,7 +88,7 @@ class Text(str):
     n: int | None
 
     def __new__(cls, message: str, /, **params: Any) -> Text:
-        self = super().__new__(cls, message.format(**params) if params else message)
+        self = super().__new__(cls, message.format(**_isolated(params)) if params else message)
         self.message, self.params, self.plural, self.n = message, params, None, None
         return self
 
@@ -70,7 +101,9 @@ def ntext(singular: str, plural: str, n: int, /, **params: Any) -> Text:
 
 
 def listing(items: Any) -> Text:
-    """``"One, Two, Three"`` as a :class:`Text` whose items are translated one by one."""
+    """``"One, Two, Three"`` as a :class:`Text` whose items are translated one by one; a
+    list of names (``"Ann, محمد, Cat"``) has each name isolated on its own (:func:`isolate`),
+    so that two right-to-left names keep their order and the commas between them."""
     items = list(items)
     template = ", ".join(f"{{i{k}}}" for k in range(len(items)))
     params = {f"i{k}": item for k, item in enumerate(items)}

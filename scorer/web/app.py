@@ -19,6 +19,7 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 
 from ..evening.ledger import HandError
 from ..evening.limits import MAX_BODY, MAX_IMPORT_BODY, mebibytes
+from ..rules.core import FSI, PDI, isolate
 from ..storage.db import db, migrate
 from ..storage.paths import instance_dir, resource_dir
 from . import logs, origin, outage, slots
@@ -237,6 +238,7 @@ def register_hooks(app: Flask) -> None:
 
     app.add_template_filter(call_label, "call_label")
     app.add_template_filter(bdi, "bdi")
+    app.add_template_filter(isolate, "iso")  # FSI…PDI, for text a script places (textContent) and the PDF
 
     @app.context_processor
     def helpers() -> dict[str, Any]:
@@ -256,8 +258,13 @@ def register_hooks(app: Flask) -> None:
 
 
 def bdi(name: str) -> Markup:
-    """A player's name isolated from the text around it (``<bdi>``), so that two
-    right-to-left names in a list (Arabic, Hebrew) keep their order and their commas."""
+    """A player's name (or anything typed) isolated from the text around it (``<bdi>``), so
+    that two right-to-left names in a list (Arabic, Hebrew) keep their order and their commas
+    and the number beside a name stays on its side ("محمد −12", not "12− محمد"). FSI…PDI
+    that :func:`scorer.rules.isolate` put around the name are taken off: ``<bdi>`` does their work."""
+    text = str(name)
+    if len(text) >= 2 and text[0] == FSI and text[-1] == PDI:
+        name = text[1:-1]
     return Markup("<bdi>%s</bdi>") % name
 
 

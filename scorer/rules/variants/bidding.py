@@ -145,7 +145,7 @@ class OneRoundAuction:
             Reason(
                 rule,
                 "{declarer} made the highest bid, {contract}, and plays alone against {opponents}.",
-                {"declarer": setup.players[declarer], "contract": contract.name, "opponents": ", ".join(others)},
+                {"declarer": setup.players[declarer], "contract": contract.name, "opponents": listing(others)},
             )
         ]
         return declarer, contract, reasons
@@ -295,7 +295,7 @@ class SequenceAuction:
             speaker = self._after(n, speaker, passed)
         if highest is None or holder is None:
             return None, None, []
-        others = ", ".join(setup.players[s] for s in range(n) if s != holder)
+        others = listing(setup.players[s] for s in range(n) if s != holder)
         text = N_("{declarer} holds the highest bid, {contract}, and plays alone against {opponents}.")
         reasons = [Reason(self.rule_auction, text, {"declarer": setup.players[holder], "contract": highest.name,
                                         "opponents": others})]

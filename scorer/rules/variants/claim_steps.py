@@ -27,6 +27,7 @@ from ..core import (
     Ruling,
     TableState,
     Text,
+    listing,
 )
 from ..play import read_claim_cards, read_record
 from .tally import Tally
@@ -136,7 +137,7 @@ class ClaimSteps:
                                     declarer=names[declarer], tricks=tricks, entered=facts.tricks), self.rule_play)
         tally.note(self.rule_play, "From the record: trump {trump}; tricks won by {winners}; {declarer} took "
                    "{tricks}.", trump=SUIT_PLURALS[reading.trump],
-                   winners=", ".join(names[w] for w in reading.winners) or Text("nobody yet"),
+                   winners=listing(names[w] for w in reading.winners) or Text("nobody yet"),
                    declarer=names[declarer], tricks=tricks)
         if reading.decided_after is not None and reading.decided_after < len(reading.winners):
             tally.note(self.rule_stop, "The result was certain after trick {t}; later tricks do not count.",

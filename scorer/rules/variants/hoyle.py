@@ -24,6 +24,7 @@ from ..core import (
     IllegalSetup,
     Reason,
     Text,
+    listing,
 )
 from ..options import OptionSpec
 from ..sources import HOYLE_SOURCE
@@ -235,7 +236,7 @@ class Hoyle(Variant):
                        who=tally.name(facts.peeks[0]), pool=tally.pool_now)
         elif facts.peeks:
             tally.note("H-18", "{who} paid 1 chip each to look at the widow card (pool now {pool}).",
-                       who=", ".join(tally.name(s) for s in facts.peeks), pool=tally.pool_now)
+                       who=listing(tally.name(s) for s in facts.peeks), pool=tally.pool_now)
 
     def all_passed(self, facts: HandFacts, setup: EveningSetup, tally: Tally) -> None:
         super().all_passed(facts, setup, tally)
@@ -280,9 +281,9 @@ class Hoyle(Variant):
                     tally.pay(declarer, seat, per)
                 tally.note("H-11", "{outcome}. {declarer} pays {per} to each opponent except {offenders}.",
                            outcome=outcome(who, contract, tricks, made), declarer=who, per=per,
-                           offenders=", ".join(tally.name(s) for s in offenders))
+                           offenders=listing(tally.name(s) for s in offenders))
                 tally.note("H-14", "{offenders} played out of turn and so receive nothing from the defeated "
-                           "declarer.", offenders=", ".join(tally.name(s) for s in offenders))
+                           "declarer.", offenders=listing(tally.name(s) for s in offenders))
         self._out_of_turn_fines(facts, setup, tally, declarer)
         self._widow_notes(facts, setup, tally, declarer, contract, made)
 
@@ -355,7 +356,7 @@ class Hoyle(Variant):
         if late and offender == declarer:
             tally.note("H-14", "{offenders} played out of turn but still receive the revoking declarer's payment: "
                        "H-15 is a fine paid to every opponent, not a defeat played out (adopted).",
-                       offenders=", ".join(tally.name(s) for s in late))
+                       offenders=listing(tally.name(s) for s in late))
         self._out_of_turn_fines(facts, setup, tally, declarer)
         return offender != declarer
 

@@ -18,6 +18,7 @@ from markupsafe import Markup
 from ...evening.season import Book
 from ...reports.chart import running_totals_svg
 from ...reports.words import signed
+from ...rules import isolate
 from ...storage import group_queries, groups, units
 from ...storage.commands import AlreadySaved, Saved, execute
 from ...storage.groups import AddToGroup, MergeNames, NewGroup, RemoveFromGroup, UnmergeNames
@@ -135,7 +136,7 @@ def add_evening(key: str) -> Any:
             outcome = execute(AddToGroup(key, form.link.data or ""), device=sender())
             name = outcome.detail if isinstance(outcome, Saved) else ""
             answer = form_answer(outcome, to=url_for(".group", key=key), form=form,
-                                 saved=_("“%(name)s” is now in the group.", name=name))
+                                 saved=_("“%(name)s” is now in the group.", name=isolate(name)))
             if answer is not None:
                 return answer
     return _page(group, status=422, add_form=form, errors={"add": _messages(form)})

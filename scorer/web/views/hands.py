@@ -15,7 +15,7 @@ from ...evening.codec import decode_hand, encode_hand
 from ...evening.ledger import Ledger, table_ledger, to_evening, to_table
 from ...reports.presenters import auction_of, call_label
 from ...reports.words import error_text, tr
-from ...rules import HERE, PASS, RULES, HandFacts, Override, RulesError
+from ...rules import HERE, PASS, RULES, HandFacts, Override, RulesError, isolate
 from ...rules.auction import AuctionState
 from ...rules.sources import QUOTES, SOURCE_LANGUAGES
 from ...storage import disputes, evenings, tokens
@@ -56,7 +56,7 @@ def _hand_page(evening: Evening, ledger: Ledger, form: Any, *, number: int, edit
         declarer_text = highest = ""
         if auction is not None and auction.over:
             declarer, contract = auction.outcome
-            declarer_text = (gettext("%(declarer)s plays %(contract)s.", declarer=names[declarer],
+            declarer_text = (gettext("%(declarer)s plays %(contract)s.", declarer=isolate(names[declarer]),
                                      contract=tr(contract.name)) if declarer is not None and contract
                              else gettext("Everyone passed."))
         held = auction.highest if auction is not None and not auction.over else None
@@ -64,10 +64,10 @@ def _hand_page(evening: Evening, ledger: Ledger, form: Any, *, number: int, edit
             seat, call = held
             # «Здесь» holds the bid before it: say which
             bid = next((c for _, c in reversed(auction.said) if c not in (PASS, HERE)), None) if auction else None
-            highest = (gettext("Highest so far: %(call)s (%(who)s)", call=call_label(call), who=names[seat])
+            highest = (gettext("Highest so far: %(call)s (%(who)s)", call=call_label(call), who=isolate(names[seat]))
                        if call != HERE or bid is None
                        else gettext("Highest so far: %(call)s, held by %(who)s with «Здесь»", call=call_label(bid),
-                                    who=names[seat]))
+                                    who=isolate(names[seat])))
         context.update(said=[(names[seat], call) for seat, call in auction.said] if auction else [],
                        speaker=auction.speaker if auction else dealer, legal=list(auction.legal) if auction else [],
                        auction_over=auction is not None and auction.over, declarer_text=declarer_text, eldest=dealer,

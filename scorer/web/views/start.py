@@ -11,7 +11,7 @@ from flask import Blueprint, Response, abort, current_app, render_template, requ
 from flask_babel import gettext
 
 from ...evening.limits import MAX_FILE_BYTES
-from ...rules import VARIANTS, Stake
+from ...rules import VARIANTS, Stake, isolate
 from ...storage import group_queries, units
 from ...storage.commands import AlreadySaved, Outcome, Saved, execute
 from ...storage.evening_writes import ImportEvening, NewEvening
@@ -130,7 +130,7 @@ def import_evening() -> Any:
         data = form.file.data.read(MAX_FILE_BYTES + 1)  # the engine reads the bytes (and refuses more)
         outcome = execute(ImportEvening(data, time_zone=form.zone(), token=form.token.data or None), device=sender())
         name = units.evening_name(outcome.key) if isinstance(outcome, Saved) else ""
-        answer = _made(outcome, "import", form, saved=gettext("Imported “%(name)s”.", name=name))
+        answer = _made(outcome, "import", form, saved=gettext("Imported “%(name)s”.", name=isolate(name)))
         if answer is not None:
             return answer
     return render_template("import.html", form=form), (422 if form.is_submitted() else 200)

@@ -30,7 +30,7 @@ from ...evening.file import dump_seat_change
 from ...evening.ledger import table_ledger, to_evening
 from ...reports.presenters import seat_change_text
 from ...reports.words import signed
-from ...rules import RulesError, SeatChange, get_variant
+from ...rules import RulesError, SeatChange, get_variant, isolate
 from ...storage import evenings, units
 from ...storage.commands import (
     ChangeSeats,
@@ -176,7 +176,7 @@ def device() -> Any:
     # validate everything first, then write: a bad ``next`` (off-site, CR/LF) changes nothing
     if form.validate_on_submit() and (not target or back == target):
         access.set_device_name(form.device.data or "")  # the NameDevice command, this phone's row made first
-        flash(_("This phone is now called “%(name)s” in the history.", name=access.device_name()))
+        flash(_("This phone is now called “%(name)s” in the history.", name=isolate(access.device_name())))
     else:
         flash(_("Nothing was changed: a phone's name has at most 40 characters."))
     return redirect(back)
