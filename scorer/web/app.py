@@ -21,7 +21,7 @@ from ..evening.ledger import HandError
 from ..evening.limits import MAX_BODY, MAX_IMPORT_BODY, mebibytes
 from ..storage.db import db, migrate
 from ..storage.paths import instance_dir, resource_dir
-from . import logs, origin, outage, slots
+from . import logs, origin, outage, quiet, slots
 from .bodies import NapRequest
 from .extensions import csrf
 
@@ -140,6 +140,8 @@ class SessionInterface(SecureCookieSessionInterface):
         return session
 
     def save_session(self, app: Flask, session: Any, response: Any) -> None:
+        if has_request_context():
+            quiet.settle(session)  # a warm-up or prefetch neither takes nor leaves a message
         super().save_session(app, session, response)
         old = app.config["SESSION_COOKIE_NAME"]
         if request.is_secure and old in request.cookies and old != SECURE_SESSION_COOKIE:
@@ -223,6 +225,7 @@ def register_extensions(app: Flask) -> None:
     from . import i18n
 
     i18n.init_app(app)
+    quiet.init_app(app)
 
 
 def register_hooks(app: Flask) -> None:
