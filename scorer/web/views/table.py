@@ -49,7 +49,7 @@ from ..answers import form_answer, outcome_text, save_new_hand, sender
 from ..evening_forms import settings_form_for
 from ..form_fields import is_number
 from ..i18n import safe_next
-from ..lan import external_url, lan_host
+from ..lan import external_url, lan_host, unreachable
 from ..permissions import permission
 from ..table_forms import DISPUTE_NAMES, ActionForm, DeviceForm, PinForm, quick_form_for
 from .common import evening_or_404, posted_hand_id, posted_int
@@ -72,7 +72,7 @@ def share(key: str) -> Response:
                            device_form=form, scorers=access.scorers_of(evening) if scorer else [],
                            owner=access.owner_of(evening) if scorer else None,
                            me=me.id if me else None, phone_name=access.phone_name, action=ActionForm(),
-                           lan_host=lan_host())
+                           lan_host=lan_host(), unreachable=unreachable(view_url))
     # a scorer's Share page holds the PIN and the scorers' link: never kept by a cache
     return Response(page, mimetype="text/html", headers={"Cache-Control": "no-store"})
 
