@@ -222,6 +222,9 @@ def seats(key: str) -> Any:
     errors: list[str] = []
     if request.method == "POST":
         if form.validate_on_submit():
+            asked = _leave_to_confirm(evening, form)
+            if asked is not None:
+                return asked
             message = _seat_post(evening, errors)
             if message is not None:
                 flash(message)
@@ -241,6 +244,20 @@ def seats(key: str) -> Any:
     return render_template("seats.html", evening=evening, ledger=ledger, form=form, last=last, undo_text=undo_text,
                            closed=evening.finished_at is not None, number=len(ledger.rows) + 1,
                            name=request.form.get("name", "")[:40] if status != 200 else ""), status
+
+
+def _leave_to_confirm(evening: Any, form: Any) -> str | None:
+    """The page that asks "Does X leave before hand N?" when "X leaves" was tapped and not
+    yet confirmed (``confirm=1``), for a seated player; ``None`` otherwise (the change is
+    then carried out, or refused, as posted). Nothing is changed by asking."""
+    if request.form.get("action") != "leave" or request.form.get("confirm") == "1":
+        return None
+    ledger = evenings.ledger_of(evening)
+    seat = posted_int("seat")
+    if seat is None or seat not in ledger.seated:
+        return None
+    return render_template("confirm_leave.html", evening=evening, ledger=ledger, seat=seat, form=form,
+                           number=len(ledger.rows) + 1, revision=posted_int("revision"))
 
 
 def _seat_post(evening: Any, errors: list[str]) -> str | None:
