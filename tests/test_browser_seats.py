@@ -52,6 +52,7 @@ def test_a_player_joins_and_one_leaves_mid_evening(browser: Any, site: tuple[Any
         # asked first (issue 25, item 6): one tap beside the others' buttons is not enough
         assert a.locator("h1").inner_text() == "Does Cat leave before hand 3?"
         yes, no = a.get_by_role("button", name="Yes, Cat leaves"), a.get_by_role("link", name="No, Cat stays")
+        assert (yes.inner_text(), no.inner_text()) == ("Yes, Cat leaves", "No, Cat stays")  # spaces kept
         for control in (yes, no):  # both within reach on the first screen, thumb-sized
             box = control.bounding_box()
             assert box is not None and box["height"] >= 44 and box["y"] + box["height"] <= 844
