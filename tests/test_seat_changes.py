@@ -441,3 +441,34 @@ def test_a_player_leaves_only_once_the_table_says_yes(client: object) -> None:
     # a player not at the table is refused as before, not asked about
     refused = c.post(f"/e/{key}/seats", data={"action": "leave", "seat": "2"})
     assert refused.status_code == 422 and "Does Cat leave" not in refused.get_data(as_text=True)
+
+
+def test_the_correction_form_of_a_hand_after_a_change_of_seats_keeps_the_right_names(client: object) -> None:
+    """The correction form carries the hand as saved, by name (``data-kept``, for an offline
+    correction). It named the seats from the table seated for the hand while the facts are
+    in the evening's seats: after Cat left, hand 3's form (Eve, seat 4 of the evening, dealt)
+    answered 500 (IndexError; found while testing issue 25 item 6)."""
+    import html
+    import json
+    import re
+
+    from tests.webhelpers import post_hand, start_evening
+
+    c: Any = client
+    key = start_evening(c)  # Ann Bob Cat Dan, Ann deals
+    assert post_hand(c, key, 1, 0, {2: "four"}, 4).status_code == 302
+    assert c.post(f"/e/{key}/seats", data={"action": "join", "name": "Eve", "left_of": "1"}).status_code == 302
+    # Ann 0, Bob 1, Eve 2, Cat 3, Dan 4 on the form: Eve (2) bids Nap and makes it
+    assert post_hand(c, key, 2, 1, {2: "nap"}, 5).status_code == 302
+    assert c.post(f"/e/{key}/seats", data={"action": "leave", "seat": "2", "confirm": "1"}).status_code == 302
+    assert post_hand(c, key, 3, 2, {3: "three"}, 2).status_code == 302  # Eve deals; Dan Three, 2 tricks
+
+    def kept(number: int) -> dict[str, Any]:
+        page = c.get(f"/e/{key}/hand/{number}/edit")
+        assert page.status_code == 200
+        found = re.search(r'data-kept="([^"]*)"', page.get_data(as_text=True))
+        assert found is not None
+        return json.loads(html.unescape(found.group(1)))  # type: ignore[no-any-return]
+
+    assert kept(3)["dealer"] == "Eve"
+    assert kept(2)["dealer"] == "Bob" and kept(2)["auction"] == ["nap", "pass", "pass", "pass", "pass"]
