@@ -2,7 +2,9 @@
 // earlier in the same round (P-7, H-7), so the player who bid Nap (or Wellington) must
 // speak before the declarer: the others are greyed out and cannot be tapped. In
 // napoleao, "Everyone passed" makes the dealer the declarer (B-6): the tap selects the
-// dealer and asks for the bid instead of saving. Without JavaScript the server does both.
+// dealer and asks for the bid instead of saving. When one player only speaks before the
+// declarer, that player is tapped as the Nap (or Wellington) bidder. Without JavaScript
+// the server does all three.
 (function () {
   "use strict";
   var form = document.querySelector("form.quick");
@@ -13,6 +15,23 @@
     return label ? Number(label.getAttribute("data-speaks")) : 0;
   }
 
+  // the one player who can have bid it is tapped for the table (and untapped again when
+  // another declarer leaves more than one); the server does the same on saving
+  function onlyOne(name, declared) {
+    var open = Array.prototype.filter.call(form.querySelectorAll("input[name=" + name + "]"),
+                                           function (input) { return !input.disabled; });
+    open.forEach(function (input) {
+      if (input.hasAttribute("data-only") && (open.length !== 1 || !declared)) {
+        input.removeAttribute("data-only");
+        input.checked = false;
+      }
+    });
+    if (declared && open.length === 1 && !form.querySelector("input[name=" + name + "]:checked")) {
+      open[0].checked = true;
+      open[0].setAttribute("data-only", "");
+    }
+  }
+
   function limitEarlier() {
     var declarer = form.querySelector("input[name=declarer]:checked");
     var limit = declarer ? speaks(declarer) : Infinity;
@@ -20,8 +39,10 @@
       var later = speaks(input) >= limit;
       input.disabled = later;
       input.closest("label").classList.toggle("later", later);
-      if (later) input.checked = false;
+      if (later) { input.checked = false; input.removeAttribute("data-only"); }
     });
+    onlyOne("nap_by", !!declarer);
+    onlyOne("wellington_by", !!declarer);
   }
 
   form.addEventListener("change", function (event) {

@@ -85,11 +85,16 @@ function warm(origin, key, sheet) {
   });
 }
 
+// a warm-up asks as a phone's own page would (its cookies), never from the HTTP cache, and
+// says it is one (X-Nap-Warm): the server then neither takes nor leaves a message in the
+// session and writes no cookie for it (scorer/web/quiet.py, issue 25 item 5)
+var WARM = { credentials: "same-origin", cache: "no-store", headers: { "X-Nap-Warm": "1" } };
+
 // true for each page kept
 function fetchAll(cache, origin, paths) {
   return Promise.all(paths.map(function (path) {
     var url = origin + path;
-    return fetch(url, { credentials: "same-origin", cache: "no-store" }).then(function (r) {
+    return fetch(url, WARM).then(function (r) {
       if (r.status === 200 && !r.redirected) return cache.put(url, r).then(function () { return true; });
       return true;  // not this phone's to keep (a viewer): nothing to warm next time either
     }).catch(function () { return false; });
@@ -136,7 +141,7 @@ self.addEventListener("message", function (event) {
   if (!page) return;
   var origin = self.location.origin;
   var sheet = origin + pathOf(NAP.sheet, page.key);
-  event.waitUntil(fetch(sheet, { credentials: "same-origin", cache: "no-store" }).then(function (r) {
+  event.waitUntil(fetch(sheet, WARM).then(function (r) {
     if (r.status !== 200 || r.redirected) return undefined;
     return caches.open(PAGES).then(function (cache) { return cache.put(sheet, r.clone()); })
       .then(function () { return warm(origin, page.key, r); });

@@ -177,3 +177,36 @@ def test_remove_and_change_the_pin_is_one_action_of_the_owner(app: Any) -> None:
     assert "not this table" in app.test_client().post(f"/e/{key}/join", data={"pin": pin}).get_data(as_text=True)
     history = owner.get(f"/e/{key}/history").get_data(as_text=True)
     assert "A phone may no longer score" in history and "New PIN and scorers’ link" in history
+
+
+ANDROID_CHROME = ("Mozilla/5.0 (Linux; Android 10; K) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 "
+                  "Mobile Safari/537.36")
+
+
+def test_a_phone_is_named_by_its_browser_and_system_until_it_is_named() -> None:
+    """Issue 25, item 6: an Android phone was "Linux PC a60"; ua-parser reads the string."""
+    from scorer.web.devices import guess_device
+
+    assert guess_device(ANDROID_CHROME) == "Chrome, Android"
+    assert guess_device("Mozilla/5.0 (iPhone; CPU iPhone OS 17_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like "
+                        "Gecko) Version/17.1 Mobile/15E148 Safari/604.1") == "Safari, iPhone"
+    assert guess_device("Mozilla/5.0 (Linux; Android 13; SAMSUNG SM-A605FN) AppleWebKit/537.36 (KHTML, like Gecko) "
+                        "SamsungBrowser/23.0 Chrome/115.0.0.0 Mobile Safari/537.36") == "Samsung, Android"
+    assert guess_device("Mozilla/5.0 (Android 14; Mobile; rv:125.0) Gecko/125.0 Firefox/125.0") == "Firefox, Android"
+    assert guess_device("Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) "
+                        "Chrome/120.0.0.0 Safari/537.36 Edg/120.0.0.0") == "Edge, Windows"
+    assert guess_device("Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) "
+                        "HeadlessChrome/131.0.0.0 Safari/537.36") == "Chrome, Linux"
+    assert guess_device("Werkzeug/3.1") == "a browser"
+    assert guess_device("") == "unknown device"
+    assert len(guess_device("Mozilla/5.0 (X11; CrOS x86_64 14541.0.0) AppleWebKit/537.36 (KHTML, like Gecko) "
+                            "SamsungBrowser/23.0 Chrome/120.0.0.0 Safari/537.36")) <= 20  # the column's width
+
+
+def test_the_share_page_lists_a_new_android_phone_as_chrome_android_and_its_tag(app: Any) -> None:
+    phone = app.test_client()
+    phone.environ_base["HTTP_USER_AGENT"] = ANDROID_CHROME
+    key = start_evening(phone)
+    page = phone.get(f"/e/{key}/share").get_data(as_text=True)
+    assert re.search(r"<li>Chrome, Android \([0-9a-f]{3}\) \(this phone\)", page), page
+    assert "Linux PC" not in page

@@ -69,7 +69,11 @@ def test_a_viewer_disputes_a_revoke_and_a_scorer_rules_on_it_by_p16(app: Any) ->
     sheet = scorer.get(f"/e/{key}").get_data(as_text=True)
     assert totals_on_page(sheet) == {"Ann": "−3", "Bob": "+9", "Cat": "−3", "Dan": "−3"}
     assert 'class="badge disputed"' not in sheet
-    assert "P-16" in scorer.get(f"/e/{key}/hand/1").get_data(as_text=True)
+    hand = scorer.get(f"/e/{key}/hand/1").get_data(as_text=True)
+    assert "P-16" in hand
+    # ruled: the hand page says so quietly, no red "disputed" flag left (issue 25, item 6)
+    assert 'class="disputed"' not in hand and 'class="badge disputed"' not in hand
+    assert '<span class="ruled">⚑ claim ruled</span>' in hand
     history = scorer.get(f"/e/{key}/history").get_data(as_text=True)
     assert "Hand disputed" in history and "Dispute ruled on" in history
 

@@ -56,6 +56,29 @@ def test_wellington_from_quick_entry_is_saved_and_paid_by_h11(app: Any) -> None:
     assert [totals[n] for n in ("Ann", "Bob", "Cat", "Dan")] == ["−10", "−10", "−10", "+30"]
 
 
+def test_the_only_player_who_can_have_bid_nap_is_filled_in(app: Any) -> None:
+    """Issue 25, item 6: when one player only speaks before the declarer, the Nap that a
+    Wellington overcalls (H-7) can only be theirs: the server fills it in (no JavaScript
+    needed), shows it tapped when the page comes back, and saves with it."""
+    client = app.test_client()
+    key = start_evening(client, variant="hoyle")
+    # Ann deals: Bob is eldest, Cat speaks second; Cat's Wellington overcalls Bob's Nap
+    page = client.post(f"/e/{key}/quick", data={"number": "1", "declarer": "2", "contract": "wellington"})
+    body = page.get_data(as_text=True)
+    assert page.status_code == 422 and "Tap who bid Nap before." not in body
+    assert checked(body, "nap_by") == ["1"]  # shown tapped
+    saved = client.post(f"/e/{key}/quick", data={"number": "1", "declarer": "2", "contract": "wellington",
+                                                  "tricks": "5"})
+    assert saved.status_code == 302, saved.get_data(as_text=True)
+    row = _rows(app, key)[0]
+    assert row.facts.auction == ("nap", "wellington", "pass", "pass")
+    assert row.ruling.units == (-10, -10, 30, -10)  # H-11: 10 from each of three
+    # hand 2, Bob deals: Ann speaks third, after Cat and Dan; either may have bid the Nap: asked
+    page = client.post(f"/e/{key}/quick", data={"number": "2", "declarer": "0", "contract": "wellington",
+                                                "tricks": "5"})
+    assert page.status_code == 422 and "Tap who bid Nap before." in page.get_data(as_text=True)
+
+
 def test_a_wellington_without_its_nap_asks_and_keeps_every_tap(app: Any) -> None:
     client = app.test_client()
     key = start_evening(client, variant="hoyle")

@@ -216,3 +216,36 @@ def test_confirmation_mode_waits_for_another_phone(browser: Any, site: Any) -> N
     finally:
         ctx_s.close()
         ctx_v.close()
+
+
+def test_who_bid_nap_before_is_full_size_and_the_only_possible_player_is_tapped(browser: Any, site: Any) -> None:  # noqa: F811
+    """Issue 25, item 6, at 390×844: the "Who bid Nap before?" pills were smaller than the
+    others, and the one player who could have bid the Nap was not tapped for the table."""
+    app, base = site
+    context, page = _phone(browser)
+    try:
+        key = _start_hoyle(page, base)
+        page.locator("#record-hand").click()
+        quick = page.locator("form.quick")
+        # Ann deals: Bob is eldest, Cat speaks second: only Bob can have bid the Nap (H-7)
+        quick.locator("fieldset").nth(0).locator("label.pill:has-text('Cat')").click()
+        quick.locator("fieldset").nth(1).locator("label.pill:has-text('Wellington')").click()
+        asked = quick.locator(".overcall-nap")
+        assert asked.locator("label.pill:has-text('Bob') input").is_checked()
+        declarer_pill = quick.locator("fieldset").nth(0).locator("label.pill:has-text('Ann') span").bounding_box()
+        nap_pill = asked.locator("label.pill:has-text('Bob') span").bounding_box()
+        assert declarer_pill is not None and nap_pill is not None
+        assert nap_pill["height"] == declarer_pill["height"] >= 56
+        assert abs(nap_pill["width"] - declarer_pill["width"]) < 1
+        # Dan speaks third: Bob or Cat may have bid it, so nothing is tapped for the table
+        quick.locator("fieldset").nth(0).locator("label.pill:has-text('Dan')").click()
+        assert asked.locator("input:checked").count() == 0
+        quick.locator("fieldset").nth(0).locator("label.pill:has-text('Cat')").click()
+        assert asked.locator("label.pill:has-text('Bob') input").is_checked()
+        quick.locator("button[name=tricks][value='5']").click()
+        page.wait_for_url(f"{base}/e/{key}")
+        rows = _hands(app, key)
+        assert len(rows) == 1 and rows[0].facts.auction == ("nap", "wellington", "pass", "pass")
+        assert page.locator(".total:has-text('Cat') .pts").inner_text() == "+30"  # H-11: 10 from each of three
+    finally:
+        context.close()

@@ -261,3 +261,41 @@ def test_a_services_refusal_is_shown_in_the_phones_language(client) -> None:  # 
                         headers={"Accept-Language": "ru"})
     html = stale.get_data(as_text=True)
     assert "Сдачу 1 исправили на другом телефоне, пока вы её правили; вот сохранённая версия." in html
+
+
+#: Russian verbs in the past tense agree with the subject's sex: «Аня прикупил(а)» reads as
+#: a form, not a sentence (issue 25, item 6). No translation hedges with such endings.
+HEDGED = re.compile(r"\w\((?:а|ла|ась|лась|на|ь)\)|\(ушла\)")
+
+
+def test_russian_never_hedges_a_players_sex_with_bracketed_endings() -> None:
+    hedged = []
+    for message in catalog("ru"):
+        strings = message.string if isinstance(message.string, tuple) else (message.string,)
+        hedged += [s for s in strings if s and HEDGED.search(s)]
+    assert hedged == []
+
+
+def test_norwegian_calls_a_hand_giv_throughout() -> None:
+    """nb mixed «spill» and «giv» for a hand (issue 25, item 6): «spill» is play, a game."""
+    mixed = []
+    for message in catalog("nb"):
+        english = " ".join(message.id) if isinstance(message.id, tuple) else message.id
+        strings = message.string if isinstance(message.string, tuple) else (message.string,)
+        if (english and re.search(r"\bhands?\b", english, re.I) and not re.search(r"\bplay|\bgame", english, re.I)):
+            mixed += [s for s in strings if re.search(r"\bspill(et|ene)?\b", s, re.I)]
+    assert mixed == []
+
+
+def test_the_russian_and_norwegian_sentences_read_for_anyone(app) -> None:  # type: ignore[no-untyped-def]
+    from flask_babel import gettext
+
+    from scorer.reports.words import reason_text
+
+    bought = Reason("R-5", "{declarer} bought one card from the stock (no payment).", {"declarer": "Аня"})
+    with app.test_request_context(headers={"Accept-Language": "ru"}):
+        assert reason_text(bought) == "Аня: прикуп одной карты из колоды (бесплатно)."
+        assert gettext("%(name)s left before hand %(n)s", name="Аня", n=3) == "Аня покидает стол перед сдачей 3"
+    with app.test_request_context(headers={"Accept-Language": "nb"}):
+        assert gettext("%(name)s left before hand %(n)s", name="Kari", n=3) == "Kari gikk før giv 3"
+        assert gettext("Join before hand %(n)s", n=4) == "Bli med fra giv 4"

@@ -45,6 +45,7 @@ def test_a_phone_on_localhost_shares_the_lan_address(client: Any, on_a_home_netw
     view, edit = _links(page)
     assert view == f"http://{LAN}:5000/e/{key}" and edit.startswith(f"http://{LAN}:5000/e/{key}/scorer/")
     assert page.count('class="help lan-note"') == 1 and f"{LAN}:5000" in page
+    assert "lan-warning" not in page  # the LAN address works: nothing to warn of
     made: list[str] = []
     real = segno.make
     monkeypatch.setattr(segno, "make", lambda url, *a, **k: made.append(url) or real(url, *a, **k))
@@ -64,6 +65,7 @@ def test_without_a_network_the_local_address_stays(client: Any, monkeypatch: pyt
     key = start_evening(client, "http://localhost:5000")
     page = client.get(f"/e/{key}/share", base_url="http://localhost:5000").get_data(as_text=True)
     assert _links(page)[0] == f"http://localhost:5000/e/{key}" and "lan-note" not in page
+    assert "Other phones cannot open this link or code: this machine has no address on a network." in page
 
 
 def test_nap_serve_prints_the_tables_address_and_its_qr_code(on_a_home_network: None) -> None:
@@ -123,3 +125,6 @@ def test_a_server_listening_on_loopback_only_never_offers_the_lan_address(app: A
     key = start_evening(client, "http://127.0.0.1:5000")
     page = client.get(f"/e/{key}/share", base_url="http://127.0.0.1:5000").get_data(as_text=True)
     assert _links(page)[0] == f"http://127.0.0.1:5000/e/{key}" and "lan-note" not in page and LAN not in page
+    # and says so, with the way out (issue 25, item 6: it offered the link and QR and said nothing)
+    assert ("Other phones cannot open this link or code: this server listens on this machine only (127.0.0.1:5000). "
+            "Start it with HOST=0.0.0.0 ./scripts/serve (or nap serve --host 0.0.0.0)") in page

@@ -134,7 +134,7 @@ def test_each_kind_of_change_places_the_parts_and_rows_of_a_fresh_page(app: Any)
     answer = viewer.follow()
     assert list(answer["rows"]) == ["3"] and answer["removed"] == []
     # a player leaves: the same columns; the line of the change comes with the row above it
-    assert scorer.post(f"/e/{key}/seats", data={"action": "leave", "seat": "4"}).status_code == 302
+    assert scorer.post(f"/e/{key}/seats", data={"action": "leave", "seat": "4", "confirm": "1"}).status_code == 302
     answer = viewer.follow()
     assert list(answer["rows"]) == ["3"] and "Eve left before hand 4" in answer["rows"]["3"]
 

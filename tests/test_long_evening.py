@@ -98,7 +98,7 @@ def test_the_changes_of_seats_and_the_players_are_bounded_as_they_are_made(clien
     refused = client.post(f"/e/{key}/seats", data={"action": "join", "name": "Eve", "left_of": "0"})
     assert refused.status_code == 422 and "An evening names at most 4 players" in refused.get_data(as_text=True)
     monkeypatch.setattr(seat_writes, "MAX_SEAT_CHANGES", 1)
-    refused = client.post(f"/e/{key}/seats", data={"action": "leave", "seat": "3"})
+    refused = client.post(f"/e/{key}/seats", data={"action": "leave", "seat": "3", "confirm": "1"})
     assert refused.status_code == 422
     assert "An evening holds at most 1 changes of seats" in refused.get_data(as_text=True)
 

@@ -23,11 +23,14 @@ def pdf_text(data: bytes) -> str:
 
 def test_pdf_shows_standings_options_and_rulings(app: Any, client: Any) -> None:
     with app.app_context():
-        key = evening_writes.import_evening(loads((EXAMPLES / "hoyle-five.json").read_bytes())).key
+        evening = evening_writes.import_evening(loads((EXAMPLES / "hoyle-five.json").read_bytes()))
+        evening_writes.set_finished(evening, True)  # finished: the standings are final, Alice won
+        key = evening.key
     response = client.get(f"/e/{key}/evening.pdf")
     assert response.status_code == 200 and response.mimetype == "application/pdf"
     text = pdf_text(response.data)
     assert "Five-handed Nap with Blücher" in text
+    assert "Final standings" in text
     assert "Winner: Alice" in text
     # standings, best first, with money at £0.05 a unit
     for line in ("1 Alice — winner +70 +£3.50", "2 Chloe +55 +£2.75", "3 Eve +5 +£0.25", "4 Dmitri −5 −£0.25",
@@ -49,10 +52,41 @@ def test_pdf_shared_win_and_cyrillic_names(app: Any, client: Any) -> None:
 
         hand_writes.record_hand(evening, 1, HandFacts(0, ("three", "pass", "pass"), 3))  # Bjørn +6
         hand_writes.record_hand(evening, 2, HandFacts(1, ("three", "pass", "pass"), 3))  # dealer Bjørn: <b>João</b> +6
+        evening_writes.set_finished(evening, True)  # a hand short of the agreed end, but stopped there
         key = evening.key
     text = pdf_text(client.get(f"/e/{key}/evening.pdf").data)
     assert "Winners: Bjørn, <b>João</b> (equal totals share the win, P-14)" in text
     assert "Анна" in text
+
+
+def test_the_pdf_of_an_evening_not_finished_has_standings_so_far_and_no_winner(app: Any, client: Any) -> None:
+    """Issue 25, item 6: the PDF said "Final standings … winner" under a header that said
+    the evening was hands short of its agreed end."""
+    with app.app_context():
+        evening = evening_writes.create_evening(variant="pagat", players=["Ann", "Bob", "Cat", "Dan"], first_dealer=0,
+                                                options={"hands_per_dealer": 2}, stake=None)
+        from scorer.rules import HandFacts
+
+        # P-9: Bob (eldest, Ann deals) makes Three: +3 from each of 3; then Cat (eldest, Bob
+        # deals) makes Three: Bob and Cat +6, Ann and Dan −6
+        hand_writes.record_hand(evening, 1, HandFacts(0, ("three", "pass", "pass", "pass"), 3))
+        hand_writes.record_hand(evening, 2, HandFacts(1, ("three", "pass", "pass", "pass"), 3))
+        key = evening.key
+    text = pdf_text(client.get(f"/e/{key}/evening.pdf").data)
+    assert "6 hands short of the agreed end (P-14)" in text  # 4 players × 2 deals = 8 hands
+    assert "Standings after hand 2" in text and "Final standings" not in text
+    assert "The evening is not finished: no winner yet." in text
+    assert "winner" not in text.replace("no winner yet", "").lower()
+    for line in ("1 Bob +6", "1 Cat +6", "3 Ann −6", "3 Dan −6"):
+        assert line in text, line
+    with app.app_context():
+        from scorer.storage import units
+
+        finished = units.get_evening(key)
+        assert finished is not None
+        evening_writes.set_finished(finished, True)
+    text = pdf_text(client.get(f"/e/{key}/evening.pdf").data)
+    assert "Final standings" in text and "Winners: Bob, Cat" in text and "no winner yet" not in text
 
 
 @pytest.mark.parametrize(

@@ -101,6 +101,7 @@ def test_every_script_a_player_may_type_prints_without_boxes(app: Any, client: A
         hand_writes.record_hand(evening, 1, HandFacts(0, ("three", "pass", "pass", "pass", "pass", "pass"), 3))
         # hand 2, Зоя deals: eldest is ليلى; 小龙 🐉 (fourth to speak) bids Three and takes 3: +15, others −3
         hand_writes.record_hand(evening, 2, HandFacts(1, ("pass", "pass", "pass", "three", "pass", "pass"), 3))
+        evening_writes.set_finished(evening, True)  # stopped early: the PDF names its winners
         key = evening.key
     response = client.get(f"/e/{key}/evening.pdf")
     assert response.status_code == 200

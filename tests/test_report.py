@@ -40,7 +40,11 @@ def referee(app: Any) -> str:
     return import_example(app, "hoyle-referee")
 
 
-def test_referee_evening_first_page_standings_and_settle_up(client: Any, referee: str) -> None:
+def test_referee_evening_first_page_standings_and_settle_up(app: Any, client: Any, referee: str) -> None:
+    with app.app_context():  # finished: the standings are final and name the winner (issue 25, item 6)
+        evening = units.get_evening(referee)
+        assert evening is not None
+        evening_writes.set_finished(evening, True)
     response = client.get(f"/e/{referee}/evening.pdf")
     assert response.status_code == 200 and response.mimetype == "application/pdf"
     first = pages(response.data)[0]

@@ -309,7 +309,7 @@ def test_the_seats_page_joins_leaves_and_the_sheet_says_so(client: object) -> No
     assert "<strong><bdi>Bob</bdi></strong> deals, <strong><bdi>Eve</bdi></strong> is eldest hand" in page
     # the form's seats are the table's: Ann 0, Bob 1, Eve 2, Cat 3, Dan 4; Eve bids Nap and makes it
     assert post_hand(c, key, 2, 1, {2: "nap"}, 5).status_code == 302
-    assert c.post(f"/e/{key}/seats", data={"action": "leave", "seat": "2"}).status_code == 302  # Cat
+    assert c.post(f"/e/{key}/seats", data={"action": "leave", "seat": "2", "confirm": "1"}).status_code == 302  # Cat
     page = c.get(f"/e/{key}").get_data(as_text=True)
     assert "Cat left before hand 3" in page
     assert "<strong><bdi>Eve</bdi></strong> deals, <strong><bdi>Dan</bdi></strong> is eldest" in page
@@ -344,7 +344,7 @@ def test_a_new_evening_in_a_group_starts_from_the_groups_last_table(client: obje
     assert response.status_code == 302
     key = response.headers["Location"].rsplit("/", 1)[-1]
     c.post(f"/e/{key}/seats", data={"action": "join", "name": "Eve", "left_of": "0"})  # Ann Eve Bob Cat
-    c.post(f"/e/{key}/seats", data={"action": "leave", "seat": "2"})  # Cat goes
+    c.post(f"/e/{key}/seats", data={"action": "leave", "seat": "2", "confirm": "1"})  # Cat goes
     page = c.get(f"/g/{group}").get_data(as_text=True)
     assert f'href="/new/hoyle?group={group}"' in page  # the group's rule set
     form = c.get(f"/new/hoyle?group={group}").get_data(as_text=True)
@@ -364,7 +364,7 @@ def test_the_record_of_play_is_read_for_the_players_seated(client: object) -> No
     c: Any = client
     key = start_evening(c)  # Ann Bob Cat Dan
     assert post_hand(c, key, 1, 0, {}).status_code == 302  # all pass; Bob deals next
-    assert c.post(f"/e/{key}/seats", data={"action": "leave", "seat": "2"}).status_code == 302
+    assert c.post(f"/e/{key}/seats", data={"action": "leave", "seat": "2", "confirm": "1"}).status_code == 302
     # the table: Ann 0, Bob 1, Dan 2; Bob deals, Dan speaks first and bids Three
     assert post_hand(c, key, 2, 1, {2: "three"}, 1).status_code == 302
     hand = json.loads(c.get(f"/api/e/{key}").get_data(as_text=True))["hands"][1]
@@ -416,3 +416,62 @@ def test_migration_0013_goes_down_and_up(any_db_app: object, capfd: pytest.Captu
         assert "seat_change" in sa.inspect(db.engine).get_table_names()
         evening = units.get_evening(key)
         assert evening is not None and evening.seat_changes == []
+
+
+def test_a_player_leaves_only_once_the_table_says_yes(client: object) -> None:
+    """Issue 25, item 6: "X leaves" was one tap beside the other players' buttons. It asks
+    "Does X leave before hand N?" first, as a form (no JavaScript needed); asking changes nothing."""
+    import re
+
+    from tests.webhelpers import post_hand, start_evening
+
+    c: Any = client
+    key = start_evening(c)  # Ann Bob Cat Dan, Ann deals
+    assert post_hand(c, key, 1, 0, {2: "four"}, 4).status_code == 302  # Cat Four made: +4 from each of 3 (P-9)
+    revision = c.get(f"/e/{key}/revision").get_json()["revision"]
+    asked = c.post(f"/e/{key}/seats", data={"action": "leave", "seat": "2", "revision": str(revision)})
+    assert asked.status_code == 200
+    text = " ".join(re.sub(r"<[^>]+>", "", asked.get_data(as_text=True)).split())
+    assert "Does Cat leave before hand 2?" in text
+    assert "Cat keeps the total, +12: it stays in the standings and the settle-up." in text
+    assert "Yes, Cat leaves" in text and "No, Cat stays" in text
+    assert c.get(f"/e/{key}/revision").get_json()["revision"] == revision  # nothing changed
+    assert "Cat left" not in c.get(f"/e/{key}").get_data(as_text=True)
+    fields = dict(re.findall(r'<input type="hidden" name="(\w+)" value="([^"]*)">', asked.get_data(as_text=True)))
+    assert fields == {"revision": str(revision), "action": "leave", "seat": "2", "confirm": "1"}
+    assert c.post(f"/e/{key}/seats", data=fields).status_code == 302
+    assert "Cat left before hand 2" in c.get(f"/e/{key}").get_data(as_text=True)
+    # a player not at the table is refused as before, not asked about
+    refused = c.post(f"/e/{key}/seats", data={"action": "leave", "seat": "2"})
+    assert refused.status_code == 422 and "Does Cat leave" not in refused.get_data(as_text=True)
+
+
+def test_the_correction_form_of_a_hand_after_a_change_of_seats_keeps_the_right_names(client: object) -> None:
+    """The correction form carries the hand as saved, by name (``data-kept``, for an offline
+    correction). It named the seats from the table seated for the hand while the facts are
+    in the evening's seats: after Cat left, hand 3's form (Eve, seat 4 of the evening, dealt)
+    answered 500 (IndexError; found while testing issue 25 item 6)."""
+    import html
+    import json
+    import re
+
+    from tests.webhelpers import post_hand, start_evening
+
+    c: Any = client
+    key = start_evening(c)  # Ann Bob Cat Dan, Ann deals
+    assert post_hand(c, key, 1, 0, {2: "four"}, 4).status_code == 302
+    assert c.post(f"/e/{key}/seats", data={"action": "join", "name": "Eve", "left_of": "1"}).status_code == 302
+    # Ann 0, Bob 1, Eve 2, Cat 3, Dan 4 on the form: Eve (2) bids Nap and makes it
+    assert post_hand(c, key, 2, 1, {2: "nap"}, 5).status_code == 302
+    assert c.post(f"/e/{key}/seats", data={"action": "leave", "seat": "2", "confirm": "1"}).status_code == 302
+    assert post_hand(c, key, 3, 2, {3: "three"}, 2).status_code == 302  # Eve deals; Dan Three, 2 tricks
+
+    def kept(number: int) -> dict[str, Any]:
+        page = c.get(f"/e/{key}/hand/{number}/edit")
+        assert page.status_code == 200
+        found = re.search(r'data-kept="([^"]*)"', page.get_data(as_text=True))
+        assert found is not None
+        return json.loads(html.unescape(found.group(1)))  # type: ignore[no-any-return]
+
+    assert kept(3)["dealer"] == "Eve"
+    assert kept(2)["dealer"] == "Bob" and kept(2)["auction"] == ["nap", "pass", "pass", "pass", "pass"]

@@ -74,3 +74,36 @@ def test_a_points_evening_has_no_money_row_and_the_page_offers_both_csvs(app: An
     page = client.get(f"/e/{key}").get_data(as_text=True)
     assert f'href="/e/{key}/scoresheet.csv">Spreadsheet (CSV)' in page
     assert f'href="/e/{key}/ledger.csv">Ledger for programs (CSV)' in page
+
+
+def test_a_player_who_joins_or_leaves_is_blank_when_away_and_each_change_has_its_line(app: Any,
+                                                                                      client: Any) -> None:
+    """Issue 25, item 6: the score sheet showed 0 for a player before they joined and wrote
+    no line for a join or a leave."""
+    from scorer.storage import seat_writes, units
+
+    with app.app_context():
+        evening = evening_writes.create_evening(variant="pagat", players=["Ann", "Bob", "Cat"], first_dealer=0,
+                                                options={"hands_per_dealer": 2}, stake=None, name="Comings")
+        # hand 1, Ann deals: Bob bids Three, takes 3: Bob +6, Ann and Cat −3 (P-9)
+        hand_writes.record_hand(evening, 1, HandFacts(0, ("three", "pass", "pass"), 3))
+        key = evening.key
+    with app.app_context():
+        seat_writes.change_seats(units.get_evening(key), "join", name="Dan", left_of=2)  # on Cat's left
+    with app.app_context():
+        # hand 2, Bob deals (Ann Bob Cat Dan): Cat bids Three, takes 3: Cat +9, the others −3 (P-9)
+        hand_writes.record_hand(units.get_evening(key), 2, HandFacts(1, ("three", "pass", "pass", "pass"), 3))
+    with app.app_context():
+        seat_writes.change_seats(units.get_evening(key), "leave", seat=0)  # Ann goes home with −6
+    with app.app_context():
+        # hand 3, Cat deals (Bob Cat Dan): Dan bids Three, takes 2: Dan pays 3 to each of two (P-12)
+        hand_writes.record_hand(units.get_evening(key), 3, HandFacts(2, ("three", "pass", "pass"), 2))
+    body = client.get(f"/e/{key}/scoresheet.csv").data.decode("utf-8-sig")
+    assert body == (
+        "Hand,Dealer,Contract,Tricks,Result,Ann,Bob,Cat,Dan\r\n"
+        "1,Ann,Bob: Three,3,made,-3,6,-3,\r\n"
+        "\"Dan joined before hand 2, sitting on the left of Cat\",,,,,,,,\r\n"
+        "2,Bob,Cat: Three,3,made,-6,3,6,-3\r\n"
+        "Ann left before hand 3,,,,,,,,\r\n"
+        "3,Cat,Dan: Three,2,defeated,,6,9,-9\r\n"
+    )

@@ -419,7 +419,7 @@ def test_two_phones_of_one_make_have_different_names_in_the_history(app: Any) ->
                                                            "tricks": "3"})
     with app.app_context():
         devices = db.session.scalars(sa.select(Change.device).where(Change.kind == "new").order_by(Change.id)).all()
-    assert len(devices) == 2 and all(re.fullmatch(r"iPhone [0-9a-f]{3}", d) for d in devices)
+    assert len(devices) == 2 and all(re.fullmatch(r"Safari, iPhone \([0-9a-f]{3}\)", d) for d in devices)
     if devices[0] == devices[1]:
         pytest.skip("the two random tags matched (1 in 4096)")
 

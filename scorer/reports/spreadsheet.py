@@ -13,7 +13,7 @@ from ..evening.ledger import Ledger
 from ..evening.settle import settle_up
 from ..rules import isolate
 from ..rules.currency import format_amount
-from .presenters import result_label
+from .presenters import result_label, seat_lines
 from .words import locale_code, tr
 
 
@@ -42,7 +42,9 @@ def ledger_csv(ledger: Ledger) -> str:
 def score_sheet_csv(ledger: Ledger) -> str:
     """The score sheet as a spreadsheet opens it, in the phone's language: one row per
     hand (its number, dealer, contract, tricks and result), one column per player with
-    the running total in units (points), the pool's holding if the table plays with one;
+    the running total in units (points), the pool's holding if the table plays with one
+    (blank for a player not at the table for that hand: before they joined, after they
+    left); each change of seats a line of its own before the hand it comes before;
     in a money evening a last row gives the settle-up in currency units: each player's
     balance (total and share of the pool to the penny, :func:`~scorer.evening.settle.settle_up`),
     and what stays in the pool, so the row sums to zero. Numbers are written for the language (``1,20`` in Russian,
@@ -59,13 +61,24 @@ def score_sheet_csv(ledger: Ledger) -> str:
     names = [_csv_text(name) for name in setup.players]
     writer.writerow([gettext("Hand"), gettext("Dealer"), gettext("Contract"), gettext("Tricks"), gettext("Result"),
                      *names, *([_csv_text(tr(pool_name))] if pool_name else [])])
+    changes = seat_lines(ledger)
+    width = 5 + len(names) + (1 if pool_name else 0)
+
+    def say_changes(number: int) -> None:  # a join, leave or rename: its own line, before its hand
+        for line in changes.get(number, ()):
+            writer.writerow([_csv_text(line)] + [""] * (width - 1))
+
     for row in ledger.rows:
+        say_changes(row.number)
         r = row.ruling
         contract = ""
         if r.contract and r.declarer is not None:
             contract = f"{isolate(names[r.declarer])}: {tr(r.contract.name)}"
+        # a player not at the table for this hand (not joined yet, or gone) has no total in it
+        totals = [t if not row.seated or seat in row.seated else "" for seat, t in enumerate(row.totals)]
         writer.writerow([row.number, names[r.dealer], contract, "" if r.tricks is None else r.tricks,
-                         result_label(row), *row.totals, *([row.pool] if pool_name else [])])
+                         result_label(row), *totals, *([row.pool] if pool_name else [])])
+    say_changes(len(ledger.rows) + 1)
     stake = setup.stake
     if stake is not None and ledger.rows:
         settle = settle_up(ledger)

@@ -81,7 +81,9 @@ def phone_label(phone: Phone | None) -> str:
     else the make it was first seen as and its tag."""
     if phone is None:
         return ""
-    return phone.name or " ".join(part for part in (phone.model, phone.tag) if part)
+    if phone.name:
+        return phone.name
+    return f"{phone.model} ({phone.tag})" if phone.model and phone.tag else phone.model or phone.tag
 
 
 @handles(RevokeScorer)

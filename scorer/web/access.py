@@ -199,12 +199,13 @@ def try_pin(evening: Evening, pin: str) -> bool:
 
 def phone_name(device: Device | None, user_agent: str = "") -> str:
     """How a phone is named in the history and the scorers' list: the name the user set,
-    else a guess from the browser and a short tag that tells two of one make apart."""
+    else a guess from the browser and its system and a short tag that tells two of one make
+    apart: ``"Chrome, Android (a60)"``."""
     if device is not None and device.name:
         return device.name
     # this phone's own browser says what it is; another phone's is what it said when first seen
     guess = guess_device(user_agent) if user_agent or device is None or not device.model else device.model
-    return f"{guess} {device.tag}" if device is not None and device.tag else guess
+    return f"{guess} ({device.tag})" if device is not None and device.tag else guess
 
 
 def device_id() -> int | None:

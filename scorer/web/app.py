@@ -22,7 +22,7 @@ from ..evening.limits import MAX_BODY, MAX_IMPORT_BODY, mebibytes
 from ..rules.core import FSI, PDI, isolate
 from ..storage.db import db, migrate
 from ..storage.paths import instance_dir, resource_dir
-from . import logs, origin, outage, slots
+from . import logs, origin, outage, quiet, slots
 from .bodies import NapRequest
 from .extensions import csrf
 
@@ -141,6 +141,8 @@ class SessionInterface(SecureCookieSessionInterface):
         return session
 
     def save_session(self, app: Flask, session: Any, response: Any) -> None:
+        if has_request_context():
+            quiet.settle(session)  # a warm-up or prefetch neither takes nor leaves a message
         super().save_session(app, session, response)
         old = app.config["SESSION_COOKIE_NAME"]
         if request.is_secure and old in request.cookies and old != SECURE_SESSION_COOKIE:
@@ -224,6 +226,7 @@ def register_extensions(app: Flask) -> None:
     from . import i18n
 
     i18n.init_app(app)
+    quiet.init_app(app)
 
 
 def register_hooks(app: Flask) -> None:

@@ -28,6 +28,7 @@ from typing import Any
 
 from flask import current_app, g, request
 from itsdangerous import BadSignature, TimestampSigner
+from ua_parser import parse
 
 from ..storage import roles
 
@@ -118,12 +119,29 @@ def set_device_cookie(response: Any) -> Any:
     return response
 
 
+#: Browser families as ua-parser names them, as a person would (the rest as they are).
+BROWSERS = {"Chrome Mobile": "Chrome", "Chrome Mobile WebView": "Chrome", "Chrome Mobile iOS": "Chrome",
+            "HeadlessChrome": "Chrome", "Chromium": "Chrome", "Mobile Safari": "Safari",
+            "Mobile Safari UI/WKWebView": "Safari", "Firefox Mobile": "Firefox", "Firefox iOS": "Firefox",
+            "Edge Mobile": "Edge", "Samsung Internet": "Samsung", "Opera Mobile": "Opera"}
+#: Systems as ua-parser names them, as a person would (the rest as they are).
+SYSTEMS = {"Mac OS X": "Mac", "Chrome OS": "Chromebook", "Ubuntu": "Linux", "Fedora": "Linux"}
+#: The most a guess may hold (the ``device.model`` column).
+GUESS_MAX = 20
+
+
 def guess_device(user_agent: str) -> str:
-    """A short, readable name for a browser from its User-Agent string."""
-    ua = user_agent or ""
-    for needle, name in (("iPhone", "iPhone"), ("iPad", "iPad"), ("Android", "Android phone"),
-                         ("Windows", "Windows PC"), ("Macintosh", "Mac"), ("CrOS", "Chromebook"),
-                         ("Linux", "Linux PC")):
-        if needle in ua:
-            return name
-    return "a browser" if ua else "unknown device"
+    """A short, readable name for a browser from its User-Agent string: the browser and the
+    system, e.g. ``"Chrome, Android"``, ``"Safari, iPhone"``, ``"Firefox, Windows"`` (at
+    most 20 characters; ``"a browser"`` when neither is known, ``"unknown device"`` for
+    none). The string is read by ua-parser (its built-in rules), never by hand."""
+    ua = (user_agent or "")[:1024]
+    if not ua.strip():
+        return "unknown device"
+    parsed = parse(ua)
+    browser = parsed.user_agent.family if parsed.user_agent else ""
+    system = parsed.os.family if parsed.os else ""
+    if system == "iOS" and parsed.device is not None and parsed.device.family in ("iPhone", "iPad"):
+        system = parsed.device.family
+    parts = [BROWSERS.get(browser, browser), SYSTEMS.get(system, system)]
+    return ", ".join(part for part in parts if part and part != "Other")[:GUESS_MAX] or "a browser"

@@ -89,3 +89,20 @@ def lan_host() -> str | None:
     if ":" in address:
         address = f"[{address}]"
     return f"{address}:{port}" if port else address
+
+
+def unreachable(link: str) -> str | None:
+    """Why the other phones cannot open ``link`` (an :func:`external_url`), or ``None``
+    when they can: ``"local-only"`` when this server listens on a loopback address only
+    (``HOST=127.0.0.1``), ``"no-network"`` when the link names this machine for want of
+    a network address. A configured ``PUBLIC_URL`` is always reachable (issue 25, item 6:
+    the Share page offered such a link and QR code and said nothing)."""
+    if current_app.config.get("PUBLIC_URL"):
+        return None
+    try:
+        hostname = urlsplit(link).hostname or ""
+    except ValueError:
+        return None
+    if not is_local_name(hostname):
+        return None
+    return "local-only" if current_app.config.get("LISTENING_LOCAL_ONLY") else "no-network"

@@ -32,7 +32,7 @@ def quick_facts(form: Any, ledger: Any, dealer: int, errors: list[str]) -> HandF
         errors.append(_("Tap the contract."))
     if variant.names_trump and not form.trump.data:
         errors.append(_("Tap the trump suit."))
-    earlier = overcalled(form, variant, setup, contract, errors)
+    earlier = overcalled(form, variant, setup, contract, errors, speakers_before(ledger, dealer, declarer_raw))
     if tricks is None:
         errors.append(_("Tap the number of tricks the declarer won."))
     if errors:
@@ -46,15 +46,33 @@ def quick_facts(form: Any, ledger: Any, dealer: int, errors: list[str]) -> HandF
                      trump=(form.trump.data or None) if variant.names_trump else None)
 
 
-def overcalled(form: Any, variant: Any, setup: Any, contract: str, errors: list[str]) -> dict[str, int]:
+def speakers_before(ledger: Any, dealer: int, declarer_raw: str) -> list[int]:
+    """The seats that speak before the tapped declarer (in the order of
+    ``variant.speaking_order``, as the page's ``data-speaks``); empty when none was tapped
+    or the auction goes by sequence (russian36)."""
+    setup, variant = ledger.setup, ledger.variant
+    if variant.sequence_auction or not is_number(declarer_raw):
+        return []
+    order = list(variant.speaking_order(setup, dealer))
+    declarer = int(declarer_raw)
+    return order[:order.index(declarer)] if declarer in order else []
+
+
+def overcalled(form: Any, variant: Any, setup: Any, contract: str, errors: list[str],
+               before: list[int] | None = None) -> dict[str, int]:
     """A Wellington or Blücher (P-7, H-7): the seats that bid Nap (and Wellington)
-    before the declarer, as tapped; an error asks for any that is missing."""
+    before the declarer, as tapped; an error asks for any that is missing. When only one
+    player speaks before the declarer (``before``, :func:`speakers_before`), an untapped
+    bidder is that player: the one possible, filled in (issue 25, item 6), so the form
+    shows it and saves without JavaScript; the engine still checks it."""
     earlier: dict[str, int] = {}
     asks = {"nap": (form.nap_by, _("Tap who bid Nap before.")),
             "wellington": (form.wellington_by, _("Tap who bid Wellington before."))}
     for bid in variant.overcalled(contract):
         field, ask = asks[bid]
         raw = field.data or ""
+        if not raw and before is not None and len(before) == 1:
+            raw = field.data = str(before[0])
         if is_number(raw) and 0 <= int(raw) < setup.n:
             earlier[bid] = int(raw)
         else:

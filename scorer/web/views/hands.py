@@ -44,8 +44,8 @@ def _hand_page(evening: Evening, ledger: Ledger, form: Any, *, number: int, edit
     dealer = dealer if 0 <= dealer < setup.n else ledger.next_dealer
     order = variant.speaking_order(setup, dealer)
     context: dict[str, Any] = {"sequence": variant.sequence_auction}
-    if editing:
-        context["kept"] = encode_hand(ledger.rows[number - 1].facts, setup.players)
+    if editing:  # the rows' facts are in the evening's seats, not the seated table's (issue 12)
+        context["kept"] = encode_hand(ledger.rows[number - 1].facts, tuple(p.name for p in evening.players))
     if variant.sequence_auction:
         try:
             auction: AuctionState | None = AuctionState(variant, setup, dealer, form.call_sequence())

@@ -49,7 +49,7 @@ from ..answers import form_answer, outcome_text, save_new_hand, sender
 from ..evening_forms import settings_form_for
 from ..form_fields import is_number
 from ..i18n import safe_next
-from ..lan import external_url, lan_host
+from ..lan import external_url, lan_host, unreachable
 from ..permissions import permission
 from ..table_forms import DISPUTE_NAMES, ActionForm, DeviceForm, PinForm, quick_form_for
 from .common import evening_or_404, posted_hand_id, posted_int
@@ -72,7 +72,7 @@ def share(key: str) -> Response:
                            device_form=form, scorers=access.scorers_of(evening) if scorer else [],
                            owner=access.owner_of(evening) if scorer else None,
                            me=me.id if me else None, phone_name=access.phone_name, action=ActionForm(),
-                           lan_host=lan_host())
+                           lan_host=lan_host(), unreachable=unreachable(view_url))
     # a scorer's Share page holds the PIN and the scorers' link: never kept by a cache
     return Response(page, mimetype="text/html", headers={"Cache-Control": "no-store"})
 
@@ -222,6 +222,9 @@ def seats(key: str) -> Any:
     errors: list[str] = []
     if request.method == "POST":
         if form.validate_on_submit():
+            asked = _leave_to_confirm(evening, form)
+            if asked is not None:
+                return asked
             message = _seat_post(evening, errors)
             if message is not None:
                 flash(message)
@@ -241,6 +244,20 @@ def seats(key: str) -> Any:
     return render_template("seats.html", evening=evening, ledger=ledger, form=form, last=last, undo_text=undo_text,
                            closed=evening.finished_at is not None, number=len(ledger.rows) + 1,
                            name=request.form.get("name", "")[:40] if status != 200 else ""), status
+
+
+def _leave_to_confirm(evening: Any, form: Any) -> str | None:
+    """The page that asks "Does X leave before hand N?" when "X leaves" was tapped and not
+    yet confirmed (``confirm=1``), for a seated player; ``None`` otherwise (the change is
+    then carried out, or refused, as posted). Nothing is changed by asking."""
+    if request.form.get("action") != "leave" or request.form.get("confirm") == "1":
+        return None
+    ledger = evenings.ledger_of(evening)
+    seat = posted_int("seat")
+    if seat is None or seat not in ledger.seated:
+        return None
+    return render_template("confirm_leave.html", evening=evening, ledger=ledger, seat=seat, form=form,
+                           number=len(ledger.rows) + 1, revision=posted_int("revision"))
 
 
 def _seat_post(evening: Any, errors: list[str]) -> str | None:
