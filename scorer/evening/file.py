@@ -41,6 +41,8 @@ FORMAT = "nap-evening"
 #: The version written when the evening has seat changes; without any, version 1 (which
 #: every reader takes) is written. Both are read.
 VERSION = 2
+#: The longest note on a hand or on the evening, in characters (issue 25 item 7).
+NOTE_LIMIT = 280
 MAX_STAKE_MINOR = 100_000_000  # 1,000,000.00 in the currency's main unit
 #: The evening's bounds (the largest file, hands, seat changes, players) are
 #: :mod:`scorer.evening.limits`.
@@ -78,6 +80,8 @@ class EveningFile:
     changes: list[SeatChange] = field(default_factory=list)
     #: the table's IANA time zone ("America/Sao_Paulo"), or None (the importing phone's)
     time_zone: str | None = None
+    #: the table's line of free text about the evening ("" for none; issue 25 item 7)
+    note: str = ""
 
 
 @cache
@@ -201,6 +205,7 @@ def load(data: Any) -> EveningFile:
         time_zone=_zone(data.get("time_zone")),
         draw=draw,
         finished=data.get("finished", False),
+        note=_cleaned(data.get("note", ""), NOTE_LIMIT, "note"),
     )
 
 
@@ -340,10 +345,13 @@ def read_hand(data: Any, players: Sequence[str], *, dealer: int, where: str,
               seat_of: Callable[[Any, str], int] | None = None) -> HandFacts:
     """One hand of the file (or of a JSON command) as facts: players by name
     (:func:`seat_reader`), ``dealer`` when the hand names none, and its free text (an
-    override's reason) cleaned like every text the app keeps (:func:`clean_text`: no
-    control characters or lone surrogates) and at most 500 characters. The shape must
-    have been checked (the schema). Raises :class:`EveningFileError`."""
+    override's reason, at most 500 characters; the hand's note, at most :data:`NOTE_LIMIT`)
+    cleaned like every text the app keeps (:func:`clean_text`: no control characters or
+    lone surrogates, one line). The shape must have been checked (the schema). Raises
+    :class:`EveningFileError`."""
     facts = decode_hand(data, len(players), seat_of or seat_reader(players), dealer=dealer, where=where)
+    if facts.note:
+        facts = replace(facts, note=_cleaned(facts.note, NOTE_LIMIT, f"{where}.note"))
     if facts.override is not None:
         facts = replace(facts, override=replace(
             facts.override, reason=_cleaned(facts.override.reason, 500, f"{where}.override.reason")))
@@ -454,6 +462,8 @@ def dump(evening: EveningFile) -> dict[str, Any]:
         out["date"] = evening.date
     if evening.place:
         out["place"] = evening.place
+    if evening.note:
+        out["note"] = evening.note
     if evening.time_zone:
         out["time_zone"] = evening.time_zone
     out["variant"] = setup.variant
