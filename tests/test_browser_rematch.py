@@ -53,6 +53,7 @@ def test_one_tap_rematch_and_the_other_phone_is_told(browser: Any, site: tuple[A
         assert a.locator(".total .who").all_inner_texts() == ["Ann", "Bob", "Cat", "Dan"]
         assert a.locator(".status .next").inner_text().startswith("Hand 1: Bob deals")
         assert a.locator("#record-hand").is_visible()
+        assert a.locator(".flash").first.inner_text() == "Rematch started: the same players, a new evening. Good luck!"
 
         # B, still on the finished evening, is told without reloading (live.js), and opens it
         b.locator("#open-rematch").wait_for(timeout=60000)

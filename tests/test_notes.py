@@ -225,7 +225,9 @@ def test_rematch_by_json_is_made_once_and_other_scorers_keep_scoring(app: Any, c
     made = first.get_json()
     assert made["created"] is True and made["url"] == f"/e/{made['key']}"
     second = _post(client, f"/api/e/{key}/rematch", {})
-    assert second.status_code == 200 and second.get_json() == {**made, "created": False}
+    assert second.status_code == 200 and second.get_json() == {
+        **made, "created": False, "message": "The rematch had already started: here it is."}
+    assert made["message"] == "Rematch started: the same players, a new evening. Good luck!"
     assert _count(app) == 2
     new = _evening(app, made["key"])
     with app.app_context():

@@ -257,12 +257,14 @@ def evening_note(key: str) -> Any:
 @permission("score")
 def rematch(key: str) -> Any:
     """Start the rematch of a closed evening (issue 25 item 8), or find the one made:
-    ``{"key", "url", "created"}``, 201 when made now, 200 when it was made before."""
+    ``{"key", "url", "created", "message"}``, 201 when made now, 200 when it was made before."""
     json_body.body()
 
     def made(saved: Saved, status: int) -> Any:
+        message = (gettext("Rematch started: the same players, a new evening. Good luck!") if saved.changed
+                   else gettext("The rematch had already started: here it is."))
         return jsonify(key=saved.detail, url=url_for("sheet.scoresheet", key=saved.detail),
-                       created=saved.changed), status
+                       created=saved.changed, message=message), status
 
     return json_answer(key, execute(StartRematch(key), device=sender()), made, 201)
 
