@@ -52,6 +52,16 @@ def test_a_note_typed_on_the_full_form_is_kept_cleaned_and_shown(app: Any, clien
     assert 'value="Bob&#39;s cards were marked"' in edit
 
 
+def test_a_misdeal_keeps_its_note(app: Any, client: Any) -> None:
+    key = start_evening(client)
+    response = client.post(f"/e/{key}/hand", data={"number": "1", "dealer": "0", "misdeal": "1",
+                                                   "call_1": "three", "note": "a card face up"})
+    assert response.status_code == 302, response.get_data(as_text=True)
+    with app.app_context():
+        assert db.session.scalar(sa.select(HandVersion.facts)) == {"dealer": 0, "misdeal": True,
+                                                                  "note": "a card face up"}
+
+
 def test_a_note_from_the_hand_page_is_a_new_version_and_nothing_is_lost(app: Any, client: Any) -> None:
     key = start_evening(client)
     post_hand(client, key, 1, 0, {1: "three"}, tricks=3)
@@ -247,3 +257,36 @@ def test_rematch_is_offered_when_the_agreed_end_announced_the_winners(app: Any, 
     answer = _post(client, f"/api/e/{key}/rematch", {})
     assert answer.status_code == 201
     assert _evening(app, answer.get_json()["key"]).first_dealer == 0
+
+
+def test_the_rematch_form_carries_this_phones_csrf_token(sqlite_url: str) -> None:
+    """The scoresheet's fragment is shared by every phone: the Rematch form gets the
+    phone's own CSRF token where the page is made, so it posts without JavaScript."""
+    import re
+
+    from conftest import _dispose, make_app
+
+    app = make_app(sqlite_url, WTF_CSRF_ENABLED=True)
+    try:
+        client = app.test_client()
+        page = client.get("/new/pagat").get_data(as_text=True)
+        token = re.search(r'name="csrf_token" type="hidden" value="([^"]+)"', page).group(1)
+        key = start_evening(client, opt_hands_per_dealer="1", csrf_token=token)
+        for number in range(1, 5):  # the agreed end: not finished, but over (P-14)
+            dealer = number - 1
+            answer = client.post(f"/e/{key}/hand", data={"number": str(number), "dealer": str(dealer),
+                                                         f"call_{(dealer + 1) % 4}": "three", "tricks": "3",
+                                                         "save": "1", "csrf_token": token})
+            assert answer.status_code == 302
+        sheet = client.get(f"/e/{key}").get_data(as_text=True)
+        form = re.search(r'<form method="post" class="rematch".*?</form>', sheet, re.S).group(0)
+        assert "<!--csrf-->" not in form
+        posted = re.search(r'name="csrf_token" value="([^"]+)"', form).group(1)
+        assert client.post(f"/e/{key}/rematch", data={}).status_code == 400  # no token: refused
+        answer = client.post(f"/e/{key}/rematch", data={"csrf_token": posted})
+        assert answer.status_code == 302 and answer.headers["Location"] != f"/e/{key}"
+        # another phone gets the same shared fragment with no token of this phone's
+        viewer = app.test_client().get(f"/e/{key}").get_data(as_text=True)
+        assert posted not in viewer and "<!--csrf-->" not in viewer
+    finally:
+        _dispose(app)
