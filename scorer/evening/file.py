@@ -33,7 +33,7 @@ from ..rules import (
 from ..rules.cards import parse_card
 from .codec import decode_hand, encode_hand
 from .ledger import Fold, HandError, Ledger
-from .limits import MAX_FILE_BYTES, MAX_HANDS, MAX_PLAYERS, MAX_SEAT_CHANGES, mebibytes
+from .limits import MAX_FILE_BYTES, MAX_HANDS, MAX_PLAYERS, MAX_SEAT_CHANGES, NOTE_LIMIT, mebibytes
 from .seat_names import seated_name_clash
 from .zones import valid_zone
 
@@ -41,8 +41,6 @@ FORMAT = "nap-evening"
 #: The version written when the evening has seat changes; without any, version 1 (which
 #: every reader takes) is written. Both are read.
 VERSION = 2
-#: The longest note on a hand or on the evening, in characters (issue 25 item 7).
-NOTE_LIMIT = 280
 MAX_STAKE_MINOR = 100_000_000  # 1,000,000.00 in the currency's main unit
 #: The evening's bounds (the largest file, hands, seat changes, players) are
 #: :mod:`scorer.evening.limits`.
@@ -456,16 +454,9 @@ def dump(evening: EveningFile) -> dict[str, Any]:
     """The evening as JSON-ready data (every dealer written out); ``load(dump(e))`` gives ``e`` back."""
     setup = evening.setup
     out: dict[str, Any] = {"format": FORMAT, "version": VERSION if evening.changes else 1}
-    if evening.name:
-        out["name"] = evening.name
-    if evening.date:
-        out["date"] = evening.date
-    if evening.place:
-        out["place"] = evening.place
-    if evening.note:
-        out["note"] = evening.note
-    if evening.time_zone:
-        out["time_zone"] = evening.time_zone
+    for label in ("name", "date", "place", "time_zone", "note"):  # written when there is one
+        if getattr(evening, label):
+            out[label] = getattr(evening, label)
     out["variant"] = setup.variant
     out["options"] = dict(setup.options)
     out["stake"] = (

@@ -150,6 +150,16 @@ class RecordPlay(_HandChange):
 
 
 @dataclass(frozen=True)
+class SetHandNote(_HandChange):
+    """Write the table's ``note`` on the hand ("" removes it; issue 25 item 7): a new
+    version of the hand, cleaned and at most 280 characters
+    (:func:`scorer.storage.notes.clean_note`)."""
+
+    note: str = ""
+    token_kind: ClassVar[str] = "correct"
+
+
+@dataclass(frozen=True)
 class UndoHand(Command):
     """Take the last hand out of play: ``number``, ``version`` and row ``hand_id`` as the phone saw it."""
 

@@ -1,9 +1,10 @@
 """The table's notes and the rematch (issue 25 items 7 and 8), as commands
 (:mod:`scorer.storage.commands`).
 
-- :class:`SetHandNote`: a line of free text on a hand ("replayed after a spilled drink"):
-  a fact of the hand, so writing it is a new version of the hand (nothing lost; the
-  ruling never depends on it).
+- :class:`~scorer.storage.commands.SetHandNote` (its handler in
+  :mod:`scorer.storage.hand_writes`, with the other hand changes): a line of free text
+  on a hand ("replayed after a spilled drink"): a fact of the hand, so writing it is a
+  new version of the hand (nothing lost; the ruling never depends on it).
 - :class:`SetEveningNote`: a line of free text on the evening; allowed on a finished
   evening too (it changes no total).
 - :class:`StartRematch`: a new evening from a closed one (finished, or at the agreed
@@ -14,26 +15,23 @@
   "Rematch started" through the live update.
 
 A note is cleaned as every text the app keeps (:func:`~scorer.rules.clean_text`: no
-control characters, one line) and is at most :data:`~scorer.evening.file.NOTE_LIMIT`
+control characters, one line) and is at most :data:`~scorer.evening.limits.NOTE_LIMIT`
 (280) characters; longer is refused, never cut.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from dataclasses import dataclass
-from typing import ClassVar
 
 import sqlalchemy as sa
 
-from ..evening.file import NOTE_LIMIT
+from ..evening.limits import NOTE_LIMIT
 from ..rules import Text, clean_text
-from .commands import Command, Device, Saved, _HandChange, handles
+from .commands import Command, Device, Saved, handles
 from .errors import ScorerError
 from .evening_writes import start_evening
 from .evenings import is_closed, ledger_of, log
-from .hand_writes import _current, _named, _save
 from .models import Change, Evening, TableAccess, db, utcnow
 from .roles import holds_role
 from .units import bump
@@ -54,14 +52,6 @@ def clean_note(text: str) -> str:
 
 
 @dataclass(frozen=True)
-class SetHandNote(_HandChange):
-    """Write ``note`` on the hand ("" removes it): a new version of the hand."""
-
-    note: str = ""
-    token_kind: ClassVar[str] = "correct"
-
-
-@dataclass(frozen=True)
 class SetEveningNote(Command):
     """Write ``note`` on the evening ("" removes it); ``revision`` the table the phone
     saw (``None`` does not check). Allowed on a finished evening."""
@@ -77,13 +67,6 @@ class StartRematch(Command):
     ``detail`` is the new evening's key; ``changed`` ``False`` when it was made before."""
 
     key: str
-
-
-@handles(SetHandNote)
-def _hand_note(command: SetHandNote, evening: Evening, device: Device) -> Saved:
-    hand = _named(evening, command)
-    facts = dataclasses.replace(_current(evening, hand), note=clean_note(command.note))
-    return _save(evening, hand, command, facts, "note", device)
 
 
 @handles(SetEveningNote)

@@ -24,7 +24,7 @@ from wtforms import (
 from wtforms.validators import Length, NumberRange, Optional, ValidationError
 
 from ..evening.codec import encode_hand
-from ..evening.file import NOTE_LIMIT
+from ..evening.limits import NOTE_LIMIT
 from ..reports.words import tr
 from ..rules import BIDS, PASS, Claim, EveningSetup, HandFacts, RulesError, clean_text
 from ..rules.cards import RANKS_36, RANKS_52, SUITS, parse_card

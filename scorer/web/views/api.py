@@ -18,8 +18,9 @@ from flask import abort, jsonify, make_response, request, url_for
 from flask_babel import gettext
 
 from ...evening.codec import encode_hand
-from ...evening.file import NOTE_LIMIT, EveningFileError, check_hand, dump_seat_change, read_hand, seat_reader
+from ...evening.file import EveningFileError, check_hand, dump_seat_change, read_hand, seat_reader
 from ...evening.ledger import Ledger
+from ...evening.limits import NOTE_LIMIT
 from ...evening.lone_bid import lone_bid_auction
 from ...evening.tables import play_rules
 from ...reports.words import error_text
@@ -38,13 +39,14 @@ from ...storage.commands import (
     Saved,
     SetClaims,
     SetFinished,
+    SetHandNote,
     UndoHand,
     UndoSeatChange,
     execute,
 )
 from ...storage.db import db
 from ...storage.models import Evening, Hand
-from ...storage.notes import SetEveningNote, SetHandNote, StartRematch
+from ...storage.notes import SetEveningNote, StartRematch
 from .. import json_body
 from ..answers import conflict_json, fresh_evening, hand_of, json_answer, sender, state_of, totals
 from ..json_body import BadBody

@@ -19,9 +19,8 @@ from ...rules import HERE, PASS, RULES, HandFacts, Override, RulesError
 from ...rules.auction import AuctionState
 from ...rules.sources import QUOTES, SOURCE_LANGUAGES
 from ...storage import disputes, evenings, tokens
-from ...storage.commands import CorrectHand, OverrideRuling, RestoreVersion, execute
+from ...storage.commands import CorrectHand, OverrideRuling, RestoreVersion, SetHandNote, execute
 from ...storage.models import Evening
-from ...storage.notes import SetHandNote
 from .. import access
 from ..answers import form_answer, save_new_hand, sender
 from ..form_fields import error_messages
