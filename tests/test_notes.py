@@ -290,3 +290,33 @@ def test_the_rematch_form_carries_this_phones_csrf_token(sqlite_url: str) -> Non
         assert posted not in viewer and "<!--csrf-->" not in viewer
     finally:
         _dispose(app)
+
+
+def test_the_notes_migration_goes_down_and_up_with_data(any_db_app: Any) -> None:
+    """0019 on SQLite and PostgreSQL: an evening from before has no note and no rematch;
+    down and up again keeps its hands (a hand's note lives in its facts), and two
+    rematches of one evening cannot both be kept (the unique index)."""
+    import pytest
+    from flask_migrate import downgrade, upgrade
+    from sqlalchemy.exc import IntegrityError
+
+    from scorer.storage import evening_writes
+
+    with any_db_app.app_context():
+        evening = evening_writes.create_evening(variant="pagat", players=["A", "B", "C"], first_dealer=0,
+                                                options={}, stake=None)
+        evening_id = evening.id
+        db.session.remove()
+        downgrade(revision="0017_settled_result")
+        columns = {c["name"] for c in sa.inspect(db.engine).get_columns("evening")}
+        assert "note" not in columns and "rematch_of" not in columns
+        db.session.remove()
+        upgrade()
+        db.session.remove()
+        stored = db.session.get(Evening, evening_id)
+        assert (stored.note, stored.rematch_of) == ("", None)
+        for _ in range(2):
+            db.session.add(Evening(variant="pagat", rematch_of=evening_id))
+        with pytest.raises(IntegrityError):
+            db.session.flush()
+        db.session.rollback()

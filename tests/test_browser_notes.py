@@ -1,7 +1,8 @@
-"""The one-tap rematch in a real browser at 390×844 (issue 25 item 8): a finished
-evening's scorer taps Rematch once and is on the new evening; another phone on the
-finished evening is told "Rematch started → open it" by the live update, without
-reloading, and opens it, still a scorer. Skipped without Chromium, as tests/test_browser.py."""
+"""Notes and the one-tap rematch in a real browser at 390×844 (issue 25 items 7 and 8): a
+note typed in the full form goes with its JSON hand; a finished evening's scorer taps
+Rematch once and is on the new evening; another phone on the finished evening is told
+"Rematch started → open it" by the live update, without reloading, and opens it, still
+a scorer. Skipped without Chromium, as tests/test_browser.py."""
 
 from __future__ import annotations
 
@@ -67,3 +68,31 @@ def test_one_tap_rematch_and_the_other_phone_is_told(browser: Any, site: tuple[A
     finally:
         ctx_a.close()
         ctx_b.close()
+
+
+def test_a_note_typed_in_the_full_form_goes_with_the_json_hand(browser: Any, site: tuple[Any, str]) -> None:  # noqa: F811
+    """With JavaScript the full form sends one JSON command (static/fullform.js, rules.factsOf):
+    the note goes in the hand's facts, cleaned as the server cleans it, and the scoresheet
+    shows it under the hand."""
+    app, base = site
+    ctx, page = _phone(browser)
+    try:
+        key = _start_table(page, base)
+        page.goto(f"{base}/e/{key}/hand")
+        sent: list[str] = []
+        page.on("request", lambda r: sent.append(f"{r.method} {r.url[len(base):]}") if r.method == "POST" else None)
+        page.locator("label.pill:has(input[name=call_1][value=three])").click()  # Bob, eldest, bids Three
+        page.locator("label.pill:has(input[name=tricks][value='3'])").click()
+        page.click("#note-part summary")
+        page.fill("#note-part input[name=note]", "Bob's cards\twere marked")
+        page.locator("#note-part button[type=submit]").click()
+        page.wait_for_url(f"{base}/e/{key}")
+        assert sent == [f"POST /api/e/{key}/hands"]
+        page.locator("#hand-1 tr.note").wait_for()
+        assert page.locator("#hand-1 tr.note").inner_text() == "Bob's cards were marked"
+        assert page.locator(".total:has-text('Bob') .pts").inner_text() == "+9"
+        with app.app_context():
+            evening = units.get_evening(key)
+            assert evening is not None and evening.hands[0].current.facts["note"] == "Bob's cards were marked"
+    finally:
+        ctx.close()
