@@ -320,3 +320,23 @@ def test_the_notes_migration_goes_down_and_up_with_data(any_db_app: Any) -> None
         with pytest.raises(IntegrityError):
             db.session.flush()
         db.session.rollback()
+
+
+def test_nap_settle_of_a_file_with_notes_prints_what_it_prints_without(tmp_path: Any, capsys: Any) -> None:
+    """Engine parity through the command line: every hand of the example gets a note, the
+    evening one too, and `nap settle --json` prints the same settlement."""
+    from conftest import ROOT
+
+    from scorer.cli.main import main
+
+    plain = json.loads((ROOT / "examples" / "hoyle-five.json").read_text("utf-8"))
+    noted = json.loads(json.dumps(plain))
+    noted["note"] = "Eve’s birthday"
+    for i, hand in enumerate(noted["hands"]):
+        hand["note"] = f"hand {i + 1}: replayed after a spilled drink"
+    printed = []
+    for data, name in ((plain, "plain.json"), (noted, "noted.json")):
+        (tmp_path / name).write_text(json.dumps(data), "utf-8")
+        assert main(["settle", "--json", str(tmp_path / name)]) == 0
+        printed.append(json.loads(capsys.readouterr().out))
+    assert printed[0] == printed[1] and printed[0]["hands"]
