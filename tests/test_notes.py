@@ -239,6 +239,8 @@ def test_rematch_by_json_is_made_once_and_other_scorers_keep_scoring(app: Any, c
         **made, "created": False, "message": "The rematch had already started: here it is."}
     assert made["message"] == "Rematch started: the same players, a new evening. Good luck!"
     assert _count(app) == 2
+    state = client.get(f"/api/e/{key}").get_json()
+    assert (state["closed"], state["rematch"], state["note"]) == (True, made["key"], "")
     new = _evening(app, made["key"])
     with app.app_context():
         grants = sorted(db.session.scalars(sa.select(TableAccess.via).where(TableAccess.evening_id == new.id)))
