@@ -29,7 +29,7 @@ import sqlalchemy as sa
 from ..evening.limits import NOTE_LIMIT
 from ..rules import Text, clean_text
 from .commands import Command, Device, Saved, handles
-from .errors import ScorerError
+from .errors import TABLE_CHANGED, HandConflict, ScorerError
 from .evening_writes import start_evening
 from .evenings import is_closed, ledger_of, log
 from .models import Change, Evening, TableAccess, db, utcnow
@@ -71,8 +71,6 @@ class StartRematch(Command):
 
 @handles(SetEveningNote)
 def _evening_note(command: SetEveningNote, evening: Evening, device: Device) -> Saved:
-    from .errors import TABLE_CHANGED, HandConflict
-
     if command.revision is not None and evening.revision != command.revision:
         raise HandConflict(TABLE_CHANGED, 0)
     note = clean_note(command.note)
