@@ -149,6 +149,9 @@ def test_the_evening_note_has_its_own_page_and_is_allowed_when_finished(app: Any
     # and by JSON: too long is refused, nothing changes
     answer = _post(client, f"/api/e/{key}/note", {"note": "n" * 281})
     assert answer.status_code == 422
+    stale = _evening(app, key).revision - 1  # another phone wrote since: a conflict, nothing changes
+    answer = _post(client, f"/api/e/{key}/note", {"note": "other", "revision": stale})
+    assert answer.status_code == 409 and answer.get_json()["state"]["note"] == "Eve’s birthday"
     answer = _post(client, f"/api/e/{key}/note", {"note": ""})
     assert answer.status_code == 200 and answer.get_json()["note"] == ""
     assert _evening(app, key).note == ""
