@@ -92,10 +92,11 @@ export function cardText(text) {
   return RANKS.includes(rank) && SUITS.includes(suit) ? rank + suit : typed;
 }
 
-// what the form's text filter does to a typed value: no control characters, one space
+// what the form's text filter does to a typed value: no control characters but tab and
+// line feed, which become one space with the other runs of spaces (rules.clean_text)
 function cleanText(value) {
   // eslint-disable-next-line no-control-regex
-  return String(value).replace(/[\u0000-\u001f\u007f-\u009f]/g, "").replace(/\s+/g, " ").trim();
+  return String(value).replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, "").replace(/\s+/g, " ").trim();
 }
 
 // --- the hand form → a hand's facts, players by name (docs/api.md) ----------------------
@@ -143,7 +144,8 @@ function picked(fields, name) {
 export function factsOf(fields, names, sequence) {
   const dealer = /^\d+$/.test(fields.dealer || "") ? Number(fields.dealer) : -1;
   if (!(dealer >= 0 && dealer < names.length)) return null;
-  if (ticked(fields, "misdeal")) return { dealer: names[dealer], misdeal: true };
+  const note = cleanText(String(fields.note || "")).slice(0, 2000);  // the server refuses more than 280
+  if (ticked(fields, "misdeal")) return note ? { dealer: names[dealer], misdeal: true, note } : { dealer: names[dealer], misdeal: true };
   const auction = sequence
     ? String(fields.calls || "").slice(0, 1200).trim().split(",").filter(Boolean).map((c) => c.slice(0, 20)).slice(0, 60)
     : speakingOrder(dealer, names.length).map((seat) => fields["call_" + seat] || "pass");
@@ -156,6 +158,7 @@ export function factsOf(fields, names, sequence) {
   if (peeks.length) facts.peeks = peeks;
   const claim = claimOf(fields, names);
   if (claim) facts.claims = [claim];
+  if (note) facts.note = note;
   return facts;
 }
 

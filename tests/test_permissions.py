@@ -30,7 +30,9 @@ def test_the_declared_levels_are_the_ones_agreed(app: Any) -> None:
         "hands.new_hand", "hands.edit_hand", "hands.override_hand", "hands.restore_version", "play.record_play",
         "table.undo", "table.confirm_undo", "table.quick", "table.seats", "disputes.dismiss",
         "api.new_hand", "api.correct", "api.restore", "api.override", "api.claims", "api.play", "api.undo",
-        "api.seats", "api.undo_seats", "api_disputes.dismiss", "api_disputes.rule"}
+        "api.seats", "api.undo_seats", "api_disputes.dismiss", "api_disputes.rule",
+        # issue 25 items 7 and 8: the table's notes and the rematch are a scorer's
+        "hands.hand_note", "sheet.evening_note", "sheet.rematch", "api.hand_note", "api.evening_note", "api.rematch"}
     assert {e for e, lv in level.items() if lv == "manage" and not e.startswith(("groups.", "api_groups."))} == {
         "sheet.finish", "sheet.reopen", "sheet.confirm_finish", "table.settings", "table.revoke", "table.renew",
         "disputes.confirmation", "api.settings", "api.finish", "api.reopen", "api_disputes.confirmation",
@@ -49,7 +51,8 @@ def test_the_declared_levels_are_the_ones_agreed(app: Any) -> None:
             "api_evenings.new_evening": "start.new_evening", "api_evenings.import_evening": "start.import_evening",
             "api_groups.new_group": "groups.new_group", "api_groups.add_evening": "groups.add_evening",
             "api_groups.remove_evening": "groups.remove_evening", "api_groups.merge": "groups.merge",
-            "api_groups.unmerge": "groups.unmerge"}
+            "api_groups.unmerge": "groups.unmerge", "api.hand_note": "hands.hand_note",
+            "api.evening_note": "sheet.evening_note", "api.rematch": "sheet.rematch"}
     declared = {e: permission_of(app.view_functions[e]) for e in {*same, *same.values()}}
     assert {api: declared[api] for api in same} == {api: declared[form] for api, form in same.items()}
 

@@ -13,7 +13,8 @@ commands write a seat as the player's name (``names`` given); the database write
 seat index itself (``names=None``), so renaming a player never rewrites a stored hand.
 Every other field is the same in both: a misdeal is ``{"dealer": …, "misdeal": true}``;
 otherwise ``auction`` (calls in speaking order) and, when they say something,
-``tricks``, ``trump``, ``purchase``, ``widow``, ``peeks``, ``claims``, ``record``; an
+``tricks``, ``trump``, ``purchase``, ``widow``, ``peeks``, ``claims``, ``record``; a
+``note`` (the table's line of text, on a misdeal too) when there is one; an
 ``override`` is ``{"entries": {player: units, …}, "pool": units, "reason": text}``
 (units are chips or points, the variant's unit).
 
@@ -66,6 +67,8 @@ def encode_hand(facts: HandFacts, names: Sequence[str] | None = None) -> dict[st
         # JSON object keys are strings: a seat index is written "0", "1", …
         row["override"] = {"entries": {str(ref(s)): units for s, units in enumerate(facts.override.units)},
                            "pool": facts.override.pool, "reason": facts.override.reason}
+    if facts.note:
+        row["note"] = facts.note
     return row
 
 
@@ -123,6 +126,7 @@ def decode_hand(data: Mapping[str, Any], n: int, seat_of: SeatReader | None = No
         claims=tuple(_decode_claim(c, seat_of, f"{here}claims") for c in data.get("claims", ())),
         override=None if override is None else _decode_override(override, n, seat_of, f"{here}override"),
         record=tuple(tuple(trick) for trick in data.get("record", ())),
+        note=data.get("note") or "",
     )
 
 

@@ -22,7 +22,7 @@ from ..rules.cards import parse_card
 from . import chain
 from .codec import decode_hand, encode_hand
 from .ledger import Fold, HandError, Ledger
-from .limits import MAX_FILE_BYTES, MAX_HANDS, MAX_PLAYERS, MAX_SEAT_CHANGES, mebibytes
+from .limits import MAX_FILE_BYTES, MAX_HANDS, MAX_PLAYERS, MAX_SEAT_CHANGES, NOTE_LIMIT, mebibytes
 from .seat_names import seated_name_clash
 from .stakes import format_stake, parse_stake, stake_minor, too_fine  # noqa: F401 - the file's stakes, imported from here
 from .zones import valid_zone
@@ -67,6 +67,8 @@ class EveningFile:
     changes: list[SeatChange] = field(default_factory=list)
     #: the table's IANA time zone ("America/Sao_Paulo"), or None (the importing phone's)
     time_zone: str | None = None
+    #: the table's line of free text about the evening ("" for none; issue 25 item 7)
+    note: str = ""
 
 
 @cache
@@ -188,6 +190,7 @@ def _load(data: Any) -> EveningFile:
         time_zone=_zone(data.get("time_zone")),
         draw=draw,
         finished=data.get("finished", False),
+        note=_cleaned(data.get("note", ""), NOTE_LIMIT, "note"),
     )
 
 
@@ -327,10 +330,13 @@ def read_hand(data: Any, players: Sequence[str], *, dealer: int, where: str,
               seat_of: Callable[[Any, str], int] | None = None) -> HandFacts:
     """One hand of the file (or of a JSON command) as facts: players by name
     (:func:`seat_reader`), ``dealer`` when the hand names none, and its free text (an
-    override's reason) cleaned like every text the app keeps (:func:`clean_text`: no
-    control characters or lone surrogates) and at most 500 characters. The shape must
-    have been checked (the schema). Raises :class:`EveningFileError`."""
+    override's reason, at most 500 characters; the hand's note, at most :data:`NOTE_LIMIT`)
+    cleaned like every text the app keeps (:func:`clean_text`: no control characters or
+    lone surrogates, one line). The shape must have been checked (the schema). Raises
+    :class:`EveningFileError`."""
     facts = decode_hand(data, len(players), seat_of or seat_reader(players), dealer=dealer, where=where)
+    if facts.note:
+        facts = replace(facts, note=_cleaned(facts.note, NOTE_LIMIT, f"{where}.note"))
     if facts.override is not None:
         facts = replace(facts, override=replace(
             facts.override, reason=_cleaned(facts.override.reason, 500, f"{where}.override.reason")))
@@ -438,14 +444,9 @@ def dump(evening: EveningFile) -> dict[str, Any]:
     ``fingerprint`` (:mod:`scorer.evening.chain`); ``load(dump(e))`` gives ``e`` back."""
     setup = evening.setup
     out: dict[str, Any] = {"format": FORMAT, "version": VERSION if evening.changes else 1}
-    if evening.name:
-        out["name"] = evening.name
-    if evening.date:
-        out["date"] = evening.date
-    if evening.place:
-        out["place"] = evening.place
-    if evening.time_zone:
-        out["time_zone"] = evening.time_zone
+    for label in ("name", "date", "place", "time_zone", "note"):  # written when there is one
+        if getattr(evening, label):
+            out[label] = getattr(evening, label)
     out["variant"] = setup.variant
     out["options"] = dict(setup.options)
     stake = setup.stake

@@ -34,3 +34,6 @@ def mebibytes(size: int) -> int:
     """``size`` bytes in whole MiB, rounded down (33,619,968, the import routes' body, → 32:
     the envelope is not the file's to count)."""
     return size // (1024 * 1024)
+
+#: The longest note on a hand or on the evening, in characters (issue 25 item 7).
+NOTE_LIMIT = 280

@@ -344,7 +344,9 @@ class HandFacts:
     ``peeks`` the seats that paid to look at the Peep Nap card (H-18);
     ``claims`` the irregularities claimed, each with the table's decision;
     ``override`` the table's own figures replacing the ruling's, with a reason;
-    ``record`` the cards played to each trick, in order from the leader (optional).
+    ``record`` the cards played to each trick, in order from the leader (optional);
+    ``note`` the table's line of free text about the hand ("replayed after a spilled
+    drink"; at most 280 characters, one line): it never changes a ruling (issue 25 item 7).
     """
 
     dealer: int
@@ -358,6 +360,7 @@ class HandFacts:
     claims: tuple[Claim, ...] = ()
     override: Override | None = None
     record: tuple[tuple[str, ...], ...] = ()
+    note: str = ""
 
 
 class Result(enum.Enum):

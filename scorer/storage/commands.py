@@ -36,7 +36,7 @@ from .units import get_evening, lock_key, reading, writing
 #: that adds commands adds itself here.
 HANDLER_MODULES = ["scorer.storage.hand_writes", "scorer.storage.evening_writes", "scorer.storage.seat_writes",
                    "scorer.storage.disputes", "scorer.storage.table_access",
-                   "scorer.storage.groups"]
+                   "scorer.storage.groups", "scorer.storage.notes"]
 
 
 @dataclass(frozen=True)
@@ -147,6 +147,16 @@ class RecordPlay(_HandChange):
 
     tricks: tuple[tuple[str, ...], ...] = ()
     token_kind: ClassVar[str] = "play"
+
+
+@dataclass(frozen=True)
+class SetHandNote(_HandChange):
+    """Write the table's ``note`` on the hand ("" removes it; issue 25 item 7): a new
+    version of the hand, cleaned and at most 280 characters
+    (:func:`scorer.storage.notes.clean_note`)."""
+
+    note: str = ""
+    token_kind: ClassVar[str] = "correct"
 
 
 @dataclass(frozen=True)

@@ -116,6 +116,7 @@ def save_imported(data: EveningFile, *, device: str = "", time_zone: str = "") -
         finished_at=utcnow() if data.finished else None,
         place=data.place or "",
         draw=list(data.draw),
+        note=data.note,
     )
     if data.date:
         evening.played_on = date.fromisoformat(data.date)
@@ -144,6 +145,7 @@ def export_evening(evening: Evening) -> EveningFile:
         draw=list(evening.draw or ()),
         changes=_in_hand_order(seat_changes_of(evening), len(evening.hands)),
         time_zone=evening.time_zone or None,
+        note=evening.note or "",
     )
 
 

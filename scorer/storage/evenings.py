@@ -62,9 +62,10 @@ def is_closed(evening: Evening, ledger: Ledger) -> bool:
 
 
 def normalise(facts: HandFacts) -> HandFacts:
-    """A misdeal keeps no auction, tricks or other facts (nothing else about it counts)."""
+    """A misdeal keeps no auction, tricks or other facts (nothing else about it counts);
+    its override and its note stay."""
     if facts.misdeal:
-        return HandFacts(facts.dealer, misdeal=True, override=facts.override)
+        return HandFacts(facts.dealer, misdeal=True, override=facts.override, note=facts.note)
     return facts
 
 

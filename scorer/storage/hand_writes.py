@@ -26,6 +26,7 @@ from .commands import (
     RestoreVersion,
     Saved,
     SetClaims,
+    SetHandNote,
     UndoHand,
     handles,
 )
@@ -43,6 +44,7 @@ from .evenings import (
     version_of,
 )
 from .models import Evening, Hand, HandVersion, db, utcnow
+from .notes import clean_note
 from .units import bump, on_commit, write_locked
 
 TAKEN = Text("Hand {number} has already been recorded (perhaps from another phone).")
@@ -296,6 +298,13 @@ def _claims(command: SetClaims, evening: Evening, device: Device) -> Saved:
     facts = dataclasses.replace(_current(evening, hand), claims=tuple(command.claims))
     disputes.close_ruled_on(evening, hand, command.dispute_id, facts, device.name)
     return _save(evening, hand, command, facts, "correct", device)
+
+
+@handles(SetHandNote)
+def _note(command: SetHandNote, evening: Evening, device: Device) -> Saved:
+    hand = _named(evening, command)
+    facts = dataclasses.replace(_current(evening, hand), note=clean_note(command.note))
+    return _save(evening, hand, command, facts, "note", device)
 
 
 @handles(RecordPlay)

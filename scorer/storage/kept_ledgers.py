@@ -83,6 +83,8 @@ class EveningHead:
     group_id: int | None
     players: tuple[str, ...]
     confirmation: bool = False
+    #: the table's note on the evening (issue 25 item 7)
+    note: str = ""
 
     @property
     def setup(self) -> EveningSetup:
@@ -225,7 +227,7 @@ def _where() -> str:
 #: :func:`settled_many`, which then reads nothing more for an evening kept at that revision.
 HEAD_COLUMNS = (Evening.id, Evening.key, Evening.name, Evening.place, Evening.played_on, Evening.variant,
                 Evening.options, Evening.stake_minor, Evening.currency, Evening.first_dealer, Evening.draw,
-                Evening.finished_at, Evening.revision, Evening.group_id, Evening.confirmation)
+                Evening.finished_at, Evening.revision, Evening.group_id, Evening.confirmation, Evening.note)
 
 
 def _heads(keys: Sequence[str]) -> dict[str, dict[str, Any]]:

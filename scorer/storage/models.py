@@ -76,7 +76,8 @@ class Evening(db.Model):  # type: ignore[name-defined,misc]
     """
 
     __tablename__ = "evening"
-    __table_args__ = (sa_Index("uq_evening_edit_key", "edit_key", unique=True),)
+    __table_args__ = (sa_Index("uq_evening_edit_key", "edit_key", unique=True),
+                      sa_Index("uq_evening_rematch_of", "rematch_of", unique=True))
 
     id: Mapped[int] = mapped_column(primary_key=True)
     key: Mapped[str] = mapped_column(String(32), unique=True, default=new_key)
@@ -114,6 +115,12 @@ class Evening(db.Model):  # type: ignore[name-defined,misc]
     #: Confirmation (as bridge clubs' table terminals do): each new hand stays
     #: unconfirmed until a phone other than the one that entered it accepts or disputes it.
     confirmation: Mapped[bool] = mapped_column(default=False, server_default=sa_false())
+    #: The table's line of free text about the evening (issue 25 item 7; "" for none),
+    #: at most 280 characters, one line; it may be written on a finished evening too.
+    note: Mapped[str] = mapped_column(String(280), default="", server_default="")
+    #: The finished evening this one is the rematch of (issue 25 item 8): same players,
+    #: seats, rules, stake, group and time zone. Unique: one rematch per evening.
+    rematch_of: Mapped[int | None] = mapped_column(default=None)
 
     players: Mapped[list[Player]] = relationship(
         back_populates="evening", order_by="Player.seat", cascade="all, delete-orphan"

@@ -20,7 +20,7 @@ from ..evening.file import dump_seat_change
 from ..evening.ledger import Ledger
 from ..reports.words import tr
 from ..rules import RULES, HandFacts
-from ..storage import evenings, units
+from ..storage import evenings, notes, units
 from ..storage.commands import AlreadySaved, Conflict, Device, Outcome, RecordHand, Refused, Saved, execute
 from ..storage.models import Evening, Hand, db
 from . import access
@@ -57,13 +57,15 @@ def state_of(evening: Evening, ledger: Ledger | None = None) -> dict[str, Any]:
     """What ``GET /api/e/<key>`` answers: everything a client needs to send the next command."""
     ledger = ledger or evenings.ledger_of(evening)
     names = ledger.setup.players
+    closed = evenings.is_closed(evening, ledger)
     return {"revision": evening.revision, "finished": evening.finished_at is not None, "players": list(names),
             "variant": evening.variant, "name": evening.name, "place": evening.place,
             "options": dict(evening.options or {}), "hands": [hand_of(h, ledger) for h in evening.hands],
             "totals": totals(ledger), "next_dealer": names[ledger.next_dealer],
             "seated": [names[s] for s in ledger.seated],
             "seats": [dump_seat_change(c, names) for c in ledger.changes],
-            "closed": evenings.is_closed(evening, ledger), "record": record_json(evening, ledger)}
+            "closed": closed, "record": record_json(evening, ledger),
+            "note": evening.note or "", "rematch": notes.rematch_of(evening.id) if closed else None}
 
 
 #: ``(database, evening key, revision)`` → the record's ``(fingerprint, changes)``: every

@@ -24,8 +24,9 @@ from wtforms import (
 from wtforms.validators import Length, NumberRange, Optional, ValidationError
 
 from ..evening.codec import encode_hand
+from ..evening.limits import NOTE_LIMIT
 from ..reports.words import tr
-from ..rules import BIDS, PASS, Claim, EveningSetup, HandFacts, RulesError
+from ..rules import BIDS, PASS, Claim, EveningSetup, HandFacts, RulesError, clean_text
 from ..rules.cards import RANKS_36, RANKS_52, SUITS, parse_card
 from ..rules.claims import CLAIM_KINDS
 from ..rules.core import TRICKS_PER_HAND
@@ -101,6 +102,9 @@ class HandFormBase(FlaskForm):
     claim_cards_held = WholeNumberField(_l("Cards held"),
                                         [Optional(), NumberRange(0, 10, message=_l("From 0 to 10."))])
     claim_before = BooleanField(_l("Said before bidding or passing"))
+    #: the table's line of free text about the hand (issue 25 item 7); cleaned by the codec's reader
+    note = StringField(_l("Note (optional)"), [Optional(), Length(max=NOTE_LIMIT, message=_l(
+        "A note is at most %(max)d characters."))], filters=[strip_text])
 
     setup: EveningSetup
 
@@ -199,13 +203,14 @@ class HandFormBase(FlaskForm):
         :func:`scorer.evening.codec.decode_hand`. ``sequence_auction``: the calls come one by
         one from the dealer (russian36), else one per player from eldest hand."""
         dealer = int(self.dealer.data)
+        note = clean_text(self.note.data or "")
         if self.misdeal.data:
-            return {"dealer": dealer, "misdeal": True}
+            return {"dealer": dealer, "misdeal": True, **({"note": note} if note else {})}
         claim = self.claim_value()
         auction = self.call_sequence() if sequence_auction else self.calls_in_speaking_order(dealer)
         facts = HandFacts(dealer, auction, self.tricks_value(), trump=self.trump.data or None,
                           purchase=bool(self.purchase.data), widow=bool(self.widow.data), peeks=self.peeks_value(),
-                          claims=(claim,) if claim else ())
+                          claims=(claim,) if claim else (), note=note)
         return encode_hand(facts)
 
     @staticmethod
@@ -219,7 +224,7 @@ class HandFormBase(FlaskForm):
             "calls_dealer": str(data["dealer"]) if auction else "",
             "tricks": None if data.get("tricks") is None else str(data["tricks"]),
             "trump": data.get("trump") or "", "purchase": bool(data.get("purchase")),
-            "widow": bool(data.get("widow")),
+            "widow": bool(data.get("widow")), "note": data.get("note") or "",
         }
         values.update({f"call_{seat}": call for seat, call in zip(speaking_order, auction)})
         values.update({f"peek_{seat}": True for seat in data.get("peeks", ())})

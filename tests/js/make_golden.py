@@ -191,7 +191,8 @@ def _forms(variant: str, setup: EveningSetup) -> list[dict[str, str]]:
     n = setup.n
     ladder = [b.id for b in v.ladder(setup.options)]
     pack = RANKS_36 if v.pack_size == 36 else RANKS_52
-    base: list[dict[str, str]] = [{"dealer": "2", "misdeal": "y"}]
+    base: list[dict[str, str]] = [{"dealer": "2", "misdeal": "y"},
+                                  {"dealer": "2", "misdeal": "y", "note": " a card\tface up "}]
     for dealer in range(n):
         if v.sequence_auction:
             calls = {"calls": ",".join([ladder[0]] + ["pass"] * (n - 1)), "calls_dealer": str(dealer)}
@@ -199,6 +200,8 @@ def _forms(variant: str, setup: EveningSetup) -> list[dict[str, str]]:
             calls = {f"call_{(dealer + 2) % n}": ladder[min(2, len(ladder) - 1)], f"call_{(dealer + 1) % n}": "pass"}
         base.append({"dealer": str(dealer), "save": "y", "tricks": str(dealer % 6), **calls})
     base.append({"dealer": "1", "save": "y", "tricks": ""})
+    base.append({"dealer": "1", "save": "y", "tricks": "", "note": "Bob's cards\nwere   marked"})
+    base.append({"dealer": "1", "save": "y", "tricks": "", "note": "   "})
     if v.names_trump:
         base.append({"dealer": "0", "save": "y", "tricks": "4", "trump": "D", f"call_{1}": ladder[0]})
     if v.takes_purchase:

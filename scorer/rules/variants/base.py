@@ -45,7 +45,7 @@ from .tally import TRICKS_PER_HAND, Tally, check_tricks
 __all__ = ["COMMON_FACTS", "TRICKS_PER_HAND", "VARIANT_FACTS", "Tally", "Variant", "check_tricks"]
 
 #: The facts every variant's hands have (:class:`~scorer.rules.core.HandFacts` fields).
-COMMON_FACTS = frozenset({"dealer", "auction", "tricks", "misdeal", "claims", "override", "record"})
+COMMON_FACTS = frozenset({"dealer", "auction", "tricks", "misdeal", "claims", "override", "record", "note"})
 
 
 @dataclasses.dataclass(frozen=True)

@@ -14,12 +14,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import abort, jsonify, make_response, request
+from flask import abort, jsonify, make_response, request, url_for
 from flask_babel import gettext
 
 from ...evening.codec import encode_hand
 from ...evening.file import EveningFileError, check_hand, dump_seat_change, read_hand, seat_reader
 from ...evening.ledger import Ledger
+from ...evening.limits import NOTE_LIMIT
 from ...evening.lone_bid import lone_bid_auction
 from ...evening.tables import play_rules
 from ...reports.words import error_text
@@ -38,12 +39,14 @@ from ...storage.commands import (
     Saved,
     SetClaims,
     SetFinished,
+    SetHandNote,
     UndoHand,
     UndoSeatChange,
     execute,
 )
 from ...storage.db import db
 from ...storage.models import Evening, Hand
+from ...storage.notes import SetEveningNote, StartRematch
 from .. import json_body
 from ..answers import conflict_json, fresh_evening, hand_of, json_answer, sender, state_of, totals
 from ..json_body import BadBody
@@ -220,6 +223,52 @@ def play(key: str, hand_id: int) -> Any:
     else:  # nobody bid: the command refuses it
         record = ()
     return _run(RecordPlay(**fields, tricks=record))
+
+
+def _note(body: dict[str, Any]) -> str:
+    """The body's ``note`` (required; "" removes it): a text of at most 280 characters once cleaned."""
+    if "note" not in body:
+        raise BadBody(gettext("note must be given: a line of text, or \"\" to remove it."))
+    return json_body.text(body, "note", "", limit=NOTE_LIMIT)
+
+
+@bp.post("/e/<key>/hands/<int:hand_id>/note")
+@permission("score")
+def hand_note(key: str, hand_id: int) -> Any:
+    """The table's note on a hand (issue 25 item 7): a new version of the hand."""
+    body, _, _, _, fields = _correction(key, hand_id)
+    return _run(SetHandNote(**fields, note=_note(body)))
+
+
+@bp.post("/e/<key>/note")
+@permission("score")
+def evening_note(key: str) -> Any:
+    """The table's note on the evening; allowed on a finished evening (it changes no total)."""
+    body = json_body.body()
+    revision = json_body.integer(body, "revision") if "revision" in body else None
+    note = _note(body)
+
+    def saved(_: Saved, status: int) -> Any:
+        fresh = fresh_evening(key)
+        return jsonify(revision=fresh.revision, note=fresh.note), status
+
+    return json_answer(key, execute(SetEveningNote(key, note, revision), device=sender()), saved)
+
+
+@bp.post("/e/<key>/rematch")
+@permission("score")
+def rematch(key: str) -> Any:
+    """Start the rematch of a closed evening (issue 25 item 8), or find the one made:
+    ``{"key", "url", "created", "message"}``, 201 when made now, 200 when it was made before."""
+    json_body.body()
+
+    def made(saved: Saved, status: int) -> Any:
+        message = (gettext("Rematch started: the same players, a new evening. Good luck!") if saved.changed
+                   else gettext("The rematch had already started: here it is."))
+        return jsonify(key=saved.detail, url=url_for("sheet.scoresheet", key=saved.detail),
+                       created=saved.changed, message=message), status
+
+    return json_answer(key, execute(StartRematch(key), device=sender()), made, 201)
 
 
 @bp.post("/e/<key>/undo")

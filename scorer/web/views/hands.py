@@ -19,7 +19,7 @@ from ...rules import HERE, PASS, RULES, HandFacts, Override, RulesError, isolate
 from ...rules.auction import AuctionState
 from ...rules.sources import QUOTES, SOURCE_LANGUAGES
 from ...storage import disputes, evenings, tokens
-from ...storage.commands import CorrectHand, OverrideRuling, RestoreVersion, execute
+from ...storage.commands import CorrectHand, OverrideRuling, RestoreVersion, SetHandNote, execute
 from ...storage.models import Evening
 from .. import access
 from ..answers import form_answer, save_new_hand, sender
@@ -302,6 +302,30 @@ def restore_version(key: str, number: int, version: int) -> Any:
                            saved=gettext("Version %(version)s of hand %(number)s is current again.", version=version,
                                          number=number))
     return redirect(url_for(".hand", key=key, number=number))
+
+
+
+@bp.post("/e/<key>/hand/<int:number>/note")
+@permission("score")
+def hand_note(key: str, number: int) -> Any:
+    """Write the table's note on a hand, or remove it (empty): a new version of the hand,
+    so the earlier one, and its note, are kept (issue 25 item 7)."""
+    evening, ledger = load_evening(key)
+    row_of(ledger, number)
+    hand_id = posted_hand_id()
+    base = posted_int("base")
+    token = str(request.form.get("token", ""))[:65]
+    back = url_for(".hand", key=key, number=number)
+    if not ActionForm().validate_on_submit() or (token and not tokens.TOKEN.fullmatch(token)):
+        flash(gettext("This form is damaged; reload the page and try again."))
+    elif base is None:
+        flash(gettext("This form is missing its version; reload the page."))
+    else:
+        note = str(request.form.get("note", ""))[:2000]
+        command = SetHandNote(key, hand_id, base, token or None, number, note=note)
+        return form_answer(execute(command, device=sender()), to=back,
+                           saved=gettext("The note on hand %(number)s is saved.", number=number))
+    return redirect(back)
 
 
 

@@ -5,8 +5,20 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Blueprint, Response, abort, jsonify, redirect, render_template, request, session, url_for
+from flask import (
+    Blueprint,
+    Response,
+    abort,
+    flash,
+    jsonify,
+    redirect,
+    render_template,
+    request,
+    session,
+    url_for,
+)
 from flask_babel import get_locale, gettext
+from flask_wtf.csrf import generate_csrf
 from markupsafe import Markup
 
 from ...evening.file import dumps
@@ -25,12 +37,13 @@ from ...reports.pdf import (
 from ...reports.presenters import seat_lines
 from ...reports.spreadsheet import ledger_csv, score_sheet_csv
 from ...storage import disputes, evening_writes, evenings, units
-from ...storage.commands import SetFinished, execute
+from ...storage.commands import Saved, SetFinished, execute
 from ...storage.groups import evening_head
 from ...storage.kept_ledgers import Settled, resumable
+from ...storage.notes import SetEveningNote, StartRematch, rematch_of
 from ...storage.records import record_of
 from .. import access
-from ..answers import form_answer, sender
+from ..answers import form_answer, outcome_text, sender
 from ..caches import (
     by_revision,
     chart_cache,
@@ -84,6 +97,7 @@ def render_sheet(found: Settled) -> tuple[str, bool, Markup, tuple[Markup, ...]]
             if resumable(ledger) else statistics(ledger), seat_lines=lines,
             start_names=[ledger.setup.players[s] for s in ledger.setup.seated_at_start],
             disputed=disputed, waiting=waiting, record=record_of(found),
+            rematch=rematch_of(evening.id) if evenings.is_closed(evening, ledger) else None,
             party=lambda p: names[p] if isinstance(p, int) else (ledger.variant.pool_name(ledger.setup.options)
                                                                  or "pool"),
         )
@@ -132,7 +146,9 @@ def scoresheet(key: str) -> str:
     rendered = by_revision(sheet_cache, key, render_sheet, locale, scorer, root, revision=revision, head=row)
     remember_sheet(key, (locale, scorer, root), revision, rendered)  # what live updates diff against
     title, finished, fragment, rows = rendered
-    shared = plain and not (scorer and finished)  # the same for every phone of this language and role
+    # the same for every phone of this language and role; not a scorer's page with a
+    # form in its fragment that needs this phone's CSRF token (Rematch)
+    shared = plain and not (scorer and finished) and CSRF not in fragment
     if shared:
         frame_key = (key, locale, scorer, group, title, finished, root)
         frame = frame_cache.get(frame_key)
@@ -148,6 +164,8 @@ def scoresheet(key: str) -> str:
                                changes=url_for(".changes", key=key, shown=shown_as(scorer)),
                                action=ActionForm() if scorer else None, scorer=scorer, revision=revision,
                                group=group, undo=undo_offer(key) if scorer and not plain else None)
+    if scorer and CSRF in page:
+        page = page.replace(CSRF, str(Markup('<input type="hidden" name="csrf_token" value="%s">') % generate_csrf()))
     before, _, after = page.partition(HANDS)
     page = "".join((before, *rows, after))
     if shared:
@@ -158,6 +176,10 @@ def scoresheet(key: str) -> str:
 #: Where the scoresheet's fragment and its revision go in its frame (:data:`frame_cache`):
 #: HTML comments, which no text a phone typed can contain (it is escaped).
 SHEET, REVISION = "<!--sheet-->", "<!--revision-->"
+#: Where a form in the scoresheet's fragment (shared by every phone) takes this phone's CSRF
+#: token: filled in when the page is made; a part placed by a live update has none
+#: (static/rematch.js sends the JSON command instead).
+CSRF = "<!--csrf-->"
 
 
 
@@ -191,6 +213,50 @@ def confirm_finish(key: str) -> str:
 
 
 bp.add_url_rule("/e/<key>/reopen", "reopen", _set_finished, methods=["POST"], defaults={"finished": False})
+
+
+
+@bp.post("/e/<key>/rematch")
+@permission("score")
+def rematch(key: str) -> Any:
+    """One tap after the end (issue 25 item 8): a new evening with the same players, seats,
+    rules, options, stake, group and time zone; the next dealer in turn deals first. A
+    second tap (or another phone's) opens the one made."""
+    if units.get_evening(key) is None:
+        abort(404)
+    if not ActionForm().validate_on_submit():
+        return redirect(url_for(".scoresheet", key=key))
+    outcome = execute(StartRematch(key), device=sender())
+    if isinstance(outcome, Saved) and outcome.detail:
+        flash(gettext("Rematch started: the same players, a new evening. Good luck!") if outcome.changed
+              else gettext("The rematch had already started: here it is."))
+        return redirect(url_for(".scoresheet", key=outcome.detail))
+    return form_answer(outcome, saved=None, to=url_for(".scoresheet", key=key))
+
+
+
+@bp.route("/e/<key>/note", methods=["GET", "POST"])
+@permission("score")
+def evening_note(key: str) -> Any:
+    """The table's line of free text about the evening (issue 25 item 7); it may be
+    written on a finished evening too (it changes no total)."""
+    evening = units.get_evening(key)
+    if evening is None:
+        abort(404)
+    form = ActionForm()
+    note = evening.note
+    if request.method == "POST" and form.validate_on_submit():
+        note = str(request.form.get("note", ""))[:2000]
+        revision = request.form.get("revision", "")
+        command = SetEveningNote(key, note, int(revision) if revision.isascii() and revision.isdigit()
+                                 and len(revision) <= 9 else None)
+        outcome = execute(command, device=sender())
+        if isinstance(outcome, Saved):
+            flash(gettext("The note on the evening is saved.") if outcome.changed else gettext("Nothing changed."))
+            return redirect(url_for(".scoresheet", key=key))
+        form.form_errors.append(outcome_text(outcome))
+    status = 422 if request.method == "POST" else 200
+    return render_template("evening_note.html", evening=evening, form=form, note=note), status
 
 
 

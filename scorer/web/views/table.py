@@ -31,7 +31,7 @@ from ...evening.ledger import table_ledger, to_evening
 from ...reports.presenters import seat_change_text
 from ...reports.words import signed
 from ...rules import RulesError, SeatChange, get_variant, isolate
-from ...storage import evenings, units
+from ...storage import evenings, notes, units
 from ...storage.commands import (
     ChangeSeats,
     ChangeSettings,
@@ -322,7 +322,8 @@ def history(key: str) -> str:
 
     return render_template("history.html", evening=evening, changes=evenings.history(evening),
                            said=lambda hand, number=None: named_auction(variant, table_of(number), hand),
-                           option_changes=lambda change: option_changes(variant, change), dispute_names=DISPUTE_NAMES)
+                           option_changes=lambda change: option_changes(variant, change), dispute_names=DISPUTE_NAMES,
+                           rematch=notes.rematch_of(evening.id))
 
 
 def named_auction(variant: Any, setup: Any, hand: dict[str, Any]) -> list[tuple[str, str]]:
