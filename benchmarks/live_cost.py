@@ -67,6 +67,7 @@ def start_server(url: str, port: int, live_port: int, workers: int) -> subproces
     env = dict(os.environ, DATABASE_URL=url, SECRET_KEY="live-" + secrets.token_hex(8),
                NAP_INSTANCE=tempfile.mkdtemp(prefix="nap-live-"), PYTHONPATH=str(ROOT))
     env.pop("NAP_PROXY_HOPS", None)
+    env["NAP_LIVE_PER_ADDRESS"] = "100000"  # every phone here comes from 127.0.0.1
     command = [sys.executable, "-m", "scorer", "serve", "--host", "127.0.0.1", "--port", str(port),
                "--workers", str(workers), "--live-port", str(live_port)]
     log = Path(env["NAP_INSTANCE"]) / "serve.log"

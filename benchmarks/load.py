@@ -136,7 +136,7 @@ def start_server(url: str, port: int, workers: int, app_root: Path, live_port: i
     its live stream server on ``live_port`` (0: none, the phones poll)."""
     env = dict(os.environ, DATABASE_URL=url, SECRET_KEY="load-" + secrets.token_hex(8),
                NAP_INSTANCE=tempfile.mkdtemp(prefix="nap-load-"), PYTHONPATH=str(app_root),
-               NAP_LIVE_PORT=str(live_port))
+               NAP_LIVE_PORT=str(live_port), NAP_LIVE_PER_ADDRESS="100000")  # every phone: 127.0.0.1
     command = [sys.executable, "-m", "scorer", "serve", "--host", "127.0.0.1", "--port", str(port)]
     if workers:
         command += ["--workers", str(workers)]

@@ -13,8 +13,8 @@ event loop (aiohttp), never a thread per phone:
   what a phone sees is decided by the app's routes alone.
 - Access is the poll's (``@permission("view")`` on :func:`scorer.web.views.table.revision`):
   whoever holds the table's link reads; a key that names no table is ``404``, as the poll says.
-- Limits: :data:`PER_ADDRESS` streams per client address (behind the proxy, the address it
-  gives in ``X-Forwarded-For``), :data:`TOTAL` in all; over either, ``429``.
+- Limits: :data:`PER_ADDRESS` streams per client address (``NAP_LIVE_PER_ADDRESS``; behind the
+  proxy, the address it gives in ``X-Forwarded-For``), :data:`TOTAL` in all; over either, ``429``.
 - Changes: on PostgreSQL the process ``LISTEN``\\ s on the app's channel
   (:data:`scorer.storage.live.CHANNEL`, payload the table's key), reads the revisions of the
   tables announced (one query for all of them) and, as a net for a lost notification, re-reads
@@ -34,6 +34,7 @@ import asyncio
 import contextlib
 import ipaddress
 import logging
+import os
 import re
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -96,6 +97,8 @@ class Hub:
         #: events sent after the first (a benchmark's and a test's count)
         self.pushed = 0
         self._lock = asyncio.Lock()
+        self._asked: dict[str, asyncio.Future[int | None]] = {}
+        self._asking: asyncio.Task[None] | None = None
 
     # ------------------------------------------------------------------ reading
     async def read(self, keys: Iterable[str]) -> dict[str, int]:
@@ -106,6 +109,35 @@ class Hub:
             for start in range(0, len(wanted), CHUNK):
                 found.update(await asyncio.to_thread(self.reader, wanted[start:start + CHUNK]))
         return found
+
+    async def lookup(self, key: str) -> int | None:
+        """The revision of ``key`` for a stream opening: the one kept while the table is
+        watched (kept fresh by the changes), else read with every other table asked for
+        meanwhile in one query (a thousand phones arriving at once cost a few queries, not a
+        thousand queued one behind another). ``None``: no such table."""
+        known = self.revisions.get(key)
+        if known is not None:
+            return known
+        future = self._asked.get(key)
+        if future is None:
+            future = self._asked[key] = asyncio.get_running_loop().create_future()
+            if self._asking is None or self._asking.done():
+                self._asking = asyncio.create_task(self._ask())
+        return await asyncio.shield(future)
+
+    async def _ask(self) -> None:
+        while self._asked:
+            asked, self._asked = self._asked, {}
+            try:
+                found = await self.read(asked)
+            except Exception as error:  # noqa: BLE001 - each opening stream gets it (a 500 of aiohttp's)
+                for future in asked.values():
+                    if not future.done():
+                        future.set_exception(error)
+                continue
+            for key, future in asked.items():
+                if not future.done():
+                    future.set_result(found.get(key))
 
     async def refresh(self, keys: Iterable[str] | None = None) -> None:
         """Read the revisions of ``keys`` (every watched table if ``None``) and wake the
@@ -145,15 +177,16 @@ class Hub:
         address = self.address(request)
         if self.open >= self.total or self.by_address.get(address, 0) >= self.per_address:
             raise web.HTTPTooManyRequests(headers={"Retry-After": "30"})
-        revision = (await self.read([key])).get(key)
+        revision = await self.lookup(key)
         if revision is None:
             raise web.HTTPNotFound()
         watch = Watch(key, address, revision)
         self._add(watch)
+        if self.revisions.setdefault(key, revision) != revision:
+            watch.event.set()  # a newer one was read while this one was looked up: sent next
         try:
             response = web.StreamResponse(status=200, headers=_HEADERS)
             await response.prepare(request)
-            self.revisions.setdefault(key, revision)
             await response.write(b"retry: %d\ndata: {\"revision\": %d}\n\n" % (RETRY_MS, revision))
             await self._follow(watch, response)
         except (ConnectionError, asyncio.CancelledError):
@@ -321,6 +354,13 @@ def make_app(hub: Hub, *, dsn: str | None = None) -> web.Application:
     return app
 
 
+def per_address() -> int:
+    """Streams one address may hold: ``NAP_LIVE_PER_ADDRESS`` if set, else :data:`PER_ADDRESS`
+    (a club whose phones share one public address raises it, as it raises nginx's rates)."""
+    configured = os.environ.get("NAP_LIVE_PER_ADDRESS", "").strip()
+    return max(1, int(configured)) if configured.isdigit() else PER_ADDRESS
+
+
 def run(host: str, port: int, database_url: str, *, hops: int = 0, sock: Any = None) -> None:
     """Serve the streams until stopped (``nap serve``'s live process): on ``sock`` if given
     (a socket already listening), else on ``host``:``port``."""
@@ -328,7 +368,7 @@ def run(host: str, port: int, database_url: str, *, hops: int = 0, sock: Any = N
 
     from ..storage.live import listen_dsn
 
-    hub = Hub(SqlReader(database_url), hops=hops)
+    hub = Hub(SqlReader(database_url), hops=hops, per_address=per_address())
     dsn = listen_dsn(sa.engine.make_url(database_url))
     app = make_app(hub, dsn=dsn)
     if sock is not None:
