@@ -93,7 +93,8 @@ async def poller(base: str, key: str, end: float, heard: list[tuple[str, int, fl
                 async with session.get(f"/e/{key}/revision") as response:
                     revision = (await response.json())["revision"]
                 if revision != shown:
-                    heard.append((key, revision, time.time()))
+                    if shown is not None:  # the first answer is the state found, not a change learnt
+                        heard.append((key, revision, time.time()))
                     shown = revision
             except (TimeoutError, aiohttp.ClientError, ValueError, KeyError) as error:
                 errors.append(type(error).__name__)
@@ -112,10 +113,13 @@ async def streamer(base: str, key: str, end: float, heard: list[tuple[str, int, 
             if response.status != 200:
                 errors.append(f"HTTP {response.status}")
                 return
+            first = True  # the event on opening is the state found, not a change pushed
             async with asyncio.timeout(max(0.0, end - time.monotonic())):
                 async for line in response.content:
                     if line.startswith(b"data: "):
-                        heard.append((key, int(line[len(b'data: {"revision": '):].rstrip(b"}\n")), time.time()))
+                        if not first:
+                            heard.append((key, int(line[len(b'data: {"revision": '):].rstrip(b"}\n")), time.time()))
+                        first = False
     except TimeoutError:
         pass  # the end of the run
     except (aiohttp.ClientError, ValueError) as error:
