@@ -224,3 +224,23 @@ def test_streams_opening_together_cost_one_query_and_a_watched_table_none() -> N
     assert found == [7] * 20 + [None] + [7] * 20 + [None]
     assert len(asked) == 1 and sorted(asked[0]) == sorted([f"table{i}" for i in range(20)] + ["gone"])
     assert watched == 9 and len(asked) == 1  # no query for a table already watched
+
+
+def test_the_database_away_is_503_not_500_and_counts_nothing() -> None:
+    """A stream that cannot read its table's revision (the database away) is answered 503
+    with Retry-After, never 500: EventSource stops and the page polls, as it does without the
+    stream server; the stream is not left counted against its address."""
+    from aiohttp.test_utils import TestClient, TestServer
+
+    def reader(keys: list[str]) -> dict[str, int]:
+        raise OSError("connection refused")
+
+    async def scenario() -> tuple[int, str | None, int, dict[str, int]]:
+        hub = live_stream.Hub(reader)
+        async with TestClient(TestServer(live_stream.make_app(hub))) as client:
+            answer = await client.get("/e/sometable/events")
+            return answer.status, answer.headers.get("Retry-After"), hub.open, hub.by_address
+
+    status, retry, still_open, by_address = asyncio.run(scenario())
+    assert (status, retry) == (503, "5")
+    assert still_open == 0 and by_address == {}

@@ -177,22 +177,32 @@ class Hub:
         address = self.address(request)
         if self.open >= self.total or self.by_address.get(address, 0) >= self.per_address:
             raise web.HTTPTooManyRequests(headers={"Retry-After": "30"})
-        revision = await self.lookup(key)
-        if revision is None:
-            raise web.HTTPNotFound()
-        watch = Watch(key, address, revision)
-        self._add(watch)
-        if self.revisions.setdefault(key, revision) != revision:
-            watch.event.set()  # a newer one was read while this one was looked up: sent next
+        self._count(address, 1)  # counted from now: phones arriving together cannot pass the caps
         try:
-            response = web.StreamResponse(status=200, headers=_HEADERS)
+            try:
+                revision = await self.lookup(key)
+            except Exception as error:  # noqa: BLE001 - the database away: the page polls (and is told 503)
+                log.warning("live stream: reading a revision failed (%s)", type(error).__name__)
+                raise web.HTTPServiceUnavailable(headers={"Retry-After": "5"}) from error
+            if revision is None:
+                raise web.HTTPNotFound()
+            return await self._serve(request, Watch(key, address, revision))
+        finally:
+            self._count(address, -1)
+
+    async def _serve(self, request: web.Request, watch: Watch) -> web.StreamResponse:
+        self.watches.setdefault(watch.key, set()).add(watch)
+        if self.revisions.setdefault(watch.key, watch.sent) != watch.sent:
+            watch.event.set()  # a newer one was read while this one was looked up: sent next
+        response = web.StreamResponse(status=200, headers=_HEADERS)
+        try:
             await response.prepare(request)
-            await response.write(b"retry: %d\ndata: {\"revision\": %d}\n\n" % (RETRY_MS, revision))
+            await response.write(b"retry: %d\ndata: {\"revision\": %d}\n\n" % (RETRY_MS, watch.sent))
             await self._follow(watch, response)
         except (ConnectionError, asyncio.CancelledError):
             pass  # the phone went away (or the server stops)
         finally:
-            self._remove(watch)
+            self._unwatch(watch)
         return response
 
     async def _follow(self, watch: Watch, response: web.StreamResponse) -> None:
@@ -209,24 +219,21 @@ class Hub:
                 self.pushed += 1
                 await response.write(b"data: {\"revision\": %d}\n\n" % revision)
 
-    def _add(self, watch: Watch) -> None:
-        self.watches.setdefault(watch.key, set()).add(watch)
-        self.by_address[watch.address] = self.by_address.get(watch.address, 0) + 1
-        self.open += 1
+    def _count(self, address: str, step: int) -> None:
+        left = self.by_address.get(address, 0) + step
+        if left > 0:
+            self.by_address[address] = left
+        else:
+            self.by_address.pop(address, None)
+        self.open += step
 
-    def _remove(self, watch: Watch) -> None:
+    def _unwatch(self, watch: Watch) -> None:
         watchers = self.watches.get(watch.key)
         if watchers is not None:
             watchers.discard(watch)
             if not watchers:
                 del self.watches[watch.key]
                 self.revisions.pop(watch.key, None)
-        left = self.by_address.get(watch.address, 1) - 1
-        if left:
-            self.by_address[watch.address] = left
-        else:
-            self.by_address.pop(watch.address, None)
-        self.open -= 1
 
 
 # ---------------------------------------------------------------------- learning of changes
