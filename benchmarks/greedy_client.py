@@ -73,7 +73,8 @@ def certificate(tmp: Path) -> tuple[Path, Path]:
 def start_nginx(site: str, main: str, tmp: Path, port: int, app_port: int, cert: Path, key: Path
                 ) -> subprocess.Popen[bytes]:
     for name, value in {"LISTEN": f"127.0.0.1:{port} ssl", "SERVER_NAME": "nap.test", "CERT": str(cert),
-                        "KEY": str(key), "APP": f"127.0.0.1:{app_port}", "ACCESS_LOG": str(tmp / "nap.log")}.items():
+                        "KEY": str(key), "APP": f"127.0.0.1:{app_port}", "LIVE": f"127.0.0.1:{app_port}",
+                        "ACCESS_LOG": str(tmp / "nap.log")}.items():
         site = site.replace(f"@{name}@", value)
     (tmp / "site.conf").write_text(site)
     user = "user root;\n" if os.geteuid() == 0 else ""

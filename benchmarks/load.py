@@ -5,9 +5,17 @@ PostgreSQL schema (dropped at the end), with ``--tables`` evenings of ``--hands`
 each, then simulates what the phones of a club night do (they arrive during the first
 ``--warmup`` seconds but 5, then ``--duration`` seconds are measured):
 
-- every phone (5 per table) polls ``GET /e/<key>/revision`` every 1.5 s on a kept-alive
-  connection, as ``static/live.js`` does in a browser ("poll");
-- a phone that sees the revision move fetches the scoresheet ``GET /e/<key>`` ("page");
+- the live channel (``--live``): ``poll``, every phone (5 per table) polls
+  ``GET /e/<key>/revision`` every 1.5 s on a kept-alive connection, as ``static/live.js``
+  does without a stream server ("poll"); ``stream``, every phone holds ``GET /e/<key>/events``
+  open on ``nap serve``'s live stream server (:mod:`scorer.web.live_stream`) and is told each
+  new revision ("stream": the time to open it; "pushed": from a save sent to the new
+  revision's arrival at each phone of the table);
+- a phone that learns the revision moved sends its share of what the real browser sends
+  per hand (``--mix``, a JSON file written by ``benchmarks/wire.py --mix-out``: the phones of
+  a table counted through nginx; default ``benchmarks/phone_mix.json``): the viewers'
+  ``/changes`` and charts, the scorer's page and its service worker's warm-up ("mix"); with
+  ``--mix none``, the old model: the scoresheet ``GET /e/<key>`` ("page");
 - one phone per table, a scorer, saves a hand every ``--save-every`` seconds (60: a hand
   a minute; less compresses time): it reads the table (``GET /api/e/<key>``, "state")
   and sends the hand as quick entry's outbox does, ``POST /api/e/<key>/hands`` with a
@@ -22,9 +30,11 @@ connection. Nothing is asserted. Loopback only.
 
     .venv/bin/python benchmarks/load.py [--tables 200] [--workers 2] [--duration 60]
         [--save-every 60] [--database postgresql://127.0.0.1:5432/test] [--app-root DIR] [--proxy]
+        [--live poll|stream] [--mix FILE|none]
 
 ``--app-root`` serves another checkout of the app (a "before" measurement) with the same load;
-``--proxy`` puts nginx with ``deploy/nginx.conf`` between the phones and the app, as deployed.
+``--proxy`` puts nginx with ``deploy/nginx.conf`` between the phones and the app, as deployed
+(the streams go through it to the stream server, as deployed).
 """
 
 from __future__ import annotations
@@ -50,7 +60,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-KINDS = ("poll", "page", "state", "save", "healthz")
+KINDS = ("poll", "stream", "pushed", "page", "mix", "state", "save", "healthz")
+#: the request mix of a real browser, per hand and table (benchmarks/wire.py --mix-out)
+MIX = ROOT / "benchmarks" / "phone_mix.json"
 POLL_EVERY = 1.5  # seconds, as static/live.js
 PHONES = 5
 TIMEOUT = 10.0  # seconds a request may take before it counts as an error (a phone gives up)
@@ -119,10 +131,12 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_server(url: str, port: int, workers: int, app_root: Path) -> subprocess.Popen[bytes]:
-    """``nap serve`` on 127.0.0.1:``port`` (from ``app_root``), once it accepts connections."""
+def start_server(url: str, port: int, workers: int, app_root: Path, live_port: int = 0) -> subprocess.Popen[bytes]:
+    """``nap serve`` on 127.0.0.1:``port`` (from ``app_root``), once it accepts connections;
+    its live stream server on ``live_port`` (0: none, the phones poll)."""
     env = dict(os.environ, DATABASE_URL=url, SECRET_KEY="load-" + secrets.token_hex(8),
-               NAP_INSTANCE=tempfile.mkdtemp(prefix="nap-load-"), PYTHONPATH=str(app_root))
+               NAP_INSTANCE=tempfile.mkdtemp(prefix="nap-load-"), PYTHONPATH=str(app_root),
+               NAP_LIVE_PORT=str(live_port), NAP_LIVE_PER_ADDRESS="100000")  # every phone: 127.0.0.1
     command = [sys.executable, "-m", "scorer", "serve", "--host", "127.0.0.1", "--port", str(port)]
     if workers:
         command += ["--workers", str(workers)]
@@ -130,10 +144,11 @@ def start_server(url: str, port: int, workers: int, app_root: Path) -> subproces
     log = Path(env["NAP_INSTANCE"]) / "serve.log"
     with log.open("wb") as out:
         server = subprocess.Popen(command, cwd=app_root, env=env, stdout=out, stderr=subprocess.STDOUT)
-    return listening(server, port, 120, "nap serve", log)
+    listening(server, port, 120, "nap serve", log)
+    return listening(server, live_port, 60, "the stream server", log) if live_port else server
 
 
-def start_nginx(app_port: int, port: int, tmp: Path) -> subprocess.Popen[bytes]:
+def start_nginx(app_port: int, port: int, tmp: Path, live_port: int = 0) -> subprocess.Popen[bytes]:
     """nginx with ``deploy/nginx.conf`` (plain HTTP on loopback ``port``; a throwaway
     certificate for its ssl lines) in front of the app on ``app_port``, once it listens."""
     import shutil
@@ -147,14 +162,15 @@ def start_nginx(app_port: int, port: int, tmp: Path) -> subprocess.Popen[bytes]:
     site = re.sub(r"(?m)^\s*limit_(req|conn) .*$", "", site)
     for name, value in {"LISTEN": f"127.0.0.1:{port}", "SERVER_NAME": "nap.test", "CERT": str(cert),
                         "KEY": str(key), "APP": f"127.0.0.1:{app_port}",
+                        "LIVE": f"127.0.0.1:{live_port or app_port}",
                         "ACCESS_LOG": str(tmp / "access.log")}.items():
         site = site.replace(f"@{name}@", value)
     (tmp / "site.conf").write_text(site)
     user = "user root;\n" if os.geteuid() == 0 else ""
     temp = "".join(f"    {kind}_temp_path {tmp / kind};\n" for kind in ("client_body", "proxy", "fastcgi"))
     (tmp / "nginx.conf").write_text(
-        f"{user}worker_processes 1;\nworker_rlimit_nofile 8192;\nerror_log {tmp / 'error.log'} warn;\n"
-        f"events {{ worker_connections 4096; }}\nhttp {{\n    access_log off;\n{temp}"
+        f"{user}worker_processes 1;\nworker_rlimit_nofile 40000;\nerror_log {tmp / 'error.log'} warn;\n"
+        f"events {{ worker_connections 16384; }}\nhttp {{\n    access_log off;\n{temp}"
         f"    include {tmp / 'site.conf'};\n}}\n")
     nginx = shutil.which("nginx") or "/usr/sbin/nginx"
     proxy = subprocess.Popen([nginx, "-p", str(tmp), "-e", str(tmp / "error.log"), "-c", str(tmp / "nginx.conf"),
@@ -217,11 +233,61 @@ async def request(session: Any, tally: Tally, kind: str, method: str, url: str, 
         return None
 
 
-async def phone(base: str, key: str, edit_key: str, scorer: bool, tally: Tally, end: float, save_every: float,
-                rng: random.Random, ramp: float) -> None:
-    """One phone at one table: polls, page views when the revision moves, and (a scorer) saves."""
+class Table:
+    """What a table's phones share: the revision each learnt last, and when each save was answered."""
+
+    def __init__(self) -> None:
+        self.saved: dict[int, float] = {}  # revision → when its save was sent (monotonic)
+        self.sending: float | None = None  # when the save not yet answered was sent
+
+
+def load_mix(path: str) -> list[dict[str, Any]]:
+    """The requests per hand of ``path`` (benchmarks/wire.py --mix-out) that a phone sends by
+    itself: not the live channel, not static files (kept for good), not writes (the save is
+    sent here as quick entry sends it)."""
+    import json
+
+    if path == "none":
+        return []
+    data = json.loads(Path(path).read_text())
+    return [r for r in data["requests"] if r["kind"] not in ("poll", "static", "save") and r["method"] == "GET"]
+
+
+def share(mix: list[dict[str, Any]], seat: int, rng: random.Random) -> list[str]:
+    """The paths phone ``seat`` (0: the scorer) sends for one hand: the scorer's own pages and
+    its service worker's (warm-up, sw) are the scorer's; the rest are dealt round the table;
+    a fraction of a request per hand is sent that often."""
+    paths = []
+    for i, entry in enumerate(mix):
+        mine = seat == 0 if entry["kind"] in ("warm-up", "sw") else i % PHONES == seat
+        if not mine:
+            continue
+        count = int(entry["per_hand"]) + (rng.random() < entry["per_hand"] % 1)
+        paths += [entry["path"]] * count
+    return paths
+
+
+async def react(session: Any, key: str, tally: Tally, mix: list[dict[str, Any]], seat: int, rng: random.Random,
+                before: int, revision: int) -> None:
+    """What the phone sends when it learns of ``revision`` (it showed ``before``)."""
+    if not mix:
+        await request(session, tally, "page", "GET", f"/e/{key}", (200,))
+        return
+    for path in share(mix, seat, rng):
+        url = path.replace("{key}", key).replace("since={n}", f"since={before}").replace("{n}", str(revision))
+        # any answer but a server error or a refusal is what a phone gets (a 304, a redirect, a 404 of a guessed number)
+        await request(session, tally, "mix", "GET", url, tuple(s for s in range(200, 500) if s != 429),
+                      allow_redirects=False)
+
+
+async def phone(base: str, key: str, edit_key: str, seat: int, tally: Tally, end: float, save_every: float,
+                rng: random.Random, ramp: float, live: str, mix: list[dict[str, Any]], table: Table,
+                live_base: str) -> None:
+    """One phone at one table: its live channel, its share of the mix when the revision
+    moves, and (the scorer, seat 0) saves."""
     import aiohttp
 
+    scorer = seat == 0
     connector = aiohttp.TCPConnector(limit=1)  # one kept-alive connection, as a browser's polls use
     timeout = aiohttp.ClientTimeout(total=TIMEOUT)
     async with aiohttp.ClientSession(base, connector=connector, timeout=timeout,
@@ -233,35 +299,75 @@ async def phone(base: str, key: str, edit_key: str, scorer: bool, tally: Tally, 
                 await asyncio.sleep(POLL_EVERY)
         else:
             await request(session, tally, "page", "GET", f"/e/{key}", (200,))
+        heard: asyncio.Queue[int] = asyncio.Queue()
+        listener = asyncio.create_task(stream(live_base, key, tally, end, heard, table)) if live == "stream" else None
         shown = None
         next_save = time.monotonic() + rng.uniform(0, save_every) if scorer else float("inf")
         tick = time.monotonic()
+        try:
+            while time.monotonic() < end:
+                if time.monotonic() >= next_save:
+                    await save(session, key, tally, rng, table)
+                    next_save += save_every
+                if listener is None:
+                    data = await request(session, tally, "poll", "GET", f"/e/{key}/revision", (200,))
+                    revisions = [data["revision"]] if data is not None else []
+                else:
+                    revisions = []
+                    while not heard.empty():
+                        revisions.append(heard.get_nowait())
+                for revision in revisions[-1:]:
+                    if shown is not None and revision != shown:
+                        await react(session, key, tally, mix, seat, rng, shown, revision)
+                    shown = revision
+                tick = await next_tick(tick, tally, count=listener is None)
+        finally:
+            if listener is not None:
+                listener.cancel()
+
+
+async def stream(base: str, key: str, tally: Tally, end: float, heard: asyncio.Queue[int], table: Table) -> None:
+    """The phone's stream of pushed revisions, opened again 3 s after it is lost (as
+    EventSource does) until ``end``."""
+    import aiohttp
+
+    timeout = aiohttp.ClientTimeout(total=None, sock_connect=TIMEOUT, sock_read=60)
+    async with aiohttp.ClientSession(base, timeout=timeout) as session:
         while time.monotonic() < end:
-            if time.monotonic() >= next_save:
-                await save(session, key, tally, rng)
-                next_save += save_every
-            data = await request(session, tally, "poll", "GET", f"/e/{key}/revision", (200,))
-            if data is not None:
-                if shown is not None and data["revision"] != shown:
-                    await request(session, tally, "page", "GET", f"/e/{key}", (200,))
-                shown = data["revision"]
-            tick = await next_tick(tick, tally)
+            started = time.monotonic()
+            try:
+                async with session.get(f"/e/{key}/events") as response:
+                    tally.add("stream", started, response.status == 200, f"HTTP {response.status}")
+                    if response.status == 200:
+                        async for line in response.content:
+                            if line.startswith(b"data: "):
+                                revision = int(line[len(b'data: {"revision": '):].rstrip(b"}\n"))
+                                # the revision of a save answered, or of the save on its way (told
+                                # before the scorer had its answer)
+                                saved = table.saved.get(revision, table.sending)
+                                if saved is not None:  # a save sent → this phone knows
+                                    tally.add("pushed", saved, True)
+                                heard.put_nowait(revision)
+            except (TimeoutError, aiohttp.ClientError, ValueError) as error:
+                tally.add("stream", started, False, type(error).__name__)
+            await asyncio.sleep(3.0)
 
 
-async def next_tick(tick: float, tally: Tally) -> float:
+async def next_tick(tick: float, tally: Tally, count: bool = True) -> float:
     """Wait for the next tick after ``tick`` (every :data:`POLL_EVERY` s, as ``setInterval``);
-    ticks already past are skipped, as a browser's busy poll skips them, and counted."""
+    ticks already past are skipped, as a browser's busy poll skips them, and counted
+    (``count``: polling)."""
     tick += POLL_EVERY
     now = time.monotonic()
     while tick < now:
-        if tick >= tally.since:
+        if tick >= tally.since and count:
             tally.skipped += 1
         tick += POLL_EVERY
     await asyncio.sleep(tick - now)
     return tick
 
 
-async def save(session: Any, key: str, tally: Tally, rng: random.Random) -> None:
+async def save(session: Any, key: str, tally: Tally, rng: random.Random, table: Table) -> None:
     """Quick entry's save: read the table, then send the next hand with a new token."""
     state = await request(session, tally, "state", "GET", f"/api/e/{key}", (200,))
     if state is None or state["closed"]:
@@ -269,7 +375,11 @@ async def save(session: Any, key: str, tally: Tally, rng: random.Random) -> None
     hand = {"number": len(state["hands"]) + 1, "token": secrets.token_urlsafe(12),
             "facts": {"dealer": state["next_dealer"], "auction": ["three", "pass", "pass", "pass"],
                       "tricks": rng.randint(1, 5)}}
-    await request(session, tally, "save", "POST", f"/api/e/{key}/hands", (201,), json=hand)
+    table.sending = sent = time.monotonic()
+    answer = await request(session, tally, "save", "POST", f"/api/e/{key}/hands", (201,), json=hand)
+    table.sending = None
+    if isinstance(answer, dict) and isinstance(answer.get("revision"), int):
+        table.saved[answer["revision"]] = sent
 
 
 async def probe(base: str, tally: Tally, end: float, rng: random.Random) -> None:
@@ -286,15 +396,20 @@ async def probe(base: str, tally: Tally, end: float, rng: random.Random) -> None
 
 
 def run_phones(base: str, tables: list[tuple[str, str]], probes: int, start: float, warmup: float,
-               duration: float, save_every: float, seed: int) -> dict[str, Any]:
+               duration: float, save_every: float, seed: int, live: str = "poll", mix_file: str = "none",
+               live_base: str = "") -> dict[str, Any]:
     """One client process: the phones of ``tables`` and ``probes`` baseline clients."""
     async def main() -> Tally:
         rng = random.Random(seed)
         tally = Tally(start + warmup)
         end = start + warmup + duration
-        tasks = [phone(base, key, edit_key, seat == 0, tally, end, save_every, random.Random(rng.random()),
-                       max(POLL_EVERY, warmup - 5.0))
-                 for key, edit_key in tables for seat in range(PHONES)]
+        mix = load_mix(mix_file)
+        tasks = []
+        for key, edit_key in tables:
+            table = Table()
+            tasks += [phone(base, key, edit_key, seat, tally, end, save_every, random.Random(rng.random()),
+                            max(POLL_EVERY, warmup - 5.0), live, mix, table, live_base or base)
+                      for seat in range(PHONES)]
         tasks += [probe(base, tally, end, random.Random(rng.random())) for _ in range(probes)]
         await asyncio.sleep(max(0.0, start - time.monotonic()))
         await asyncio.gather(*tasks)
@@ -344,7 +459,8 @@ def report(results: list[dict[str, Any]], duration: float, cpu: float) -> None:
         for kind, text in result["samples"].items():
             samples.setdefault(kind, text)
     base50, base99 = percentile(times["healthz"], 0.5), percentile(times["healthz"], 0.99)
-    total = sum(len(v) for v in times.values())
+    # "pushed" is a delay (a save's answer → a phone told), not a request
+    total = sum(len(v) for k, v in times.items() if k != "pushed")
     print(f"{'kind':8} {'requests':>9} {'req/s':>7} {'p50 ms':>8} {'p99 ms':>8} {'max ms':>8} {'errors':>7}"
           f"   p50/healthz p99/healthz")
     for kind in KINDS:
@@ -355,7 +471,7 @@ def report(results: list[dict[str, Any]], duration: float, cpu: float) -> None:
         line = (f"{kind:8} {len(values):9d} {len(values) / duration:7.1f} {p50 * 1000:8.1f} {p99 * 1000:8.1f} "
                 f"{max(values) * 1000:8.1f} {errors.get(kind, 0):7d}   ×{p50 / base50:10.2f} ×{p99 / base99:10.2f}")
         print(line + (f"   (first error: {samples[kind]})" if kind in samples else ""))
-    every = [t for v in times.values() for t in v]
+    every = [t for k, v in times.items() if k != "pushed" for t in v]
     print(f"{'all':8} {total:9d} {total / duration:7.1f} {percentile(every, 0.5) * 1000:8.1f} "
           f"{percentile(every, 0.99) * 1000:8.1f} {max(every) * 1000:8.1f} {sum(errors.values()):7d}")
     skipped = sum(r["skipped"] for r in results)
@@ -383,6 +499,10 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--proxy", action="store_true",
                         help="the phones talk to nginx with deploy/nginx.conf (plain HTTP), nginx to the app")
+    parser.add_argument("--live", choices=("poll", "stream"), default="poll",
+                        help="the live channel: polls of the revision, or the stream server's pushed revisions")
+    parser.add_argument("--mix", default=str(MIX) if MIX.exists() else "none",
+                        help="the request mix per hand (benchmarks/wire.py --mix-out); none: a page per change")
     args = parser.parse_args()
     base = args.database.replace("postgresql+psycopg://", "postgresql://")
     schema, url = make_schema(base)
@@ -390,14 +510,17 @@ def main() -> None:
     try:
         print(f"load: {args.tables} tables × {PHONES} phones, {args.hands} hands each, a save per table every "
               f"{args.save_every:g} s, {args.duration:g} s measured after {args.warmup:g} s, "
-              f"nap serve --workers {args.workers or 'default'} ({args.app_root}), PostgreSQL schema {schema}",
-              flush=True)
+              f"nap serve --workers {args.workers or 'default'} ({args.app_root}), PostgreSQL schema {schema}, "
+              f"live channel: {args.live}, mix: {args.mix}{', behind nginx' if args.proxy else ''}", flush=True)
         tables = make_tables(url, args.tables, args.hands)
         port = free_port()
-        server = start_server(url, port, args.workers, args.app_root.resolve())
+        live_port = free_port() if args.live == "stream" else 0
+        server = start_server(url, port, args.workers, args.app_root.resolve(), live_port)
+        live_base = f"http://127.0.0.1:{live_port}"
         if args.proxy:
             app_port, port = port, free_port()
-            proxy = start_nginx(app_port, port, Path(tempfile.mkdtemp(prefix="nap-load-nginx-")))
+            proxy = start_nginx(app_port, port, Path(tempfile.mkdtemp(prefix="nap-load-nginx-")), live_port)
+            live_base = f"http://127.0.0.1:{port}"
         healthz, poll = idle_baseline(port, tables[0][0])
         print(f"idle, one connection: /healthz p50 {healthz * 1000:.2f} ms, poll p50 {poll * 1000:.2f} ms "
               f"(×{poll / healthz:.2f} of /healthz)", flush=True)
@@ -405,7 +528,8 @@ def main() -> None:
         start = time.monotonic() + 2.0  # every client process begins together
         chunks = [tables[i::args.clients] for i in range(args.clients)]
         jobs = [(f"http://127.0.0.1:{port}", chunk, probes // args.clients + (i < probes % args.clients), start,
-                 args.warmup, args.duration, args.save_every, args.seed * 100 + i) for i, chunk in enumerate(chunks)]
+                 args.warmup, args.duration, args.save_every, args.seed * 100 + i, args.live, args.mix, live_base)
+                for i, chunk in enumerate(chunks)]
         with multiprocessing.get_context("spawn").Pool(args.clients) as pool:
             pending = pool.starmap_async(run_phones, jobs)
             while time.monotonic() < start + args.warmup:

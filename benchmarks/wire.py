@@ -27,10 +27,20 @@ counted from nginx's access log, per hand, by kind:
     sw       /sw.js and Workbox's files (update checks, installs)
     warm-up  a page the service worker fetched by itself (its Referer is /sw.js)
     other    the rest
-    poll     the live channel's polls of the revision: printed apart, not in the total
+    poll     the live channel (polls of the revision, or the stream that pushes it): printed
+             apart, not in the total (a stream is logged once, when it closes)
 
 Nothing is modelled: the figures are what the real browser sent through the proxy.
-Prints a table per kind (requests and KiB per hand, before → after, and the ratio).
+Prints a table per kind (requests and KiB per hand, before → after, and the ratio), and the
+delay from the scorer's tap that saves a hand to the hand's row on each viewer's screen
+(the DOM change, seen by a MutationObserver in the page).
+
+``--mix-out FILE`` writes what the phones sent per hand, by path (the after run), as JSON:
+the request mix ``benchmarks/load.py --mix FILE`` replays for many tables (one model of a
+phone, measured here, used there).
+
+The app runs its live stream server (``NAP_LIVE_PORT``, a checkout that has one) and nginx
+sends ``/e/<key>/events`` to it; an older checkout ignores the setting and its phones poll.
 
     .venv/bin/python benchmarks/wire.py [--hands 10] [--baseline-root /tmp/nap-main]
 """
@@ -71,7 +81,8 @@ LOG_FORMAT = SEP.join(("$request_method", "$request_uri", "$status", "$bytes_sen
                        "$http_referer", "$sent_http_content_type", "$sent_http_content_encoding",
                        # for reading the kept log (NAP_WIRE_LOG): what the browser asked with
                        "$http_if_none_match", "$http_service_worker", "$http_cache_control"))
-POLL = re.compile(r"/e/[A-Za-z0-9_-]+/revision")
+# the live channel: the polls of the revision, or the one stream of pushed revisions
+POLL = re.compile(r"/e/[A-Za-z0-9_-]+/(revision|events)")
 CHART = re.compile(r"/e/[A-Za-z0-9_-]+/chart\.svg")
 
 
@@ -121,6 +132,9 @@ class Tally:
     compressed: int = 0
     seconds: float = 0.0
     paths: dict[str, int] = field(default_factory=lambda: defaultdict(int))
+    delays: list[float] = field(default_factory=list)
+    #: (kind, method, path with {key} and {n}) → requests, for --mix-out
+    mix: dict[tuple[str, str, str], int] = field(default_factory=lambda: defaultdict(int))
 
     def add(self, line: Line) -> None:
         kind = line.kind
@@ -132,6 +146,18 @@ class Tally:
             self.compressed += bool(line.encoding and line.encoding != "-")
             path = re.sub(r"/e/[A-Za-z0-9_-]+", "/e/<key>", line.path)
             self.paths[f"{kind:8} {line.method} {path} {line.status}"] += 1
+            # a number in the path or query (a hand, a revision): {n}, the table's latest at replay
+            template = re.sub(r"(?<=[=/])\d+(?=$|[&/#])", "{n}", path.replace("/e/<key>", "/e/{key}"))
+            self.mix[(kind, line.method, template)] += 1
+
+    def mix_out(self, path: Path) -> None:
+        """Write the per-hand request mix (benchmarks/load.py --mix)."""
+        import json
+
+        requests = [{"kind": kind, "method": method, "path": template, "per_hand": round(count / self.hands, 3)}
+                    for (kind, method, template), count in sorted(self.mix.items())]
+        path.write_text(json.dumps({"source": "benchmarks/wire.py", "hands": self.hands, "phones": 5,
+                                    "requests": requests}, indent=1) + "\n")
 
     def per_hand(self, kind: str | None = None) -> tuple[float, float, float]:
         """(requests, KiB down, KiB up) per hand, of ``kind`` or of all but the polls."""
@@ -174,8 +200,9 @@ class Site:
     def __enter__(self) -> Site:
         app_port, port = free_port(), free_port()
         own = self.root / ".venv" / "bin" / "nap"
+        live_port = free_port()
         env = {**os.environ, "DATABASE_URL": self.database, "NAP_PROXY_HOPS": "1", "SECRET_KEY": "wire-bench",
-               "NAP_INSTANCE": str(self.tmp / "instance")}
+               "NAP_INSTANCE": str(self.tmp / "instance"), "NAP_LIVE_PORT": str(live_port)}
         if not own.exists():
             env["PYTHONPATH"] = f"{self.root}{os.pathsep}{env.get('PYTHONPATH', '')}"
         nap = own if own.exists() else ROOT / ".venv" / "bin" / "nap"
@@ -185,7 +212,7 @@ class Site:
         cert, key = certificate(self.tmp)
         site = self.tmp / "nap.conf"
         text = render_deploy_conf(f"127.0.0.1:{port} ssl", "nap.test", cert, key, f"127.0.0.1:{app_port}",
-                                  conf=self.root / "deploy" / "nginx.conf")
+                                  conf=self.root / "deploy" / "nginx.conf", live=f"127.0.0.1:{live_port}")
         # the site's own access log (masked, without the bytes sent) gives way to the one counted here
         site.write_text(re.sub(r"(?m)^\s*access_log\s+\S+\s+nap_masked;", f"    access_log {self.log} wire;", text))
         user = "user root;\n" if os.geteuid() == 0 else ""
@@ -227,8 +254,18 @@ class Site:
             time.sleep(0.25)
 
 
+#: When each hand's row first appeared on the page (Date.now(), ms): ``window.napSeen["hand-N"]``.
+SEEN = """window.napSeen = {};
+new MutationObserver(() => {
+  document.querySelectorAll("tbody[id^='hand-']").forEach((t) => {
+    if (!(t.id in napSeen)) napSeen[t.id] = Date.now();
+  });
+}).observe(document, {subtree: true, childList: true});"""
+
+
 def _phone(browser: Any) -> tuple[Any, Any]:
     context = browser.new_context(viewport=PHONE, locale="en-GB", ignore_https_errors=True, service_workers="allow")
+    context.add_init_script(SEEN)
     return context, context.new_page()
 
 
@@ -239,13 +276,16 @@ def _controlled(page: Any, url: str) -> None:
     page.wait_for_function("() => navigator.serviceWorker.controller !== null", timeout=60000)
 
 
-def _quick(page: Any, who: str, bid: str, tricks: int) -> None:
+def _quick(page: Any, who: str, bid: str, tricks: int) -> int:
+    """Record a hand by quick entry; the time of the tap that saves it (Date.now(), ms)."""
     page.click("#record-hand")
     page.wait_for_url(re.compile(r"/quick$"))
     page.locator("fieldset").nth(0).locator(f"label.pill:has-text('{who}')").click()
     page.locator("fieldset").nth(1).locator(f"label.pill:has-text('{bid}')").click()
+    tapped = int(page.evaluate("Date.now()"))
     page.locator(f"button[name=tricks][value='{tricks}']").click()
     page.wait_for_url(re.compile(r"/e/[A-Za-z0-9_-]+(#hand-\d+)?$"))
+    return tapped
 
 
 def measure(browser: Any, root: Path, postgres: str, hands: int, quiet: float) -> Tally:
@@ -276,12 +316,17 @@ def measure(browser: Any, root: Path, postgres: str, hands: int, quiet: float) -
             site.quiet(quiet)
             start = len(site.lines())
             began = time.monotonic()
+            delays = []
             for n in range(1, hands + 1):
-                _quick(scorer, NAMES[n % len(NAMES)], "Three", 3)
+                tapped = _quick(scorer, NAMES[n % len(NAMES)], "Three", 3)
                 for phone in (scorer, *viewers):
                     phone.locator(f"#hand-{n}").wait_for(state="attached", timeout=60000)
+                for viewer in viewers:  # the tap that saved it → the row on the viewer's screen
+                    seen = viewer.evaluate(f"window.napSeen && window.napSeen['hand-{n}']")
+                    if seen:
+                        delays.append((int(seen) - tapped) / 1000)
                 site.quiet(quiet)
-            tally = Tally(hands, seconds=time.monotonic() - began)
+            tally = Tally(hands, seconds=time.monotonic() - began, delays=delays)
             if os.environ.get("NAP_WIRE_LOG"):  # keep nginx's log to read (a file of that name)
                 Path(os.environ["NAP_WIRE_LOG"]).write_text(site.log.read_text())
             for line in site.lines()[start:]:
@@ -320,6 +365,12 @@ def report(before: Tally | None, after: Tally, verbose: bool) -> None:
         print(f"{label}: 304s per hand {t.not_modified / t.hands:.1f}, compressed answers per hand "
               f"{t.compressed / t.hands:.1f}, KiB up per hand {t.per_hand()[2]:.1f}, {t.seconds:.0f} s")
     print("target: at most 12 requests and 40 KiB per hand (issue 23 item 1)")
+    for label, t in (("before", before), ("after", after)):
+        if t is not None and t.delays:
+            d = sorted(t.delays)
+            print(f"{label}: save → viewer's screen (tap to row shown, {len(d)} views): "
+                  f"p50 {d[len(d) // 2] * 1000:.0f} ms, max {d[-1] * 1000:.0f} ms")
+    print(f"machine load average: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     if verbose:
         for label, t in (("before", before), ("after", after)):
             if t is None:
@@ -337,6 +388,8 @@ def main() -> None:
     parser.add_argument("--quiet", type=float, default=4.0, help="seconds of no traffic that end a hand")
     parser.add_argument("--postgres", default=os.environ.get("NAP_BENCH_POSTGRES", "postgresql://postgres@127.0.0.1:5432"))
     parser.add_argument("--verbose", action="store_true", help="list every request")
+    parser.add_argument("--mix-out", type=Path, default=None,
+                        help="write the after run's requests per hand as JSON (benchmarks/load.py --mix)")
     args = parser.parse_args()
     from playwright.sync_api import sync_playwright
 
@@ -350,6 +403,9 @@ def main() -> None:
         finally:
             browser.close()
     report(before, after, args.verbose)
+    if args.mix_out:
+        after.mix_out(args.mix_out)
+        print(f"the request mix per hand: {args.mix_out}")
 
 
 if __name__ == "__main__":

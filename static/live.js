@@ -1,4 +1,5 @@
-// Live score: poll the table's revision (one small query) and, when another phone
+// Live score: learn the table's revision (pushed by the server's stream, else polled: one
+// small query every 1.5 s) and, when another phone
 // has saved or corrected a hand, ask the server what changed since the revision on
 // screen (GET /e/<key>/changes?since=N, docs/api.md) and place it: the parts of the
 // page marked [data-live-part] that changed (totals, next dealer, settle-up…), the
@@ -201,24 +202,54 @@
     notBefore = Date.now() + Math.min(30000, 1500 * Math.pow(2, failures));
   }
 
+  // Pushed, when the server holds streams (GET /e/<key>/events, server-sent events from
+  // scorer/web/live_stream.py behind the proxy): the revision arrives when it changes, and
+  // nothing is polled while the stream is open. A stream answered 204 (no stream server: the
+  // app alone) or failed is closed for good, and the page polls as before.
+  var stream = null;
+  var heard = null;  // the revision the stream last said
+  function open() {
+    var events = el.getAttribute("data-events");
+    if (!events || !window.EventSource) return;
+    stream = new EventSource(events);
+    stream.onmessage = function (event) {
+      try { heard = String(JSON.parse(event.data).revision); } catch (e) { return; }
+      tick();
+    };
+    stream.onerror = function () {
+      // CLOSED: refused (204, 404, 429) or not a stream: poll from now on
+      if (stream && stream.readyState === 2) { stream = null; heard = null; }
+    };
+  }
+
+  function streaming() { return stream !== null && stream.readyState === 1; }
+
   function tick() {
     if (busy || document.hidden || Date.now() < notBefore) return;
     var active = document.activeElement;
     if (active && el.contains(active) && /^(INPUT|SELECT|TEXTAREA)$/.test(active.tagName)) return;
+    var pushed = streaming();
+    if (pushed && (heard === null || heard === shown)) return;  // nothing new: nothing asked
     busy = true;
-    fetch(url, { cache: "no-store", credentials: "same-origin" })
+    var before = shown;
+    (pushed ? Promise.resolve({ revision: heard }) : fetch(url, { cache: "no-store", credentials: "same-origin" })
       .then(function (r) {
         if (!r.ok) throw new Error("revision " + r.status);
         return r.json();
-      })
+      }))
       .then(function (data) {
         if (String(data.revision) !== shown) return update();
       })
       .then(function () { failures = 0; notBefore = 0; })
       .catch(backOff)
-      .then(function () { busy = false; });
+      .then(function () {
+        busy = false;
+        // the stream said more while this one was placed: place that now, not at the next tick
+        if (pushed && shown !== before && heard !== shown) tick();
+      });
   }
 
+  open();
   setInterval(tick, 1500);
   // the outbox (outbox.js) saved something: look now rather than at the next tick
   window.addEventListener("nap:changed", function () { notBefore = 0; tick(); });

@@ -154,3 +154,94 @@ def test_a_failed_fetch_of_the_changes_is_retried_until_they_show(browser: Any, 
         assert page.locator("tbody#hand-2").count() == 1
     finally:
         ctx.close()
+
+
+# ----------------------------------------------------------------- pushed: the live stream
+def _behind_proxy(tmp_path: Any, streams: bool) -> Any:
+    """(the app, a writer app on the same database, base URL, the stream server or None):
+    the app behind deploy/nginx.conf with TLS, its pages opening the live stream; the
+    stream server running (``streams``) or not (its path is then the app's 204)."""
+    import contextlib
+
+    from conftest import _dispose, make_app
+    from test_live_stream import StreamServer
+    from test_proxy import behind_nginx
+
+    @contextlib.contextmanager
+    def run() -> Any:
+        url = f"sqlite:///{tmp_path / 'live.sqlite3'}"
+        app = make_app(url, WTF_CSRF_ENABLED=True, NAP_PROXY_HOPS=1, NAP_LIVE_EVENTS=True)
+        writer = make_app(url)  # the scorer's saves, through the app's own form route
+        live = StreamServer(url, hops=1) if streams else None
+        try:
+            with behind_nginx(tmp_path, app, live=f"127.0.0.1:{live.port}" if live else None) as (port, _ca):
+                yield app, writer, f"https://127.0.0.1:{port}", live
+        finally:
+            if live is not None:
+                live.close()
+            _dispose(writer)
+            _dispose(app)
+
+    return run()
+
+
+def _watch(browser: Any, base: str, key: str) -> tuple[Any, Any, list[str]]:
+    ctx, viewer = _phone(browser, service_workers="block", ignore_https_errors=True)
+    fetched: list[str] = []
+    viewer.on("request", lambda r: fetched.append(urlsplit(r.url).path))
+    viewer.goto(f"{base}/e/{key}")
+    return ctx, viewer, fetched
+
+
+def _shows(viewer: Any, revision: int) -> None:
+    viewer.wait_for_function("r => document.querySelector('[data-live]').dataset.revision === String(r)",
+                             arg=revision, timeout=60000)
+
+
+def test_a_save_is_pushed_to_the_viewer_through_the_proxy_with_no_poll(browser: Any, tmp_path: Any) -> None:
+    from webhelpers import post_hand, start_evening
+
+    with _behind_proxy(tmp_path, streams=True) as (_app, writer, base, live):
+        client = writer.test_client()
+        key = start_evening(client)
+        ctx, viewer, fetched = _watch(browser, base, key)
+        try:
+            wait_for = "() => document.querySelector('[data-live]') !== null"
+            viewer.wait_for_function(wait_for)
+            from webhelpers import wait_until
+            wait_until(lambda: live.hub.open == 1, "the viewer never opened its stream")
+            assert post_hand(client, key, 1, 0, {1: "three"}, 3).status_code == 302  # Bob Three made
+            _shows(viewer, 1)
+            assert viewer.locator("tbody#hand-1").count() == 1
+            assert post_hand(client, key, 2, 0, {1: "three"}, 2).status_code == 302  # Bob Three lost
+            _shows(viewer, 2)
+            assert viewer.locator("tbody#hand-2").count() == 1
+            assert fetched.count(f"/e/{key}/events") == 1  # one stream, kept open
+            assert f"/e/{key}/revision" not in fetched  # never polled while it was open
+            assert fetched.count(f"/e/{key}/changes") == 2  # then only what changed, once a save
+        finally:
+            ctx.close()
+
+
+def test_without_the_stream_server_the_viewer_polls_and_without_javascript_a_reload_shows_the_score(
+        browser: Any, tmp_path: Any) -> None:
+    from webhelpers import post_hand, start_evening
+
+    with _behind_proxy(tmp_path, streams=False) as (_app, writer, base, _live):
+        client = writer.test_client()
+        key = start_evening(client)
+        ctx, viewer, fetched = _watch(browser, base, key)
+        ctx_off, off = _phone(browser, java_script_enabled=False, ignore_https_errors=True)
+        try:
+            off.goto(f"{base}/e/{key}")
+            assert off.locator("tbody#hand-1").count() == 0
+            viewer.wait_for_function("() => document.querySelector('[data-live]') !== null")
+            assert post_hand(client, key, 1, 0, {1: "three"}, 3).status_code == 302
+            _shows(viewer, 1)
+            assert fetched.count(f"/e/{key}/events") == 1  # answered 204: EventSource stopped for good
+            assert f"/e/{key}/revision" in fetched  # and the page polled instead
+            off.reload()
+            assert off.locator("tbody#hand-1").count() == 1
+        finally:
+            ctx.close()
+            ctx_off.close()

@@ -10,6 +10,7 @@ Without nginx it is skipped with a note, unless ``NAP_REQUIRE_PROXY=1`` (as in C
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import os
 import re
@@ -28,7 +29,7 @@ from conftest import ROOT, _dispose, make_app
 from waitress.server import create_server
 
 from scorer.cli.serve import server_settings
-from webhelpers import free_port, listening, start_evening, stop, wait_until
+from webhelpers import free_port, listening, post_hand, start_evening, stop, wait_until
 
 NGINX = os.environ.get("NAP_NGINX") or shutil.which("nginx") or "/usr/sbin/nginx"
 REQUIRE = os.environ.get("NAP_REQUIRE_PROXY") == "1"
@@ -213,13 +214,14 @@ def certificate(tmp: Path) -> tuple[Path, Path]:
 
 
 def render_deploy_conf(listen: str, server_name: str, cert: Path, key: Path, app: str,
-                       conf: Path = DEPLOY_CONF) -> str:
+                       conf: Path = DEPLOY_CONF, live: str | None = None) -> str:
     """deploy/nginx.conf (or ``conf``: another checkout's, benchmarks/wire.py) with its
     placeholders filled, as the README tells an admin to (its access log next to the
-    certificate, in the test's folder)."""
+    certificate, in the test's folder). ``live``: the stream server's address (by default
+    the app's, which answers the stream's path 204: the phones poll)."""
     text = conf.read_text()
     for name, value in {"LISTEN": listen, "SERVER_NAME": server_name, "CERT": str(cert), "KEY": str(key),
-                        "APP": app, "ACCESS_LOG": str(cert.parent / "nap.access.log")}.items():
+                        "APP": app, "LIVE": live or app, "ACCESS_LOG": str(cert.parent / "nap.access.log")}.items():
         text = text.replace(f"@{name}@", value)
     assert "@" not in re.sub(r"#.*", "", text), "a placeholder of deploy/nginx.conf was left unfilled"
     return text
@@ -239,10 +241,22 @@ def _nginx_main(tmp: Path, site: Path) -> str:
 def app_behind_nginx(tmp_path: Path, sqlite_url: str) -> Iterator[tuple[int, Path, Any]]:
     """(nginx's HTTPS port, the CA file, the app): waitress on one loopback port, nginx
     with TLS on another, the app with CSRF on and one trusted proxy."""
+    app = make_app(sqlite_url, WTF_CSRF_ENABLED=True, NAP_PROXY_HOPS=1)
+    try:
+        with behind_nginx(tmp_path, app) as (port, cert):
+            yield port, cert, app
+    finally:
+        _dispose(app)
+
+
+@contextlib.contextmanager
+def behind_nginx(tmp_path: Path, app: Any, live: str | None = None) -> Iterator[tuple[int, Path]]:
+    """(nginx's HTTPS port, the CA file): ``app`` served by waitress on a loopback port as
+    ``nap serve`` does, nginx with TLS and deploy/nginx.conf in front of it (the live stream
+    server at ``live``, by default the app, which answers its path 204)."""
     if not (os.path.isfile(NGINX) and os.access(NGINX, os.X_OK)):
         _unavailable(f"no nginx at {NGINX}")
     cert, key = certificate(tmp_path)
-    app = make_app(sqlite_url, WTF_CSRF_ENABLED=True, NAP_PROXY_HOPS=1)
     server = create_server(app, host="127.0.0.1", port=0, **server_settings(app))  # as nap serve does
     app_port = server.effective_port  # type: ignore[union-attr]
 
@@ -256,7 +270,8 @@ def app_behind_nginx(tmp_path: Path, sqlite_url: str) -> Iterator[tuple[int, Pat
     thread.start()
     port = free_port()
     site = tmp_path / "nap.conf"
-    site.write_text(render_deploy_conf(f"127.0.0.1:{port} ssl", PUBLIC_NAME, cert, key, f"127.0.0.1:{app_port}"))
+    site.write_text(render_deploy_conf(f"127.0.0.1:{port} ssl", PUBLIC_NAME, cert, key, f"127.0.0.1:{app_port}",
+                                       live=live))
     main = tmp_path / "nginx.conf"
     main.write_text(_nginx_main(tmp_path, site))
     nginx = subprocess.Popen(
@@ -272,12 +287,11 @@ def app_behind_nginx(tmp_path: Path, sqlite_url: str) -> Iterator[tuple[int, Pat
             return listening(port)
 
         wait_until(proxying, "nginx never listened", pause=0.1)
-        yield port, cert, app
+        yield port, cert
     finally:
         stop(nginx)
         server.close()
         thread.join(timeout=5)
-        _dispose(app)
 
 
 class Phone:
@@ -650,3 +664,69 @@ def test_compression_through_nginx_is_done_once(app_behind_nginx: tuple[int, Pat
     assert status == 200 and "Content-Encoding" not in headers and body == (ROOT / "static" / "app.css").read_bytes()
     status, headers, body = _raw(port, cafile, f"/e/{key}/share", "gzip, br", host.cookies)
     assert status == 200 and "Content-Encoding" not in headers and b"/scorer/" in body
+
+
+def _https_stream(port: int, cafile: Path, key: str) -> tuple[http.client.HTTPSConnection, Any]:
+    context = ssl.create_default_context(cafile=str(cafile))
+    conn = http.client.HTTPSConnection("127.0.0.1", port, context=context, timeout=30)
+    conn.request("GET", f"/e/{key}/events", headers={"Host": f"{PUBLIC_NAME}:{port}", "Accept": "text/event-stream",
+                                                     "Accept-Encoding": "gzip, br"})
+    return conn, conn.getresponse()
+
+
+def _next_event(response: Any) -> str:
+    data = ""
+    while True:
+        line = response.fp.readline().decode()
+        assert line, "the stream ended"
+        if line == "\n" and data:
+            return data
+        if line.startswith("data: "):
+            data = line[len("data: "):].strip()
+
+
+def test_the_live_stream_goes_through_the_proxy_as_it_is_sent(tmp_path: Path, sqlite_url: str) -> None:
+    """deploy/nginx.conf sends /e/<key>/events to the stream server, unbuffered and
+    uncompressed: each revision reaches the phone when it is sent (issue 23 items 2, 3)."""
+    from test_live_stream import StreamServer
+
+    app = make_app(sqlite_url, NAP_PROXY_HOPS=1, NAP_LIVE_EVENTS=True)
+    live = StreamServer(sqlite_url, hops=1)
+    try:
+        client = app.test_client()
+        key = start_evening(client)
+        with behind_nginx(tmp_path, app, live=f"127.0.0.1:{live.port}") as (port, cafile):
+            conn, response = _https_stream(port, cafile, key)
+            try:
+                assert response.status == 200
+                assert response.getheader("Content-Type") == "text/event-stream"
+                assert response.getheader("Content-Encoding") is None  # never compressed
+                assert _next_event(response) == '{"revision": 0}'
+                assert post_hand(client, key, 1, 0, {1: "three"}, 3).status_code == 302
+                assert _next_event(response) == '{"revision": 1}'  # not held in nginx's buffers
+                # one stream, counted under the address nginx gives (X-Forwarded-For)
+                assert list(live.hub.by_address) == ["127.0.0.1"] and live.hub.open == 1
+            finally:
+                conn.close()
+            # a table nobody holds the link of: refused through the proxy too
+            conn, response = _https_stream(port, cafile, "nosuchtable")
+            assert response.status == 404
+            conn.close()
+    finally:
+        live.close()
+        _dispose(app)
+
+
+def test_without_the_stream_server_the_path_is_204_through_the_proxy(
+        app_behind_nginx: tuple[int, Path, Any], sqlite_url: str) -> None:
+    """The stream's path reaches the app when no stream server is named (LIVE = the app):
+    204, and EventSource stops (the page polls)."""
+    port, cafile, _app = app_behind_nginx
+    writer = make_app(sqlite_url)  # the same database, no CSRF: the table made by a form post
+    try:
+        key = start_evening(writer.test_client())
+    finally:
+        _dispose(writer)
+    conn, response = _https_stream(port, cafile, key)
+    assert response.status == 204
+    conn.close()

@@ -99,3 +99,58 @@ def test_the_pure_python_psycopg_loads_on_this_machine() -> None:
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "python"
+
+
+def test_the_stream_server_runs_behind_a_proxy_unless_told(monkeypatch: pytest.MonkeyPatch) -> None:
+    from scorer.cli.serve import live_port_of
+
+    monkeypatch.delenv("NAP_LIVE_PORT", raising=False)
+    assert live_port_of(5000, 1) == 5001  # behind nginx: the app's port + 1 (deploy/nginx.conf's @LIVE@)
+    assert live_port_of(5000, 0) == 0  # a home table: no proxy, the phones poll
+    monkeypatch.setenv("NAP_LIVE_PORT", "7000")
+    assert live_port_of(5000, 0) == 7000
+    monkeypatch.setenv("NAP_LIVE_PORT", "0")
+    assert live_port_of(5000, 1) == 0
+
+
+SUPERVISED = """
+import os, sys, time
+from pathlib import Path
+from scorer.cli.serve import supervise
+
+marks = Path(sys.argv[1])
+
+def worker():
+    time.sleep(3600)
+
+def stream_server():  # dies at once: started again in its place, as a dead worker is
+    with marks.open("a") as out:
+        out.write(f"{os.getpid()}\\n")
+
+supervise(1, worker, also=[stream_server])
+marks.with_suffix(".done").write_text("stopped")
+"""
+
+
+def test_the_stream_server_is_started_again_when_it_dies_and_stopped_with_the_rest(tmp_path: Any) -> None:
+    import signal
+    import subprocess
+    import sys
+
+    from webhelpers import wait_until
+
+    marks = tmp_path / "marks"
+    log = tmp_path / "stderr"
+    with log.open("wb") as err:
+        process = subprocess.Popen([sys.executable, "-c", SUPERVISED, str(marks)], stderr=err)
+    try:
+        wait_until(lambda: marks.exists() and len(set(marks.read_text().split())) >= 2,
+                   "the stream server was not started again")
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(timeout=60) == 0
+        assert (tmp_path / "marks.done").read_text() == "stopped"  # supervise returned: every child ended
+        assert "starting another" in log.read_text()
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()

@@ -205,11 +205,14 @@ def main(argv: list[str] | None = None) -> int:
     serve.add_argument("--port", type=int, default=int(os.environ.get("PORT", "5000")), help="port")
     serve.add_argument("--workers", type=int, default=None,
                        help="app processes (default: NAP_WORKERS, else one per core on PostgreSQL, one on SQLite)")
+    serve.add_argument("--live-port", type=int, default=None,
+                       help="port of the live stream server, pushed updates (default: NAP_LIVE_PORT, else behind "
+                            "a proxy the port + 1, else none: the phones poll); 0: none")
     args = parser.parse_args(argv)
     if args.command == "serve":
         from .serve import serve as run_server  # Flask and waitress only here: `nap settle` needs neither
 
-        run_server(args.host, args.port, workers=args.workers)
+        run_server(args.host, args.port, workers=args.workers, live_port=args.live_port)
         return 0
     try:
         text = args.file.read_bytes()

@@ -35,7 +35,7 @@ import signal
 import socket
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any, TextIO
 from urllib.parse import urlsplit
 
@@ -108,11 +108,12 @@ def choose_psycopg(environ: dict[str, str] | None = None, find_library: Callable
 
 
 def serve(host: str = "0.0.0.0", port: int = 5000, *, upgrade: bool = True,  # noqa: S104 - the table's phones
-          workers: int | None = None) -> None:
+          workers: int | None = None, live_port: int | None = None) -> None:
     """Build the app (``DATABASE_URL``, SQLite in ``instance/`` by default), bring the
     database up to the newest migration if ``upgrade``, and serve it until stopped, in
-    ``workers`` processes (:func:`default_workers` if ``None``). On PostgreSQL, psycopg's
-    pure-Python implementation is asked for first (:func:`choose_psycopg`)."""
+    ``workers`` processes (:func:`default_workers` if ``None``), with the live stream server
+    (:mod:`scorer.web.live_stream`) on ``live_port`` (:func:`live_port_of` if ``None``; 0: none).
+    On PostgreSQL, psycopg's pure-Python implementation is asked for first (:func:`choose_psycopg`)."""
     if os.environ.get("DATABASE_URL", "").startswith("postgres") and "psycopg" not in sys.modules:
         choose_psycopg()
     import waitress
@@ -132,6 +133,7 @@ def serve(host: str = "0.0.0.0", port: int = 5000, *, upgrade: bool = True,  # n
     # which this server does not answer on
     app.config["LISTENING_LOCAL_ONLY"] = host not in ("0.0.0.0", "::", "") and lan.is_local_name(host)  # noqa: S104
     workers = workers or default_workers(app.config["SQLALCHEMY_DATABASE_URI"])
+    live_port = live_port_of(port, app.config.get("NAP_PROXY_HOPS") or 0) if live_port is None else live_port
     processes = f" in {workers} processes" if workers > 1 else ""
     print(f"Nap scorer: serving on http://{host}:{port}/{processes} (Ctrl-C stops it)", flush=True)
     public_url = app.config.get("PUBLIC_URL") or ""
@@ -141,7 +143,13 @@ def serve(host: str = "0.0.0.0", port: int = 5000, *, upgrade: bool = True,  # n
               "(set PUBLIC_URL to have it printed here).", flush=True)
     else:
         announce(host, port, public_url=public_url)
-    if workers == 1:
+    also: list[Callable[[], None]] = []
+    if live_port:
+        app.config["NAP_LIVE_EVENTS"] = True  # pages open the stream
+        also.append(_live_server(app, host, live_port))
+        print(f"Nap scorer: live updates pushed from http://{host}:{live_port}/e/<key>/events "
+              "(the proxy sends that path there)", flush=True)
+    if workers == 1 and not also:
         _warm(app)
         waitress.serve(app, host=host, port=port, **server_settings(app))
         return
@@ -153,7 +161,32 @@ def serve(host: str = "0.0.0.0", port: int = 5000, *, upgrade: bool = True,  # n
         _warm(app)  # each process starts its own render worker: no pipe crosses a fork
         waitress.serve(app, sockets=[sock], **server_settings(app))
 
-    supervise(workers, run)
+    supervise(workers, run, also=also)
+
+
+def live_port_of(port: int, hops: int) -> int:
+    """The live stream server's port when ``--live-port`` is not given: ``NAP_LIVE_PORT`` if
+    set (0: none); else, behind a proxy (``hops`` > 0), the app's port + 1; else none (0):
+    without a proxy the phones reach the app only, and poll."""
+    configured = os.environ.get("NAP_LIVE_PORT", "").strip()
+    if configured:
+        return max(0, int(configured))
+    return port + 1 if hops else 0
+
+
+def _live_server(app: Any, host: str, port: int) -> Callable[[], None]:
+    """The live process's work: the stream server on a socket bound now (a port in use
+    stops ``nap serve`` at start, not a child later)."""
+    sock = listening_socket(host, port)
+    url = app.config["SQLALCHEMY_DATABASE_URI"]
+    hops = app.config.get("NAP_PROXY_HOPS") or 0
+
+    def run() -> None:
+        from ..web import live_stream
+
+        live_stream.run(host, port, url, hops=hops, sock=sock)
+
+    return run
 
 
 def _warm(app: Any) -> None:
@@ -174,24 +207,25 @@ def listening_socket(host: str, port: int) -> socket.socket:
     return sock
 
 
-def supervise(workers: int, run: Callable[[], None]) -> None:
-    """Fork ``workers`` processes that each ``run()``; start a new one in place of one that
-    died; on SIGTERM or SIGINT (Ctrl-C) stop them all and return."""
-    children: set[int] = set()
+def supervise(workers: int, run: Callable[[], None], also: Iterable[Callable[[], None]] = ()) -> None:
+    """Fork ``workers`` processes that each ``run()``, and one for each of ``also`` (the live
+    stream server); start a new one in place of one that died; on SIGTERM or SIGINT (Ctrl-C)
+    stop them all and return."""
+    children: dict[int, Callable[[], None]] = {}
     stopping = False
 
-    def start() -> None:
+    def start(work: Callable[[], None]) -> None:
         pid = os.fork()
-        if pid == 0:  # the worker: waitress until it is stopped
+        if pid == 0:  # the worker: waitress (or the stream server) until it is stopped
             signal.signal(signal.SIGTERM, signal.SIG_DFL)
             signal.signal(signal.SIGINT, signal.SIG_DFL)
             code = 0
             try:
-                run()
+                work()
             except BaseException:  # noqa: B036 - whatever ends the worker, it must not return into the parent's loop
                 code = 1
             os._exit(code)
-        children.add(pid)
+        children[pid] = work
 
     def stop(signum: int, frame: Any) -> None:
         nonlocal stopping
@@ -202,19 +236,19 @@ def supervise(workers: int, run: Callable[[], None]) -> None:
 
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
-    for _ in range(workers):
-        start()
+    for work in [run] * workers + list(also):
+        start(work)
     while children:
         try:
             pid, _status = os.wait()
         except ChildProcessError:
             break
-        children.discard(pid)
-        if not stopping:
+        work = children.pop(pid, None)
+        if not stopping and work is not None:
             print(f"Nap scorer: worker {pid} stopped; starting another", file=sys.stderr, flush=True)
             time.sleep(1)  # a worker that dies at once must not spin
             if not stopping:
-                start()
+                start(work)
 
 
 def table_url(host: str, port: int, public_url: str = "") -> str:

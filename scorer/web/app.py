@@ -81,6 +81,10 @@ def configure(app: Flask, test_config: dict[str, Any] | None) -> None:
         # the address the world uses (https://nap.example.org): every absolute link and QR
         # code is built from it when set, whatever Host the request came with
         PUBLIC_URL=os.environ.get("PUBLIC_URL", "").strip().rstrip("/"),
+        # pages open the live stream (GET /e/<key>/events, scorer.web.live_stream): set by
+        # `nap serve` when it runs the stream server (behind a proxy, or --live-port);
+        # otherwise pages poll and open no stream
+        NAP_LIVE_EVENTS=os.environ.get("NAP_LIVE_EVENTS") == "1",
         # seconds a write waits for another's lock on SQLite before answering 503 (scorer.web.outage)
         SQLITE_BUSY_TIMEOUT=float(os.environ.get("NAP_SQLITE_BUSY_TIMEOUT") or outage.SQLITE_BUSY_TIMEOUT),
     )

@@ -297,6 +297,20 @@ def revision(key: str) -> Response:
     return response
 
 
+@bp.get("/e/<key>/events")
+@permission("view")
+def events(key: str) -> Response:
+    """The live stream's address when no stream server answers it (no proxy in front, or
+    the proxy's stream server down): ``204``, which tells EventSource to stop, and the
+    page polls :func:`revision` instead (``static/live.js``). Behind ``deploy/nginx.conf``
+    the path is the stream server's (:mod:`scorer.web.live_stream`). An unknown table: 404."""
+    if units.polled_revision(key) is None:
+        abort(404)
+    response = Response(status=204)
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
 @bp.get("/e/<key>/big")
 @permission("view")
 def big(key: str) -> str:
