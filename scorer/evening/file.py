@@ -33,7 +33,7 @@ from ..rules import (
 from ..rules.cards import parse_card
 from .codec import decode_hand, encode_hand
 from .ledger import Fold, HandError, Ledger
-from .limits import MAX_FILE_BYTES, MAX_HANDS, MAX_PLAYERS, MAX_SEAT_CHANGES, mebibytes
+from .limits import MAX_FILE_BYTES, MAX_HANDS, MAX_PLAYERS, MAX_SEAT_CHANGES, check_nesting, mebibytes
 from .seat_names import seated_name_clash
 from .zones import valid_zone
 
@@ -125,6 +125,7 @@ def loads(text: str | bytes) -> EveningFile:
         raise EveningFileError(Text("An evening file is at most {mib} MB ({limit} bytes); this one has {size} bytes.",
                                     mib=mebibytes(MAX_FILE_BYTES), limit=MAX_FILE_BYTES, size=size))
     try:
+        check_nesting(text)  # before parsing: the phone's parser would overflow its stack
         data = json.loads(text)
     except (ValueError, RecursionError) as error:  # bad JSON, bad UTF-8, absurd nesting or numbers
         raise EveningFileError(Text("This is not a JSON file ({detail}).", detail=_short(str(error)))) from None
