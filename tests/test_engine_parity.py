@@ -73,6 +73,17 @@ class Phone:
         status, out, err = json.loads(line)
         return status, out, err
 
+    def provisional(self, path: Path, waiting: list) -> str:
+        """static/engine/worker.js's answer (JSON text) for the evening ``path`` and ``waiting`` hands."""
+        assert self.process.stdin and self.process.stdout
+        self.process.stdin.write(json.dumps([str(path), waiting]) + "\n")
+        self.process.stdin.flush()
+        line = self.process.stdout.readline()
+        if not line:
+            self.log.flush()
+            pytest.fail(f"Pyodide stopped on {path}: {Path(self.log.name).read_text()[-2000:]}")
+        return json.loads(line)
+
     def close(self) -> None:
         if self.process.stdin:
             self.process.stdin.close()
@@ -228,3 +239,35 @@ def test_settle_mjs_prints_what_nap_settle_prints(tmp_path: Path) -> None:
         assert (on_phone.returncode, on_phone.stdout, on_phone.stderr) == \
                (server.returncode, server.stdout, server.stderr)
         assert server.returncode == (0 if path.startswith("examples") else 2)
+
+
+def _provisional_on_the_server() -> object:
+    """The worker's Python (PROVISIONAL_PY of static/engine/engine.mjs), run by this CPython."""
+    source = (ROOT / "static" / "engine" / "engine.mjs").read_text(encoding="utf-8")
+    code = source.split("export const PROVISIONAL_PY = `", 1)[1].split("`;", 1)[0]
+    space: dict = {}
+    exec(code, space)  # noqa: S102 - the project's own code, as the worker runs it
+    return space["_nap_provisional"]
+
+
+def test_provisional_rulings_are_the_same_on_the_phone(phone: Phone, tmp_path: Path) -> None:
+    server_side = _provisional_on_the_server()
+    data = json.loads((EXAMPLES / "pagat-thursday.json").read_text(encoding="utf-8"))
+    base = tmp_path / "server.json"
+    base.write_text(json.dumps({**data, "hands": data["hands"][:2]}), encoding="utf-8")
+    cases = [
+        [{k: v for k, v in h.items() if k != "dealer"} for h in data["hands"][2:]],
+        [{"lone_bid": {"declarer": "Cat", "contract": "three"}, "tricks": 3}],
+        [{"auction": ["pass", "three", "pass", "pass"], "tricks": 3},
+         {"auction": ["pass", "pass", "wellington", "pass"], "tricks": 5}],
+        [{"auction": ["three", "pass", "pass", "pass"], "tricks": 9}],
+    ]
+    answers = []
+    for waiting in cases:
+        expected = server_side(base.read_text(encoding="utf-8"), json.dumps(waiting))  # type: ignore[operator]
+        assert phone.provisional(base, waiting) == expected
+        answers.append(json.loads(expected))
+    assert answers[0]["refused"] is None and answers[0]["report"]["totals"] == {"Ann": 29, "Bob": 9, "Cat": -19,
+                                                                              "Dan": -19}
+    assert answers[2]["refused"] == {"index": 1, "number": 4, "rule": "P-7", "message":
+                                     "Cat bid Wellington, but Wellington may only be bid after someone has bid Nap."}

@@ -43,3 +43,17 @@ def _nap_settle(path, as_json=True):
         status = main(["settle", "--json", path] if as_json else ["settle", path])
     return [status, out.getvalue(), err.getvalue()]
 `;
+
+/** The Python of provisional rulings (scorer/evening/provisional.py): the server's last evening
+ * file and the waiting hands' facts (JSON) in, {"report": `nap settle --json`'s report of the
+ * evening with them, "refused": null or {"index", "number", "rule", "message"}} (JSON) out. */
+export const PROVISIONAL_PY = `
+def _nap_provisional(server_file, waiting):
+    import json
+    from scorer.cli.main import ledger_report
+    from scorer.evening.provisional import provisional
+    evening, ledger, refused = provisional(server_file, json.loads(waiting))
+    no = None if refused is None else {"index": refused.index, "number": refused.number,
+                                       "rule": refused.rule, "message": str(refused.message)}
+    return json.dumps({"report": ledger_report(evening, ledger), "refused": no}, ensure_ascii=False)
+`;

@@ -12,7 +12,7 @@ import { readFileSync, statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import process from "node:process";
 import { createInterface } from "node:readline";
-import { PYODIDE_DIR, SETTLE_PY, startEngine } from "./engine.mjs";
+import { PROVISIONAL_PY, PYODIDE_DIR, SETTLE_PY, startEngine } from "./engine.mjs";
 
 const args = process.argv.slice(2);
 const asJson = !args.includes("--text");
@@ -37,6 +37,7 @@ try {
 }
 const pyodide = await startEngine(loadPyodide, bundle);
 pyodide.runPython(SETTLE_PY);
+pyodide.runPython(PROVISIONAL_PY);
 
 // The file goes into Pyodide's own file system at the same absolute path, and Python's working
 // folder is this one, so FILE names it as it does for `nap` (and its errors quote it the same).
@@ -77,8 +78,16 @@ if (serve) {
   // One Pyodide for many files (tests/test_engine_parity.py): one file name per line on standard
   // input, one JSON line [status, stdout, stderr] per file on standard output.
   const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });
+  // A line that is a JSON array [FILE, [facts, ...]] asks for the provisional rulings of the
+  // waiting hands after the evening FILE (static/engine/worker.js's answer, as JSON text).
+  const provisional = pyodide.globals.get("_nap_provisional");
   for await (const line of lines) {
-    if (line) process.stdout.write(JSON.stringify(settleFile(line, asJson)) + "\n");
+    if (line.startsWith("[")) {
+      const [name, waiting] = JSON.parse(line);
+      process.stdout.write(JSON.stringify(provisional(readFileSync(name, "utf-8"), JSON.stringify(waiting))) + "\n");
+    } else if (line) {
+      process.stdout.write(JSON.stringify(settleFile(line, asJson)) + "\n");
+    }
   }
 } else {
   const [status, out, err] = settleFile(file, asJson);
