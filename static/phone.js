@@ -157,6 +157,12 @@ function main() {
   else if (recentlyLost()) idle(() => { keep(); startWorker(); });
 }
 
+// A scorer's phone keeps what it has not sent (the outbox, the evening file): it asks the browser
+// to keep the site's storage when space runs short (a viewer's phone, which keeps nothing, never asks)
+if (box && navigator.storage && navigator.storage.persist) {
+  navigator.storage.persisted().then((kept) => kept || navigator.storage.persist()).catch(() => {});
+}
+
 if (box && live && typeof WebAssembly === "object" && typeof Worker === "function" && typeof localStorage !== "undefined") {
   main();
 }

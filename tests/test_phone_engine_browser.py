@@ -83,3 +83,47 @@ def test_an_evening_played_offline_is_settled_provisionally_as_the_server_settle
         assert _totals(a) == provisional  # the server's totals, as the phone had them
     finally:
         ctx.close()
+
+
+def test_without_webassembly_a_scorer_is_as_before_and_a_viewer_never_loads_the_engine(
+        browser: Any, site: tuple[Any, str]) -> None:  # noqa: F811
+    app, base = site
+    ctx, a = _phone(browser)
+    ctx.add_init_script("delete globalThis.WebAssembly")
+    ctx_b, b = _phone(browser)
+    count_persist = """if (navigator.storage) {
+      navigator.storage.persisted = () => Promise.resolve(false);
+      navigator.storage.persist = () => {
+        window.__persist = (window.__persist || 0) + 1;
+        return Promise.resolve(true);
+      };
+    }"""
+    ctx.add_init_script(count_persist)
+    ctx_b.add_init_script(count_persist)
+    asked: list[str] = []
+    for context in (ctx, ctx_b):
+        context.on("request", lambda r: asked.append(r.url))
+    try:
+        key = _start_table(a, base)
+        _ready_offline(a, base, key)
+        for offline in (True, False, True):  # lost, back, lost again: with WebAssembly the engine would start
+            ctx.set_offline(offline)
+            a.locator("#netstate.offline" if offline else "#netstate.online").wait_for(timeout=60000)
+        _quick_offline(a, "Bob", "Three", 3)
+        a.locator(".outbox-entry.waiting").first.wait_for(timeout=60000)
+        assert a.locator(".outbox-entry .outbox-state").first.inner_text() == "waiting to send"
+        assert a.locator(".totals.provisional, .provisional-ruling, .provisional-note").count() == 0
+        assert a.locator("html[data-engine]").count() == 0
+        b.goto(f"{base}/e/{key}")  # a viewer: the page has no phone.js at all
+        assert b.locator("script[src*='/static/phone.']").count() == 0
+        assert a.locator("script[src*='/static/phone.']").count() == 1  # (the scorer's page has it)
+        # the scorer's phone asks to keep its storage (navigator.storage.persist), the viewer's never
+        a.wait_for_function("() => window.__persist === 1", timeout=30000)
+        assert b.evaluate("window.__persist || 0") == 0
+        ctx.set_offline(False)
+        a.wait_for_function("() => document.querySelectorAll('.outbox-entry').length === 0", timeout=60000)
+        assert _hands(app, key) == [(1, 1, 3)]
+        assert not [u for u in asked if "/static/vendor/pyodide/" in u or "/engine/" in u]
+    finally:
+        ctx.close()
+        ctx_b.close()
