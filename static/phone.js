@@ -116,6 +116,7 @@ function main() {
     const totals = document.querySelector(".totals");
     if (!totals) return;
     totals.classList.add("provisional");
+    document.querySelectorAll(".later-note").forEach((el) => el.remove());
     const tiles = totals.querySelectorAll(".total:not(.pool) .pts");
     report.players.forEach((name, i) => {
       const el = tiles[i];
@@ -161,6 +162,29 @@ function main() {
 // to keep the site's storage when space runs short (a viewer's phone, which keeps nothing, never asks)
 if (box && navigator.storage && navigator.storage.persist) {
   navigator.storage.persisted().then((kept) => kept || navigator.storage.persist()).catch(() => {});
+}
+
+// While hands wait offline and no engine rules on them (no WebAssembly, a first outage, a start
+// that failed or has not finished), the phone says once, above the totals, when rulings come.
+function later(event) {
+  const entries = (event.detail && event.detail.entries) || [];
+  const table = box.getAttribute("data-outbox-list");
+  const waiting = entries.some((e) => e.table === table && e.state === "waiting");
+  const ruled = document.querySelector(".totals.provisional");
+  let note = document.querySelector(".later-note");
+  if (!waiting || navigator.onLine || ruled) { if (note) note.remove(); return; }
+  const totals = document.querySelector(".totals");
+  if (note || !totals) return;
+  note = document.createElement("p");
+  note.className = "later-note";
+  note.setAttribute("role", "status");
+  note.textContent = say("rulings-later");
+  totals.parentNode.insertBefore(note, totals);
+}
+
+if (box) {
+  window.addEventListener("nap:outbox", later);
+  window.addEventListener("online", () => later({ detail: {} }));
 }
 
 if (box && live && typeof WebAssembly === "object" && typeof Worker === "function" && typeof localStorage !== "undefined") {

@@ -113,6 +113,8 @@ def test_without_webassembly_a_scorer_is_as_before_and_a_viewer_never_loads_the_
         a.locator(".outbox-entry.waiting").first.wait_for(timeout=60000)
         assert a.locator(".outbox-entry .outbox-state").first.inner_text() == "waiting to send"
         assert a.locator(".totals.provisional, .provisional-ruling, .provisional-note").count() == 0
+        # said once, above the totals
+        assert a.locator(".later-note").all_inner_texts() == ["Rulings will come when the network is back."]
         assert a.locator("html[data-engine]").count() == 0
         b.goto(f"{base}/e/{key}")  # a viewer: the page has no phone.js at all
         assert b.locator("script[src*='/static/phone.']").count() == 0
@@ -123,6 +125,7 @@ def test_without_webassembly_a_scorer_is_as_before_and_a_viewer_never_loads_the_
         ctx.set_offline(False)
         a.wait_for_function("() => document.querySelectorAll('.outbox-entry').length === 0", timeout=60000)
         assert _hands(app, key) == [(1, 1, 3)]
+        assert a.locator(".later-note").count() == 0
         assert not [u for u in asked if "/static/vendor/pyodide/" in u or "/engine/" in u]
     finally:
         ctx.close()
