@@ -15,6 +15,15 @@ HERE = Path(__file__).resolve().parent
 BUNDLED = ("templates", "static", "migrations")
 
 
+def _ignored(folder: str, names: list[str]) -> set[str]:
+    """``__pycache__`` and ``*.pyc`` anywhere; in ``static/vendor/pyodide`` all but the licence and
+    the note of origin (Pyodide's 13 MB and the engine bundle are made by scripts/setup)."""
+    skipped = set(shutil.ignore_patterns("__pycache__", "*.pyc")(folder, names))
+    if Path(folder).as_posix().endswith("static/vendor/pyodide"):
+        skipped |= {n for n in names if n not in ("LICENSE", "ORIGIN.md")}
+    return skipped
+
+
 class BuildPyWithResources(build_py):
     def run(self) -> None:
         super().run()
@@ -26,7 +35,7 @@ class BuildPyWithResources(build_py):
             if not source.is_dir():
                 raise SystemExit(f"setup.py: {source} is missing; build from a checkout or an sdist")
             shutil.rmtree(target / name, ignore_errors=True)
-            shutil.copytree(source, target / name, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+            shutil.copytree(source, target / name, ignore=_ignored)
 
 
 setup(cmdclass={"build_py": BuildPyWithResources})

@@ -187,6 +187,22 @@ workbox.routing.registerRoute(
   "POST"
 );
 
+// the phone's engine (static/phone.js starts it on a scorer's phone only): Pyodide's runtime at
+// its pinned version and the engine bundle with its worker, each kept cache-first under a cache
+// named by its hash (NAP.pyodide, NAP.engine), so that it is there offline and a new version of
+// the app does not fetch Pyodide's 13 MB again
+var PYODIDE = "nap-pyodide-" + NAP.pyodide;
+var ENGINE = "nap-engine-" + NAP.engine;
+var ENGINE_FILES = /^\/(engine\/nap-engine\.zip|static\/engine\/)/;
+workbox.routing.registerRoute(
+  function (ctx) { return ctx.sameOrigin && ENGINE_FILES.test(ctx.url.pathname); },
+  new workbox.strategies.CacheFirst({ cacheName: ENGINE, plugins: [keepOk] })
+);
+workbox.routing.registerRoute(
+  function (ctx) { return ctx.sameOrigin && ctx.url.pathname.indexOf("/static/vendor/pyodide/") === 0; },
+  new workbox.strategies.CacheFirst({ cacheName: PYODIDE, plugins: [keepOk] })
+);
+
 // a static file under its hashed name (scorer/web/static_names.py) never changes: the kept
 // copy is used without asking; any other static file is asked for first
 var HASHED = /\.[0-9a-f]{12}\.[A-Za-z0-9]+$/;
@@ -213,7 +229,8 @@ self.addEventListener("install", function (event) {
 self.addEventListener("activate", function (event) {
   event.waitUntil(caches.keys().then(function (names) {
     return Promise.all(names.filter(function (name) {
-      return /^nap-(pages|static)-/.test(name) && name !== PAGES && name !== STATIC;
+      return /^nap-(pages|static|pyodide|engine)-/.test(name) &&
+        [PAGES, STATIC, PYODIDE, ENGINE].indexOf(name) < 0;
     }).map(function (name) { return caches.delete(name); }));
   }).then(function () { return self.clients.claim(); }));
 });

@@ -120,6 +120,22 @@ def test_absurd_json_is_refused_cleanly(text: str) -> None:
     assert len(str(err.value)) < 300  # the bad value is not echoed back whole
 
 
+def test_nesting_past_64_is_refused_before_parsing() -> None:
+    """The phone's Pyodide overflowed JavaScript's stack on 100,000-deep brackets where CPython raised
+    RecursionError: the reader refuses past MAX_NESTING (64) with the same words on both."""
+    for text in ("[" * 65 + "]" * 65, ('{"a":' * 65 + "1" + "}" * 65).encode(), "[" * 100_000 + "]" * 100_000):
+        with pytest.raises(EveningFileError) as err:
+            loads(text)
+        assert str(err.value) == "This is not a JSON file (arrays and objects nested more than 64 deep)."
+    # 64 deep parses (and the schema then refuses it); brackets inside strings do not count
+    with pytest.raises(EveningFileError) as err:
+        loads("[" * 64 + "]" * 64)
+    assert "nested" not in str(err.value)
+    with pytest.raises(EveningFileError) as err:
+        loads(json.dumps({"format": "nap-evening", "place": "[{" * 100 + '\\"' + "[" * 100}))
+    assert "nested" not in str(err.value)
+
+
 def test_no_hand_after_the_agreed_end() -> None:
     hand = {"auction": ["three", "pass", "pass"], "tricks": 3}
     data = with_hands(*([hand] * 4), options={"hands_per_dealer": 1})  # 3 players × 1 = 3 hands

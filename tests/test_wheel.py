@@ -63,6 +63,10 @@ def test_the_wheel_carries_everything_and_nap_serve_runs_from_it(tmp_path: Path)
                    "scorer/translations/ru/LC_MESSAGES/messages.mo", "scorer/schema/evening.schema.json"):
         assert needed in names, f"the wheel lacks {needed}"
     assert not any("__pycache__" in n for n in names)
+    # the phone's engine (Pyodide, 13 MB, and the bundle) is made by scripts/setup, never shipped
+    assert "scorer/_bundled/static/vendor/pyodide/LICENSE" in names
+    assert not [n for n in names if n.startswith("scorer/_bundled/static/vendor/pyodide/") and
+                not n.endswith(("/LICENSE", "/ORIGIN.md"))]
 
     # a fresh environment with the wheel; its dependencies come from .venv's site-packages
     venv = tmp_path / "venv"

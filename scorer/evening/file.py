@@ -22,7 +22,7 @@ from ..rules.cards import parse_card
 from . import chain
 from .codec import decode_hand, encode_hand
 from .ledger import Fold, HandError, Ledger
-from .limits import MAX_FILE_BYTES, MAX_HANDS, MAX_PLAYERS, MAX_SEAT_CHANGES, NOTE_LIMIT, mebibytes
+from .limits import MAX_FILE_BYTES, MAX_HANDS, MAX_PLAYERS, MAX_SEAT_CHANGES, NOTE_LIMIT, check_nesting, mebibytes
 from .seat_names import seated_name_clash
 from .stakes import format_stake, parse_stake, stake_minor, too_fine  # noqa: F401 - the file's stakes, imported from here
 from .zones import valid_zone
@@ -92,6 +92,7 @@ def loads(text: str | bytes, *, check_chain: bool = True) -> EveningFile:
         raise EveningFileError(Text("An evening file is at most {mib} MB ({limit} bytes); this one has {size} bytes.",
                                     mib=mebibytes(MAX_FILE_BYTES), limit=MAX_FILE_BYTES, size=size))
     try:
+        check_nesting(text)  # before parsing: the phone's parser would overflow its stack
         data = json.loads(text)
     except (ValueError, RecursionError) as error:  # bad JSON, bad UTF-8, absurd nesting or numbers
         raise EveningFileError(Text("This is not a JSON file ({detail}).", detail=_short(str(error)))) from None

@@ -6,8 +6,10 @@ with one set of messages: the engine's."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 from ..rules import RulesError, Text
+from .file import EveningFileError, seat_reader
 from .ledger import Ledger, table_ledger
 
 
@@ -28,3 +30,30 @@ def lone_bid_auction(ledger: Ledger, seated: Sequence[int], dealer: int, declare
     table = table_ledger(ledger, seated)
     return ledger.variant.lone_bid_auction(table.setup, local[dealer], None if declarer is None else local[declarer],
                                            contract, {bid: local[seat] for bid, seat in earlier.items()})
+
+
+def lone_bid_hand(data: dict[str, Any], ledger: Ledger, dealer: int, seated: Sequence[int]) -> dict[str, Any]:
+    """The common hand as quick entry sends it (``"lone_bid": {"declarer", "contract"}``,
+    both ``null`` when everyone passed) made into the evening file's hand: the auction
+    is the variant's own (:meth:`Variant.lone_bid_auction`: the declarer's bid, everyone
+    else passing, in the variant's speaking order from ``dealer`` or the hand's dealer,
+    among the players ``seated`` for the hand). The JSON commands (scorer/web/views/api.py)
+    and the phone's provisional rulings (:mod:`scorer.evening.provisional`) both read it here.
+    Raises :class:`~scorer.evening.file.EveningFileError` and :class:`~scorer.rules.RulesError`."""
+    lone = data["lone_bid"]
+    if ("auction" in data or not isinstance(lone, dict) or set(lone) - {"declarer", "contract", "nap", "wellington"}
+            or (lone.get("declarer") is None) != (lone.get("contract") is None)
+            or not isinstance(lone.get("contract"), str | None)):
+        raise EveningFileError(Text("lone_bid must name the declarer and the contract (both null: everyone passed), "
+                                    "and the hand then has no auction."))
+    names = ledger.setup.players
+    seat_of = seat_reader(names)
+    if "dealer" in data:
+        dealer = seat_of(data["dealer"], "facts.dealer")
+    declarer = None if lone.get("declarer") is None else seat_of(lone["declarer"], "facts.lone_bid.declarer")
+    # a Wellington or Blücher names who bid Nap (and Wellington) before it (P-7, H-7)
+    earlier = {bid: seat_of(lone[bid], f"facts.lone_bid.{bid}") for bid in ("nap", "wellington") if bid in lone}
+    auction = lone_bid_auction(ledger, seated, dealer, declarer, lone.get("contract"), earlier)
+    hand = {k: v for k, v in data.items() if k != "lone_bid"}
+    hand.update(dealer=names[dealer], auction=list(auction))
+    return hand

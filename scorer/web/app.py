@@ -372,6 +372,12 @@ SECURITY_HEADERS = {
 }
 
 
+#: The policy of the phone's engine worker (static/engine/, a worker takes its script's policy):
+#: it compiles Pyodide's WebAssembly, which ``script-src 'self'`` alone forbids.
+ENGINE_CSP = SECURITY_HEADERS["Content-Security-Policy"].replace("script-src 'self';",
+                                                                 "script-src 'self' 'wasm-unsafe-eval';")
+
+
 #: HTTP Strict Transport Security, sent by the app on every answer to a request that came
 #: over HTTPS (issue 21 item 3): a year, this host only (no ``includeSubDomains``: the app
 #: does not know what else runs under its domain). The proxy of ``deploy/nginx.conf`` adds
@@ -383,6 +389,8 @@ HSTS = "max-age=31536000"
 def register_headers(app: Flask) -> None:
     @app.after_request
     def security_headers(response):  # type: ignore[no-untyped-def]
+        if request.path.startswith("/static/engine/"):
+            response.headers.setdefault("Content-Security-Policy", ENGINE_CSP)
         for name, value in SECURITY_HEADERS.items():
             response.headers.setdefault(name, value)
         if request.is_secure:  # over HTTPS (directly, or as the trusted proxy says)

@@ -42,6 +42,10 @@ HASHED = re.compile(r"(?P<stem>.+)\.[0-9a-f]{12}(?P<ext>\.[A-Za-z0-9]+)")
 _IMPORT = re.compile(r"""(\bfrom\s*|\bimport\s*)(["'])(\./[^"'\s]+)\2""")
 #: files never given a hashed name
 _UNHASHED = {"sw.js"}
+#: folders never given hashed names (nor hashed: Pyodide's runtime is 13 MB, read at every start):
+#: the phone's engine files, put there by scripts/setup at a pinned version and kept by the
+#: service worker under a cache named by that version
+UNHASHED_DIRS = ("vendor/pyodide/",)
 
 
 @dataclass
@@ -69,8 +73,8 @@ class Names:
         return self._encoded[key]
 
     def build(self) -> Names:
-        files = sorted(str(p.relative_to(self.folder).as_posix()) for p in self.folder.rglob("*")
-                       if p.is_file() and "." in p.name)
+        files = sorted(name for p in self.folder.rglob("*") if p.is_file() and "." in p.name
+                       and not (name := p.relative_to(self.folder).as_posix()).startswith(UNHASHED_DIRS))
         known = set(files) - _UNHASHED
         for name in files:
             if name in known:

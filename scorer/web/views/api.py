@@ -21,7 +21,7 @@ from ...evening.codec import encode_hand
 from ...evening.file import EveningFileError, check_hand, dump_seat_change, read_hand, seat_reader
 from ...evening.ledger import Ledger
 from ...evening.limits import NOTE_LIMIT
-from ...evening.lone_bid import lone_bid_auction
+from ...evening.lone_bid import lone_bid_hand
 from ...evening.tables import play_rules
 from ...reports.words import error_text
 from ...rules import HandFacts, RulesError
@@ -62,38 +62,13 @@ def _facts(data: Any, ledger: Ledger, dealer: int, seated: tuple[int, ...] = ())
         raise BadBody(gettext("facts must be a JSON object (a hand as in the evening file)."))
     try:
         if "lone_bid" in data:
-            data = _lone_bid(data, ledger, dealer, seated or ledger.seated)
+            data = lone_bid_hand(data, ledger, dealer, seated or ledger.seated)
         check_hand(data, "facts")
         return read_hand(data, ledger.setup.players, dealer=dealer, where="facts")
     except (EveningFileError, RulesError) as error:
         raise BadBody(error_text(error), error.rule) from None
     except (TypeError, ValueError, KeyError) as error:  # the schema let something odd through
         raise BadBody(str(error)[:160]) from None
-
-
-def _lone_bid(data: dict[str, Any], ledger: Ledger, dealer: int, seated: tuple[int, ...]) -> dict[str, Any]:
-    """The common hand as quick entry sends it (``"lone_bid": {"declarer", "contract"}``,
-    both ``null`` when everyone passed) made into the evening file's hand: the auction
-    is the variant's own (:meth:`Variant.lone_bid_auction`: the declarer's bid, everyone
-    else passing, in the variant's speaking order from ``dealer`` or the hand's dealer,
-    among the players ``seated`` for the hand)."""
-    lone = data["lone_bid"]
-    if ("auction" in data or not isinstance(lone, dict) or set(lone) - {"declarer", "contract", "nap", "wellington"}
-            or (lone.get("declarer") is None) != (lone.get("contract") is None)
-            or not isinstance(lone.get("contract"), str | None)):
-        raise BadBody(gettext("lone_bid must name the declarer and the contract (both null: everyone passed), "
-                              "and the hand then has no auction."))
-    names = ledger.setup.players
-    seat_of = seat_reader(names)
-    if "dealer" in data:
-        dealer = seat_of(data["dealer"], "facts.dealer")
-    declarer = None if lone.get("declarer") is None else seat_of(lone["declarer"], "facts.lone_bid.declarer")
-    # a Wellington or Blücher names who bid Nap (and Wellington) before it (P-7, H-7)
-    earlier = {bid: seat_of(lone[bid], f"facts.lone_bid.{bid}") for bid in ("nap", "wellington") if bid in lone}
-    auction = lone_bid_auction(ledger, seated, dealer, declarer, lone.get("contract"), earlier)
-    hand = {k: v for k, v in data.items() if k != "lone_bid"}
-    hand.update(dealer=names[dealer], auction=list(auction))
-    return hand
 
 
 # --------------------------------------------------------------------------- answers

@@ -22,9 +22,10 @@ import re
 from pathlib import Path
 from typing import Any
 
-from flask import Blueprint, Response, current_app, request
+from flask import Blueprint, Response, abort, current_app, request
 from flask_babel import force_locale, gettext
 
+from ..engine_bundle import build_bundle
 from ..i18n import LANGUAGES, select_locale
 from ..permissions import permission
 from ..static_names import hashed_url
@@ -69,6 +70,44 @@ def shell(static: Path, templates: Path) -> list[str]:
         if name.endswith(".webmanifest") and path.is_file():
             found.update(_MANIFEST_SRC.findall(path.read_text(encoding="utf-8")))
     return sorted(name for name in found if (static / name).is_file())
+
+
+def engine_versions(static: Path) -> dict[str, str]:
+    """The names of the service worker's two caches of the phone's engine: ``pyodide`` (the
+    pinned runtime under static/vendor/pyodide/, 13 MB, named by its loader's hash) and
+    ``engine`` (the bundle, :func:`engine_zip`, and static/engine/, named by their hash); "none"
+    without Pyodide."""
+    loader = static / "vendor" / "pyodide" / "pyodide.mjs"
+    if not loader.is_file():
+        return {"pyodide": "none", "engine": "none"}
+    digest = hashlib.sha256(engine_zip())
+    for name in ("engine.mjs", "worker.js"):
+        digest.update((static / "engine" / name).read_bytes())
+    return {"pyodide": hashlib.sha256(loader.read_bytes()).hexdigest()[:12], "engine": digest.hexdigest()[:12]}
+
+
+_bundle: list[bytes] = []
+
+
+def engine_zip() -> bytes:
+    """The engine bundle (:mod:`scorer.web.engine_bundle`) built from this process's source, once."""
+    if not _bundle:
+        _bundle.append(build_bundle())
+    return _bundle[0]
+
+
+@bp.get("/engine/nap-engine.zip")
+@permission("public")
+def engine_bundle() -> Response:
+    """The phone's engine bundle (static/engine/worker.js fetches it), built from the source this
+    server runs; 404 where Pyodide is not installed (no engine is served)."""
+    static = Path(current_app.static_folder or "static")
+    if not (static / "vendor" / "pyodide" / "pyodide.mjs").is_file():
+        abort(404)
+    response = Response(engine_zip(), mimetype="application/zip")
+    response.headers["Cache-Control"] = "no-cache"
+    response.add_etag()
+    return response.make_conditional(request)
 
 
 def _route(endpoint: str) -> str:
@@ -122,6 +161,7 @@ def settings() -> dict[str, Any]:
         "sheet": _template(KEPT_PAGES[0]),
         "warm": [_template(e) for e in WARMED],
         "warm_last": [_template(e) for e in WARMED_LAST],
+        **engine_versions(static),
     }
     _made.update(stamp=stamp, app=id(current_app), settings=made, folder=str(static))
     return dict(made)

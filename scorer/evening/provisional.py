@@ -1,0 +1,65 @@
+"""Provisional rulings: the hands a scorer's phone keeps while the network is down, settled by
+the phone's own copy of this engine (Pyodide, ``static/engine/worker.js``) from the server's last
+state, before the server has them.
+
+The server's last state is the evening file it exports (``/e/<key>/evening.json``); each hand
+waiting in the phone's outbox is the ``facts`` of its ``POST /api/e/<key>/hands`` command
+(docs/api.md), read exactly as that command reads it: the dealer the ledger names next when the
+hand names none, quick entry's ``lone_bid`` made into the variant's auction
+(:func:`scorer.evening.lone_bid.lone_bid_hand`), the schema's check (:func:`~scorer.evening.file.check_hand`)
+and :func:`~scorer.evening.file.read_hand`. The hands are settled in order; the ledger after them
+is what the phone shows, marked provisional, until the server's answer replaces it.
+
+Standard library (and the evening file's ``jsonschema``) only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..rules import RulesError
+from .file import EveningFile, EveningFileError, check_hand, loads, read_hand
+from .ledger import Ledger, settle_evening
+from .lone_bid import lone_bid_hand
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """A waiting hand the rules refuse: ``index`` (0-based, among the waiting hands), ``number``
+    (its hand number), the rule id (or ``None``) and the message (a :class:`~scorer.rules.Text`,
+    the very words of the server's refusal, in English until translated)."""
+
+    index: int
+    number: int
+    rule: str | None
+    message: Any
+
+
+def provisional(server_file: str | bytes, waiting: Sequence[Mapping[str, Any]]) -> tuple[EveningFile, Ledger,
+                                                                                           Refusal | None]:
+    """The evening of ``server_file`` (the server's last evening file) with the ``waiting``
+    hands' facts (JSON-ready dicts, in order) settled after it: (the evening, its ledger, the
+    first refusal or ``None``). A refused hand and every hand after it are left out of the
+    ledger (the phone refuses it at the tap; nothing after it can be settled before it).
+    Raises :class:`~scorer.evening.file.EveningFileError` when ``server_file`` itself is not an
+    evening file."""
+    evening = loads(server_file)
+    hands = list(evening.hands)
+    ledger = settle_evening(evening.setup, hands, evening.changes)
+    for index, facts in enumerate(waiting):
+        number = len(hands) + 1
+        try:
+            data = dict(facts) if isinstance(facts, Mapping) else facts
+            if isinstance(data, dict) and "lone_bid" in data:
+                data = lone_bid_hand(data, ledger, ledger.next_dealer, ledger.seated)
+            check_hand(data, "facts")
+            hand = read_hand(data, ledger.setup.players, dealer=ledger.next_dealer, where="facts")
+            after = settle_evening(evening.setup, [*hands, hand], evening.changes)
+        except (EveningFileError, RulesError) as error:
+            inner = getattr(error, "error", error)  # a HandError: the rule's own refusal
+            return evening, ledger, Refusal(index, number, inner.rule, inner.message)
+        hands.append(hand)
+        ledger = after
+    return evening, ledger, None

@@ -1,0 +1,192 @@
+// Provisional rulings on a scorer's phone (README "The engine on the phone"): while hands wait
+// in the outbox (outbox-view.js) the phone settles them with the server's own engine, run in a
+// worker (static/engine/worker.js: Pyodide), from the server's last state (its evening file,
+// /e/<key>/evening.json, kept in localStorage), and shows the totals, the pool and each waiting
+// hand's ruling with its rule ids at once, marked "provisional" (dashed tiles, italic figures).
+// The server's answer replaces them: the totals part is swapped by live.js when the hands are in.
+//
+// Costly things happen only where they help: the engine starts when the network drops, or on an
+// idle page of a phone that lost the network in the last half hour (its files are then fetched
+// once and kept by the service worker, so the next outage finds them); the evening file is kept
+// only on such a phone. Without WebAssembly, workers or storage, or when the engine fails, the
+// page is exactly as before: hands "waiting to send".
+import { say } from "./words.js";
+
+const LOST = "nap.engine.lost";  // when this phone last lost the network (ms since the epoch)
+const RECENT = 30 * 60 * 1000;
+const box = document.querySelector("[data-outbox-list]");
+const live = document.querySelector("[data-live][data-revision]");
+
+function read(name) {
+  try { return JSON.parse(localStorage.getItem(name) || "null"); } catch (e) { return null; }
+}
+function write(name, value) {
+  try { localStorage.setItem(name, JSON.stringify(value)); } catch (e) { /* full or refused: none kept */ }
+}
+function idle(fn) { (self.requestIdleCallback || ((f) => setTimeout(f, 200)))(fn); }
+function signed(n) {
+  const text = new Intl.NumberFormat(document.documentElement.lang || undefined).format(Math.abs(n));
+  return n > 0 ? "+" + text : n < 0 ? "\u2212" + text : "0";
+}
+
+function main() {
+  const table = box.getAttribute("data-outbox-list");
+  const sheet = box.getAttribute("data-sheet");
+  const KEPT = "nap.evening." + table;
+  let worker = null;
+  let entries = [];
+  let asked = 0;
+
+  const recentlyLost = () => Date.now() - (Number(read(LOST)) || 0) < RECENT;
+
+  // the server's evening file at the revision this page shows (online only, on a phone that
+  // lost the network lately)
+  function keep() {
+    const revision = live.getAttribute("data-revision");
+    const kept = read(KEPT);
+    if ((kept && kept.revision === revision) || !navigator.onLine) return;
+    fetch(sheet + "/evening.json", { credentials: "same-origin" })
+      .then((r) => (r.ok ? r.text() : null))
+      .then((text) => { if (text) write(KEPT, { revision, text }); })
+      .catch(() => {});
+  }
+
+  let ready = false;
+  let failures = 0;
+
+  function startWorker() {
+    if (!worker) {
+      try {
+        worker = new Worker(new URL("./engine/worker.js", import.meta.url), { type: "module" });
+      } catch (e) {
+        return;  // no module workers: as before
+      }
+      worker.onmessage = (event) => answered(event.data || {});
+      worker.onerror = (event) => {
+        console.warn("nap engine: the worker failed", event && event.message);  // eslint-disable-line no-console
+        worker = null; ready = false; document.documentElement.removeAttribute("data-engine");
+        // a start that failed just as the network came back: tried again a little later, a few times
+        failures += 1;
+        if (navigator.onLine && failures < 4) setTimeout(startWorker, 3000 * failures);
+      };
+    }
+    if (!ready) worker.postMessage({ id: 0 });  // start it now (again, after a start that failed)
+  }
+
+  function clear() {
+    document.querySelectorAll(".provisional-note, .provisional-ruling").forEach((el) => el.remove());
+    const totals = document.querySelector(".totals.provisional");
+    if (!totals) return;
+    totals.classList.remove("provisional");
+    totals.querySelectorAll(".pts[data-server]").forEach((el) => {
+      el.textContent = el.getAttribute("data-server");
+      el.removeAttribute("data-server");
+    });
+  }
+
+  function waitingHands() {
+    const mine = entries.filter((e) => e.table === table && e.state === "waiting");
+    if (mine.some((e) => (e.kind || "hand") !== "hand")) return [];  // a correction or an undo waits: the server's to say
+    return mine;
+  }
+
+  function ask() {
+    const waiting = waitingHands();
+    const kept = read(KEPT);
+    if (!worker || !ready || !waiting.length || !kept) { clear(); return; }
+    const facts = waiting.map((e) => (e.body && e.body.facts) || e.facts);
+    asked += 1;
+    worker.postMessage({ id: asked, file: kept.text, waiting: facts });
+  }
+
+  function answered(data) {
+    if (data.ready) { ready = true; document.documentElement.setAttribute("data-engine", "ready"); ask(); return; }
+    if (data.error) console.warn("nap engine:", data.error);  // eslint-disable-line no-console
+    if (data.id !== asked || data.error || !data.report) { if (data.error) clear(); return; }
+    const report = data.report;
+    const waiting = waitingHands();
+    const accepted = data.refused ? data.refused.index : waiting.length;  // waiting hands in the report
+    const first = report.hands.length - accepted;  // the server's own hands come first
+    clear();
+    if (!waiting.length || waiting[0].number !== first + 1) return;  // the kept file is not what they follow
+    show(report, waiting, first, data.refused);
+  }
+
+  function show(report, waiting, first, refused) {
+    const totals = document.querySelector(".totals");
+    if (!totals) return;
+    totals.classList.add("provisional");
+    document.querySelectorAll(".later-note").forEach((el) => el.remove());
+    const tiles = totals.querySelectorAll(".total:not(.pool) .pts");
+    report.players.forEach((name, i) => {
+      const el = tiles[i];
+      if (!el) return;
+      el.setAttribute("data-server", el.textContent);
+      el.textContent = signed(report.totals[name]);
+    });
+    const pool = totals.querySelector(".total.pool .pts");
+    if (pool) {
+      pool.setAttribute("data-server", pool.textContent);
+      pool.textContent = new Intl.NumberFormat(document.documentElement.lang || undefined).format(report.pool);
+    }
+    const note = document.createElement("p");
+    note.className = "provisional-note";
+    note.textContent = say("provisional-note");
+    totals.parentNode.insertBefore(note, totals);
+    waiting.forEach((e, i) => {
+      const row = document.querySelector(`.outbox-entry[data-number="${e.number}"][data-kind="hand"]`);
+      if (!row) return;
+      const span = document.createElement("span");
+      span.className = "provisional-ruling";
+      if (refused && i === refused.index) {
+        span.classList.add("refused");
+        span.textContent = say("provisional") + ": " + refused.message + (refused.rule ? " (" + refused.rule + ")" : "");
+      } else if (!refused || i < refused.index) {
+        const hand = report.hands[first + i];
+        const moves = Object.entries(hand.entries).filter(([, v]) => v).map(([k, v]) => k + " " + signed(v));
+        span.textContent = say("provisional") + ": " + moves.join(", ") + " · " + hand.rules.join(" ");
+      }
+      if (span.textContent) row.appendChild(span);
+    });
+  }
+
+  window.addEventListener("nap:outbox", (event) => { entries = (event.detail && event.detail.entries) || entries; ask(); });
+  window.addEventListener("nap:live", () => { if (recentlyLost()) idle(keep); ask(); });
+  window.addEventListener("offline", () => { write(LOST, Date.now()); startWorker(); });
+  window.addEventListener("online", () => idle(() => { keep(); startWorker(); }));
+  if (!navigator.onLine) startWorker();
+  else if (recentlyLost()) idle(() => { keep(); startWorker(); });
+}
+
+// A scorer's phone keeps what it has not sent (the outbox, the evening file): it asks the browser
+// to keep the site's storage when space runs short (a viewer's phone, which keeps nothing, never asks)
+if (box && navigator.storage && navigator.storage.persist) {
+  navigator.storage.persisted().then((kept) => kept || navigator.storage.persist()).catch(() => {});
+}
+
+// While hands wait offline and no engine rules on them (no WebAssembly, a first outage, a start
+// that failed or has not finished), the phone says once, above the totals, when rulings come.
+function later(event) {
+  const entries = (event.detail && event.detail.entries) || [];
+  const table = box.getAttribute("data-outbox-list");
+  const waiting = entries.some((e) => e.table === table && e.state === "waiting");
+  const ruled = document.querySelector(".totals.provisional");
+  let note = document.querySelector(".later-note");
+  if (!waiting || navigator.onLine || ruled) { if (note) note.remove(); return; }
+  const totals = document.querySelector(".totals");
+  if (note || !totals) return;
+  note = document.createElement("p");
+  note.className = "later-note";
+  note.setAttribute("role", "status");
+  note.textContent = say("rulings-later");
+  totals.parentNode.insertBefore(note, totals);
+}
+
+if (box) {
+  window.addEventListener("nap:outbox", later);
+  window.addEventListener("online", () => later({ detail: {} }));
+}
+
+if (box && live && typeof WebAssembly === "object" && typeof Worker === "function" && typeof localStorage !== "undefined") {
+  main();
+}

@@ -1,0 +1,53 @@
+"""Provisional rulings (scorer/evening/provisional.py): the server's last evening file plus the
+hands waiting in a phone's outbox, read as the JSON command reads them and settled in order."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from scorer.evening.file import loads
+from scorer.evening.ledger import settle_evening
+from scorer.evening.provisional import provisional
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+
+
+def _split(name: str, kept: int) -> tuple[str, list[dict]]:
+    data = json.loads((EXAMPLES / name).read_text(encoding="utf-8"))
+    waiting = data["hands"][kept:]
+    return json.dumps({**data, "hands": data["hands"][:kept]}), waiting
+
+
+def test_waiting_hands_settle_to_the_whole_evenings_totals() -> None:
+    server, waiting = _split("pagat-thursday.json", 3)
+    for hand in waiting:
+        hand.pop("dealer", None)  # the phone sends none: the ledger's next dealer deals
+    evening, ledger, refused = provisional(server, waiting)
+    assert refused is None and len(ledger.rows) == 14
+    # examples/README.md: Ann +29, Bob +9, Cat -19, Dan -19
+    assert dict(zip(evening.setup.players, ledger.totals)) == {"Ann": 29, "Bob": 9, "Cat": -19, "Dan": -19}
+    whole = loads((EXAMPLES / "pagat-thursday.json").read_bytes())
+    assert ledger.totals == settle_evening(whole.setup, whole.hands, whole.changes).totals
+
+
+def test_quick_entrys_lone_bid_is_the_variants_auction() -> None:
+    server, _ = _split("pagat-thursday.json", 0)  # Ann deals first: Bob is eldest hand
+    evening, ledger, refused = provisional(server, [{"lone_bid": {"declarer": "Cat", "contract": "three"},
+                                                     "tricks": 3}])
+    assert refused is None
+    row = ledger.rows[0]
+    assert row.facts.auction == ("pass", "three", "pass", "pass")  # Bob, Cat, Dan, Ann
+    assert dict(zip(evening.setup.players, ledger.totals)) == {"Ann": -3, "Bob": -3, "Cat": 9, "Dan": -3}
+
+
+def test_a_hand_the_rules_refuse_is_refused_with_its_rule_and_the_rest_left_out() -> None:
+    server, _ = _split("pagat-thursday.json", 2)
+    good = {"auction": ["pass", "three", "pass", "pass"], "tricks": 3}
+    wellington = {"auction": ["pass", "pass", "wellington", "pass"], "tricks": 5}
+    evening, ledger, refused = provisional(server, [good, wellington, good])
+    assert refused is not None and (refused.index, refused.number, refused.rule) == (1, 4, "P-7")
+    assert str(refused.message) == "Cat bid Wellington, but Wellington may only be bid after someone has bid Nap."
+    assert len(ledger.rows) == 3  # the two of the server and the good hand before the refused one
+    _, _, ninth = provisional(server, [{"auction": ["three", "pass", "pass", "pass"], "tricks": 9}])
+    assert ninth is not None and ninth.rule is None and "9 is too large: at most 5" in str(ninth.message)
