@@ -23,7 +23,7 @@ from scorer.rules import HandFacts
 from scorer.storage import evenings, hand_writes, units
 from tests import test_browser as shared
 from tests.conftest import make_app
-from tests.webhelpers import PAGES_CACHE, QUEUE, free_port
+from tests.webhelpers import PAGES_CACHE, QUEUE, free_port, wait_for_promise
 
 # the same browser fixture as test_browser.py: the same Chromium and skip/require logic
 browser = shared.browser
@@ -55,9 +55,26 @@ def _ready_offline(page: Any, base: str, key: str, *more: str) -> None:
     page.goto(f"{base}/e/{key}")  # now through the service worker: kept, and the other pages warmed
     page.wait_for_function("() => navigator.serviceWorker.controller !== null")
     wanted = [f"{base}/e/{key}{tail}" for tail in ("", "/quick", "/big", "/hand", *more)]
-    page.wait_for_function(
-        "wanted => " + PAGES_CACHE + """.then(c => c.keys())
-             .then(keys => wanted.every(u => keys.some(k => k.url === u)))""", arg=wanted, timeout=60000)
+    wait_for_promise(
+        page, "wanted => " + PAGES_CACHE + """.then(c => c.keys())
+             .then(keys => wanted.every(u => keys.some(k => k.url === u)))""", wanted)
+
+
+def test_the_wait_for_kept_pages_waits(browser: Any) -> None:
+    """Playwright's wait_for_function takes a promise for a true value: a wait on the Cache
+    API through it returned at once, and tests went offline before the page they opened
+    was kept (net::ERR_FAILED under load). wait_for_promise awaits the value."""
+    ctx, page = _phone(browser)
+    try:
+        page.set_content("<p>x</p>")
+        page.wait_for_function("() => Promise.resolve(false)", timeout=2000)  # the trap: no wait at all
+        with pytest.raises(TimeoutError):
+            wait_for_promise(page, "() => Promise.resolve(false)", timeout=0.5)
+        page.evaluate("() => { window.napPolls = 0; }")
+        assert wait_for_promise(page, "n => Promise.resolve(++window.napPolls >= n)", 3, timeout=30) is True
+        assert page.evaluate("window.napPolls") == 3
+    finally:
+        ctx.close()
 
 
 def _quick_offline(page: Any, who: str, bid: str, tricks: int, *, double: bool = False) -> None:
@@ -197,7 +214,8 @@ def test_a_double_tap_offline_sends_once(browser: Any, site: tuple[Any, str]) ->
 
 
 #: true once the outbox (IndexedDB) is empty, false if it is not within 60 s; page.evaluate
-#: awaits it (wait_for_function would take the promise itself for a true value)
+#: awaits it (wait_for_function would take the promise itself for a true value: see
+#: tests.webhelpers.wait_for_promise)
 OUTBOX_EMPTIED = """async () => {
   const count = () => new Promise(resolve => {
     const open = indexedDB.open("nap-outbox", 1);
@@ -253,9 +271,8 @@ def test_the_running_totals_chart_is_shown_offline(browser: Any, site: tuple[Any
         with app.app_context():
             hand_writes.record_hand(units.get_evening(key), 1, HandFacts(0, ("three", "pass", "pass", "pass"), 3))
         _ready_offline(page, base, key)
-        page.wait_for_function(
-            "() => " + PAGES_CACHE + """.then(c => c.keys())
-                 .then(keys => keys.some(k => k.url.includes("/chart.svg")))""", timeout=60000)
+        wait_for_promise(page, "() => " + PAGES_CACHE + """.then(c => c.keys())
+                 .then(keys => keys.some(k => k.url.includes("/chart.svg")))""")
         ctx.set_offline(True)
         page.reload()
         chart = page.locator("section.chart img")
