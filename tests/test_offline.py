@@ -11,6 +11,7 @@ Skipped when Chromium is not installed, unless ``NAP_REQUIRE_BROWSER=1``.
 from __future__ import annotations
 
 import re
+import shutil
 import threading
 import time
 from collections.abc import Iterator
@@ -391,6 +392,37 @@ def test_a_queued_correction_another_phone_beat_is_shown_with_the_servers_versio
         a.reload()  # kept until the table dismisses it
         a.locator(".outbox-entry.refused").wait_for(timeout=60000)
     finally:
+        ctx.close()
+
+
+def test_a_new_version_of_the_worker_keeps_the_correction_form_kept_for_offline(
+        browser: Any, site: tuple[Any, str], tmp_path: Any) -> None:
+    """A deploy changes the static files: a new worker takes over and deletes the old
+    version's caches. What they kept is carried into its own first: with no network
+    right after, the correction form of hand 1 is still there (it was net::ERR_FAILED)."""
+    app, base = site
+    static = tmp_path / "static"
+    shutil.copytree(app.static_folder, static)
+    app.static_folder = str(static)
+    ctx, a = _phone(browser)
+    try:
+        key = _start_table(a, base)
+        _record(app, key, HandFacts(0, ("three", "pass", "pass", "pass"), 3))
+        _ready_offline(a, base, key, "/hand/1/edit")
+        old = a.evaluate("caches.keys().then(names => names.filter(n => n.startsWith('nap-')))")
+        assert len(old) == 2, old
+        (static / "sw.js").write_text((static / "sw.js").read_text(encoding="utf-8") + "\n// a deploy\n",
+                                      encoding="utf-8")
+        a.evaluate("navigator.serviceWorker.getRegistration().then(r => r.update()).then(() => true)")
+        # the new worker has taken over once the old version's caches are gone
+        wait_for_promise(a, "old => caches.keys().then(names => names.some(n => n.startsWith('nap-static-'))"
+                            " && !names.some(n => old.includes(n)))", old)
+        ctx.set_offline(True)
+        a.goto(f"{base}/e/{key}/hand/1/edit")
+        assert a.locator("label.pill:has(input[name=tricks][value='2'])").count() == 1
+        assert a.locator("button[name=save]").count() >= 1
+    finally:
+        ctx.set_offline(False)
         ctx.close()
 
 
