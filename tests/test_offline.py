@@ -39,13 +39,22 @@ def site(tmp_path: Any) -> Iterator[tuple[Any, str]]:
     app = make_app(f"sqlite:///{tmp_path / 'offline.sqlite3'}", WTF_CSRF_ENABLED=True)
     port = free_port()
     server = create_server(app, host="127.0.0.1", port=port, threads=4)
-    threading.Thread(target=server.run, daemon=True).start()
+
+    def run() -> None:
+        try:
+            server.run()
+        except OSError:  # the socket closed under waitress's loop at teardown (EBADF), as in test_browser.py
+            pass
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
     yield app, f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 10
     while time.monotonic() < deadline and (server.task_dispatcher.queue or server.task_dispatcher.active_count):
         time.sleep(0.05)
     time.sleep(0.2)
     server.close()
+    thread.join(timeout=5)
 
 
 def _ready_offline(page: Any, base: str, key: str, *more: str) -> None:
