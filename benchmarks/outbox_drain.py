@@ -39,7 +39,7 @@ from serving import serve  # noqa: E402 - benchmarks/serving.py
 
 from scorer import create_app  # noqa: E402
 from scorer.cli.serve import SERVER_LIMITS  # noqa: E402
-from tests.webhelpers import PAGES_CACHE, QUEUE  # noqa: E402 - the hands, as quick entry queues them; the pages cache
+from tests.webhelpers import PAGES_CACHE, QUEUE, wait_for_promise  # noqa: E402 - the hands, as quick entry queues them; the pages cache
 
 CHROMIUM = os.environ.get("NAP_CHROMIUM", "/usr/bin/chromium")
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update"]
@@ -86,9 +86,8 @@ def ready_offline(page: Any, base: str, key: str) -> None:
     page.evaluate("navigator.serviceWorker.ready.then(() => true)")
     page.goto(f"{base}/e/{key}")
     page.wait_for_function("() => navigator.serviceWorker.controller !== null")
-    page.wait_for_function(
-        "url => " + PAGES_CACHE + ".then(c => c.match(url, {ignoreVary: true})).then(r => !!r)",
-        arg=f"{base}/e/{key}", timeout=60000)
+    wait_for_promise(page, "url => " + PAGES_CACHE + ".then(c => c.match(url, {ignoreVary: true})).then(r => !!r)",
+                     f"{base}/e/{key}")
 
 
 def drain(context: Any, page: Any, base: str, hands: int, run: int) -> float:

@@ -11,7 +11,7 @@
 // copy of the page). Static files under hashed names
 // (scorer/web/static_names.py) are taken from the kept shell without asking; any other
 // static file is network-first too, the shell kept from installation. The caches are named by the version (a hash of
-// what they hold): a new worker deletes the old ones when it takes over. Writes are never
+// what they hold): a new worker carries what the old ones kept into its own, then deletes them, when it takes over. Writes are never
 // kept here: the page's outbox (outbox*.js) keeps and sends them as JSON commands. A
 // write (POST) goes to the network as it is; when the network does not answer, the answer
 // says it was not saved (issue 21, item 8), never a kept page as if it were: a JSON command
@@ -225,12 +225,40 @@ self.addEventListener("install", function (event) {
   self.skipWaiting();
 });
 
-// this version's caches only: the ones an older worker filled are deleted
+// copy into `into` each entry of the cache `name` it does not hold yet
+function carry(name, into) {
+  return Promise.all([caches.open(name), caches.open(into)]).then(function (both) {
+    return both[0].keys().then(function (requests) {
+      return Promise.all(requests.map(function (request) {
+        return both[1].match(request, MATCH).then(function (held) {
+          if (held) return undefined;
+          return both[0].match(request, MATCH).then(function (old) { return old && both[1].put(request, old); });
+        });
+      }));
+    });
+  });
+}
+
+// this version's caches only: the ones an older worker filled are deleted, but what they
+// kept is carried over first. A new version (a deploy) must not cost the phone the pages
+// it kept for offline: deleted, the correction form and the table's other pages were gone
+// until the next scoresheet online, and a phone whose network dropped meanwhile got no
+// page at all (found by tests/test_offline.py while the files changed under a run). The
+// pages carried link the old hashed static files, so those are carried too (a file that
+// did not change has the same hashed name: nothing is doubled).
 self.addEventListener("activate", function (event) {
   event.waitUntil(caches.keys().then(function (names) {
-    return Promise.all(names.filter(function (name) {
+    var old = names.filter(function (name) {
       return /^nap-(pages|static|pyodide|engine)-/.test(name) &&
         [PAGES, STATIC, PYODIDE, ENGINE].indexOf(name) < 0;
-    }).map(function (name) { return caches.delete(name); }));
+    });
+    // the pages and the static files they use are carried over; the engine's caches are
+    // named by their contents' hashes, so an old one holds nothing the new one wants
+    var carried = old.filter(function (name) { return /^nap-(pages|static)-/.test(name); });
+    return Promise.all(carried.map(function (name) {
+      return carry(name, name.indexOf("nap-pages-") === 0 ? PAGES : STATIC).catch(function () { return undefined; });
+    })).then(function () {
+      return Promise.all(old.map(function (name) { return caches.delete(name); }));
+    });
   }).then(function () { return self.clients.claim(); }));
 });

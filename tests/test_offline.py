@@ -11,6 +11,7 @@ Skipped when Chromium is not installed, unless ``NAP_REQUIRE_BROWSER=1``.
 from __future__ import annotations
 
 import re
+import shutil
 import threading
 import time
 from collections.abc import Iterator
@@ -23,7 +24,7 @@ from scorer.rules import HandFacts
 from scorer.storage import evenings, hand_writes, units
 from tests import test_browser as shared
 from tests.conftest import make_app
-from tests.webhelpers import PAGES_CACHE, QUEUE, free_port
+from tests.webhelpers import PAGES_CACHE, QUEUE, free_port, wait_for_promise
 
 # the same browser fixture as test_browser.py: the same Chromium and skip/require logic
 browser = shared.browser
@@ -38,13 +39,22 @@ def site(tmp_path: Any) -> Iterator[tuple[Any, str]]:
     app = make_app(f"sqlite:///{tmp_path / 'offline.sqlite3'}", WTF_CSRF_ENABLED=True)
     port = free_port()
     server = create_server(app, host="127.0.0.1", port=port, threads=4)
-    threading.Thread(target=server.run, daemon=True).start()
+
+    def run() -> None:
+        try:
+            server.run()
+        except OSError:  # the socket closed under waitress's loop at teardown (EBADF), as in test_browser.py
+            pass
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
     yield app, f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 10
     while time.monotonic() < deadline and (server.task_dispatcher.queue or server.task_dispatcher.active_count):
         time.sleep(0.05)
     time.sleep(0.2)
     server.close()
+    thread.join(timeout=5)
 
 
 def _ready_offline(page: Any, base: str, key: str, *more: str) -> None:
@@ -55,9 +65,26 @@ def _ready_offline(page: Any, base: str, key: str, *more: str) -> None:
     page.goto(f"{base}/e/{key}")  # now through the service worker: kept, and the other pages warmed
     page.wait_for_function("() => navigator.serviceWorker.controller !== null")
     wanted = [f"{base}/e/{key}{tail}" for tail in ("", "/quick", "/big", "/hand", *more)]
-    page.wait_for_function(
-        "wanted => " + PAGES_CACHE + """.then(c => c.keys())
-             .then(keys => wanted.every(u => keys.some(k => k.url === u)))""", arg=wanted, timeout=60000)
+    wait_for_promise(
+        page, "wanted => " + PAGES_CACHE + """.then(c => c.keys())
+             .then(keys => wanted.every(u => keys.some(k => k.url === u)))""", wanted)
+
+
+def test_the_wait_for_kept_pages_waits(browser: Any) -> None:
+    """Playwright's wait_for_function takes a promise for a true value: a wait on the Cache
+    API through it returned at once, and tests went offline before the page they opened
+    was kept (net::ERR_FAILED under load). wait_for_promise awaits the value."""
+    ctx, page = _phone(browser)
+    try:
+        page.set_content("<p>x</p>")
+        page.wait_for_function("() => Promise.resolve(false)", timeout=2000)  # the trap: no wait at all
+        with pytest.raises(TimeoutError):
+            wait_for_promise(page, "() => Promise.resolve(false)", timeout=0.5)
+        page.evaluate("() => { window.napPolls = 0; }")
+        assert wait_for_promise(page, "n => Promise.resolve(++window.napPolls >= n)", 3, timeout=30) is True
+        assert page.evaluate("window.napPolls") == 3
+    finally:
+        ctx.close()
 
 
 def _quick_offline(page: Any, who: str, bid: str, tricks: int, *, double: bool = False) -> None:
@@ -197,7 +224,8 @@ def test_a_double_tap_offline_sends_once(browser: Any, site: tuple[Any, str]) ->
 
 
 #: true once the outbox (IndexedDB) is empty, false if it is not within 60 s; page.evaluate
-#: awaits it (wait_for_function would take the promise itself for a true value)
+#: awaits it (wait_for_function would take the promise itself for a true value: see
+#: tests.webhelpers.wait_for_promise)
 OUTBOX_EMPTIED = """async () => {
   const count = () => new Promise(resolve => {
     const open = indexedDB.open("nap-outbox", 1);
@@ -253,9 +281,8 @@ def test_the_running_totals_chart_is_shown_offline(browser: Any, site: tuple[Any
         with app.app_context():
             hand_writes.record_hand(units.get_evening(key), 1, HandFacts(0, ("three", "pass", "pass", "pass"), 3))
         _ready_offline(page, base, key)
-        page.wait_for_function(
-            "() => " + PAGES_CACHE + """.then(c => c.keys())
-                 .then(keys => keys.some(k => k.url.includes("/chart.svg")))""", timeout=60000)
+        wait_for_promise(page, "() => " + PAGES_CACHE + """.then(c => c.keys())
+                 .then(keys => keys.some(k => k.url.includes("/chart.svg")))""")
         ctx.set_offline(True)
         page.reload()
         chart = page.locator("section.chart img")
@@ -374,6 +401,37 @@ def test_a_queued_correction_another_phone_beat_is_shown_with_the_servers_versio
         a.reload()  # kept until the table dismisses it
         a.locator(".outbox-entry.refused").wait_for(timeout=60000)
     finally:
+        ctx.close()
+
+
+def test_a_new_version_of_the_worker_keeps_the_correction_form_kept_for_offline(
+        browser: Any, site: tuple[Any, str], tmp_path: Any) -> None:
+    """A deploy changes the static files: a new worker takes over and deletes the old
+    version's caches. What they kept is carried into its own first: with no network
+    right after, the correction form of hand 1 is still there (it was net::ERR_FAILED)."""
+    app, base = site
+    static = tmp_path / "static"
+    shutil.copytree(app.static_folder, static)
+    app.static_folder = str(static)
+    ctx, a = _phone(browser)
+    try:
+        key = _start_table(a, base)
+        _record(app, key, HandFacts(0, ("three", "pass", "pass", "pass"), 3))
+        _ready_offline(a, base, key, "/hand/1/edit")
+        old = a.evaluate("caches.keys().then(names => names.filter(n => n.startsWith('nap-')))")
+        assert len(old) == 2, old
+        (static / "sw.js").write_text((static / "sw.js").read_text(encoding="utf-8") + "\n// a deploy\n",
+                                      encoding="utf-8")
+        a.evaluate("navigator.serviceWorker.getRegistration().then(r => r.update()).then(() => true)")
+        # the new worker has taken over once the old version's caches are gone
+        wait_for_promise(a, "old => caches.keys().then(names => names.some(n => n.startsWith('nap-static-'))"
+                            " && !names.some(n => old.includes(n)))", old)
+        ctx.set_offline(True)
+        a.goto(f"{base}/e/{key}/hand/1/edit")
+        assert a.locator("label.pill:has(input[name=tricks][value='2'])").count() == 1
+        assert a.locator("button[name=save]").count() >= 1
+    finally:
+        ctx.set_offline(False)
         ctx.close()
 
 

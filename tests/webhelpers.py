@@ -150,9 +150,27 @@ QUEUE = """([api, table, n, prefix]) => new Promise((resolve, reject) => {
 })"""
 
 
+def wait_for_promise(page: Any, predicate: str, arg: Any = None, timeout: float = 60.0) -> Any:
+    """Wait until the JavaScript function ``predicate`` (called with ``arg``) gives a true
+    value, awaiting it when it gives a promise; the value. Raises ``TimeoutError`` after
+    ``timeout`` seconds. For predicates that ask the Cache API or IndexedDB: Playwright's
+    ``page.wait_for_function`` does not await a promise, it takes the promise itself for a
+    true value and returns at once (so "wait until the pages are kept" did not wait, and a
+    test went offline before the service worker had kept the page it then opened)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = page.evaluate(predicate, arg)
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"not true within {timeout} s: {predicate}")
+        page.wait_for_timeout(100)
+
+
 #: A JavaScript expression for the service worker's pages cache (its name carries the
 #: worker's version, "nap-pages-<hash>"; static/sw.js): a promise of the Cache, for
-#: tests/test_offline.py and benchmarks/outbox_drain.py.
+#: tests/test_offline.py and benchmarks/outbox_drain.py (wait on it with
+#: :func:`wait_for_promise`, never ``page.wait_for_function``).
 PAGES_CACHE = ("caches.keys().then(names => caches.open(names.find(n => n.startsWith('nap-pages-'))"
                " || 'nap-pages-none'))")
 
