@@ -227,3 +227,31 @@ def test_every_control_that_saves_is_44_px_at_320_px_and_200_percent(
         assert len(tops) > 1
     finally:
         context.close()
+
+
+def test_long_names_stay_inside_their_tile_and_their_button(browser: Any, site: Any) -> None:  # noqa: F811
+    """Found by the fresh-user check: a long Arabic name lost its beginning on the total tile
+    (cut from the wrong end), and a long word in a name overflowed quick entry's buttons onto
+    the next one."""
+    app, base = site
+    page = browser.new_page(viewport=PHONE)
+    try:
+        page.goto(f"{base}/new/pagat")
+        for i, name in enumerate(("Ann", "Alexandra-Wilhelmina Featherstonehaugh", "محمد بن عبد الله الهاشمي")):
+            page.fill(f"input[name='players-{i}']", name)
+        page.locator("form button[type=submit]").last.click()
+        page.wait_for_url(re.compile(r"/e/[A-Za-z0-9_-]+$"))
+        tile = page.locator(".totals .who").nth(2)
+        # right to left: what is cut is the name's end (on the left), its beginning stays
+        assert tile.evaluate("e => getComputedStyle(e).direction") == "rtl"
+        assert page.locator(".totals .who").nth(0).evaluate("e => getComputedStyle(e).direction") == "ltr"
+        key = page.url.rsplit("/", 1)[-1]
+        page.goto(f"{base}/e/{key}/quick")
+        pills = page.locator("form.quick label.pill span")
+        overflowing = pills.evaluate_all("spans => spans.filter(s => s.scrollWidth > s.clientWidth + 1)"
+                                         ".map(s => s.textContent.trim())")
+        assert overflowing == []
+        boxes = [box for box in (pills.nth(i).bounding_box() for i in range(pills.count())) if box]
+        assert len(boxes) >= 6 and max(box["x"] + box["width"] for box in boxes) <= PHONE["width"]
+    finally:
+        page.close()

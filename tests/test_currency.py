@@ -319,3 +319,14 @@ def test_a_groups_next_evening_offers_the_stake_as_the_phone_writes_it(app: Any,
     assert client.post(f"/new/pagat?group={group}", data=_form(stake=shown, currency="KWD")).status_code == 302
     minor = 1125 if typed.startswith("1") else 125
     assert _stakes(app) == [(minor, "KWD"), (minor, "KWD")]
+
+
+@pytest.mark.parametrize("label", ["円", "yen", "Yen", "YEN", " jpy "])
+def test_the_yen_written_as_its_sign_or_its_name_has_no_smaller_unit(label: str) -> None:
+    """Found by the fresh-user check: "円" and "yen" took half a yen. "¥" (the yen's and the
+    yuan's sign) keeps two decimals."""
+    assert currency_code(label) == "JPY" and minor_digits(label) == 0
+    with pytest.raises(ValueError):
+        parse_stake("0.50", label)
+    assert parse_stake("5", label) == 5
+    assert minor_digits("¥") == 2 and parse_stake("0.50", "¥") == 50

@@ -17,7 +17,10 @@ from __future__ import annotations
 
 #: Currency symbols people type, and the ISO 4217 code they stand for. (``¥`` is left
 #: out: it is the yen's sign and the yuan's, which have different minor units.)
-SYMBOLS = {"£": "GBP", "€": "EUR", "₽": "RUB", "R$": "BRL", "$": "USD"}
+SYMBOLS = {"£": "GBP", "€": "EUR", "₽": "RUB", "R$": "BRL", "$": "USD", "円": "JPY", "₩": "KRW"}
+#: Currency names typed as labels, compared in lower case ("Yen" → JPY). "¥" is not here:
+#: the yen and the Chinese yuan (2 decimals) share it, so it keeps the default 2 decimals.
+NAMES = {"yen": "JPY", "won": "KRW"}
 
 #: Decimals of every currency whose minor unit is not 2 (ISO 4217 as in CLDR 46, Babel
 #: 2.19: ``get_currency_precision``); every other currency, and any label that is no
@@ -47,10 +50,12 @@ MAX_STAKE_MINOR = 1_000_000_000
 
 def currency_code(label: str) -> str:
     """The ISO 4217 code a currency label stands for if it is one (``"£"`` → ``"GBP"``,
-    ``" jpy "`` → ``"JPY"``); otherwise the label as typed, stripped (``"kr"``)."""
+    ``" jpy "``, ``"円"``, ``"Yen"`` → ``"JPY"``); otherwise the label as typed, stripped (``"kr"``)."""
     label = (label or "").strip()
     if label in SYMBOLS:
         return SYMBOLS[label]
+    if label.lower() in NAMES:
+        return NAMES[label.lower()]
     code = label.upper()
     return code if len(code) == 3 and code.isascii() and code.isalpha() else label
 
