@@ -149,6 +149,10 @@ def test_the_evening_note_has_its_own_page_and_is_allowed_when_finished(app: Any
     # and by JSON: too long is refused, nothing changes
     answer = _post(client, f"/api/e/{key}/note", {"note": "n" * 281})
     assert answer.status_code == 422
+    # by the page's form: refused, and the refusal counts what was typed (it said 2000 for 10,000)
+    answer = client.post(f"/e/{key}/note", data={"note": "n" * 10_000}, follow_redirects=True)
+    assert "this one has 10000" in answer.get_data(as_text=True).replace(",", "").replace("\u00a0", "")
+    assert _evening(app, key).note == "Eve’s birthday"
     stale = _evening(app, key).revision - 1  # another phone wrote since: a conflict, nothing changes
     answer = _post(client, f"/api/e/{key}/note", {"note": "other", "revision": stale})
     assert answer.status_code == 409 and answer.get_json()["state"]["note"] == "Eve’s birthday"

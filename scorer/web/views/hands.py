@@ -321,7 +321,7 @@ def hand_note(key: str, number: int) -> Any:
     elif base is None:
         flash(gettext("This form is missing its version; reload the page."))
     else:
-        note = str(request.form.get("note", ""))[:2000]
+        note = str(request.form.get("note", ""))  # counted whole: the refusal says its real length
         command = SetHandNote(key, hand_id, base, token or None, number, note=note)
         return form_answer(execute(command, device=sender()), to=back,
                            saved=gettext("The note on hand %(number)s is saved.", number=number))
