@@ -74,6 +74,7 @@ function main() {
   }
 
   function clear() {
+    box.classList.remove("provisional");
     document.querySelectorAll(".provisional-note, .provisional-ruling").forEach((el) => el.remove());
     const totals = document.querySelector(".totals.provisional");
     if (!totals) return;
@@ -116,6 +117,7 @@ function main() {
     const totals = document.querySelector(".totals");
     if (!totals) return;
     totals.classList.add("provisional");
+    box.classList.add("provisional");  // the outbox's folded line says so (outbox-view.js)
     document.querySelectorAll(".later-note").forEach((el) => el.remove());
     const tiles = totals.querySelectorAll(".total:not(.pool) .pts");
     report.players.forEach((name, i) => {
