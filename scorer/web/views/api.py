@@ -142,7 +142,8 @@ def new_hand(key: str) -> Any:
     # what the hand does not say is its place's (a retry after it was saved: the same command)
     row = ledger.rows[number - 1] if number <= len(ledger.rows) else None
     dealer, seated = (row.facts.dealer, row.seated) if row else (ledger.next_dealer, ())
-    return _run(RecordHand(key, number, _facts(body.get("facts"), ledger, dealer, seated), token))
+    return _run(RecordHand(key, number, _facts(body.get("facts"), ledger, dealer, seated), token,
+                           played_at=json_body.played_at(body)))
 
 
 @bp.post("/e/<key>/hands/<int:hand_id>/versions")
