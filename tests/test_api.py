@@ -5,6 +5,7 @@ against a new evening, and the refusals: 409 conflicts, 422 with the rule, 415, 
 from __future__ import annotations
 
 import json
+import logging
 import re
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -568,3 +569,54 @@ def test_played_at_is_bounded_to_the_past_seven_days() -> None:
     # another offset: the same moment, given back in UTC
     assert played_at({"played_at": "2026-12-06T21:30:00+01:00"}, now) == datetime(2026, 12, 6, 20, 30, tzinfo=UTC)
     assert played_at({}, now) is None and played_at({"played_at": "2026-13-01T00:00:00Z"}, now) is None
+
+
+# --------------------------------------------------------------------------- the provisional ruling differed (issue 24)
+def _differs_logged(caplog: Any) -> list[str]:
+    return [r.getMessage() for r in caplog.records if r.name == "scorer.provisional"]
+
+
+def test_a_provisional_ruling_the_server_did_not_give_is_logged_once_with_both(
+        app: Any, client: Any, caplog: Any) -> None:
+    key = start_evening(client)
+    _record(client, key, 1, THREE, "d1")
+    provisional = {"count": 1, "totals": {"Ann": -3, "Bob": 9, "Cat": -3, "Dan": -3},
+                   "hands": [{"number": 1, "entries": {"Ann": -3, "Bob": 9, "Cat": -3, "Dan": -3}, "rules": ["P-12"]}]}
+    server = {"count": 1, "numbers": [1], "totals": {"Ann": -3, "Bob": 9, "Cat": -3, "Dan": -3}}
+    before = _snapshot(app, client, key)
+    with caplog.at_level(logging.WARNING, logger="scorer.provisional"):
+        answer = _post(client, f"/api/e/{key}/differs", {"provisional": provisional, "server": server})
+    assert answer.status_code == 202 and answer.get_json() == {"logged": True}
+    (line,) = _differs_logged(caplog)
+    assert key in line
+    assert 'provisional={"count":1,"hands":[{"entries":{"Ann":-3,"Bob":9,"Cat":-3,"Dan":-3},"number":1,' in line
+    assert 'server={"count":1,"numbers":[1],"totals":{"Ann":-3,"Bob":9,"Cat":-3,"Dan":-3}}' in line
+    assert "\n" not in line
+    assert _snapshot(app, client, key) == before  # nothing saved
+
+    # a huge one: the line is bounded (2,000 characters of each)
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="scorer.provisional"):
+        big = _post(client, f"/api/e/{key}/differs", {"provisional": {"x": "é\n" * 100_000}, "server": server})
+    assert big.status_code == 202
+    (line,) = _differs_logged(caplog)
+    assert len(line) < 2 * 2000 + 150 and "\n" not in line
+
+
+@pytest.mark.parametrize("body", [{}, {"provisional": [], "server": {}}, {"provisional": {}, "server": "x"},
+                                  {"provisional": None, "server": None}])
+def test_a_differs_report_that_is_not_two_objects_is_422_and_not_logged(
+        app: Any, client: Any, caplog: Any, body: Any) -> None:
+    key = start_evening(client)
+    with caplog.at_level(logging.WARNING, logger="scorer.provisional"):
+        answer = _post(client, f"/api/e/{key}/differs", body)
+    assert answer.status_code == 422 and answer.get_json()["error"]["code"] != ""
+    assert _differs_logged(caplog) == []
+
+
+def test_a_viewer_cannot_post_a_differs_report(app: Any, client: Any, caplog: Any) -> None:
+    key = start_evening(client)
+    answer = _post(app.test_client(), f"/api/e/{key}/differs", {"provisional": {}, "server": {}})
+    assert answer.status_code == 403 and answer.get_json()["error"]["code"] == "forbidden"
+    assert _differs_logged(caplog) == []
+    assert _post(client, "/api/e/nosuchtable/differs", {"provisional": {}, "server": {}}).status_code == 404
