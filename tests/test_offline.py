@@ -529,3 +529,56 @@ def test_undo_offline_takes_back_a_hand_that_waits(browser: Any, site: tuple[Any
         assert _hands(app, key) == [(1, 1, 3)]
     finally:
         ctx.close()
+
+
+IPHONE_SAFARI = ("Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) "
+                 "Version/17.5 Mobile/15E148 Safari/604.1")
+
+
+def test_safari_on_an_iphone_is_told_once_how_to_keep_the_app_and_may_dismiss_it(
+        browser: Any, site: tuple[Any, str]) -> None:
+    """A scorer's page in Safari on an iPhone says how to add the app to the Home Screen (Safari
+    deletes a site's storage after 7 days unused unless installed); dismissed, it is not said
+    again; not opened from the Home Screen (navigator.standalone) only; never to a viewer, nor
+    in another browser."""
+    app, base = site
+    ctx, a = _phone(browser, user_agent=IPHONE_SAFARI)
+    ctx_home, home = _phone(browser, user_agent=IPHONE_SAFARI)
+    ctx_home.add_init_script("Object.defineProperty(navigator, 'standalone', { value: true })")
+    ctx_other, other = _phone(browser)  # Chromium's own user agent
+    ctx_viewer, viewer = _phone(browser, user_agent=IPHONE_SAFARI)
+    try:
+        key = _start_table(a, base)
+        note = a.locator(".ios-install")
+        note.wait_for(timeout=60000)
+        assert note.inner_text().startswith("On an iPhone or iPad, Safari deletes what this site keeps")
+        assert "Add to Home Screen" in note.inner_text()
+        assert a.locator(".ios-install").count() == 1
+        # not in the way of the score: the totals are still on the first screen
+        tiles = a.locator(".totals .total")
+        last = tiles.nth(tiles.count() - 1).bounding_box()
+        assert last["y"] + last["height"] <= 844, last
+        if os.environ.get("NAP_SHOTS"):
+            a.screenshot(path=os.path.join(os.environ["NAP_SHOTS"], "ios-install.png"))
+        note.locator("button").click()
+        assert a.locator(".ios-install").count() == 0
+        a.reload()
+        a.locator(".totals").wait_for(timeout=60000)
+        a.wait_for_timeout(500)  # the module has run (it shows the line at once when it does)
+        assert a.locator(".ios-install").count() == 0  # dismissed: not said again on this phone
+
+        # a scorer on an iPhone opened from the Home Screen, and one in Chromium: not said
+        for page in (home, other):
+            _start_table(page, base)
+            page.locator(".totals").wait_for(timeout=60000)
+            assert page.locator("script[src*='/static/ios-install.']").count() == 1  # a scorer's page
+            page.wait_for_timeout(500)
+            assert page.locator(".ios-install").count() == 0
+        # a viewer of the first table, in Safari on an iPhone: nothing
+        viewer.goto(f"{base}/e/{key}")
+        viewer.locator(".totals").wait_for(timeout=60000)
+        assert viewer.locator("script[src*='/static/ios-install.']").count() == 0
+        assert viewer.locator(".ios-install").count() == 0
+    finally:
+        for c in (ctx, ctx_home, ctx_other, ctx_viewer):
+            c.close()
