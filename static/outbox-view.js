@@ -107,8 +107,8 @@ function plural(box, name, n) {
 // the folded line: "3 hands waiting to send", or "… · provisional" while phone.js shows
 // provisional rulings (class "provisional" on the box); opened by itself when one is refused
 function summarize(box, count, anyRefused) {
-  box.querySelectorAll(".outbox-count.unruled").forEach((el) => { el.textContent = plural(box, "data-unruled", count); });
-  box.querySelectorAll(".outbox-count.ruled").forEach((el) => { el.textContent = plural(box, "data-ruled", count); });
+  box.querySelectorAll(".outbox-unruled").forEach((el) => { el.textContent = plural(box, "data-unruled", count); });
+  box.querySelectorAll(".outbox-ruled").forEach((el) => { el.textContent = plural(box, "data-ruled", count); });
   const details = box.querySelector("details");
   if (details && anyRefused) details.open = true;
 }
