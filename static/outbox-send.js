@@ -6,7 +6,7 @@
 // backoff, the next page). The same token on a resend saves nothing twice. When the
 // phone cannot keep a command (IndexedDB refuses: outbox-store.NotKept), it is sent once
 // directly instead, and if that fails too the page is told so (queue), never that it waits.
-//   a new hand    POST /api/e/<key>/hands                      {"number", "facts", "token"}
+//   a new hand    POST /api/e/<key>/hands                      {"number", "facts", "token", "played_at"}
 //   a correction  POST /api/e/<key>/hands/<hand_id>/versions   {"version", "facts", "token"}
 //   undo          POST /api/e/<key>/undo                       {"hand_id", "version"}
 // What it does is told with events: "nap:outbox" (the entries, what is being sent, what
@@ -50,7 +50,10 @@ function retryLater() {
 function bodyOf(entry) {
   if (kindOf(entry) !== "hand") return entry.body;
   const body = entry.body || { facts: entry.facts, token: entry.token };
-  return { number: entry.number, facts: body.facts, token: body.token };
+  const sent = { number: entry.number, facts: body.facts, token: body.token };
+  // when it was played here: the server shows it beside when it arrived, if it waited
+  if (entry.at) sent.played_at = new Date(entry.at).toISOString();
+  return sent;
 }
 
 function send(entry) {

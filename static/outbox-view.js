@@ -84,9 +84,40 @@ function dealerLine(waiting) {
     .split("%(dealer)s").join(bdi(players[dealer])).split("%(eldest)s").join(bdi(players[leftOf(order, dealer, 1)]));
 }
 
+// The outbox is the same element for the page's life: kept here, since a fresh page (live.js)
+// replaces the part it is placed in
+let boxEl = null;
+
+// below the totals (the first screen is the score): after the totals' live part
+function place(box) {
+  const totals = document.querySelector('[data-live-part="totals"]');
+  if (totals && totals.nextElementSibling !== box) totals.after(box);
+}
+
+// "%(num)s hands waiting" in the page's language: the form of the count's CLDR plural category
+function plural(box, name, n) {
+  const lang = document.documentElement.lang || undefined;
+  let forms = {};
+  try { forms = JSON.parse(box.getAttribute(name) || "{}"); } catch (e) { /* none: the count alone */ }
+  let category = "other";
+  try { category = new Intl.PluralRules(lang).select(n); } catch (e) { /* "other" */ }
+  return fill(forms[category] || forms.other || "%(num)s", "num", new Intl.NumberFormat(lang).format(n));
+}
+
+// the folded line: "3 hands waiting to send", or "… · provisional" while phone.js shows
+// provisional rulings (class "provisional" on the box); opened by itself when one is refused
+function summarize(box, count, anyRefused) {
+  box.querySelectorAll(".outbox-unruled").forEach((el) => { el.textContent = plural(box, "data-unruled", count); });
+  box.querySelectorAll(".outbox-ruled").forEach((el) => { el.textContent = plural(box, "data-ruled", count); });
+  const details = box.querySelector("details");
+  if (details && anyRefused) details.open = true;
+}
+
 function show() {
-  const box = document.querySelector("[data-outbox-list]");
+  boxEl = boxEl || document.querySelector("[data-outbox-list]");
+  const box = boxEl;
   if (!box) return;
+  place(box);
   const table = box.getAttribute("data-outbox-list");
   const sheetUrl = box.getAttribute("data-sheet") || "";
   const mine = last.entries.filter((e) => e.table === table);
@@ -98,6 +129,7 @@ function show() {
   pending.forEach((s) => list.appendChild(row(s.entry, "sending", sheetUrl)));
   mine.forEach((e) => list.appendChild(row(e, e.id === last.sendingId ? "sending" : e.state, sheetUrl)));
   box.hidden = list.children.length === 0;
+  summarize(box, list.children.length, mine.some((e) => e.state === "refused"));
   const waiting = mine.filter((e) => e.state === "waiting");
   const hands = waiting.filter((e) => kindOf(e) === "hand");
   const record = document.getElementById("record-hand");

@@ -10,6 +10,7 @@
 // once and kept by the service worker, so the next outage finds them); the evening file is kept
 // only on such a phone. Without WebAssembly, workers or storage, or when the engine fails, the
 // page is exactly as before: hands "waiting to send".
+import { differences, differsBody, provisionalOf } from "./ruling-diff.js";
 import { say } from "./words.js";
 
 const LOST = "nap.engine.lost";  // when this phone last lost the network (ms since the epoch)
@@ -36,6 +37,7 @@ function main() {
   let worker = null;
   let entries = [];
   let asked = 0;
+  let shown = null;  // the provisional ruling last shown (ruling-diff.provisionalOf), to compare with the server's
 
   const recentlyLost = () => Date.now() - (Number(read(LOST)) || 0) < RECENT;
 
@@ -74,6 +76,7 @@ function main() {
   }
 
   function clear() {
+    box.classList.remove("provisional");
     document.querySelectorAll(".provisional-note, .provisional-ruling").forEach((el) => el.remove());
     const totals = document.querySelector(".totals.provisional");
     if (!totals) return;
@@ -109,6 +112,7 @@ function main() {
     const first = report.hands.length - accepted;  // the server's own hands come first
     clear();
     if (!waiting.length || waiting[0].number !== first + 1) return;  // the kept file is not what they follow
+    shown = data.refused ? null : provisionalOf(report, waiting.map((e) => e.number));
     show(report, waiting, first, data.refused);
   }
 
@@ -116,6 +120,7 @@ function main() {
     const totals = document.querySelector(".totals");
     if (!totals) return;
     totals.classList.add("provisional");
+    box.classList.add("provisional");  // the outbox's folded line says so (outbox-view.js)
     document.querySelectorAll(".later-note").forEach((el) => el.remove());
     const tiles = totals.querySelectorAll(".total:not(.pool) .pts");
     report.players.forEach((name, i) => {
@@ -150,12 +155,51 @@ function main() {
     });
   }
 
-  window.addEventListener("nap:outbox", (event) => { entries = (event.detail && event.detail.entries) || entries; ask(); });
+  // every hand shown provisionally is on the server: its ruling stands; if it is not the one shown,
+  // the phone says so and tells the server (POST /api/e/<key>/differs: logged there)
+  function compare() {
+    const provisional = shown;
+    const api = box.getAttribute("data-api");
+    if (!provisional || !api || waitingHands().length || !navigator.onLine) return;
+    shown = null;
+    fetch(api, { credentials: "same-origin", cache: "no-store", headers: { Accept: "application/json" } })
+      .then((r) => (r.ok ? r.json() : null))
+      .then((state) => {
+        const differ = differences(provisional, state);
+        if (!differ || !differ.length) return;
+        differs();
+        fetch(api + "/differs", {
+          method: "POST", credentials: "same-origin", cache: "no-store",
+          headers: { "Content-Type": "application/json", Accept: "application/json" },
+          body: JSON.stringify(differsBody(provisional, state)),
+        }).catch(() => {});
+      })
+      .catch(() => {});
+  }
+
+  window.addEventListener("nap:outbox", (event) => {
+    entries = (event.detail && event.detail.entries) || entries;
+    ask();
+    if (!entries.some((e) => e.table === table && e.state === "waiting")) compare();
+  });
   window.addEventListener("nap:live", () => { if (recentlyLost()) idle(keep); ask(); });
   window.addEventListener("offline", () => { write(LOST, Date.now()); startWorker(); });
   window.addEventListener("online", () => idle(() => { keep(); startWorker(); }));
   if (!navigator.onLine) startWorker();
   else if (recentlyLost()) idle(() => { keep(); startWorker(); });
+}
+
+// "The server ruled differently…": one line above the scoresheet (outside its live part, which a
+// fresh page replaces), once
+function differs() {
+  if (document.querySelector(".differs-note")) return;
+  const live = document.querySelector("[data-live]");
+  if (!live) return;
+  const note = document.createElement("p");
+  note.className = "flash differs-note";
+  note.setAttribute("role", "status");
+  note.textContent = say("differs");
+  live.parentNode.insertBefore(note, live);
 }
 
 // A scorer's phone keeps what it has not sent (the outbox, the evening file): it asks the browser

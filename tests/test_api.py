@@ -5,15 +5,19 @@ against a new evening, and the refusals: 409 conflicts, 422 with the rule, 415, 
 from __future__ import annotations
 
 import json
+import logging
 import re
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
 from conftest import ROOT, make_app
 
+from scorer.evening.zones import in_zone
 from scorer.rules import get_variant
 from scorer.storage import errors, evenings, hand_writes, units
 from scorer.storage.models import db
+from scorer.web.json_body import played_at
 from webhelpers import counts, second_scorer, start_evening
 
 DOC = ROOT / "docs" / "api.md"
@@ -501,3 +505,118 @@ def test_lone_bid_makes_the_auction_quick_entry_makes(app: Any, client: Any, var
         "lone_bid": {"declarer": names[1], "contract": bid}, "auction": expected, "tricks": 3}})
     assert answer.status_code == 422
     assert len(_state(client, key)["hands"]) == 1
+
+
+# --------------------------------------------------------------------------- played on the phone (issue 24)
+def _expected_moment(when: Any, zone: str) -> str:
+    return in_zone(when, zone).strftime("%Y-%m-%d %H:%M")
+
+
+def test_a_hand_that_waited_on_the_phone_shows_when_it_was_played_and_when_it_arrived(app: Any, client: Any) -> None:
+    key = start_evening(client, time_zone="Europe/Oslo")
+    # played three hours before it was sent (the phone was offline), to the minute
+    played = (datetime.now(UTC) - timedelta(hours=3)).replace(second=0, microsecond=0)
+    answer = _post(client, f"/api/e/{key}/hands", {"number": 1, "facts": THREE, "token": "p1",
+                                                    "played_at": played.isoformat().replace("+00:00", "Z")})
+    assert answer.status_code == 201, answer.get_data(as_text=True)
+    hand = answer.get_json()["hand"]
+    assert hand["played_at"] == played.isoformat()
+    assert _state(client, key)["hands"][0]["played_at"] == played.isoformat()
+    shown = _expected_moment(played, "Europe/Oslo")  # the table's time (UTC+1 in winter, +2 in summer)
+    assert shown[-5:] != played.strftime("%H:%M")  # the table's zone, not UTC
+    line = f"played on the phone at {shown}"
+    page = client.get(f"/e/{key}/hand/1").get_data(as_text=True)
+    assert line in page and "reached the server at" in page
+    history = client.get(f"/e/{key}/history").get_data(as_text=True)
+    assert history.count(line) == 1
+    # a retry of the same command saying another time is the same command: saved once, time as first said
+    again = _post(client, f"/api/e/{key}/hands", {"number": 1, "facts": THREE, "token": "p1",
+                                                   "played_at": (played - timedelta(hours=1)).isoformat()})
+    assert again.status_code == 200 and again.get_json()["hand"]["played_at"] == played.isoformat()
+
+    # played 30 seconds before it arrived: kept, not shown (the same minute as its arrival)
+    soon = datetime.now(UTC) - timedelta(seconds=30)
+    hand2 = _post(client, f"/api/e/{key}/hands", {"number": 2, "facts": {**THREE, "dealer": "Bob"}, "token": "p2",
+                                                   "played_at": soon.isoformat()}).get_json()["hand"]
+    assert hand2["played_at"] == soon.isoformat()
+    assert "played on the phone" not in client.get(f"/e/{key}/hand/2").get_data(as_text=True)
+    assert client.get(f"/e/{key}/history").get_data(as_text=True).count("played on the phone at") == 1
+
+
+@pytest.mark.parametrize("said", [
+    "in-the-future", "8-days-ago", "no-offset", "nonsense", 42, None, ["2026-12-06T20:00:00Z"], "x" * 200])
+def test_a_played_at_out_of_bounds_or_unreadable_is_ignored_and_the_hand_saved(
+        app: Any, client: Any, said: Any) -> None:
+    now = datetime.now(UTC)
+    value = {"in-the-future": (now + timedelta(hours=1)).isoformat(),
+             "8-days-ago": (now - timedelta(days=8)).isoformat(),
+             "no-offset": (now - timedelta(hours=2)).replace(tzinfo=None).isoformat()}.get(said, said) \
+        if isinstance(said, str) else said
+    key = start_evening(client)
+    answer = _post(client, f"/api/e/{key}/hands", {"number": 1, "facts": THREE, "token": "q1", "played_at": value})
+    assert answer.status_code == 201, answer.get_data(as_text=True)
+    assert "played_at" not in answer.get_json()["hand"]
+    assert [h["number"] for h in _state(client, key)["hands"]] == [1]
+    assert "played on the phone" not in client.get(f"/e/{key}/hand/1").get_data(as_text=True)
+
+
+def test_played_at_is_bounded_to_the_past_seven_days() -> None:
+    now = datetime(2026, 12, 6, 21, 0, tzinfo=UTC)
+    assert played_at({"played_at": "2026-12-06T21:00:00Z"}, now) == now  # now itself
+    assert played_at({"played_at": "2026-12-06T21:00:01Z"}, now) is None  # a second ahead
+    assert played_at({"played_at": "2026-11-29T21:00:00+00:00"}, now) == now - timedelta(days=7)
+    assert played_at({"played_at": "2026-11-29T20:59:59+00:00"}, now) is None  # 7 days and a second
+    # another offset: the same moment, given back in UTC
+    assert played_at({"played_at": "2026-12-06T21:30:00+01:00"}, now) == datetime(2026, 12, 6, 20, 30, tzinfo=UTC)
+    assert played_at({}, now) is None and played_at({"played_at": "2026-13-01T00:00:00Z"}, now) is None
+
+
+# --------------------------------------------------------------------------- the provisional ruling differed (issue 24)
+def _differs_logged(caplog: Any) -> list[str]:
+    return [r.getMessage() for r in caplog.records if r.name == "scorer.provisional"]
+
+
+def test_a_provisional_ruling_the_server_did_not_give_is_logged_once_with_both(
+        app: Any, client: Any, caplog: Any) -> None:
+    key = start_evening(client)
+    _record(client, key, 1, THREE, "d1")
+    provisional = {"count": 1, "totals": {"Ann": -3, "Bob": 9, "Cat": -3, "Dan": -3},
+                   "hands": [{"number": 1, "entries": {"Ann": -3, "Bob": 9, "Cat": -3, "Dan": -3}, "rules": ["P-12"]}]}
+    server = {"count": 1, "numbers": [1], "totals": {"Ann": -3, "Bob": 9, "Cat": -3, "Dan": -3}}
+    before = _snapshot(app, client, key)
+    with caplog.at_level(logging.WARNING, logger="scorer.provisional"):
+        answer = _post(client, f"/api/e/{key}/differs", {"provisional": provisional, "server": server})
+    assert answer.status_code == 202 and answer.get_json() == {"logged": True}
+    (line,) = _differs_logged(caplog)
+    assert key in line
+    assert 'provisional={"count":1,"hands":[{"entries":{"Ann":-3,"Bob":9,"Cat":-3,"Dan":-3},"number":1,' in line
+    assert 'server={"count":1,"numbers":[1],"totals":{"Ann":-3,"Bob":9,"Cat":-3,"Dan":-3}}' in line
+    assert "\n" not in line
+    assert _snapshot(app, client, key) == before  # nothing saved
+
+    # a huge one: the line is bounded (2,000 characters of each)
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="scorer.provisional"):
+        big = _post(client, f"/api/e/{key}/differs", {"provisional": {"x": "é\n" * 100_000}, "server": server})
+    assert big.status_code == 202
+    (line,) = _differs_logged(caplog)
+    assert len(line) < 2 * 2000 + 150 and "\n" not in line
+
+
+@pytest.mark.parametrize("body", [{}, {"provisional": [], "server": {}}, {"provisional": {}, "server": "x"},
+                                  {"provisional": None, "server": None}])
+def test_a_differs_report_that_is_not_two_objects_is_422_and_not_logged(
+        app: Any, client: Any, caplog: Any, body: Any) -> None:
+    key = start_evening(client)
+    with caplog.at_level(logging.WARNING, logger="scorer.provisional"):
+        answer = _post(client, f"/api/e/{key}/differs", body)
+    assert answer.status_code == 422 and answer.get_json()["error"]["code"] != ""
+    assert _differs_logged(caplog) == []
+
+
+def test_a_viewer_cannot_post_a_differs_report(app: Any, client: Any, caplog: Any) -> None:
+    key = start_evening(client)
+    answer = _post(app.test_client(), f"/api/e/{key}/differs", {"provisional": {}, "server": {}})
+    assert answer.status_code == 403 and answer.get_json()["error"]["code"] == "forbidden"
+    assert _differs_logged(caplog) == []
+    assert _post(client, "/api/e/nosuchtable/differs", {"provisional": {}, "server": {}}).status_code == 404

@@ -146,7 +146,7 @@ def test_a_revoke_claim_in_a_correction_saves_the_same_facts_offline_as_online(
         a.goto(f"{base}/e/{key}/hand/2/edit")  # the kept correction form
         _enter_revoke(a)
         a.wait_for_url(re.compile(r"/e/[A-Za-z0-9_-]+$"))
-        a.locator(".outbox-entry.waiting").first.wait_for(timeout=60000)
+        a.locator(".outbox-entry.waiting").first.wait_for(state="attached", timeout=60000)
         ctx.set_offline(False)
         assert a.evaluate(offline.OUTBOX_EMPTIED)
 

@@ -5,9 +5,12 @@ redirects off-site."""
 
 from __future__ import annotations
 
+import html
+import json
 import re
 from io import BytesIO
 from pathlib import Path
+from typing import Any
 
 import pytest
 from babel.messages.mofile import write_mo
@@ -299,3 +302,23 @@ def test_the_russian_and_norwegian_sentences_read_for_anyone(app) -> None:  # ty
     with app.test_request_context(headers={"Accept-Language": "nb"}):
         assert gettext("%(name)s left before hand %(n)s", name="Kari", n=3) == "Kari gikk før giv 3"
         assert gettext("Join before hand %(n)s", n=4) == "Bli med fra giv 4"
+
+
+@pytest.mark.parametrize(("header", "forms"), [
+    ("en", {"one": "%(num)s hand waiting to send", "other": "%(num)s hands waiting to send"}),
+    ("ru", {"one": "%(num)s сдача ждёт отправки", "few": "%(num)s сдачи ждут отправки",
+            "many": "%(num)s сдач ждут отправки"}),
+    ("nb", {"one": "%(num)s giv venter på sending", "other": "%(num)s giv venter på sending"}),
+    ("pt-BR", {"one": "%(num)s mão aguardando envio", "many": "%(num)s de mãos aguardando envio",
+               "other": "%(num)s mãos aguardando envio"}),
+])
+def test_the_outbox_line_has_a_form_for_each_plural_category_of_the_language(
+        client: Any, header: str, forms: dict[str, str]) -> None:
+    """The folded outbox line (static/outbox-view.js picks the form with Intl.PluralRules, whose
+    CLDR categories are Babel's): Russian has one (1, 21), few (2–4, 22) and many (0, 5, 11)
+    for whole numbers; Portuguese says "de" after a million."""
+    key = start_evening(client)
+    page = client.get(f"/e/{key}", headers={"Accept-Language": header}).get_data(as_text=True)
+    found = re.search(r"data-unruled='([^']*)'", page)
+    assert found, "no outbox line"
+    assert json.loads(html.unescape(found.group(1))) == forms

@@ -10,6 +10,7 @@ Skipped when Chromium is not installed, unless ``NAP_REQUIRE_BROWSER=1``.
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import threading
@@ -104,6 +105,30 @@ def _waiting(page: Any) -> int:
     return page.locator(".outbox-entry.waiting, .outbox-entry.sending").count()
 
 
+def _folded_below_the_totals(page: Any, line: str) -> None:
+    """The hands that wait are one folded line below the totals, and the totals are on the first
+    screen (390×844): a tap opens the list, another folds it."""
+    page.evaluate("window.scrollTo(0, 0)")
+    tiles = page.locator(".totals .total")
+    summary = page.locator(".outbox summary")
+    assert summary.inner_text().strip() == line
+    last_tile = tiles.nth(tiles.count() - 1).bounding_box()
+    folded = summary.bounding_box()
+    assert last_tile["y"] + last_tile["height"] <= 844, last_tile  # every tile on the first screen
+    assert folded["y"] >= last_tile["y"] + last_tile["height"], (folded, last_tile)  # the line below them
+    assert folded["height"] < 100, folded  # one line
+    assert not page.locator(".outbox-entry").first.is_visible()
+    shots = os.environ.get("NAP_SHOTS")  # a folder for screenshots of the first screen, folded and open
+    if shots:
+        page.screenshot(path=os.path.join(shots, f"outbox-folded-{len(line)}.png"))
+    summary.click()
+    assert page.locator(".outbox-entry").first.is_visible()
+    if shots:
+        page.screenshot(path=os.path.join(shots, f"outbox-open-{len(line)}.png"))
+    summary.click()
+    assert not page.locator(".outbox-entry").first.is_visible()
+
+
 def _hands(app: Any, key: str) -> list[tuple[int, int | None, int | None]]:
     """(number, declarer seat, tricks) of each hand in play, from the server."""
     with app.app_context():
@@ -125,25 +150,26 @@ def test_three_hands_offline_survive_a_reload_and_arrive_once_in_order(browser: 
         entered = [("Bob", "Three", 3), ("Cat", "Three", 4), ("Dan", "Four", 2)]
         for i, (who, bid, tricks) in enumerate(entered, start=1):
             _quick_offline(a, who, bid, tricks)
-            a.locator(".outbox-entry.waiting").nth(i - 1).wait_for(timeout=60000)
+            a.locator(".outbox-entry.waiting").nth(i - 1).wait_for(state="attached", timeout=60000)
             assert _waiting(a) == i
-            assert f"Hand {i} · {who} · {bid} · {tricks}" in a.locator(".outbox").inner_text()
+            assert f"Hand {i} · {who} · {bid} · {tricks}" in a.locator(".outbox").text_content()
         assert _hands(app, key) == []  # nothing reached the server
 
         # a reload with no network: the page comes from the service worker, the outbox from IndexedDB
         a.reload()
-        a.locator(".outbox-entry.waiting").nth(2).wait_for(timeout=60000)
+        a.locator(".outbox-entry.waiting").nth(2).wait_for(state="attached", timeout=60000)
         assert _waiting(a) == 3
         banner = a.locator("#netstate").inner_text()
         assert re.search(r"Offline since \d\d:\d\d", banner) and "3" in banner, banner
-        assert a.locator(".outbox-entry .outbox-state").first.inner_text() == "waiting to send"
+        assert a.locator(".outbox-entry .outbox-state").first.text_content() == "waiting to send"
         assert a.locator(".tablebar .button").first.bounding_box()["height"] >= 48
+        _folded_below_the_totals(a, "3 hands waiting to send")
         # Big totals too: the last known score, and the banner
         a.goto(f"{base}/e/{key}/big")
         assert a.locator(".bigtotals li").count() == 4
         a.locator("#netstate.offline").wait_for(timeout=60000)
         a.goto(f"{base}/e/{key}")
-        a.locator(".outbox-entry.waiting").nth(2).wait_for(timeout=60000)
+        a.locator(".outbox-entry.waiting").nth(2).wait_for(state="attached", timeout=60000)
 
         # back online: all three are sent by themselves, once and in order
         ctx_a.set_offline(False)
@@ -172,7 +198,7 @@ def test_a_queued_hand_another_phone_saved_first_is_shown_not_dropped(browser: A
         _ready_offline(a, base, key)
         ctx.set_offline(True)
         _quick_offline(a, "Bob", "Three", 3)
-        a.locator(".outbox-entry.waiting").first.wait_for(timeout=60000)
+        a.locator(".outbox-entry.waiting").first.wait_for(state="attached", timeout=60000)
         assert _waiting(a) == 1
         # meanwhile another phone records hand 1: Cat's Four, made
         with app.app_context():
@@ -208,7 +234,7 @@ def test_a_double_tap_offline_sends_once(browser: Any, site: tuple[Any, str]) ->
         _ready_offline(a, base, key)
         ctx.set_offline(True)
         _quick_offline(a, "Bob", "Three", 3, double=True)
-        a.locator(".outbox-entry.waiting").first.wait_for(timeout=60000)
+        a.locator(".outbox-entry.waiting").first.wait_for(state="attached", timeout=60000)
         a.wait_for_timeout(300)
         assert _waiting(a) == 1
         ctx.set_offline(False)
@@ -259,7 +285,7 @@ def test_twenty_queued_hands_drain_in_order(browser: Any, site: tuple[Any, str])
         ctx.set_offline(True)
         a.evaluate(QUEUE, [f"/api/e/{key}/hands", key, 20, "bench-"])
         a.reload()
-        a.locator(".outbox-entry.waiting").nth(19).wait_for(timeout=60000)
+        a.locator(".outbox-entry.waiting").nth(19).wait_for(state="attached", timeout=60000)
         ctx.set_offline(False)
         a.wait_for_function("() => document.querySelectorAll('.outbox-entry').length === 0", timeout=60000)
         hands = _hands(app, key)
@@ -335,16 +361,16 @@ def test_a_correction_an_undo_and_a_hand_made_offline_arrive_once_and_in_order(
         a.locator("#netstate.offline").wait_for(timeout=60000)
 
         _correct_tricks(a, base, key, 1, 2)
-        a.locator(".outbox-entry.waiting").first.wait_for(timeout=60000)
+        a.locator(".outbox-entry.waiting").first.wait_for(state="attached", timeout=60000)
         _correct_tricks(a, base, key, 1, 1)  # again, from the same kept form: based on what the first saves
-        a.locator(".outbox-entry.waiting").nth(1).wait_for(timeout=60000)
+        a.locator(".outbox-entry.waiting").nth(1).wait_for(state="attached", timeout=60000)
         a.click("a:has-text('Undo last hand')")
         assert "Undo hand 2?" in a.locator("h1").inner_text()
         a.click("button:has-text('Undo hand 2')")
         a.wait_for_url(re.compile(r"/e/[A-Za-z0-9_-]+$"))
-        a.locator(".outbox-entry.waiting").nth(2).wait_for(timeout=60000)
+        a.locator(".outbox-entry.waiting").nth(2).wait_for(state="attached", timeout=60000)
         _quick_offline(a, "Dan", "Four", 4)  # after the undo that waits, it is hand 2 again
-        a.locator(".outbox-entry.waiting").nth(3).wait_for(timeout=60000)
+        a.locator(".outbox-entry.waiting").nth(3).wait_for(state="attached", timeout=60000)
         assert _entries(a) == ["Correct hand 1 · Bob · Three · 2 — waiting to send",
                                "Correct hand 1 · Bob · Three · 1 — waiting to send",
                                "Undo hand 2 — waiting to send",
@@ -380,7 +406,7 @@ def test_a_queued_correction_another_phone_beat_is_shown_with_the_servers_versio
         _ready_offline(a, base, key, "/hand/1/edit")
         ctx.set_offline(True)
         _correct_tricks(a, base, key, 1, 2)
-        a.locator(".outbox-entry.waiting").first.wait_for(timeout=60000)
+        a.locator(".outbox-entry.waiting").first.wait_for(state="attached", timeout=60000)
         # meanwhile another phone corrects hand 1: Bob won 4 tricks
         with app.app_context():
             evening = units.get_evening(key)
@@ -458,7 +484,7 @@ def test_the_full_form_with_a_claim_offline_follows_the_hands_that_wait(browser:
         a.goto(f"{base}/e/{key}")
         assert a.locator(".status p.next").inner_text() == "Hand 1: Ann deals, Bob is eldest hand."
         _quick_offline(a, "Bob", "Three", 3)
-        a.locator(".outbox-entry.waiting").first.wait_for(timeout=60000)
+        a.locator(".outbox-entry.waiting").first.wait_for(state="attached", timeout=60000)
         assert a.locator(".status p.next").inner_text() == "Hand 2: Bob deals, Cat is eldest hand."
         a.goto(f"{base}/e/{key}/quick")  # the kept quick entry was made for hand 1, Ann dealing
         a.locator("h1:has-text('Hand 2')").wait_for(timeout=60000)
@@ -475,7 +501,7 @@ def test_the_full_form_with_a_claim_offline_follows_the_hands_that_wait(browser:
         a.locator("label.pill:has(input[name=claim_by][value='3'])").click()
         a.click("button:has-text('Save hand 2 with the claim')")
         a.wait_for_url(re.compile(r"/e/[A-Za-z0-9_-]+$"))
-        a.locator(".outbox-entry.waiting").nth(1).wait_for(timeout=60000)
+        a.locator(".outbox-entry.waiting").nth(1).wait_for(state="attached", timeout=60000)
         assert _entries(a) == ["Hand 1 · Bob · Three · 3 — waiting to send",
                                "Hand 2 · Cat · Three · 3 · ⚑ Revoke — waiting to send"]
         assert a.locator(".status p.next").inner_text() == "Hand 3: Cat deals, Dan is eldest hand."
@@ -547,7 +573,7 @@ def test_undo_offline_takes_back_a_hand_that_waits(browser: Any, site: tuple[Any
         _ready_offline(a, base, key, "/undo")
         ctx.set_offline(True)
         _quick_offline(a, "Cat", "Four", 4)
-        a.locator(".outbox-entry.waiting").first.wait_for(timeout=60000)
+        a.locator(".outbox-entry.waiting").first.wait_for(state="attached", timeout=60000)
         a.click("a:has-text('Undo last hand')")
         a.locator("h1:has-text('Undo hand 2?')").wait_for(timeout=60000)
         assert a.locator("[data-undo-what]").inner_text() == "Cat · Four · 4"
@@ -561,3 +587,56 @@ def test_undo_offline_takes_back_a_hand_that_waits(browser: Any, site: tuple[Any
         assert _hands(app, key) == [(1, 1, 3)]
     finally:
         ctx.close()
+
+
+IPHONE_SAFARI = ("Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) "
+                 "Version/17.5 Mobile/15E148 Safari/604.1")
+
+
+def test_safari_on_an_iphone_is_told_once_how_to_keep_the_app_and_may_dismiss_it(
+        browser: Any, site: tuple[Any, str]) -> None:
+    """A scorer's page in Safari on an iPhone says how to add the app to the Home Screen (Safari
+    deletes a site's storage after 7 days unused unless installed); dismissed, it is not said
+    again; not opened from the Home Screen (navigator.standalone) only; never to a viewer, nor
+    in another browser."""
+    app, base = site
+    ctx, a = _phone(browser, user_agent=IPHONE_SAFARI)
+    ctx_home, home = _phone(browser, user_agent=IPHONE_SAFARI)
+    ctx_home.add_init_script("Object.defineProperty(navigator, 'standalone', { value: true })")
+    ctx_other, other = _phone(browser)  # Chromium's own user agent
+    ctx_viewer, viewer = _phone(browser, user_agent=IPHONE_SAFARI)
+    try:
+        key = _start_table(a, base)
+        note = a.locator(".ios-install")
+        note.wait_for(timeout=60000)
+        assert note.inner_text().startswith("On an iPhone or iPad, Safari deletes what this site keeps")
+        assert "Add to Home Screen" in note.inner_text()
+        assert a.locator(".ios-install").count() == 1
+        # not in the way of the score: the totals are still on the first screen
+        tiles = a.locator(".totals .total")
+        last = tiles.nth(tiles.count() - 1).bounding_box()
+        assert last["y"] + last["height"] <= 844, last
+        if os.environ.get("NAP_SHOTS"):
+            a.screenshot(path=os.path.join(os.environ["NAP_SHOTS"], "ios-install.png"))
+        note.locator("button").click()
+        assert a.locator(".ios-install").count() == 0
+        a.reload()
+        a.locator(".totals").wait_for(timeout=60000)
+        a.wait_for_timeout(500)  # the module has run (it shows the line at once when it does)
+        assert a.locator(".ios-install").count() == 0  # dismissed: not said again on this phone
+
+        # a scorer on an iPhone opened from the Home Screen, and one in Chromium: not said
+        for page in (home, other):
+            _start_table(page, base)
+            page.locator(".totals").wait_for(timeout=60000)
+            assert page.locator("script[src*='/static/ios-install.']").count() == 1  # a scorer's page
+            page.wait_for_timeout(500)
+            assert page.locator(".ios-install").count() == 0
+        # a viewer of the first table, in Safari on an iPhone: nothing
+        viewer.goto(f"{base}/e/{key}")
+        viewer.locator(".totals").wait_for(timeout=60000)
+        assert viewer.locator("script[src*='/static/ios-install.']").count() == 0
+        assert viewer.locator(".ios-install").count() == 0
+    finally:
+        for c in (ctx, ctx_home, ctx_other, ctx_viewer):
+            c.close()

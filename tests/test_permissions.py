@@ -32,7 +32,9 @@ def test_the_declared_levels_are_the_ones_agreed(app: Any) -> None:
         "api.new_hand", "api.correct", "api.restore", "api.override", "api.claims", "api.play", "api.undo",
         "api.seats", "api.undo_seats", "api_disputes.dismiss", "api_disputes.rule",
         # issue 25 items 7 and 8: the table's notes and the rematch are a scorer's
-        "hands.hand_note", "sheet.evening_note", "sheet.rematch", "api.hand_note", "api.evening_note", "api.rematch"}
+        "hands.hand_note", "sheet.evening_note", "sheet.rematch", "api.hand_note", "api.evening_note", "api.rematch",
+        # issue 24: a scorer's phone tells the server when its provisional ruling was not the server's
+        "api.differs"}
     assert {e for e, lv in level.items() if lv == "manage" and not e.startswith(("groups.", "api_groups."))} == {
         "sheet.finish", "sheet.reopen", "sheet.confirm_finish", "table.settings", "table.revoke", "table.renew",
         "disputes.confirmation", "api.settings", "api.finish", "api.reopen", "api_disputes.confirmation",

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from tests import test_browser as shared
-from tests.test_offline import _hands, _quick_offline, _ready_offline, site  # noqa: F401  (fixture)
+from tests.test_offline import _folded_below_the_totals, _hands, _quick_offline, _ready_offline, site  # noqa: F401  (fixture)
 
 browser = shared.browser
 _phone, _start_table = shared._phone, shared._start_table
@@ -59,7 +59,7 @@ def test_an_evening_played_offline_is_settled_provisionally_as_the_server_settle
         a.locator("#netstate.offline").wait_for(timeout=60000)
         _quick_offline(a, "Bob", "Three", 3)  # Bob makes Three: +3 from each (P-6)
         _quick_offline(a, "Cat", "Four", 2)  # Cat fails Four: pays 4 to each
-        a.locator(".outbox-entry.waiting").nth(1).wait_for(timeout=60000)
+        a.locator(".outbox-entry.waiting").nth(1).wait_for(state="attached", timeout=60000)
         a.reload()  # the scoresheet as the service worker kept it, the engine started again from its cache
         try:
             a.locator(".totals.provisional").wait_for(timeout=180000)
@@ -69,8 +69,9 @@ def test_an_evening_played_offline_is_settled_provisionally_as_the_server_settle
         provisional = _totals(a)
         assert provisional == ["+1", "+13", "\u221215", "+1"], provisional
         assert a.locator(".provisional-note").inner_text().startswith("Provisional")
-        rulings = a.locator(".outbox-entry .provisional-ruling").all_inner_texts()
+        rulings = a.locator(".outbox-entry .provisional-ruling").all_text_contents()
         assert len(rulings) == 2 and rulings[0].startswith("provisional: Ann \u22123, Bob +9"), rulings
+        _folded_below_the_totals(a, "2 hands waiting · provisional")
         if SHOTS:
             a.screenshot(path=str(Path(SHOTS) / "provisional.png"), full_page=True)
         assert _hands(app, key) == []  # nothing reached the server
@@ -110,8 +111,8 @@ def test_without_webassembly_a_scorer_is_as_before_and_a_viewer_never_loads_the_
             ctx.set_offline(offline)
             a.locator("#netstate.offline" if offline else "#netstate.online").wait_for(timeout=60000)
         _quick_offline(a, "Bob", "Three", 3)
-        a.locator(".outbox-entry.waiting").first.wait_for(timeout=60000)
-        assert a.locator(".outbox-entry .outbox-state").first.inner_text() == "waiting to send"
+        a.locator(".outbox-entry.waiting").first.wait_for(state="attached", timeout=60000)
+        assert a.locator(".outbox-entry .outbox-state").first.text_content() == "waiting to send"
         assert a.locator(".totals.provisional, .provisional-ruling, .provisional-note").count() == 0
         # said once, above the totals
         assert a.locator(".later-note").all_inner_texts() == ["Rulings will come when the network is back."]

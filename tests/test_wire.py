@@ -168,8 +168,8 @@ def test_hashed_modules_run_in_a_real_browser_and_offline_after(browser: Any, si
         a.goto(f"{base}/e/{key}")
         a.locator("#netstate.offline").wait_for(timeout=60000)
         offline._quick_offline(a, "Bob", "Three", 3)
-        a.locator(".outbox-entry.waiting").first.wait_for(timeout=60000)
-        assert "Hand 1 · Bob · Three · 3" in a.locator(".outbox").inner_text()
+        a.locator(".outbox-entry.waiting").first.wait_for(state="attached", timeout=60000)
+        assert "Hand 1 · Bob · Three · 3" in a.locator(".outbox").text_content()
         ctx.set_offline(False)
         a.wait_for_function("() => document.querySelectorAll('.outbox-entry').length === 0", timeout=60000)
         assert offline._hands(app, key) == [(1, 1, 3)]

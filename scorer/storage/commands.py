@@ -19,9 +19,11 @@ English :class:`~scorer.rules.Text` templates: the web translates them.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any, ClassVar, TypeVar
 
 from sqlalchemy.exc import IntegrityError
@@ -81,14 +83,22 @@ class Command:
 
 @dataclass(frozen=True)
 class RecordHand(Command):
-    """Record hand ``number`` (which must be the next one) with ``facts`` (seats of the evening)."""
+    """Record hand ``number`` (which must be the next one) with ``facts`` (seats of the evening).
+    ``played_at``: when the phone says the hand was played (aware, checked by the caller: in
+    the past 7 days, not ahead), kept with its first version; ``None``: not said."""
 
     key: str
     number: int
     facts: HandFacts
     token: str | None = None
+    played_at: datetime | None = None
     token_kind: ClassVar[str] = "record"
     collision: ClassVar[Text] = Text("Hand {number} has already been recorded (perhaps from another phone).")
+
+    @property
+    def digested(self) -> Command:
+        # when it was played is not what it saves: a retry is the same command whatever it says
+        return dataclasses.replace(self, played_at=None)
 
 
 @dataclass(frozen=True)

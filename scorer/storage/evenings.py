@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
+from datetime import UTC, datetime, timedelta
 
 import sqlalchemy as sa
 
@@ -13,7 +14,7 @@ from ..evening.codec import decode_hand, encode_hand
 from ..evening.ledger import Ledger, settle_evening
 from ..rules import EveningSetup, HandFacts, SeatChange
 from . import kept_ledgers as settled
-from .models import Change, Evening, HandVersion, db
+from .models import Change, Evening, Hand, HandVersion, db
 
 __all__ = ["seat_changes_of", "setup_of", "facts_of", "current_facts", "ledger_of", "is_closed", "normalise",
            "log", "history", "after_write", "version_of"]
@@ -89,6 +90,50 @@ def history(evening: Evening, limit: int = 500) -> list[Change]:
     """The evening's changes, newest first."""
     return list(db.session.scalars(
         sa.select(Change).where(Change.evening_id == evening.id).order_by(Change.id.desc()).limit(limit)))
+
+
+#: a hand that reached the server later than this after it was played waited on the phone
+LATE = timedelta(minutes=1)
+
+
+def as_utc(when: datetime) -> datetime:
+    """``when`` with its zone (a database without zones gives it back naive: UTC)."""
+    return when if when.tzinfo is not None else when.replace(tzinfo=UTC)
+
+
+def played_late(version: HandVersion) -> datetime | None:
+    """When the phone says ``version`` (a hand's first) was played, if it reached the server
+    more than :data:`LATE` from then (it waited in the phone's outbox); else ``None``."""
+    if version.played_at is None:
+        return None
+    played = as_utc(version.played_at)
+    return played if abs(as_utc(version.created_at) - played) > LATE else None
+
+
+def played_by_change(evening: Evening, changes: Sequence[Change]) -> dict[int, datetime]:
+    """``{change id: when the phone played it}`` for each "new" change of ``changes`` (the
+    history, :func:`history`) whose hand reached the server late (:func:`played_late`). A
+    change names its hand by its place, which an undone hand gives back: the hands that had
+    a place and the "new" changes of that place are paired newest with newest."""
+    news: dict[int, list[Change]] = {}
+    for c in sorted(changes, key=lambda c: c.id):
+        if c.kind == "new" and c.hand_number:
+            news.setdefault(c.hand_number, []).append(c)
+    if not news:
+        return {}
+    firsts = db.session.execute(
+        sa.select(Hand.number, Hand.undone_number, HandVersion).join(HandVersion, HandVersion.hand_id == Hand.id)
+        .where(Hand.evening_id == evening.id, HandVersion.version == 1).order_by(Hand.id)).all()
+    placed: dict[int, list[HandVersion]] = {}
+    for number, undone_number, version in firsts:
+        placed.setdefault(number if number > 0 else (undone_number or 0), []).append(version)
+    found = {}
+    for number, made in news.items():
+        for change, version in zip(reversed(made), reversed(placed.get(number, [])), strict=False):
+            when = played_late(version)
+            if when is not None:
+                found[change.id] = when
+    return found
 
 
 def after_write(evening: Evening, revision: int, ledger: Ledger, fingerprint: settled.Fingerprint

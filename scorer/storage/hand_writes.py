@@ -11,6 +11,7 @@ the change in place, and saves everything or nothing. None of them commits by ha
 from __future__ import annotations
 
 import dataclasses
+from datetime import datetime
 
 from ..evening.ledger import Fold, HandError, Ledger, settle_evening
 from ..evening.limits import MAX_HANDS
@@ -62,7 +63,7 @@ def _remember(kept: tuple[settled.EveningHead, Ledger, settled.Fingerprint] | No
 
 @write_locked
 def record_hand(evening: Evening, number: int, facts: HandFacts, *, device: str = "",
-                device_id: int | None = None) -> Hand:
+                device_id: int | None = None, played_at: datetime | None = None) -> Hand:
     """Save hand ``number`` (which must be the next one) with ``facts``.
 
     The engine rules on the facts first; nothing is saved if it refuses them
@@ -70,6 +71,7 @@ def record_hand(evening: Evening, number: int, facts: HandFacts, *, device: str 
     evening and :class:`HandConflict` if hand ``number`` exists already (saved from
     another phone, or a double tap). ``device`` names the phone in the history;
     ``device_id`` is its row, kept with the hand for confirmation (see :mod:`scorer.storage.disputes`).
+    ``played_at``: when the phone says it was played (kept on version 1, shown in the history).
     """
     facts = normalise(facts)
     ledger = ledger_of(evening)
@@ -96,6 +98,7 @@ def record_hand(evening: Evening, number: int, facts: HandFacts, *, device: str 
         raise error.error from None
     hand = Hand(evening_id=evening.id, number=number, entered_by=device_id)
     hand.versions.append(version_of(1, facts))
+    hand.versions[0].played_at = played_at
     revision = bump(evening)
     db.session.add(hand)
     db.session.flush()  # the hand's row id (and two at once collide on its number here)
@@ -257,7 +260,7 @@ def _seated_since(evening: Evening, number: int, facts: HandFacts) -> bool:
 def _record(command: RecordHand, evening: Evening, device: Device) -> Saved:
     try:
         hand = record_hand.on_locked(evening, command.number, command.facts, device=device.name,
-                                     device_id=device.id)
+                                     device_id=device.id, played_at=command.played_at)
     except RulesError:
         if _seated_since(evening, command.number, command.facts):
             raise HandConflict(TABLE_CHANGED, 0) from None

@@ -198,6 +198,9 @@ class HandVersion(db.Model):  # type: ignore[name-defined,misc]
     #: the hand's facts (see :mod:`scorer.evening.codec`): dealer, auction, tricks, claims, …
     facts: Mapped[dict[str, Any]] = mapped_column(JSON)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    #: when the phone that sent it says the hand was played (its outbox's time; ``None``: not
+    #: said, or out of bounds), which is earlier than ``created_at`` when it waited offline
+    played_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), default=None)
 
     hand: Mapped[Hand] = relationship(back_populates="versions")
 

@@ -44,8 +44,12 @@ def outcome_text(outcome: AlreadySaved | Conflict | Refused) -> str:
 def hand_of(hand: Hand, ledger: Ledger) -> dict[str, Any]:
     """A hand in play as the commands answer it: row id, number, version and facts (by name)."""
     facts = ledger.rows[hand.number - 1].facts  # already read by the ledger
-    return {"id": hand.id, "number": hand.number, "version": hand.current.version,
-            "facts": encode_hand(facts, ledger.setup.players)}
+    answer = {"id": hand.id, "number": hand.number, "version": hand.current.version,
+              "facts": encode_hand(facts, ledger.setup.players)}
+    played = hand.versions[0].played_at
+    if played is not None:  # when the phone said it was played (ISO 8601, UTC)
+        answer["played_at"] = evenings.as_utc(played).isoformat()
+    return answer
 
 
 def totals(ledger: Ledger) -> dict[str, int]:

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode, urlsplit
 
+from babel import Locale
 from babel.numbers import NumberFormatError, format_decimal, get_decimal_symbol, get_group_symbol, parse_decimal
 from flask import Flask, Response, has_request_context, request
 
@@ -146,6 +147,22 @@ def current_path() -> str:
     return request.path + ("?" + urlencode(kept) if kept else "")
 
 
+#: counts that between them fall in every CLDR plural category of the four languages
+PLURAL_SAMPLES = (0, 1, 2, 3, 5, 11, 21, 22, 100, 1000000)
+
+
+def plural_samples() -> list[tuple[str, int]]:
+    """One count for each CLDR plural category of the phone's language: ``[(category, count)]``
+    (``[("one", 1), ("other", 0)]`` in English). A template builds from them, with ``ngettext``,
+    the texts a browser module picks with ``Intl.PluralRules`` (which follows the same CLDR
+    categories), e.g. the outbox's "%(num)s hands waiting" (static/outbox-view.js)."""
+    locale = Locale.parse(locale_code())
+    found: dict[str, int] = {}
+    for n in PLURAL_SAMPLES:
+        found.setdefault(locale.plural_form(n), n)
+    return sorted(found.items())
+
+
 def init_app(app: Flask) -> None:
     app.config.setdefault("BABEL_TRANSLATION_DIRECTORIES", str(TRANSLATIONS))
     app.config.setdefault("BABEL_DEFAULT_LOCALE", "en")
@@ -159,7 +176,7 @@ def init_app(app: Flask) -> None:
             "current_path": current_path, "tr": tr, "reason_text": reason_text, "error_text": error_text,
             "number": number, "money": money, "money_change": money_change, "day": day,
             "moment": moment, "zone_label": zone_label, "example_number": example_number,
-            "decimal_symbol": get_decimal_symbol(code),
+            "decimal_symbol": get_decimal_symbol(code), "plural_samples": plural_samples,
         }
 
     app.jinja_env.filters["tr"] = tr

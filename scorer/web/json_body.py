@@ -8,6 +8,7 @@ is answered by :func:`scorer.web.answers.json_answer`."""
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from flask import Blueprint, jsonify, request
@@ -95,6 +96,29 @@ def token(data: dict[str, Any]) -> str:
     if not isinstance(value, str) or not tokens.TOKEN.fullmatch(value):
         raise BadBody(gettext("token must be a text of 1 to 64 characters, new for each command."))
     return value
+
+
+#: how far back a phone may say a hand was played (its outbox keeps hands while offline)
+PLAYED_WITHIN = timedelta(days=7)
+
+
+def played_at(data: dict[str, Any], now: datetime | None = None) -> datetime | None:
+    """The optional ``played_at`` of a new hand: when the phone says it was played, an ISO 8601
+    time with its offset ("2026-12-06T20:15:00Z"), in the past :data:`PLAYED_WITHIN` and not
+    ahead of ``now`` (the server's clock, UTC). Anything else (absent, not a text, no offset,
+    out of bounds) is ignored: ``None``, and the hand is saved as ever. Never raises."""
+    value = data.get("played_at")
+    if not isinstance(value, str) or len(value) > 40:
+        return None
+    try:
+        when = datetime.fromisoformat(value.strip().replace("Z", "+00:00").replace("z", "+00:00"))
+    except ValueError:
+        return None
+    if when.tzinfo is None or when.utcoffset() is None:
+        return None
+    now = now or datetime.now(UTC)
+    when = when.astimezone(UTC)
+    return when if now - PLAYED_WITHIN <= when <= now else None
 
 
 def seat(data: dict[str, Any], name: str, names: list[str]) -> int | None:

@@ -86,11 +86,15 @@ for (const how of ["open"]) {
   test(`not kept (${how}), no network: queue() sends once, then rejects with NotKept; nothing waits`, async () => {
     refuse = how;
     answer = () => { throw new TypeError("Failed to fetch"); };
-    const err = await send.queue(hand()).then(() => null, (e) => e);
+    const entry = hand();
+    const err = await send.queue(entry).then(() => null, (e) => e);
     assert.ok(err instanceof NotKept, String(err));
     assert.equal(calls.length, 1);
     assert.equal(calls[0].url, "/api/e/k/hands");
-    assert.deepEqual(JSON.parse(calls[0].init.body), { number: 3, facts: { misdeal: true }, token: "t-1" });
+    // played_at: when queue() took it (entry.at), which the server shows if it arrives later
+    assert.equal(typeof entry.at, "number");
+    assert.deepEqual(JSON.parse(calls[0].init.body),
+      { number: 3, facts: { misdeal: true }, token: "t-1", played_at: new Date(entry.at).toISOString() });
     assert.deepEqual(stored, []);
     assert.deepEqual(events.filter((e) => e[0] === "nap:net"), [["nap:net", { up: false }]]);
   });
@@ -129,11 +133,15 @@ for (const how of ["abort", "throw"]) {
   test(`not kept (${how}), no network: queue() sends once, then rejects with NotKept; nothing waits`, async () => {
     refuse = how;
     answer = () => { throw new TypeError("Failed to fetch"); };
-    const err = await send.queue(hand()).then(() => null, (e) => e);
+    const entry = hand();
+    const err = await send.queue(entry).then(() => null, (e) => e);
     assert.ok(err instanceof NotKept, String(err));
     assert.equal(calls.length, 1);
     assert.equal(calls[0].url, "/api/e/k/hands");
-    assert.deepEqual(JSON.parse(calls[0].init.body), { number: 3, facts: { misdeal: true }, token: "t-1" });
+    // played_at: when queue() took it (entry.at), which the server shows if it arrives later
+    assert.equal(typeof entry.at, "number");
+    assert.deepEqual(JSON.parse(calls[0].init.body),
+      { number: 3, facts: { misdeal: true }, token: "t-1", played_at: new Date(entry.at).toISOString() });
     assert.deepEqual(stored, []);
     assert.deepEqual(events.filter((e) => e[0] === "nap:net"), [["nap:net", { up: false }]]);
   });

@@ -12,6 +12,8 @@ cross-site HTML form cannot send it without a CORS preflight, which is never all
 
 from __future__ import annotations
 
+import json
+import logging
 from typing import Any
 
 from flask import abort, jsonify, make_response, request, url_for
@@ -142,7 +144,8 @@ def new_hand(key: str) -> Any:
     # what the hand does not say is its place's (a retry after it was saved: the same command)
     row = ledger.rows[number - 1] if number <= len(ledger.rows) else None
     dealer, seated = (row.facts.dealer, row.seated) if row else (ledger.next_dealer, ())
-    return _run(RecordHand(key, number, _facts(body.get("facts"), ledger, dealer, seated), token))
+    return _run(RecordHand(key, number, _facts(body.get("facts"), ledger, dealer, seated), token,
+                           played_at=json_body.played_at(body)))
 
 
 @bp.post("/e/<key>/hands/<int:hand_id>/versions")
@@ -244,6 +247,32 @@ def rematch(key: str) -> Any:
                        created=saved.changed, message=message), status
 
     return json_answer(key, execute(StartRematch(key), device=sender()), made, 201)
+
+
+#: how much of each ruling one "differs" log line keeps (characters of compact JSON)
+DIFFERS_KEPT = 2000
+differs_log = logging.getLogger("scorer.provisional")
+
+
+@bp.post("/e/<key>/differs")
+@permission("score")
+def differs(key: str) -> Any:
+    """A scorer's phone found the server's ruling not the provisional one it showed (README
+    "Provisional rulings on the scorer's phone"; the server's stands): ``{"provisional": {...},
+    "server": {...}}`` (JSON objects, as static/ruling-diff.js builds them) are logged, one line
+    of at most 2 × :data:`DIFFERS_KEPT` characters of each, for whoever keeps the engines equal.
+    202 ``{"logged": true}``; 422 when either is not an object; nothing is saved."""
+    body = json_body.body()
+    evening_or_404(key)
+    kept = {}
+    for name in ("provisional", "server"):
+        value = body.get(name)
+        if not isinstance(value, dict):
+            raise BadBody(gettext("%(field)s must be a JSON object.", field=name))
+        kept[name] = json.dumps(value, separators=(",", ":"), ensure_ascii=True, sort_keys=True)[:DIFFERS_KEPT]
+    differs_log.warning("provisional ruling differs at table %s: provisional=%s server=%s",
+                        key, kept["provisional"], kept["server"])
+    return jsonify(logged=True), 202
 
 
 @bp.post("/e/<key>/undo")

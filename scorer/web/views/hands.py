@@ -240,6 +240,7 @@ def hand(key: str, number: int) -> Any:
     return render_template(
         "hand.html", evening=evening, ledger=ledger, row=row, auction=auction_of(ledger, row), record=record,
         versions=versions, closed=evening.finished_at is not None, quotes=QUOTES, first_cite=first_cite,
+        played_late=evenings.played_late(record.versions[0]),
         source_lang=lambda rid: SOURCE_LANGUAGES.get(RULES[rid].source, "en") if rid in RULES else "en",
         describe_claim=lambda claim: ledger.variant.describe_claim(ledger.setup, claim),
         override_form=override_form, action=ActionForm(), new_token=lambda: secrets.token_urlsafe(16),

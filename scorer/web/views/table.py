@@ -334,10 +334,11 @@ def history(key: str) -> str:
         seated = rows[number - 1].seated if number and 0 < number <= len(rows) else ledger.seated
         return table_ledger(ledger, seated).setup
 
-    return render_template("history.html", evening=evening, changes=evenings.history(evening),
+    changes = evenings.history(evening)
+    return render_template("history.html", evening=evening, changes=changes,
                            said=lambda hand, number=None: named_auction(variant, table_of(number), hand),
                            option_changes=lambda change: option_changes(variant, change), dispute_names=DISPUTE_NAMES,
-                           rematch=notes.rematch_of(evening.id))
+                           rematch=notes.rematch_of(evening.id), played=evenings.played_by_change(evening, changes))
 
 
 def named_auction(variant: Any, setup: Any, hand: dict[str, Any]) -> list[tuple[str, str]]:
