@@ -28,15 +28,15 @@ def pytest_configure(config: pytest.Config) -> None:
 
     real_load, real_loads = file.load, file.loads
 
-    def loads(text: str | bytes) -> Any:
+    def loads(text: str | bytes, **options: Any) -> Any:
         _keep(out, text if isinstance(text, bytes) else text.encode("utf-8", "surrogatepass"))
-        return real_loads(text)
+        return real_loads(text, **options)
 
-    def load(data: Any) -> Any:
+    def load(data: Any, **options: Any) -> Any:
         try:
             _keep(out, json.dumps(data, ensure_ascii=False).encode("utf-8", "surrogatepass"))
         except (TypeError, ValueError, RecursionError):
             pass  # not JSON (a test's Python-only value): no file can hold it
-        return real_load(data)
+        return real_load(data, **options)
 
     file.loads, file.load = loads, load

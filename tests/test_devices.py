@@ -208,5 +208,5 @@ def test_the_share_page_lists_a_new_android_phone_as_chrome_android_and_its_tag(
     phone.environ_base["HTTP_USER_AGENT"] = ANDROID_CHROME
     key = start_evening(phone)
     page = phone.get(f"/e/{key}/share").get_data(as_text=True)
-    assert re.search(r"<li>Chrome, Android \([0-9a-f]{3}\) \(this phone\)", page), page
+    assert re.search(r"<li><bdi>Chrome, Android \([0-9a-f]{3}\)</bdi> \(this phone\)", page), page
     assert "Linux PC" not in page

@@ -153,4 +153,6 @@ def test_the_servers_in_front_let_the_import_routes_bodies_through_and_no_more()
     size = re.search(r"client_max_body_size (\d+)m;", block.group(1))
     assert size is not None and MAX_IMPORT_BODY <= int(size.group(1)) * 1024 * 1024 < MAX_IMPORT_BODY + 1024 * 1024
     assert "client_max_body_size 2m;" in re.sub(r"#.*", "", conf).split("location")[0]
-    assert IMPORT_ENDPOINTS == {"start.import_evening", "api_evenings.import_evening"}
+    # the import routes, and the Verify page and POST /api/verify, which read a file as large (issue 22)
+    assert IMPORT_ENDPOINTS == {"start.import_evening", "api_evenings.import_evening", "verify.page",
+                                "api_verify.verify_json"}

@@ -204,7 +204,7 @@ def test_rematch_copies_the_table_and_the_next_dealer_deals_first(app: Any, clie
     assert _evening(app, key).rematch_of is None and _count(app) == 1  # refused: nothing made
     client.post(f"/e/{key}/finish")
     sheet = client.get(f"/e/{key}").get_data(as_text=True)
-    assert 'id="rematch"' in sheet and "Bob deals first" in sheet
+    assert 'id="rematch"' in sheet and "<bdi>Bob</bdi> deals first" in sheet
     answer = client.post(f"/e/{key}/rematch")
     assert answer.status_code == 302
     new_key = answer.headers["Location"].rsplit("/", 1)[-1]
@@ -262,7 +262,7 @@ def test_rematch_is_offered_when_the_agreed_end_announced_the_winners(app: Any, 
         post_hand(client, key, number, dealer, {(dealer + 1) % 4: "three"}, tricks=3)
     sheet = client.get(f"/e/{key}").get_data(as_text=True)
     assert "Winner" in sheet and 'id="rematch"' in sheet
-    assert "Ann deals first" in sheet  # the deal has gone round: Ann again
+    assert "<bdi>Ann</bdi> deals first" in sheet  # the deal has gone round: Ann again
     answer = _post(client, f"/api/e/{key}/rematch", {})
     assert answer.status_code == 201
     assert _evening(app, answer.get_json()["key"]).first_dealer == 0

@@ -336,7 +336,8 @@ def test_settings_change_rules_every_hand_again_and_are_kept_in_the_history(app:
     history = client.get(f"/e/{key}/history").get_data(as_text=True)
     assert "Settings changed" in history
     assert 'Hands each player deals: <span class="before">2</span> → <span class="after">1</span>' in history
-    assert 'Name: <span class="before">Nap ' in history and '<span class="after">Crown</span>' in history
+    assert 'Name: <span class="before"><bdi>Nap ' in history
+    assert '<span class="after"><bdi>Crown</bdi></span>' in history
 
 
 def test_settings_that_would_end_the_evening_before_its_last_hand_are_refused(app: Any) -> None:
