@@ -45,6 +45,9 @@ def two_apps(request: pytest.FixtureRequest) -> Iterator[tuple[Any, Any]]:
     _dispose(second)
     _dispose(first)
 
+#: a total tile's name and points (the name's span may carry dir="auto")
+TILE = r'<span class="who"(?: dir="auto")?>(.*?)</span>\s*<span class="pts">(.*?)</span>'
+
 
 def _forget() -> None:
     """What a new process knows: nothing kept in memory (the ledgers, the pages)."""
@@ -80,7 +83,7 @@ def _totals(html: str) -> dict[str, int]:
     """The season's big totals on the group page, by player (units)."""
     section = re.split(r'<section class="book"', html)[1]
     return {name: int(points.replace("−", "-").replace("+", ""))
-            for name, points in re.findall(r'<span class="who">(.*?)</span>\s*<span class="pts">(.*?)</span>', section)}
+            for name, points in re.findall(TILE, section)}
 
 
 def _season(*nights: tuple[HandFacts, ...]) -> dict[str, int]:

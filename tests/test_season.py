@@ -32,6 +32,9 @@ from tests.webhelpers import post_hand, start_evening
 
 # --- the pure sums ------------------------------------------------------------------
 
+#: a total tile's name and points (the name's span may carry dir="auto")
+TILE = r'<span class="who"(?: dir="auto")?>(.*?)</span>\s*<span class="pts">(.*?)</span>'
+
 
 def _evening(key: str, players: tuple[str, ...], hands: list[HandFacts], *, variant: str = "pagat",
              stake: Stake | None = None, day: int = 1) -> SeasonEvening:
@@ -191,7 +194,7 @@ def _new_group(client: Any, name: str = "Thursday Nap club") -> str:
 def _books(html: str) -> list[dict[str, str]]:
     """The big totals of each book on the group page, by player."""
     sections = re.split(r'<section class="book"', html)[1:]
-    return [dict(re.findall(r'<span class="who">(.*?)</span>\s*<span class="pts">(.*?)</span>', s)) for s in sections]
+    return [dict(re.findall(TILE, s)) for s in sections]
 
 
 def _three_evenings(client: Any, group: str) -> tuple[str, str, str]:

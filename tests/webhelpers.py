@@ -56,7 +56,7 @@ def counts(app: Any) -> tuple[int, int, int]:
 
 def totals_on_page(html: str) -> dict[str, str]:
     """The big totals on the scoresheet, by player."""
-    return dict(re.findall(r'<span class="who">(.*?)</span>\s*<span class="pts">(.*?)</span>', html))
+    return dict(re.findall(r'<span class="who"(?: dir="auto")?>(.*?)</span>\s*<span class="pts">(.*?)</span>', html))
 
 
 def second_scorer(app: Any, key: str) -> Any:
