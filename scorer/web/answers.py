@@ -6,8 +6,6 @@ of these; no view catches a refusal itself."""
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
@@ -20,9 +18,10 @@ from ..evening.file import dump_seat_change
 from ..evening.ledger import Ledger
 from ..reports.words import tr
 from ..rules import RULES, HandFacts
-from ..storage import evenings, notes, units
+from ..storage import evenings, kept_ledgers, notes, units
 from ..storage.commands import AlreadySaved, Conflict, Device, Outcome, RecordHand, Refused, Saved, execute
-from ..storage.models import Evening, Hand, db
+from ..storage.models import Evening, Hand
+from ..storage.records import record_of
 from . import access
 
 
@@ -72,27 +71,19 @@ def state_of(evening: Evening, ledger: Ledger | None = None) -> dict[str, Any]:
             "note": evening.note or "", "rematch": notes.rematch_of(evening.id) if closed else None}
 
 
-#: ``(database, evening key, revision)`` → the record's ``(fingerprint, changes)``: every
-#: write moves an evening's revision, so a revision's record never changes; a few kept
-#: spare a long evening's JSON client the whole chain at each read (benchmarks/chain_cost.py).
-_records: OrderedDict[tuple[str, str, int], tuple[str, int]] = OrderedDict()
-_records_lock = threading.Lock()
-
-
 def record_json(evening: Evening, ledger: Ledger) -> dict[str, Any]:
     """The evening's record (issue 22 item 6): its ``fingerprint`` and number of ``changes``
-    (:mod:`scorer.evening.chain`), worked out from the facts as the scoresheet does."""
-    at = (str(db.engine.url), evening.key, evening.revision)
-    with _records_lock:
-        known = _records.get(at)
-    if known is None:
-        finished = evening.finished_at is not None
-        known = chain.summary(chain.of_ledger(ledger, draw=evening.draw or (), finished=finished))
-        with _records_lock:
-            _records[at] = known
-            while len(_records) > 256:
-                _records.popitem(last=False)
-    return {"fingerprint": known[0], "changes": known[1]}
+    (:mod:`scorer.evening.chain`), worked out as the scoresheet works it out
+    (:func:`scorer.storage.records.record_of`, reusing the links kept with this process's
+    settled evening), from scratch only when no settled evening of this revision is kept."""
+    head = {c.key: getattr(evening, c.key) for c in kept_ledgers.HEAD_COLUMNS}
+    found = kept_ledgers.settled(evening.key, head)
+    if found is not None and found.head.revision == evening.revision:
+        fingerprint, changes = record_of(found)
+    else:
+        fingerprint, changes = chain.summary(
+            chain.of_ledger(ledger, draw=evening.draw or (), finished=evening.finished_at is not None))
+    return {"fingerprint": fingerprint, "changes": changes}
 
 
 def fresh_evening(key: str) -> Evening:
