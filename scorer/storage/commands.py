@@ -38,7 +38,7 @@ from .units import get_evening, lock_key, reading, writing
 #: that adds commands adds itself here.
 HANDLER_MODULES = ["scorer.storage.hand_writes", "scorer.storage.evening_writes", "scorer.storage.seat_writes",
                    "scorer.storage.disputes", "scorer.storage.table_access",
-                   "scorer.storage.groups", "scorer.storage.notes"]
+                   "scorer.storage.groups", "scorer.storage.notes", "scorer.storage.referees"]
 
 
 @dataclass(frozen=True)

@@ -285,6 +285,7 @@ def register_blueprints(app: Flask) -> None:
         api_disputes,
         api_evenings,
         api_groups,
+        api_referee,
         api_table,
         disputes,
         groups,
@@ -293,6 +294,7 @@ def register_blueprints(app: Flask) -> None:
         offline,
         owner,
         play,
+        referee,
         sheet,
         start,
         table,
@@ -301,7 +303,7 @@ def register_blueprints(app: Flask) -> None:
 
     register_hooks(app)  # first, as the blueprint that held them was
     for module in (language, start, sheet, hands, play, table, owner, disputes, groups, api, api_disputes,
-                   api_table, api_groups, api_evenings, offline, verify):
+                   api_table, api_groups, api_evenings, offline, verify, referee, api_referee):
         app.register_blueprint(module.bp)
     app.register_blueprint(verify.api)
 

@@ -24,10 +24,15 @@ from . import access
 #: - ``manage``: the table's scorers change the table itself (settings, finish, reopen);
 #:   for a group, whoever holds its link (its key is its credential).
 #:
+#: - ``referee``: a referee of the event (issue 22 item 5): of the event the route's
+#:   ``key`` names (``of="event"``), or of the event whose table it names; the owner's
+#:   own routes of an event (naming and revoking referees) are ``manage`` of the event at
+#:   the door, the owner checked by their command under the event's lock.
+#:
 #: A later ``dispute`` (any phone raising a claim) fits between ``view`` and ``score``.
-LEVELS = ("public", "view", "score", "manage")
-#: What the route's ``key`` names: an evening (a table) or a group.
-SUBJECTS = ("evening", "group")
+LEVELS = ("public", "view", "score", "manage", "referee")
+#: What the route's ``key`` names: an evening (a table), a group or an event (a club night).
+SUBJECTS = ("evening", "group", "event")
 
 
 def permission(level: str, of: str = "evening") -> Any:
@@ -66,6 +71,8 @@ def check_permission() -> Any:
     if level in ("public", "view"):
         return None  # a view that reads answers 404 itself for an unknown key (no extra query here)
     key = (request.view_args or {}).get("key", "")
+    if level == "referee" or subject == "event":
+        return _check_event(level, subject, key)
     if subject == "group":
         if groups.get_group(key) is None:
             abort(404)
@@ -79,3 +86,30 @@ def check_permission() -> Any:
         return jsonify(error={"code": "forbidden", "message": message}), 403
     flash(message)
     return redirect(url_for("table.join", key=key))
+
+
+def _check_event(level: str, subject: str, key: str) -> Any:
+    """The door of an event's routes (``of="event"``) and of the referee's (``referee``):
+    an unknown event or table is a 404; a phone without the role is refused (``403`` JSON
+    under ``/api/``; a page says why and offers the referee's PIN)."""
+    from ..storage import referees
+
+    if subject == "event":
+        event = referees.event_by_key(key)
+    else:
+        place = None if units.evening_revision(key) is None else referees.table_of_key(key)
+        event = None if place is None else place
+    if event is None:
+        abort(404)
+    device = access.current_device()
+    device_id = device.id if device is not None else None
+    if level == "referee" and referees.referee_of(device_id, event.id) is not None:
+        return None
+    if level == "manage" and referees.is_owner(device_id, event.id):
+        return None
+    message = (_("Only the event's referees can do that; this phone is not one of them (or its role was revoked).")
+               if level == "referee" else _("Only the event's owner can do that."))
+    if request.path.startswith("/api/"):
+        return jsonify(error={"code": "forbidden", "message": message}), 403
+    flash(message)
+    return redirect(url_for("referee.join_pin", key=event.key))
