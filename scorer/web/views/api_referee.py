@@ -6,9 +6,8 @@ closes, rules on the table's dispute or dismisses it."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from collections.abc import Callable
+from typing import Any
 
 from flask import abort, jsonify, request
 from flask_babel import gettext
@@ -19,7 +18,15 @@ from ...storage.commands import AlreadySaved, Conflict, Outcome, Saved, execute
 from ...storage.models import Dispute, Evening, Event, db
 from ...storage.pin_budget import network_of
 from ...storage.referee_models import Referee, RefereeCall
-from ...storage.referees import CallReferee, CloseCall, NameReferee, RefereeDismiss, RefereeRule, RevokeReferee, TakeCall
+from ...storage.referees import (
+    CallReferee,
+    CloseCall,
+    NameReferee,
+    RefereeDismiss,
+    RefereeRule,
+    RevokeReferee,
+    TakeCall,
+)
 from .. import access
 from ..answers import fresh_evening, json_answer, outcome_text, refused_json, sender
 from ..json_body import BadBody, body, flag, integer, json_blueprint, text, token
@@ -245,7 +252,8 @@ def rule(key: str, call_id: int) -> Any:
         fresh = fresh_evening(evening.key)
         closed = db.session.get(Dispute, dispute_id, populate_existing=True)
         assert closed is not None
-        return jsonify({**_payload(call_id), "dispute": dispute_of(closed, fresh), "table_revision": fresh.revision}), status
+        return jsonify({**_payload(call_id), "dispute": dispute_of(closed, fresh),
+                        "table_revision": fresh.revision}), status
 
     return json_answer(evening.key, outcome, saved, 201)
 
@@ -264,6 +272,7 @@ def dismiss(key: str, call_id: int) -> Any:
         closed = db.session.get(Dispute, dispute_id, populate_existing=True)
         if closed is None:
             abort(404)
-        return jsonify({**_payload(call_id), "dispute": dispute_of(closed, fresh), "table_revision": fresh.revision}), status
+        return jsonify({**_payload(call_id), "dispute": dispute_of(closed, fresh),
+                        "table_revision": fresh.revision}), status
 
     return json_answer(evening.key, outcome, saved, 200)

@@ -22,10 +22,18 @@ from ...storage import disputes, evenings, referees
 from ...storage.commands import Saved, execute
 from ...storage.models import Dispute, Evening, db
 from ...storage.referee_models import Referee, RefereeCall
-from ...storage.referees import CallReferee, CloseCall, NameReferee, RefereeDismiss, RefereeRule, RevokeReferee, TakeCall
+from ...storage.referees import (
+    CallReferee,
+    CloseCall,
+    NameReferee,
+    RefereeDismiss,
+    RefereeRule,
+    RevokeReferee,
+    TakeCall,
+)
 from .. import access
 from ..answers import form_answer, sender
-from ..form_fields import strip_text
+from ..form_fields import choices, strip_text
 from ..permissions import permission
 from ..table_forms import DISPUTE_NAMES, ActionForm, PinForm
 from .common import evening_or_404, posted_int
@@ -36,7 +44,7 @@ bp = Blueprint("referee", __name__)
 class CallForm(FlaskForm):
     """Call the referee: about which hand ("" the table) and what (optional)."""
 
-    hand = SelectField(choices=[("", "")], validate_choice=False)
+    hand = SelectField(validate_choice=False)
     note = StringField(validators=[Length(max=200)], filters=[strip_text])
 
 
@@ -69,8 +77,8 @@ def call(key: str) -> Any:
         abort(404)
     table, round_ = place
     form = CallForm()
-    form.hand.choices = [("", gettext("the whole table"))] + [(str(h.number), gettext("hand %(n)s", n=h.number))
-                                                              for h in reversed(evening.hands)]
+    form.hand.choices = choices([("", gettext("the whole table"))] + [(h.number, gettext("hand %(n)s", n=h.number))
+                                                                      for h in reversed(evening.hands)])
     if request.method == "GET" and request.args.get("hand", "").isdigit():
         form.hand.data = request.args["hand"]
     status = 200
