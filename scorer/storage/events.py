@@ -316,6 +316,16 @@ def table_finished(evening: Evening, *, device_name: str = "") -> None:
     _log(event, "seating", number, engine.seating_change(number, made, event.style).data, device_name)
     db.session.flush()
     _make_tables(event, next_round, device_name)
+    _tell_tables(round_)
+
+
+def _tell_tables(round_: EventRound) -> None:
+    """Bump the revision of every table of a finished round: their phones' live pages learn
+    of a change and ask for the event's line again (the next table of each player)."""
+    from .units import bump
+
+    for table in round_.tables:
+        bump(table.evening)
 
 
 def finish_event(event: Event, *, device_name: str = "") -> None:

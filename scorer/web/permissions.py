@@ -26,8 +26,9 @@ from . import access
 #:
 #: A later ``dispute`` (any phone raising a claim) fits between ``view`` and ``score``.
 LEVELS = ("public", "view", "score", "manage")
-#: What the route's ``key`` names: an evening (a table) or a group.
-SUBJECTS = ("evening", "group")
+#: What the route's ``key`` names: an evening (a table), a group or an event (a club night,
+#: whose ``manage`` routes are its owner's and organisers': :func:`scorer.storage.events.is_organiser`).
+SUBJECTS = ("evening", "group", "event")
 
 
 def permission(level: str, of: str = "evening") -> Any:
@@ -70,6 +71,8 @@ def check_permission() -> Any:
         if groups.get_group(key) is None:
             abort(404)
         return None  # a group's link is its key: holding it is enough to manage it
+    if subject == "event":
+        return _check_event(key)
     if units.evening_revision(key) is None:
         abort(404)
     if access.is_scorer(key):
@@ -79,3 +82,21 @@ def check_permission() -> Any:
         return jsonify(error={"code": "forbidden", "message": message}), 403
     flash(message)
     return redirect(url_for("table.join", key=key))
+
+
+def _check_event(key: str) -> Any:
+    """An event's ``manage`` route: its owner's and organisers' only (the event's link or PIN
+    makes a phone an organiser); anyone else is sent to the event's PIN page, or answered
+    ``403`` JSON under ``/api/``. Nothing runs, nothing changes."""
+    from ..storage import events
+
+    event = events.get_event(key)
+    if event is None:
+        abort(404)
+    if events.is_organiser(event, access.current_device()):
+        return None
+    message = _("Only the event's organisers can change it. Enter the event's PIN to become one.")
+    if request.path.startswith("/api/"):
+        return jsonify(error={"code": "forbidden", "message": message}), 403
+    flash(message)
+    return redirect(url_for("events.join", key=key))
