@@ -78,3 +78,88 @@ def test_an_evening_belongs_to_one_event_and_a_round_begins_once(any_db_app: Any
                                       number=9, evening_id=made[0].id))
             db.session.flush()
         db.session.rollback()
+
+
+def _finish_all(event_key: str) -> None:
+    from scorer.storage.evening_writes import set_finished
+
+    event = events.get_event(event_key)
+    assert event is not None
+    for table in events.current_round(event).tables:  # type: ignore[union-attr]
+        evening = units.get_evening(table.evening.key)
+        assert evening is not None
+        set_finished(evening, True)
+
+
+def test_the_last_table_to_finish_seats_the_next_round_from_the_standings(any_db_app: Any) -> None:
+    with any_db_app.app_context():
+        _, event = _event(rounds=2)
+        key = event.key
+        events.seat_first_round(event, how="typed", tables=[P14[:5], P14[5:10], P14[10:]])
+        made = events.start_round(events.get_event(key))
+        # table 2: P07 (seat 1) makes Nap: +5 from each of four = +20; table 3: P13 (seat 2) makes Four: +12
+        hand_writes.record_hand(units.get_evening(made[1].key), 1, HandFacts(0, ("nap", "pass", "pass", "pass",
+                                                                                  "pass"), 5))
+        hand_writes.record_hand(units.get_evening(made[2].key), 1, HandFacts(0, ("pass", "four", "pass", "pass"), 4))
+        from scorer.storage.evening_writes import set_finished
+
+        set_finished(units.get_evening(made[0].key), True)
+        set_finished(units.get_evening(made[1].key), True)
+        db.session.expire_all()
+        assert len(events.get_event(key).round_rows) == 1  # one table still playing: no next round yet
+        set_finished(units.get_evening(made[2].key), True)
+        db.session.expire_all()
+        event = events.get_event(key)
+        assert [r.number for r in event.round_rows] == [1, 2]
+        second = event.round_rows[1]
+        # ranking: P07 +20, P13 +12; 0 for table 1's P01–P05 (no hand), by name; −4 for table 3's P11, P12, P14;
+        # −5 for table 2's P06, P08, P09, P10. "Together": the first five, the next five, the last four
+        assert second.seating == [["P07", "P13", "P01", "P02", "P03"], ["P04", "P05", "P11", "P12", "P14"],
+                                  ["P06", "P08", "P09", "P10"]]
+        assert second.how == "together" and len(second.tables) == 3 and second.started_at is not None
+        assert [p.name for p in second.tables[0].evening.players] == ["P07", "P13", "P01", "P02", "P03"]
+        _finish_all(key)
+        db.session.expire_all()
+        event = events.get_event(key)
+        assert event.finished_at is not None and len(event.round_rows) == 2  # two rounds: over
+
+
+def test_a_late_arrival_joins_the_smallest_table_and_a_leaver_is_taken_off(any_db_app: Any) -> None:
+    with any_db_app.app_context():
+        _, event = _event()
+        key = event.key
+        events.seat_first_round(event, how="typed", tables=[P14[:5], P14[5:10], P14[10:]])
+        made = events.start_round(events.get_event(key))
+        moves = events.arrive(events.get_event(key), "Zoe")
+        assert moves == (seating.Move("Zoe", None, 2),)  # table 3 had four: the smallest with room
+        db.session.expire_all()
+        t3 = units.get_evening(made[2].key)
+        assert [p.name for p in t3.players] == ["P11", "P12", "P13", "P14", "Zoe"]
+        assert events.get_event(key).round_rows[0].seating[2] == ["P11", "P12", "P13", "P14", "Zoe"]
+        with pytest.raises(events.EventRefused):
+            events.arrive(events.get_event(key), "zoe")  # already playing: nothing changed
+        moves = events.leave(events.get_event(key), "P01")
+        assert moves == (seating.Move("P01", 0, None),)  # table 1 keeps four: nobody moves
+        db.session.expire_all()
+        from scorer.storage.evenings import ledger_of
+
+        t1 = units.get_evening(made[0].key)
+        assert [t1.players[s].name for s in ledger_of(t1).seated] == ["P02", "P03", "P04", "P05"]
+        player = next(p for p in events.get_event(key).players if p.name == "P01")
+        assert player.left == 1
+
+
+def test_a_table_of_an_event_keeps_the_events_options(any_db_app: Any) -> None:
+    from scorer.evening.event import EventError
+    from scorer.storage.evening_writes import change_settings
+
+    with any_db_app.app_context():
+        _, event = _event()
+        events.seat_first_round(event, how="typed", tables=[P14[:5], P14[5:10], P14[10:]])
+        made = events.start_round(events.get_event(event.key))
+        evening = units.get_evening(made[0].key)
+        with pytest.raises(EventError):
+            change_settings(evening, evening.revision, name="x", place="", options={"hands_per_dealer": 2})
+        db.session.expire_all()
+        assert units.get_evening(made[0].key).options["hands_per_dealer"] == 1 and \
+            units.get_evening(made[0].key).name != "x"

@@ -178,6 +178,9 @@ def change_settings(evening: Evening, base_revision: int, *, name: str, place: s
         raise HandConflict(TABLE_CHANGED, 0)
     old = setup_of(evening)
     new = get_variant(evening.variant).check_setup(dataclasses.replace(old, options=dict(options)))
+    from .events import check_table_options  # events makes evenings with this module's start_evening
+
+    check_table_options(evening, dict(new.options))
     hands, changes = current_facts(evening), seat_changes_of(evening)
     try:
         ledger = settle_evening(new, hands, changes)
@@ -220,6 +223,10 @@ def set_finished(evening: Evening, finished: bool, *, device: str = "", base_rev
     evening.finished_at = utcnow() if finished else None
     bump(evening)
     log(evening, "finish" if finished else "reopen", None, None, None, device)
+    if finished:  # the last table of a club night's round to finish seats the next round
+        from .events import table_finished
+
+        table_finished(evening, device_name=device)
     return True
 
 

@@ -286,34 +286,243 @@ def start_round(event: Event, *, device_name: str = "") -> list[Evening]:
         return _make_tables(event, round_, device_name)
 
 
+def table_finished(evening: Evening, *, device_name: str = "") -> None:
+    """An evening was just finished (in the pending unit of work, by
+    :func:`scorer.storage.evening_writes.set_finished`): when it is the last table of its
+    event's current round to finish, the round is over; the next round is seated from the
+    standings (the event's style) and its evenings made at once, so every phone of the event
+    sees its new table; after the last round the event is finished."""
+    place = event_of_evening(evening)
+    if place is None:
+        return
+    db.session.flush()
+    event = _lock(place.event)
+    round_ = current_round(event)
+    if round_ is None or round_.id != place.round.id or round_.finished_at is not None:
+        return
+    if any(t.evening.finished_at is None for t in round_.tables):
+        return
+    round_.finished_at = utcnow()
+    if round_.number >= event.rounds or event.finished_at is not None:
+        event.finished_at = utcnow()
+        _log(event, "finished", round_.number, {}, device_name)
+        _bump(event)
+        return
+    names = ranking_names(event, round_.number, fresh=True)
+    made = seating.by_standings(names, event.variant, event.style)
+    number = round_.number + 1
+    next_round = EventRound(event_id=event.id, number=number, how=event.style, seating=[list(t) for t in made])
+    event.round_rows.append(next_round)
+    _log(event, "seating", number, engine.seating_change(number, made, event.style).data, device_name)
+    db.session.flush()
+    _make_tables(event, next_round, device_name)
+    _tell_tables(round_)
+
+
+def _tell_tables(round_: EventRound) -> None:
+    """Bump the revision of every table of a finished round: their phones' live pages learn
+    of a change and ask for the event's line again (the next table of each player)."""
+    from .units import bump
+
+    for table in round_.tables:
+        bump(table.evening)
+
+
+def finish_event(event: Event, *, device_name: str = "") -> None:
+    """End the event now (its organiser: the night is over early). Tables still playing
+    play on; no round is seated after."""
+    with writing():
+        event = _lock(event)
+        if event.finished_at is not None:
+            raise EventRefused(Text("This event is finished."))
+        event.finished_at = utcnow()
+        _log(event, "finished", None, {}, device_name)
+        _bump(event)
+
+
+def _live(round_: EventRound) -> list[int]:
+    """The indices of the round's tables still seated (a closed table keeps an empty list)."""
+    return [i for i, table in enumerate(round_.seating) if table]
+
+
+def _seat_of(evening: Evening, name: str) -> int | None:
+    from .evenings import ledger_of
+
+    seated = ledger_of(evening).seated
+    return next((p.seat for p in evening.players if p.name.casefold() == name.casefold() and p.seat in seated), None)
+
+
+def _apply_moves(event: Event, round_: EventRound, before: list[list[str]], after: seating.Seating,
+                 moves: Sequence[seating.Move], closed: int | None, device_name: str) -> None:
+    """Carry ``moves`` of a started round to its evenings: a player who goes leaves their
+    evening (keeping their total there), one who comes joins theirs; a new table is a new
+    evening; a closed table's evening is finished once everyone has left it."""
+    from .evening_writes import set_finished
+    from .seat_writes import change_seats
+    from .units import get_evening
+
+    live = _live(round_)
+    tables = {t.number - 1: t for t in round_.tables}
+    if closed is not None:
+        live_after = [i for i in live if i != live[closed]]
+    else:
+        live_after = list(live)
+    new_index = None
+    if len(after) > len(live_after):  # a new table was made
+        new_index = len(round_.seating)
+        live_after.append(new_index)
+    seating_now = [list(t) for t in round_.seating] + ([[]] if new_index is not None else [])
+    if closed is not None:
+        seating_now[live[closed]] = []
+    for index, table in zip(live_after, after, strict=True):
+        seating_now[index] = list(table)
+    for move in moves:  # leaving first: a player moved is off their old table before they sit at the new one
+        if move.from_table is None or move.from_table == closed:  # a closed table's evening is finished below
+            continue
+        old = tables[live[move.from_table]].evening
+        evening = get_evening(old.key)
+        assert evening is not None
+        seat = _seat_of(evening, move.player)
+        if seat is not None and evening.finished_at is None:
+            change_seats(evening, "leave", seat=seat, device=device_name)
+    if new_index is not None:
+        from .evening_writes import start_evening
+
+        players = seating_now[new_index]
+        evening = start_evening(variant=event.variant, players=players, first_dealer=0,
+                                options=dict(event.options), stake=stake_of(event),
+                                name=f"{event.name} {round_.number}.{new_index + 1}"[:80], device=device_name,
+                                group_id=event.group_id, time_zone=event.time_zone)
+        round_.tables.append(EventTable(event_id=event.id, number=new_index + 1, evening_id=evening.id))
+    for move in moves:
+        if move.to_table is None or live_after[move.to_table] == new_index:
+            continue
+        target = tables[live_after[move.to_table]].evening
+        evening = get_evening(target.key)
+        assert evening is not None
+        from .evenings import ledger_of
+
+        seated = ledger_of(evening).seated  # clockwise: the newcomer takes the last seat
+        change_seats(evening, "join", name=move.player, left_of=seated[-1] if seated else None, device=device_name)
+    round_.seating = seating_now
+    if closed is not None:
+        evening = get_evening(tables[live[closed]].evening.key)
+        if evening is not None and evening.finished_at is None:
+            set_finished(evening, True, device=device_name)
+
+
+def _moved(event: Event, player: str, arriving: bool, device_name: str) -> tuple[seating.Move, ...]:
+    """A late arrival or an early leaver placed (see :func:`arrive`, :func:`leave`)."""
+    event = _lock(event)
+    _refuse_after_start(event)
+    round_ = current_round(event)
+    name = clean_text(player)
+    known = next((p for p in event.players if p.name.casefold() == name.casefold()), None)
+    if arriving:
+        if not 1 <= len(name) <= 40:
+            raise EventRefused(Text("Give a name of 1 to 40 characters."))
+        if known is not None and known.left is None:
+            raise EventRefused(Text("{name} is already playing.", name=known.name))
+    elif known is None or known.left is not None:
+        raise EventRefused(Text("{name} is not playing.", name=name))
+    number = 0 if round_ is None else round_.number
+    moves: tuple[seating.Move, ...] = ()
+    if round_ is not None:
+        live = _live(round_)
+        current = tuple(tuple(round_.seating[i]) for i in live)
+        if arriving:
+            after, moves = seating.arrive(current, name, event.variant)
+            closed = None
+        else:
+            after, moves = seating.leave(current, name, event.variant)
+            closed = moves[0].from_table if len(after) < len(current) else None
+        if round_.started_at is None:
+            round_.seating = [list(t) for t in after]
+        else:
+            _apply_moves(event, round_, [list(t) for t in current], after, moves, closed, device_name)
+        _log(event, "moves", number, engine.moves_change(number, moves).data, device_name)
+    if arriving:
+        if known is not None:
+            known.left = None
+            known.arrived = number
+        else:
+            event.players.append(EventPlayer(name=name, arrived=number))
+    else:
+        assert known is not None
+        known.left = number
+    if round_ is None:
+        _log(event, "players", None, {"added" if arriving else "removed": [name]}, device_name)
+    _bump(event)
+    return moves
+
+
+def arrive(event: Event, player: str, *, device_name: str = "") -> tuple[seating.Move, ...]:
+    """A late arrival: before the first seating, one more player; once seated, placed at the
+    smallest table with room (or a new table made, :func:`scorer.evening.seating.arrive`),
+    joining that table's evening before its next hand when the round has begun. Returns the
+    moves. Raises :class:`EventRefused` or :class:`~scorer.evening.seating.SeatingError`;
+    nothing saved."""
+    with writing():
+        return _moved(event, player, True, device_name)
+
+
+def leave(event: Event, player: str, *, device_name: str = "") -> tuple[seating.Move, ...]:
+    """An early leaver taken off their table (:func:`scorer.evening.seating.leave`): they keep
+    what they won at the tables they played; a player moved to keep a table at its floor
+    leaves one evening and joins another. Raises as :func:`arrive`; nothing saved."""
+    with writing():
+        return _moved(event, player, False, device_name)
+
+
+def check_table_options(evening: Evening, options: dict[str, Any]) -> None:
+    """Refuse (:class:`~scorer.evening.event.EventError`) options that differ from the event's
+    for a table of an event: a table may not change the event's rules."""
+    place = event_of_evening(evening)
+    if place is None:
+        return
+    event = place.event
+    variant = get_variant(event.variant)
+    from ..rules.options import resolve_options
+
+    if dict(resolve_options(variant.option_specs, options)) != dict(event.options or {}):
+        raise engine.EventError(Text("Every table of this event plays the event's options; a table may not "
+                                     "change them."))
+
+
 # --------------------------------------------------------------------------- standings and record
-def table_ledgers(event: Event, through_round: int | None = None) -> list[Any]:
+def table_ledgers(event: Event, through_round: int | None = None, *, fresh: bool = False) -> list[Any]:
     """The ledgers of the event's tables (of rounds up to ``through_round``), settled as the
-    scoresheets settle them (kept ledgers)."""
+    scoresheets settle them (kept ledgers); ``fresh``: from the hands the current unit of
+    work sees (inside a write)."""
+    from .evenings import ledger_of
     from .kept_ledgers import settled
+    from .units import get_evening
 
     out = []
     for round_ in event.round_rows:
         if through_round is not None and round_.number > through_round:
             continue
         for table in round_.tables:
+            if fresh:
+                evening = get_evening(table.evening.key)
+                if evening is not None:
+                    out.append(ledger_of(evening))
+                continue
             found = settled(table.evening.key)
             if found is not None:
                 out.append(found.ledger)
     return out
 
 
-def standings_of(event: Event, through_round: int | None = None) -> Standings:
-    """The event's one ranking, worked out from its tables' ledgers now (never stored).
-    Players who have not played yet are listed after, at 0 (in the order they came)."""
-    ranked = standings(table_ledgers(event, through_round))
-    return ranked
+def standings_of(event: Event, through_round: int | None = None, *, fresh: bool = False) -> Standings:
+    """The event's one ranking, worked out from its tables' ledgers now (never stored)."""
+    return standings(table_ledgers(event, through_round, fresh=fresh))
 
 
-def ranking_names(event: Event, through_round: int) -> list[str]:
+def ranking_names(event: Event, through_round: int, *, fresh: bool = False) -> list[str]:
     """The players still playing, best first by the standings after ``through_round``;
     those without a table yet (a late arrival) last, in the order they came."""
-    ranked = [row.name for row in standings_of(event, through_round).rows]
+    ranked = [row.name for row in standings_of(event, through_round, fresh=fresh).rows]
     known = {n.casefold(): n for n in playing(event)}
     out = [known[n.casefold()] for n in ranked if n.casefold() in known]
     out += [n for n in playing(event) if n not in out]

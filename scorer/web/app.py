@@ -284,10 +284,12 @@ def register_blueprints(app: Flask) -> None:
         api,
         api_disputes,
         api_evenings,
+        api_events,
         api_groups,
         api_referee,
         api_table,
         disputes,
+        events,
         groups,
         hands,
         language,
@@ -302,8 +304,8 @@ def register_blueprints(app: Flask) -> None:
     )
 
     register_hooks(app)  # first, as the blueprint that held them was
-    for module in (language, start, sheet, hands, play, table, owner, disputes, groups, api, api_disputes,
-                   api_table, api_groups, api_evenings, offline, verify, referee, api_referee):
+    for module in (language, start, sheet, hands, play, table, owner, disputes, groups, events, api, api_disputes,
+                   api_table, api_groups, api_evenings, api_events, offline, verify, referee, api_referee):
         app.register_blueprint(module.bp)
     app.register_blueprint(verify.api)
 

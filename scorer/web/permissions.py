@@ -31,7 +31,8 @@ from . import access
 #:
 #: A later ``dispute`` (any phone raising a claim) fits between ``view`` and ``score``.
 LEVELS = ("public", "view", "score", "manage", "referee")
-#: What the route's ``key`` names: an evening (a table), a group or an event (a club night).
+#: What the route's ``key`` names: an evening (a table), a group or an event (a club night,
+#: whose ``manage`` routes are its owner's and organisers': :func:`scorer.storage.events.is_organiser`).
 SUBJECTS = ("evening", "group", "event")
 
 
@@ -71,12 +72,14 @@ def check_permission() -> Any:
     if level in ("public", "view"):
         return None  # a view that reads answers 404 itself for an unknown key (no extra query here)
     key = (request.view_args or {}).get("key", "")
-    if level == "referee" or subject == "event":
-        return _check_event(level, subject, key)
+    if level == "referee":
+        return _check_referee(subject, key)
     if subject == "group":
         if groups.get_group(key) is None:
             abort(404)
         return None  # a group's link is its key: holding it is enough to manage it
+    if subject == "event":
+        return _check_event(key)
     if units.evening_revision(key) is None:
         abort(404)
     if access.is_scorer(key):
@@ -88,27 +91,42 @@ def check_permission() -> Any:
     return redirect(url_for("table.join", key=key))
 
 
-def _check_event(level: str, subject: str, key: str) -> Any:
-    """The door of an event's routes (``of="event"``) and of the referee's (``referee``):
-    an unknown event or table is a 404; a phone without the role is refused (``403`` JSON
-    under ``/api/``; a page says why and offers the referee's PIN)."""
+def _check_event(key: str) -> Any:
+    """An event's ``manage`` route: its owner's and organisers' only (the event's link or PIN
+    makes a phone an organiser); anyone else is sent to the event's PIN page, or answered
+    ``403`` JSON under ``/api/``. Nothing runs, nothing changes."""
+    from ..storage import events
+
+    event = events.get_event(key)
+    if event is None:
+        abort(404)
+    if events.is_organiser(event, access.current_device()):
+        return None
+    message = _("Only the event's organisers can change it. Enter the event's PIN to become one.")
+    if request.path.startswith("/api/"):
+        return jsonify(error={"code": "forbidden", "message": message}), 403
+    flash(message)
+    return redirect(url_for("events.join", key=key))
+
+
+def _check_referee(subject: str, key: str) -> Any:
+    """The door of the referee's routes (``referee``, issue 22 item 5): of the event ``key``
+    names (``of="event"``) or of the event of the table it names. An unknown event or table
+    is a 404; a phone that is no referee of it (or was revoked) is refused: ``403`` JSON under
+    ``/api/``, else the referee's PIN page says why. Nothing runs, nothing changes."""
     from ..storage import referees
 
     if subject == "event":
         event = referees.event_by_key(key)
     else:
-        place = None if units.evening_revision(key) is None else referees.table_of_key(key)
-        event = None if place is None else place
+        event = referees.table_of_key(key)
     if event is None:
         abort(404)
     device = access.current_device()
     device_id = device.id if device is not None else None
-    if level == "referee" and referees.referee_of(device_id, event.id) is not None:
+    if referees.referee_of(device_id, event.id) is not None:
         return None
-    if level == "manage" and referees.is_owner(device_id, event.id):
-        return None
-    message = (_("Only the event's referees can do that; this phone is not one of them (or its role was revoked).")
-               if level == "referee" else _("Only the event's owner can do that."))
+    message = _("Only the event's referees can do that; this phone is not one of them (or its role was revoked).")
     if request.path.startswith("/api/"):
         return jsonify(error={"code": "forbidden", "message": message}), 403
     flash(message)

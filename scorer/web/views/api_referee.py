@@ -127,7 +127,12 @@ def _referee_json(row: Referee, key: str) -> dict[str, Any]:
 @bp.get("/ev/<key>/referees")
 @permission("manage", of="event")
 def list_referees(key: str) -> Any:
+    """The event's referees with their PINs and links: the owner's only (not an organiser's)."""
     event = event_or_404(key)
+    device = access.current_device()
+    if not referees.is_owner(device.id if device else None, event.id):
+        return jsonify(error={"code": "forbidden", "rule": "owner", "message": gettext(
+            "Only the event's owner can name or revoke referees.")}), 403
     return jsonify(referees=[_referee_json(r, key) for r in referees.referees(event.id)]), 200, \
         {"Cache-Control": "no-store"}
 

@@ -19,6 +19,7 @@ from wtforms.validators import Length
 
 from ...rules import Claim, HandFacts, isolate
 from ...storage import disputes, evenings, referees
+from ...storage import events as events_storage
 from ...storage.commands import Saved, execute
 from ...storage.models import Dispute, Evening, db
 from ...storage.referee_models import Referee, RefereeCall
@@ -161,6 +162,10 @@ def join_link(key: str, link_key: str) -> Any:
 def manage(key: str) -> Any:
     """The event's owner names referees (each gets a link and a PIN of their own) and revokes them."""
     event = event_or_404(key)
+    device = access.current_device()
+    if not referees.is_owner(device.id if device else None, event.id):  # an organiser: no referee's PIN shown
+        flash(gettext("Only the event's owner can name or revoke referees."))
+        return redirect(url_for("events.event_page", key=key))
     form = NameForm()
     status = 200
     if form.validate_on_submit():
@@ -327,3 +332,25 @@ def dismiss(key: str, call_id: int, dispute_id: int) -> Any:
     return form_answer(outcome, to=desk_url, saved=gettext("The dispute is dismissed; the hand stands. The call is "
                                                            "closed."))
 
+
+
+# --------------------------------------------------------------------------- the room screen
+def room_calls(event: Any) -> list[str]:
+    """The open calls as the room screen shows them, in the phone's language ("Table 3:
+    dispute on hand 7 · Mary is coming"), oldest first; no PIN, no link, no note (the
+    note is the table's, not the room's)."""
+    names = _referee_names(event.id)
+    shown = []
+    for found in referees.calls(event.id, open_only=True):
+        line = (gettext("Table %(table)s: dispute on hand %(n)s", table=found.table_number, n=found.hand_number)
+                if found.hand_number else gettext("Table %(table)s calls the referee", table=found.table_number))
+        if found.taken_by is not None:
+            line += " · " + gettext("%(name)s is coming.", name=names.get(found.taken_by, "?"))
+        shown.append(line)
+    return shown
+
+
+# The room screen (scorer.web.views.events.room) asks ``events.open_calls(event)`` for the
+# lines it shows, if the referee's module gave it one: this is that hook, filled here so the
+# event's own module stays as it is.
+events_storage.open_calls = room_calls  # type: ignore[attr-defined]

@@ -142,7 +142,7 @@ def scoresheet(key: str) -> str:
     plain = "_flashes" not in session
     page = page_cache.get(page_key) if plain else None
     if page is not None:
-        return page
+        return with_event_line(page, key, scorer)
     rendered = by_revision(sheet_cache, key, render_sheet, locale, scorer, root, revision=revision, head=row)
     remember_sheet(key, (locale, scorer, root), revision, rendered)  # what live updates diff against
     title, finished, fragment, rows = rendered
@@ -170,7 +170,20 @@ def scoresheet(key: str) -> str:
     page = "".join((before, *rows, after))
     if shared:
         page_cache.put(page_key, page)
-    return page
+    return with_event_line(page, key, scorer)
+
+
+def with_event_line(page: str, key: str, scorer: bool) -> str:
+    """The scoresheet with, for a table of a club night, the event's line above the score
+    (which table of which round; the next table of each player once it is seated): one small
+    query, never cached with the page (the next round is seated by another table's finish)."""
+    from .events import event_line
+
+    line = event_line(key, scorer)
+    if not line:
+        return page
+    script = Markup('<script src="%s" defer></script>') % url_for("static", filename="event-line.js")
+    return page.replace("<div data-live=", f"{line}{script}<div data-live=", 1)
 
 
 #: Where the scoresheet's fragment and its revision go in its frame (:data:`frame_cache`):

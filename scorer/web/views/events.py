@@ -1,0 +1,401 @@
+"""Club nights (issue 22): an event's pages. Make one in a group, add its players, seat
+the first round (a recorded draw, or typed), begin a round, place a late arrival or an
+early leaver, end it; its page (seating, tables, standings, fingerprint), its room screen
+for a TV or projector, and the one tap that takes a table's phone to its next table.
+
+Who may do what is declared on each route: reading the event's page and room screen is
+for whoever holds the event's link (``view``: the room screen shows no PIN, no link of a
+table); running it is its owner's (the phone that made it) and its organisers' (by the
+event's own link or PIN), ``manage`` of ``event``. A table's phones reach their next
+table from their own scoresheet (``score`` of the evening): a viewer of one table is
+never shown another table's link.
+"""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any
+
+import sqlalchemy as sa
+from flask import Blueprint, abort, flash, jsonify, redirect, render_template, request, url_for
+from flask_babel import gettext as _
+from markupsafe import Markup
+
+from ...evening.standings import TIE_BREAK, Standings
+from ...reports.words import error_text, money, signed, tr
+from ...rules import VARIANTS, RulesError, Stake, Text
+from ...storage import events, units
+from ...storage.errors import ScorerError
+from ...storage.models import Evening, Event, EventChange, EventTable, db, utcnow
+from .. import access
+from ..lan import external_url
+from ..permissions import permission
+from ..table_forms import ActionForm
+
+bp = Blueprint("events", __name__)
+
+#: Wrong event PINs allowed per event in an hour (then only the organisers' link works).
+PIN_TRIES = 10
+
+
+# --------------------------------------------------------------------------- reading
+def load_event(key: str) -> Event:
+    event = events.get_event(key)
+    if event is None:
+        abort(404)
+    return event
+
+
+@dataclass(frozen=True)
+class TableLine:
+    """A table of the current round as every page of the event shows it (no key, no PIN)."""
+
+    number: int
+    players: tuple[str, ...]
+    hands: int
+    finished: bool
+    key: str
+    edit_key: str
+    pin: str
+
+
+def table_lines(event: Event) -> list[TableLine]:
+    """The tables of the current round, begun: players seated now, hands played, finished."""
+    from ...storage.kept_ledgers import settled
+
+    round_ = events.current_round(event)
+    if round_ is None or round_.started_at is None:
+        return []
+    out = []
+    for table in round_.tables:
+        evening = table.evening
+        found = settled(evening.key)
+        hands = len(found.ledger.rows) if found is not None else 0
+        players = tuple(round_.seating[table.number - 1]) if table.number - 1 < len(round_.seating) else ()
+        out.append(TableLine(table.number, players, hands, evening.finished_at is not None, evening.key,
+                             evening.edit_key, evening.pin))
+    return out
+
+
+def standing_value(event: Event, ranked: Standings, total: int) -> str:
+    """A total as the event plays: money in its currency, or units with a sign."""
+    if ranked.money and event.stake_minor is not None:
+        return money(Stake(event.stake_minor, event.currency), total)
+    return signed(total)
+
+
+def length_text(event: Event) -> str:
+    if event.length == "end_point":
+        return _("each round to the agreed end point (P-14)")
+    if event.length == "minutes":
+        return _("%(num)s minutes a round", num=event.amount)
+    return _("%(num)s hands a table each round", num=event.amount)
+
+
+def event_state(event: Event) -> dict[str, Any]:
+    """Everything the event's page, room screen and JSON state show, read now (standings
+    worked out from the tables' ledgers). No key, link or PIN of any table."""
+    try:
+        ranked: Standings | None = events.standings_of(event)
+        problem = None
+    except RulesError as error:  # a table that no longer settles: said, not a 500
+        ranked, problem = None, error_text(error)
+    round_ = events.current_round(event)
+    tables = table_lines(event)
+    fingerprint, changes = events.fingerprint_of(event)
+    return {"event": event, "round": round_, "tables": tables, "standings": ranked, "problem": problem,
+            "fingerprint": fingerprint, "changes": changes, "variant": VARIANTS[event.variant].name,
+            "playing": events.playing(event), "length": length_text(event),
+            "value": (lambda total: standing_value(event, ranked, total)) if ranked else None,
+            "tie_break": tr(TIE_BREAK)}
+
+
+def room_version(key: str) -> str | None:
+    """What the room screen polls: the event's revision and the sum of its tables' (each
+    only grows, so any change anywhere changes it), in one query; ``None`` for no event."""
+    if not units.valid_key(key):
+        return None
+    row = db.session.execute(
+        sa.select(Event.revision, sa.func.coalesce(sa.func.sum(Evening.revision), 0),
+                  sa.func.count(Evening.finished_at))
+        .select_from(Event).outerjoin(EventTable, EventTable.event_id == Event.id)
+        .outerjoin(Evening, Evening.id == EventTable.evening_id).where(Event.key == key).group_by(Event.id)).first()
+    return None if row is None else f"{row[0]}.{row[1]}.{row[2]}"
+
+
+# --------------------------------------------------------------------------- making one
+def _int(name: str, default: int | None = None) -> int | None:
+    raw = (request.form.get(name) or "").strip()
+    if not raw:
+        return default
+    try:
+        return int(raw)
+    except ValueError:
+        return -1  # refused by the engine's range checks with its own words
+
+
+def _stake() -> Stake | None:
+    minor = _int("stake_minor")
+    currency = (request.form.get("currency") or "").strip()[:8]
+    if minor is None:
+        return None
+    return Stake(minor, currency or "GBP")
+
+
+@bp.route("/g/<key>/events/new", methods=["GET", "POST"])
+@permission("manage", of="group")
+def new_event(key: str) -> Any:
+    """Make a club night in the group: its rules, stake, players, rounds and length."""
+    from ...storage import groups
+
+    group = groups.get_group(key)
+    if group is None:
+        abort(404)
+    form = ActionForm()
+    errors: list[str] = []
+    if request.method == "POST" and form.validate_on_submit():
+        players = [line for line in (request.form.get("players") or "").splitlines() if line.strip()]
+        variant = request.form.get("variant") or "pagat"
+        try:
+            if variant not in VARIANTS:
+                raise events.EventRefused(Text("{variant} is not a rule set this app knows.",
+                                                      variant=repr(variant)))
+            if (stake := _stake()) is not None and not 1 <= stake.minor <= 1_000_000:
+                raise events.EventRefused(Text("A stake is a whole number of the currency's smallest unit."))
+            event = events.create_event(
+                group, name=request.form.get("name") or "", variant=variant, options={}, stake=stake,
+                players=players, rounds=_int("rounds", 3) or 0, length=request.form.get("length") or "hands",
+                amount=_int("amount"), style=request.form.get("style") or "together",
+                time_zone=(request.form.get("time_zone") or "")[:64], device=access.current_device(create=True),
+                device_name=access.device_name())
+        except (RulesError, ScorerError) as error:
+            errors.append(error_text(error))
+        else:
+            flash(_("The club night is ready. Seat the first round."))
+            return redirect(url_for(".event_page", key=event.key))
+    return render_template("event_new.html", group=group, form=form, errors=errors, variants=VARIANTS,
+                           values=request.form), 422 if errors else 200
+
+
+# --------------------------------------------------------------------------- its page
+@bp.get("/ev/<key>")
+@permission("view")
+def event_page(key: str) -> Any:
+    """The event: its set-up, the current round's seating and tables, the standings and
+    the fingerprint; for its organisers, the forms that run it and each table's link."""
+    event = load_event(key)
+    organiser = events.is_organiser(event, access.current_device())
+    return render_template("event.html", organiser=organiser, action=ActionForm() if organiser else None,
+                           organise_link=external_url(".organise", key=key, edit_key=event.edit_key)
+                           if organiser else None, **event_state(event))
+
+
+@bp.get("/ev/<key>/room")
+@permission("view")
+def room(key: str) -> Any:
+    """The room screen: a TV or projector in the pub. Standings, tables still playing with
+    their hands, the next seating; no PIN, no link of a table; updates itself."""
+    event = load_event(key)
+    version = room_version(key)
+    return render_template("room.html", version=version, referee_calls=room_calls(event), **event_state(event))
+
+
+def room_calls(event: Event) -> list[Any]:
+    """The open referee calls the room screen shows (the referee's module fills this hook;
+    none until then)."""
+    hook = getattr(events, "open_calls", None)
+    return list(hook(event)) if callable(hook) else []
+
+
+@bp.get("/api/ev/<key>/version")
+@permission("view")
+def version(key: str) -> Any:
+    """What the room screen polls (:func:`room_version`): 16 bytes, no store."""
+    found = room_version(key)
+    if found is None:
+        abort(404)
+    response = jsonify(version=found)
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+# --------------------------------------------------------------------------- organisers
+@bp.get("/ev/<key>/organise/<edit_key>")
+@permission("view")
+def organise(key: str, edit_key: str) -> Any:
+    """The organisers' link: this phone becomes an organiser of the event."""
+    event = load_event(key)
+    if not isinstance(edit_key, str) or not secrets.compare_digest(edit_key, event.edit_key):
+        flash(_("This organisers' link is out of date. Ask the event's owner for the new one."))
+        return redirect(url_for(".event_page", key=key))
+    device = access.current_device(create=True)
+    assert device is not None
+    access.rotate()
+    events.grant(event, device, events.ORGANISER, "link")
+    flash(_("This phone can now run the club night."))
+    return redirect(url_for(".event_page", key=key))
+
+
+@bp.route("/ev/<key>/join", methods=["GET", "POST"])
+@permission("view")
+def join(key: str) -> Any:
+    """Become an organiser with the event's PIN (at most :data:`PIN_TRIES` wrong ones an hour)."""
+    event = load_event(key)
+    form = ActionForm()
+    error = None
+    if request.method == "POST" and form.validate_on_submit():
+        since = utcnow() - timedelta(hours=1)
+        wrong = db.session.scalar(sa.select(sa.func.count()).select_from(EventChange).where(
+            EventChange.event_id == event.id, EventChange.kind == "wrong_pin", EventChange.at >= since)) or 0
+        pin = (request.form.get("pin") or "").strip()
+        if wrong >= PIN_TRIES:
+            error = _("Too many wrong PINs for this event in the last hour. Ask the owner for the organisers' link.")
+        elif secrets.compare_digest(pin.encode(), event.pin.encode()):
+            device = access.current_device(create=True)
+            assert device is not None
+            access.rotate()
+            events.grant(event, device, events.ORGANISER, "pin")
+            flash(_("This phone can now run the club night."))
+            return redirect(url_for(".event_page", key=key))
+        else:
+            with units.writing():
+                db.session.add(EventChange(event_id=event.id, kind="wrong_pin", data={}))
+            error = _("That is not the event's PIN.")
+    return render_template("event_join.html", event=event, form=form, error=error), 422 if error else 200
+
+
+def _run(key: str, action: Any, saved: str) -> Any:
+    """Run an organiser's change; a refusal is said and nothing is changed."""
+    event = load_event(key)
+    if not ActionForm().validate_on_submit():
+        flash(_("Nothing was changed: the form was out of date. Try again."))
+        return redirect(url_for(".event_page", key=key))
+    try:
+        action(event)
+    except (RulesError, ScorerError) as error:
+        flash(_("Nothing was changed: %(reason)s", reason=error_text(error)))
+    else:
+        flash(saved)
+    return redirect(url_for(".event_page", key=key))
+
+
+@bp.post("/ev/<key>/players")
+@permission("manage", of="event")
+def add_players(key: str) -> Any:
+    names = [n for n in (request.form.get("players") or "").splitlines() if n.strip()]
+    return _run(key, lambda e: events.add_players(e, names, device_name=access.device_name()),
+                _("Players added."))
+
+
+def typed_tables(text: str) -> list[list[str]]:
+    """Tables typed one a line, names separated by commas."""
+    return [[n for n in (p.strip() for p in line.split(",")) if n] for line in text.splitlines() if line.strip()]
+
+
+@bp.post("/ev/<key>/seat")
+@permission("manage", of="event")
+def seat(key: str) -> Any:
+    how = request.form.get("how") or "draw"
+    seed = (request.form.get("seed") or "").strip() or None
+    tables = typed_tables(request.form.get("tables") or "")
+    return _run(key, lambda e: events.seat_first_round(e, how=how, seed=seed, tables=tables,
+                                                        device_name=access.device_name()),
+                _("The first round is seated."))
+
+
+@bp.post("/ev/<key>/start")
+@permission("manage", of="event")
+def start(key: str) -> Any:
+    return _run(key, lambda e: events.start_round(e, device_name=access.device_name()),
+                _("The round has begun: every table has its scoresheet."))
+
+
+@bp.post("/ev/<key>/arrive")
+@permission("manage", of="event")
+def arrive(key: str) -> Any:
+    name = request.form.get("name") or ""
+    return _run(key, lambda e: events.arrive(e, name, device_name=access.device_name()),
+                _("The late arrival is seated."))
+
+
+@bp.post("/ev/<key>/leave")
+@permission("manage", of="event")
+def leave(key: str) -> Any:
+    name = request.form.get("name") or ""
+    return _run(key, lambda e: events.leave(e, name, device_name=access.device_name()),
+                _("The player has left; the tables are seated again."))
+
+
+@bp.post("/ev/<key>/finish")
+@permission("manage", of="event")
+def finish(key: str) -> Any:
+    return _run(key, lambda e: events.finish_event(e, device_name=access.device_name()),
+                _("The club night is over."))
+
+
+# --------------------------------------------------------------------------- at a table
+def next_tables(evening_key: str) -> tuple[Any, dict[str, int]] | None:
+    """``(place, {player at this table: their table in the next round})`` once the round of
+    the table ``evening_key`` is over and the next one has begun; ``None`` otherwise."""
+    evening = db.session.scalar(sa.select(Evening).where(Evening.key == evening_key)) \
+        if units.valid_key(evening_key) else None
+    place = None if evening is None else events.event_of_evening(evening)
+    if place is None:
+        return None
+    rounds = place.event.round_rows
+    later = [r for r in rounds if r.number == place.round.number + 1 and r.started_at is not None]
+    if not later:
+        return place, {}
+    here = {p.name.casefold() for p in evening.players}
+    where = {}
+    for index, table in enumerate(later[0].seating):
+        for name in table:
+            if name.casefold() in here:
+                where[name] = index + 1
+    return place, where
+
+
+def event_line(evening_key: str, scorer: bool) -> Markup:
+    """The line at the top of a table of an event: which table of which round; once the next
+    round has begun, where each player of this table goes next (a scorer's phone: one tap)."""
+    found = next_tables(evening_key)
+    if found is None:
+        return Markup("")
+    place, where = found
+    return Markup(render_template("_event_line.html", place=place, where=where, scorer=scorer, key=evening_key,
+                                  action=ActionForm() if scorer and where else None))
+
+
+@bp.get("/e/<key>/event-line")
+@permission("view")
+def event_line_part(key: str) -> Any:
+    """The event line alone, for a live scoresheet to place (static/event-line.js)."""
+    if units.evening_revision(key) is None:
+        abort(404)
+    response = jsonify(html=str(event_line(key, access.is_scorer(key))))
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+@bp.post("/e/<key>/next")
+@permission("score")
+def next_table(key: str) -> Any:
+    """One tap: this phone (a scorer of this table) goes to ``player``'s table of the next
+    round, as a scorer there."""
+    found = next_tables(key)
+    name = request.form.get("player") or ""
+    if found is None or not ActionForm().validate_on_submit():
+        abort(404)
+    place, where = found
+    number = next((n for p, n in where.items() if p.casefold() == name.strip().casefold()), None)
+    if number is None:
+        flash(_("The next round has not begun for this table yet."))
+        return redirect(url_for("sheet.scoresheet", key=key))
+    later = next(r for r in place.event.round_rows if r.number == place.round.number + 1)
+    target = next(t for t in later.tables if t.number == number).evening
+    access.grant_scorer(target.key, "link")
+    flash(_("Table %(number)s, round %(round)s: this phone scores here now.", number=number, round=later.number))
+    return redirect(url_for("sheet.scoresheet", key=target.key))
+
