@@ -154,3 +154,53 @@ def test_the_room_screen_and_a_watcher_of_one_table(app: Any) -> None:
     state = watcher.get(f"/api/ev/{key}").get_json()["event"]  # with the event's own link: still no table key
     assert all(set(t) == {"number", "players", "hands", "finished"} for t in state["tables"])
     assert app.test_client().get("/ev/nosuchevent/room").status_code == 404
+
+
+def _csrf(page: str) -> str:
+    found = re.search(r'name="csrf_token"[^>]*value="([^"]+)"', page)
+    return found.group(1) if found else ""
+
+
+def test_the_pages_make_seat_and_begin_a_club_night(app: Any) -> None:
+    owner = app.test_client()
+    group = _group(owner)
+    form = owner.get(f"/g/{group}/events/new").get_data(as_text=True)
+    made = owner.post(f"/g/{group}/events/new", data={
+        "csrf_token": _csrf(form), "name": "Friday", "variant": "pagat", "players": "\n".join(P14), "rounds": "3",
+        "length": "hands", "amount": "8", "style": "spread", "stake_minor": "", "currency": "GBP"})
+    assert made.status_code == 302, made.get_data(as_text=True)
+    page_url = made.headers["Location"]
+    key = page_url.rsplit("/", 1)[-1]
+    page = owner.get(page_url).get_data(as_text=True)
+    assert "Draw the first round" in page and "Fingerprint" in page
+    before = re.search(r'id="event-fingerprint">([^<]+)<', page).group(1)  # type: ignore[union-attr]
+    owner.post(f"/ev/{key}/seat", data={"csrf_token": _csrf(page), "how": "draw", "seed": "42"})
+    page = owner.get(page_url).get_data(as_text=True)
+    assert "Drawn with the seed 42" in page
+    assert re.search(r'id="event-fingerprint">([^<]+)<', page).group(1) != before  # type: ignore[union-attr]
+    # a typed seating that leaves a player out: said, nothing changed
+    answer = owner.post(f"/ev/{key}/seat", data={"csrf_token": _csrf(page), "how": "typed",
+                                                  "tables": "P01, P02, P03\nP04, P05, P06"}, follow_redirects=True)
+    assert "Nothing was changed" in answer.get_data(as_text=True)
+    assert "Drawn with the seed 42" in answer.get_data(as_text=True)
+    owner.post(f"/ev/{key}/start", data={"csrf_token": _csrf(page)})
+    page = owner.get(page_url).get_data(as_text=True)
+    assert page.count("Scorers’ link") == 3  # the organiser hands them out
+    viewer = app.test_client().get(page_url).get_data(as_text=True)
+    assert "Scorers’ link" not in viewer and "Run the club night from this phone" in viewer
+    # the group page lists it
+    assert "Friday" in owner.get(f"/g/{group}").get_data(as_text=True)
+    # a stranger's post to a manage route is sent to the PIN page, and the PIN makes it an organiser
+    stranger = app.test_client()
+    sent = stranger.post(f"/ev/{key}/finish", data={})
+    assert sent.status_code == 302 and sent.headers["Location"].endswith(f"/ev/{key}/join")
+    with app.app_context():
+        from scorer.storage import events
+
+        pin = events.get_event(key).pin  # type: ignore[union-attr]
+    join = stranger.get(f"/ev/{key}/join").get_data(as_text=True)
+    assert stranger.post(f"/ev/{key}/join", data={"csrf_token": _csrf(join), "pin": "000000" if pin != "000000"
+                                                  else "111111"}).status_code == 422
+    assert stranger.post(f"/ev/{key}/join", data={"csrf_token": _csrf(join), "pin": pin}).status_code == 302
+    assert "Draw the first round" not in stranger.get(page_url).get_data(as_text=True)  # begun: no seating forms
+    assert "A late arrival" in stranger.get(page_url).get_data(as_text=True)
