@@ -301,11 +301,18 @@ def test_the_pages_call_name_join_and_rule(app: Any) -> None:
     assert mary.post(f"/ev/{key}/referee/join", data={"pin": pin}).headers["Location"].endswith(f"/ev/{key}/calls")
 
     table = app.test_client()
+    room = app.test_client()  # the room screen: no login
+    quiet = room.get(f"/api/ev/{key}/version").get_json()["version"]
+    assert "calls the referee" not in room.get(f"/ev/{key}/room").get_data(as_text=True)
     form = table.get(f"/e/{tables[0]}/referee?hand=1").get_data(as_text=True)
     assert "Table 1 of round 1" in form and '<option selected value="1">hand 1</option>' in form
     assert table.get(f"/e/{tables[0]}/hand/1").get_data(as_text=True).count("Call the referee") == 1
     assert table.post(f"/e/{tables[0]}/referee", data={"hand": "1", "note": "Cat revoked"}).status_code == 302
     assert "Waiting for a referee." in table.get(f"/e/{tables[0]}/referee").get_data(as_text=True)
+    assert room.get(f"/api/ev/{key}/version").get_json()["version"] != quiet  # the room screen reloads
+    shown = room.get(f"/ev/{key}/room").get_data(as_text=True)
+    assert '<p class="room-call">Table 1: dispute on hand 1</p>' in shown
+    assert "Cat revoked" not in shown and pin not in shown  # the note is the table's; no PIN on the wall
     table.post(f"/e/{tables[0]}/hand/1/dispute", data={"hand_id": "", "kind": "revoke", "accused": "2",
                                                        "raised_by": "3", "trick": "", "note": ""})
     desk = mary.get(f"/ev/{key}/calls").get_data(as_text=True)
@@ -317,6 +324,8 @@ def test_the_pages_call_name_join_and_rule(app: Any) -> None:
         call_id, dispute_id, hand_id = call.id, dispute.id, dispute.hand_id
     assert mary.post(f"/ev/{key}/calls/{call_id}/take").status_code == 302
     assert "Mary</bdi> is coming." in table.get(f"/e/{tables[0]}/referee").get_data(as_text=True)
+    assert '<p class="room-call">Table 1: dispute on hand 1 · Mary is coming.</p>' in room.get(
+        f"/ev/{key}/room").get_data(as_text=True)
     ruled = mary.post(f"/ev/{key}/calls/{call_id}/rule/{dispute_id}",
                       data={"upheld": "0", "version": "1", "hand_id": str(hand_id), "token": "p-1"})
     assert ruled.status_code == 302 and ruled.headers["Location"].endswith(f"/e/{tables[0]}/hand/1")
@@ -324,3 +333,4 @@ def test_the_pages_call_name_join_and_rule(app: Any) -> None:
     assert totals == {"Ann": 3, "Bob": -9, "Cat": 3, "Dan": 3}  # rejected: the hand as played (Bob beaten)
     desk = mary.get(f"/ev/{key}/calls").get_data(as_text=True)
     assert "ruled by <bdi>Mary</bdi>" in desk
+    assert 'class="room-call"' not in room.get(f"/ev/{key}/room").get_data(as_text=True)  # closed: off the wall
