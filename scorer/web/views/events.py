@@ -19,20 +19,25 @@ from datetime import timedelta
 from typing import Any
 
 import sqlalchemy as sa
-from flask import Blueprint, abort, flash, jsonify, redirect, render_template, request, url_for
+from flask import Blueprint, Response, abort, flash, jsonify, redirect, render_template, request, url_for
+from flask_babel import get_locale
 from flask_babel import gettext as _
 from markupsafe import Markup
 
 from ...evening.standings import TIE_BREAK, Standings
+from ...reports.event_pdf import event_pdf_html
+from ...reports.pdf import paper_of, pdf_job
 from ...reports.words import error_text, money, signed, tr
 from ...rules import VARIANTS, RulesError, Stake, Text
 from ...storage import events, units
 from ...storage.errors import ScorerError
 from ...storage.models import Evening, Event, EventChange, EventTable, db, utcnow
 from .. import access
+from ..caches import RevisionCache
 from ..lan import external_url
 from ..permissions import permission
 from ..table_forms import ActionForm
+from .common import client_id, content_disposition
 
 bp = Blueprint("events", __name__)
 
@@ -399,3 +404,29 @@ def next_table(key: str) -> Any:
     flash(_("Table %(number)s, round %(round)s: this phone scores here now.", number=number, round=later.number))
     return redirect(url_for("sheet.scoresheet", key=target.key))
 
+
+
+# --------------------------------------------------------------------------- the event's PDF
+#: Made PDFs by (event, room version, language, paper): a referee's ruling or a hand anywhere moves the version.
+event_pdf_cache: RevisionCache[bytes] = RevisionCache(8)
+
+
+@bp.get("/ev/<key>/event.pdf")
+@permission("view")
+def event_pdf(key: str) -> Any:
+    """The club night's PDF in the phone's language (:mod:`scorer.reports.event_pdf`): the
+    standings, each round's seating and tables, the referee's rulings, the fingerprint; on A4
+    or ``?paper=letter``. Made in a render slot as the evening's PDF is; a failure is a 503
+    with a clear page (``sheet.pdf_error``), never a 500."""
+    paper = paper_of(request.args.get("paper"))
+    version = room_version(key)
+    if version is None:
+        abort(404)
+    cache_key = (key, version, str(get_locale()), paper)
+    pdf = event_pdf_cache.get(cache_key)
+    if pdf is None:
+        pdf = pdf_job(lambda: event_pdf_html(load_event(key), paper), owner=f"event:{key}", client=client_id())
+        event_pdf_cache.put(cache_key, pdf)
+    response = Response(pdf, mimetype="application/pdf")
+    response.headers["Content-Disposition"] = content_disposition("inline", load_event(key).name, "pdf")
+    return response
