@@ -119,13 +119,11 @@ def event_pdf_html(event: Event, paper: str = "a4") -> str:
 
     fingerprint, changes = events.fingerprint_of(event)
     date = day(event.created_at, event.time_zone)
-    outcomes = {"ruled": _("ruled: the hand corrected"), "dismissed": _("dismissed: nothing changed"),
-                "settled": _("settled at the table")}
     return render_template(
         "pdf/event.html", event=event, lang=str(get_locale() or "en").replace("_", "-"), date=date,
         page_css=_page_css(paper, f"{event.name} · {date} · {fingerprint}"), standings=ranked, problem=problem,
         value=value,
-        rounds=rounds_of(event, value), rulings=rulings_of(event), outcomes=outcomes, fingerprint=fingerprint,
+        rounds=rounds_of(event, value), rulings=rulings_of(event), fingerprint=fingerprint,
         changes=changes, variant=tr(VARIANTS[event.variant].name), tie_break=tr(TIE_BREAK),
         length=_length_text(event), stake=stake)
 
