@@ -51,29 +51,69 @@ from typing import Any
 
 TABLES_1 = [["Ann", "Bob", "Cat", "Dan", "Eve"], ["Fay", "Gus", "Hal", "Ivy", "Jo"], ["Kim", "Lee", "Max", "Ned"]]
 PLAYERS = [p for t in TABLES_1 for p in t]
-SEATING_2 = [["Bob", "Hal", "Zoe", "Ned", "Ann"], ["Cat", "Eve", "Fay", "Gus", "Ivy"],
-             ["Jo", "Kim", "Lee", "Max", "Dan"]]
-SEATING_3 = [["Hal", "Bob", "Fay", "Zoe", "Ned"], ["Ann", "Cat", "Eve", "Dan", "Jo"],
-             ["Gus", "Ivy", "Kim", "Lee", "Max"]]
+SEATING_2 = [
+    ["Bob", "Hal", "Zoe", "Ned", "Ann"],
+    ["Cat", "Eve", "Fay", "Gus", "Ivy"],
+    ["Jo", "Kim", "Lee", "Max", "Dan"],
+]
+SEATING_3 = [
+    ["Hal", "Bob", "Fay", "Zoe", "Ned"],
+    ["Ann", "Cat", "Eve", "Dan", "Jo"],
+    ["Gus", "Ivy", "Kim", "Lee", "Max"],
+]
 #: (place, name, total) after round 1, worked out above.
-AFTER_1 = [(1, "Bob", 16), (1, "Hal", 16), (3, "Zoe", 13), (4, "Ned", 8), (5, "Ann", 1), (5, "Cat", 1),
-           (5, "Eve", 1), (8, "Fay", -4), (8, "Gus", -4), (8, "Ivy", -4), (8, "Jo", -4), (12, "Kim", -7),
-           (12, "Lee", -7), (12, "Max", -7), (15, "Dan", -19)]
+AFTER_1 = [
+    (1, "Bob", 16),
+    (1, "Hal", 16),
+    (3, "Zoe", 13),
+    (4, "Ned", 8),
+    (5, "Ann", 1),
+    (5, "Cat", 1),
+    (5, "Eve", 1),
+    (8, "Fay", -4),
+    (8, "Gus", -4),
+    (8, "Ivy", -4),
+    (8, "Jo", -4),
+    (12, "Kim", -7),
+    (12, "Lee", -7),
+    (12, "Max", -7),
+    (15, "Dan", -19),
+]
 #: (place, name, total) at the end of the night.
-FINAL = [(1, "Bob", 29), (2, "Hal", 24), (3, "Cat", 9), (4, "Fay", 8), (5, "Kim", 6), (5, "Zoe", 6), (7, "Ned", 1),
-         (8, "Ann", -5), (9, "Eve", -6), (10, "Dan", -10), (11, "Jo", -10), (12, "Gus", -12), (12, "Ivy", -12),
-         (14, "Lee", -14), (14, "Max", -14)]
+FINAL = [
+    (1, "Bob", 29),
+    (2, "Hal", 24),
+    (3, "Cat", 9),
+    (4, "Fay", 8),
+    (5, "Kim", 6),
+    (5, "Zoe", 6),
+    (7, "Ned", 1),
+    (8, "Ann", -5),
+    (9, "Eve", -6),
+    (10, "Dan", -10),
+    (11, "Jo", -10),
+    (12, "Gus", -12),
+    (12, "Ivy", -12),
+    (14, "Lee", -14),
+    (14, "Max", -14),
+]
 
 # (dealer, auction from the eldest, tricks) of each table's hands, round by round
-HANDS_1 = [[("Ann", ["three", "pass", "pass", "pass", "pass"], 3), ("Bob", ["pass", "four", "pass", "pass", "pass"], 3)],
-           [("Fay", ["pass", "four", "pass", "pass", "pass"], 4)],
-           [("Kim", ["pass", "pass", "three", "pass", "pass"], 3), ("Lee", ["pass", "pass", "four", "pass", "pass"], 4)]]
-HANDS_2 = [[("Bob", ["three", "pass", "pass", "pass", "pass"], 2)],
-           [("Cat", ["pass", "four", "pass", "pass", "pass"], 4)],
-           [("Jo", ["pass", "pass", "pass", "three", "pass"], 3)]]
-HANDS_3 = [[("Hal", ["four", "pass", "pass", "pass", "pass"], 4)],
-           [("Ann", ["three", "pass", "pass", "pass", "pass"], 3)],
-           [("Gus", ["pass", "four", "pass", "pass", "pass"], 4)]]
+HANDS_1 = [
+    [("Ann", ["three", "pass", "pass", "pass", "pass"], 3), ("Bob", ["pass", "four", "pass", "pass", "pass"], 3)],
+    [("Fay", ["pass", "four", "pass", "pass", "pass"], 4)],
+    [("Kim", ["pass", "pass", "three", "pass", "pass"], 3), ("Lee", ["pass", "pass", "four", "pass", "pass"], 4)],
+]
+HANDS_2 = [
+    [("Bob", ["three", "pass", "pass", "pass", "pass"], 2)],
+    [("Cat", ["pass", "four", "pass", "pass", "pass"], 4)],
+    [("Jo", ["pass", "pass", "pass", "three", "pass"], 3)],
+]
+HANDS_3 = [
+    [("Hal", ["four", "pass", "pass", "pass", "pass"], 4)],
+    [("Ann", ["three", "pass", "pass", "pass", "pass"], 3)],
+    [("Gus", ["pass", "four", "pass", "pass", "pass"], 4)],
+]
 
 
 def post(client: Any, url: str, body: Any, expect: tuple[int, ...] = (200, 201)) -> Any:
@@ -87,7 +127,7 @@ def local(url: str) -> str:
     for host in ("127.0.0.1", "localhost"):
         if host in url:
             url = url.split(host, 1)[1]
-            url = url[url.index("/"):] if not url.startswith("/") else url
+            url = url[url.index("/") :] if not url.startswith("/") else url
     return url
 
 
@@ -98,9 +138,20 @@ class Night:
         self.app, self.owner = app, owner
         group = post(owner, "/api/groups", {"name": "The Crown", "token": "night-g"})["group"]["key"]
         self.group = group
-        self.key = post(owner, f"/api/g/{group}/events", {
-            "name": "Thursday club night", "variant": "pagat", "options": {"hands_per_dealer": 1}, "stake": None,
-            "players": PLAYERS, "rounds": 3, "length": "hands", "amount": 10})["event"]["key"]
+        self.key = post(
+            owner,
+            f"/api/g/{group}/events",
+            {
+                "name": "Thursday club night",
+                "variant": "pagat",
+                "options": {"hands_per_dealer": 1},
+                "stake": None,
+                "players": PLAYERS,
+                "rounds": 3,
+                "length": "hands",
+                "amount": 10,
+            },
+        )["event"]["key"]
         self.rounds: list[list[str]] = []  # each round's tables' evening keys
 
     def state(self) -> dict[str, Any]:
@@ -128,8 +179,11 @@ class Night:
                 self.hand(evening, n, dealer, auction, tricks)
 
     def hand(self, evening: str, n: int, dealer: str, auction: list[str], tricks: int) -> None:
-        post(self.owner, f"/api/e/{evening}/hands", {"number": n, "token": f"{evening}-{n}",
-                                                      "facts": {"dealer": dealer, "auction": auction, "tricks": tricks}})
+        post(
+            self.owner,
+            f"/api/e/{evening}/hands",
+            {"number": n, "token": f"{evening}-{n}", "facts": {"dealer": dealer, "auction": auction, "tricks": tricks}},
+        )
 
     def finish_round(self, number: int) -> None:
         """Finish every table of round ``number``; the last one seats and begins the next round."""
@@ -145,8 +199,11 @@ class Night:
 
     def name_referee(self, name: str) -> dict[str, Any]:
         """The owner names a referee (not a player): their link and PIN."""
-        return post(self.owner, f"/api/ev/{self.key}/referees",  # type: ignore[no-any-return]
-                    {"name": name, "token": f"ref-{name}"})["referee"]
+        return post(
+            self.owner,
+            f"/api/ev/{self.key}/referees",  # type: ignore[no-any-return]
+            {"name": name, "token": f"ref-{name}"},
+        )["referee"]
 
     def dispute_and_call(self, evening: str, note: str) -> tuple[int, int]:
         """Round 2 table 1, hand 1: Hal says Zoe revoked in trick 2, and the table calls the
@@ -154,8 +211,11 @@ class Night:
         from tests.webhelpers import hand_id
 
         hand = int(hand_id(self.app, evening, 1))
-        dispute = post(self.owner, f"/api/e/{evening}/hands/{hand}/disputes", {
-            "kind": "revoke", "accused": "Zoe", "raised_by": "Hal", "trick": 2, "token": "night-d1"})
+        dispute = post(
+            self.owner,
+            f"/api/e/{evening}/hands/{hand}/disputes",
+            {"kind": "revoke", "accused": "Zoe", "raised_by": "Hal", "trick": 2, "token": "night-d1"},
+        )
         call = post(self.owner, f"/api/e/{evening}/referee", {"hand": 1, "note": note, "token": "night-c1"})
         return dispute["dispute"]["id"], call["call"]["id"]
 
@@ -178,8 +238,11 @@ def play_whole_night(app: Any, owner: Any, referee: Any) -> Night:
     night.play(2, HANDS_2)
     dispute, call = night.dispute_and_call(night.rounds[1][0], NOTE)
     post(referee, f"/api/ev/{night.key}/calls/{call}/take", {})
-    post(referee, f"/api/ev/{night.key}/calls/{call}/rule", {"dispute": dispute, "version": 1, "upheld": True,
-                                                             "token": "rita-1"})
+    post(
+        referee,
+        f"/api/ev/{night.key}/calls/{call}/rule",
+        {"dispute": dispute, "version": 1, "upheld": True, "token": "rita-1"},
+    )
     night.finish_round(2)
     assert night.state()["round"]["seating"] == SEATING_3
     night.play(3, HANDS_3)

@@ -77,8 +77,9 @@ def _table_summary(event: Event, number: int, evening: Any, value: Callable[[int
     winners = set(ledger.winners) if ledger.rows else set()
     order = sorted(range(ledger.setup.n), key=lambda s: (-totals[s], s))
     lines = tuple((ledger.setup.players[s], value(totals[s]), s in winners) for s in order)
-    fingerprint, _count = chain.summary(chain.of_ledger(ledger, draw=tuple(evening.draw or ()),
-                                                        finished=evening.finished_at is not None))
+    fingerprint, _count = chain.summary(
+        chain.of_ledger(ledger, draw=tuple(evening.draw or ()), finished=evening.finished_at is not None)
+    )
     return TableSummary(number, lines, len(ledger.rows), evening.finished_at is not None, fingerprint)
 
 
@@ -88,8 +89,9 @@ def rounds_of(event: Event, value: Callable[[int], str]) -> list[RoundSummary]:
     out = []
     for round_ in event.round_rows:
         tables = tuple(_table_summary(event, t.number, t.evening, value) for t in round_.tables)
-        out.append(RoundSummary(round_.number, round_.how, round_.seed,
-                                tuple(tuple(t) for t in round_.seating if t), tables))
+        out.append(
+            RoundSummary(round_.number, round_.how, round_.seed, tuple(tuple(t) for t in round_.seating if t), tables)
+        )
     return out
 
 
@@ -101,8 +103,18 @@ def rulings_of(event: Event) -> list[Ruling]:
         return []
     closed = [c for c in referees.calls(event.id) if c.closed_at is not None]
     closed.sort(key=lambda c: c.id)
-    return [Ruling(c.round_number, c.table_number, c.hand_number, c.note, c.outcome,
-                   c.closer.name if c.closer is not None else "", c.device) for c in closed]
+    return [
+        Ruling(
+            c.round_number,
+            c.table_number,
+            c.hand_number,
+            c.note,
+            c.outcome,
+            c.closer.name if c.closer is not None else "",
+            c.device,
+        )
+        for c in closed
+    ]
 
 
 def event_pdf_html(event: Event, paper: str = "a4") -> str:
@@ -120,12 +132,23 @@ def event_pdf_html(event: Event, paper: str = "a4") -> str:
     fingerprint, changes = events.fingerprint_of(event)
     date = day(event.created_at, event.time_zone)
     return render_template(
-        "pdf/event.html", event=event, lang=str(get_locale() or "en").replace("_", "-"), date=date,
-        page_css=_page_css(paper, f"{event.name} · {date} · {fingerprint}"), standings=ranked, problem=problem,
+        "pdf/event.html",
+        event=event,
+        lang=str(get_locale() or "en").replace("_", "-"),
+        date=date,
+        page_css=_page_css(paper, f"{event.name} · {date} · {fingerprint}"),
+        standings=ranked,
+        problem=problem,
         value=value,
-        rounds=rounds_of(event, value), rulings=rulings_of(event), fingerprint=fingerprint,
-        changes=changes, variant=tr(VARIANTS[event.variant].name), tie_break=tr(TIE_BREAK),
-        length=_length_text(event), stake=stake)
+        rounds=rounds_of(event, value),
+        rulings=rulings_of(event),
+        fingerprint=fingerprint,
+        changes=changes,
+        variant=tr(VARIANTS[event.variant].name),
+        tie_break=tr(TIE_BREAK),
+        length=_length_text(event),
+        stake=stake,
+    )
 
 
 def _length_text(event: Event) -> str:
