@@ -510,6 +510,24 @@ def idle_baseline(port: int, key: str) -> tuple[float, float]:
     return figures[0], figures[1]
 
 
+def idle_room(port: int, event: str) -> tuple[float, float]:
+    """p50 of 100 sequential room versions and of 20 room screens on one connection (seconds)."""
+    import http.client
+
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+    figures = []
+    for path, count in ((f"/api/ev/{event}/version", 100), (f"/ev/{event}/room", 20)):
+        times = []
+        for _ in range(count):
+            started = time.perf_counter()
+            conn.request("GET", path)
+            conn.getresponse().read()
+            times.append(time.perf_counter() - started)
+        figures.append(percentile(times[count // 5:], 0.5))
+    conn.close()
+    return figures[0], figures[1]
+
+
 def report(results: list[dict[str, Any]], duration: float, cpu: float) -> None:
     times: dict[str, list[float]] = defaultdict(list)
     errors: dict[str, int] = defaultdict(int)
@@ -598,6 +616,11 @@ def main() -> None:
         healthz, poll = idle_baseline(port, tables[0][0])
         print(f"idle, one connection: /healthz p50 {healthz * 1000:.2f} ms, poll p50 {poll * 1000:.2f} ms "
               f"(×{poll / healthz:.2f} of /healthz)", flush=True)
+        if event:
+            version, screen = idle_room(port, event)
+            print(f"idle, one connection: room version p50 {version * 1000:.2f} ms (×{version / healthz:.2f}), "
+                  f"room screen of {len(tables)} tables p50 {screen * 1000:.2f} ms (×{screen / healthz:.2f} of "
+                  "/healthz)", flush=True)
         probes = args.probes or max(2, args.tables // 10)
         start = time.monotonic() + 2.0  # every client process begins together
         chunks = [tables[i::args.clients] for i in range(args.clients)]
