@@ -40,6 +40,9 @@ def test_the_event_pdf_in_two_languages(app: Any) -> None:
     assert state["finished"] and [(r["place"], r["name"], r["total"]) for r in state["standings"]["rows"]] == FINAL
     fingerprint = state["fingerprint"]
 
+    # the event's page and its JSON state point to the PDF
+    assert state["pdf"].endswith(f"/ev/{night.key}/event.pdf")
+    assert f'href="/ev/{night.key}/event.pdf"' in app.test_client().get(f"/ev/{night.key}").get_data(as_text=True)
     answer = app.test_client().get(f"/ev/{night.key}/event.pdf")  # a viewer with the event's link
     assert answer.status_code == 200 and answer.mimetype == "application/pdf"
     if os.environ.get("NAP_EVENT_PDF"):  # to look at: pdftoppm -png

@@ -59,6 +59,7 @@ def state_json(key: str) -> dict[str, Any]:
                       "tables": r.tables, "hands": r.hands} for r in ranked.rows]},
         "problem": state["problem"], "fingerprint": state["fingerprint"], "changes": state["changes"],
         "page": external_url("events.event_page", key=event.key), "room": external_url("events.room", key=event.key),
+        "pdf": external_url("events.event_pdf", key=event.key),
         "organiser": organiser,
     }
 
