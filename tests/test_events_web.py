@@ -204,3 +204,22 @@ def test_the_pages_make_seat_and_begin_a_club_night(app: Any) -> None:
     assert stranger.post(f"/ev/{key}/join", data={"csrf_token": _csrf(join), "pin": pin}).status_code == 302
     assert "Draw the first round" not in stranger.get(page_url).get_data(as_text=True)  # begun: no seating forms
     assert "A late arrival" in stranger.get(page_url).get_data(as_text=True)
+
+
+def test_a_table_of_a_club_night_stays_in_its_group(app: Any) -> None:
+    owner = app.test_client()
+    group = _group(owner)
+    answer = post(owner, f"/api/g/{group}/events", {"name": "Club night", "variant": "pagat", "players": P14,
+                                                    "rounds": 2, "length": "hands", "amount": 5})
+    key = answer.get_json()["event"]["key"]
+    assert post(owner, f"/api/ev/{key}/seat", {"how": "draw", "seed": 1}).status_code == 422  # a seed is a text
+    post(owner, f"/api/ev/{key}/seat", {"how": "draw", "seed": "1"})
+    tables = post(owner, f"/api/ev/{key}/start", {}).get_json()["event"]["tables"]
+    evening = tables[1]["evening"]
+    refused = post(owner, f"/api/g/{group}/evenings/remove", {"evening": evening, "token": "rm-1"})
+    assert refused.status_code == 422
+    assert "table 2 of round 1 of the club night Club night" in refused.get_json()["error"]["message"]
+    with app.app_context():
+        from scorer.storage import groups, units
+
+        assert units.get_evening(evening).group_id == groups.get_group(group).id  # type: ignore[union-attr]

@@ -165,6 +165,12 @@ def _bump(event: Event) -> None:
     db.session.execute(sa.update(Event).where(Event.id == event.id).values(revision=Event.revision + 1))
 
 
+def touch(event: Event) -> None:
+    """Move the event's revision in the pending unit of work: its room screen and pages are
+    shown again (for a change kept elsewhere, such as a referee call)."""
+    _bump(event)
+
+
 def _log(event: Event, kind: str, round_number: int | None, data: dict[str, Any], device: str) -> None:
     db.session.add(EventChange(event_id=event.id, kind=kind, round=round_number, data=data,
                                device=(device or "")[:40]))

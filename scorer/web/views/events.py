@@ -20,6 +20,7 @@ from typing import Any
 
 import sqlalchemy as sa
 from flask import Blueprint, abort, flash, jsonify, redirect, render_template, request, url_for
+from flask_babel import get_locale
 from flask_babel import gettext as _
 from markupsafe import Markup
 
@@ -30,6 +31,7 @@ from ...storage import events, units
 from ...storage.errors import ScorerError
 from ...storage.models import Evening, Event, EventChange, EventTable, db, utcnow
 from .. import access
+from ..caches import RevisionCache, link_root
 from ..lan import external_url
 from ..permissions import permission
 from ..table_forms import ActionForm
@@ -197,9 +199,22 @@ def event_page(key: str) -> Any:
 def room(key: str) -> Any:
     """The room screen: a TV or projector in the pub. Standings, tables still playing with
     their hands, the next seating; no PIN, no link of a table; updates itself."""
-    event = load_event(key)
     version = room_version(key)
-    return render_template("room.html", version=version, referee_calls=room_calls(event), **event_state(event))
+    if version is None:
+        abort(404)
+    cache_key = (key, version, str(get_locale()), link_root())
+    page = room_cache.get(cache_key)
+    if page is None:
+        event = load_event(key)
+        page = render_template("room.html", version=version, referee_calls=room_calls(event), **event_state(event))
+        room_cache.put(cache_key, page)
+    return page
+
+
+#: Rendered room screens by (event, version, language, root): every screen of a room, and each
+#: poll that finds nothing new, costs one small query. A change that the room screen shows moves
+#: the version (:func:`room_version`: a hand, a seating, a call, through :func:`scorer.storage.events.touch`).
+room_cache: RevisionCache[str] = RevisionCache(64)
 
 
 def room_calls(event: Event) -> list[Any]:
