@@ -25,10 +25,11 @@ from flask_babel import gettext as _
 from markupsafe import Markup
 
 from ...evening.standings import TIE_BREAK, Standings
-from ...reports.words import error_text, money, signed, tr
+from ...reports.words import error_text, moment, money, signed, tr
 from ...rules import VARIANTS, RulesError, Stake, Text
 from ...storage import events, units
 from ...storage.errors import ScorerError
+from ...storage.evenings import as_utc
 from ...storage.models import Evening, Event, EventChange, EventTable, db, utcnow
 from .. import access
 from ..caches import RevisionCache, link_root
@@ -107,7 +108,10 @@ def event_state(event: Event) -> dict[str, Any]:
     round_ = events.current_round(event)
     tables = table_lines(event)
     fingerprint, changes = events.fingerprint_of(event)
-    return {"event": event, "round": round_, "tables": tables, "standings": ranked, "problem": problem,
+    ends = None
+    if event.length == "minutes" and round_ is not None and round_.started_at is not None and event.amount:
+        ends = moment(as_utc(round_.started_at) + timedelta(minutes=event.amount), event.time_zone)
+    return {"event": event, "round": round_, "tables": tables, "ends": ends, "standings": ranked, "problem": problem,
             "fingerprint": fingerprint, "changes": changes, "variant": VARIANTS[event.variant].name,
             "playing": events.playing(event), "length": length_text(event),
             "value": (lambda total: standing_value(event, ranked, total)) if ranked else None,
