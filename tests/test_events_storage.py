@@ -163,3 +163,25 @@ def test_a_table_of_an_event_keeps_the_events_options(any_db_app: Any) -> None:
         db.session.expire_all()
         assert units.get_evening(made[0].key).options["hands_per_dealer"] == 1 and \
             units.get_evening(made[0].key).name != "x"
+
+
+def test_the_events_migration_goes_down_and_up(any_db_app: Any) -> None:
+    """0021 can be undone on a database holding an event and its tables (the evenings stay),
+    and redone."""
+    from flask_migrate import downgrade, upgrade
+
+    with any_db_app.app_context():
+        _, event = _event()
+        events.seat_first_round(event, how="draw", seed="x")
+        made = events.start_round(events.get_event(event.key))
+        keys = [e.key for e in made]
+        db.session.remove()
+        downgrade(revision="0020_played_on_phone")
+        assert "event" not in sa.inspect(db.engine).get_table_names()
+        assert db.session.scalar(sa.text("SELECT count(*) FROM evening")) == 3
+        db.session.remove()
+        upgrade()
+        db.session.remove()
+        assert {"event", "event_table", "event_access"} <= set(sa.inspect(db.engine).get_table_names())
+        assert all(units.get_evening(k) is not None for k in keys) and events.event_of_evening(
+            units.get_evening(keys[0])) is None  # type: ignore[arg-type]

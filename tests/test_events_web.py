@@ -223,3 +223,31 @@ def test_a_table_of_a_club_night_stays_in_its_group(app: Any) -> None:
         from scorer.storage import groups, units
 
         assert units.get_evening(evening).group_id == groups.get_group(group).id  # type: ignore[union-attr]
+
+
+def test_the_room_screen_speaks_the_phones_language(app: Any) -> None:
+    owner = app.test_client()
+    key = _event(owner)["key"]
+    post(owner, f"/api/ev/{key}/seat", {"how": "typed", "tables": [P14[:5], P14[5:10], P14[10:]]})
+    expected = {"ru": ("Таблица", "Следующая рассадка"), "nb": ("Stilling", "Neste plassering"),
+                "pt-BR": ("Classificação", "Próxima distribuição"), "en": ("Standings", "Next seating")}
+    for language, words in expected.items():
+        page = app.test_client().get(f"/ev/{key}/room", headers={"Accept-Language": language}).get_data(as_text=True)
+        assert all(w in page for w in words), language
+
+
+def test_a_round_of_minutes_says_when_it_ends(app: Any) -> None:
+    owner = app.test_client()
+    key = _event(owner, length="minutes", amount=45, time_zone="Europe/London")["key"]
+    post(owner, f"/api/ev/{key}/seat", {"how": "typed", "tables": [P14[:5], P14[5:10], P14[10:]]})
+    post(owner, f"/api/ev/{key}/start", {})
+    with app.app_context():
+        from scorer.storage import events
+        from scorer.storage.evenings import as_utc
+
+        started = as_utc(events.get_event(key).round_rows[0].started_at)  # type: ignore[union-attr]
+    from datetime import timedelta
+    from zoneinfo import ZoneInfo
+
+    ends = (started + timedelta(minutes=45)).astimezone(ZoneInfo("Europe/London")).strftime("%Y-%m-%d %H:%M")
+    assert f"ends {ends}" in app.test_client().get(f"/ev/{key}/room").get_data(as_text=True)

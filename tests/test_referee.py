@@ -334,3 +334,48 @@ def test_the_pages_call_name_join_and_rule(app: Any) -> None:
     desk = mary.get(f"/ev/{key}/calls").get_data(as_text=True)
     assert "ruled by <bdi>Mary</bdi>" in desk
     assert 'class="room-call"' not in room.get(f"/ev/{key}/room").get_data(as_text=True)  # closed: off the wall
+
+
+def test_a_referee_who_plays_at_the_table_does_not_rule_there(app: Any) -> None:
+    owner, owner_id = phone(app, "Owner")
+    key, tables = night(app, owner_id)
+    cat = post(owner, f"/api/ev/{key}/referees", {"name": "Cat", "token": "n-1"}).get_json()["referee"]
+    referee, _ = phone(app, "Cat's phone")
+    assert post(referee, f"/api/ev/{key}/referee/join", {"pin": cat["pin"]}).status_code == 200
+    table = app.test_client()
+    with app.app_context():
+        hand_id = units.get_evening(tables[0]).hands[0].id  # type: ignore[union-attr]
+    dispute_id = post(table, f"/api/e/{tables[0]}/hands/{hand_id}/disputes",
+                      {"kind": "revoke", "accused": "Ann", "token": "d-1"}).get_json()["dispute"]["id"]
+    call_id = post(table, f"/api/e/{tables[0]}/referee", {"hand": 1, "token": "c-1"}).get_json()["call"]["id"]
+    before = revisions(app, key, tables[0])
+    ruled = post(referee, f"/api/ev/{key}/calls/{call_id}/rule",
+                 {"dispute": dispute_id, "version": 1, "upheld": True, "token": "r-1"})
+    assert ruled.status_code == 422 and ruled.get_json()["error"]["message"] == (
+        "Cat plays at this table: another referee rules here.")
+    assert revisions(app, key, tables[0]) == before and count(app, HandVersion) == 1
+
+
+def test_the_referees_migration_goes_down_and_up(any_db_app: Any) -> None:
+    """0022 can be undone on a database holding referees, their phones and a call (the event
+    and its tables stay), and redone."""
+    from flask_migrate import downgrade, upgrade
+
+    app = any_db_app
+    owner, owner_id = phone(app, "Owner")
+    key, tables = night(app, owner_id)
+    named = referees_named(app, owner, key)
+    mary, _ = phone(app, "Mary's phone")
+    assert post(mary, f"/api/ev/{key}/referee/join", {"pin": named["Mary"]["pin"]}).status_code == 200
+    assert post(app.test_client(), f"/api/e/{tables[0]}/referee", {"hand": 1, "token": "c-1"}).status_code == 201
+    mine = {"event_referee", "referee_phone", "referee_call", "referee_pin_miss"}
+    with app.app_context():
+        db.session.remove()
+        downgrade(revision="0021_events")
+        assert not mine & set(sa.inspect(db.engine).get_table_names())
+        assert events.get_event(key) is not None and units.get_evening(tables[0]) is not None
+        db.session.remove()
+        upgrade()
+        db.session.remove()
+        assert mine <= set(sa.inspect(db.engine).get_table_names())
+        assert db.session.scalar(sa.select(sa.func.count()).select_from(RefereeCall)) == 0

@@ -27,6 +27,7 @@ from sqlalchemy.orm import selectinload
 from ..evening import chain, seating
 from ..evening import event as engine
 from ..evening.standings import Standings, standings
+from ..evening.zones import valid_zone
 from ..rules import RulesError, Stake, Text, clean_text, get_variant
 from .errors import ScorerError
 from .models import (
@@ -165,6 +166,12 @@ def _bump(event: Event) -> None:
     db.session.execute(sa.update(Event).where(Event.id == event.id).values(revision=Event.revision + 1))
 
 
+def touch(event: Event) -> None:
+    """Move the event's revision in the pending unit of work: its room screen and pages are
+    shown again (for a change kept elsewhere, such as a referee call)."""
+    _bump(event)
+
+
 def _log(event: Event, kind: str, round_number: int | None, data: dict[str, Any], device: str) -> None:
     db.session.add(EventChange(event_id=event.id, kind=kind, round=round_number, data=data,
                                device=(device or "")[:40]))
@@ -185,7 +192,7 @@ def create_event(group: Group, *, name: str, variant: str, options: dict[str, An
         event = Event(group_id=group.id, name=" ".join((name or "").split())[:80] or group.name, variant=variant,
                       options=dict(setup.options), stake_minor=None if stake is None else stake.minor,
                       currency="" if stake is None else stake.currency, rounds=setup.rounds, length=setup.length,
-                      amount=setup.amount, style=style, time_zone=time_zone or "",
+                      amount=setup.amount, style=style, time_zone=valid_zone(time_zone or ""),
                       players=[EventPlayer(name=p, arrived=0) for p in setup.players])
         db.session.add(event)
         db.session.flush()

@@ -77,8 +77,8 @@ def _do(key: str, action: Any, status: int = 200) -> Any:
 
 def _names(data: dict[str, Any], field: str) -> list[str]:
     value = data.get(field)
-    if not isinstance(value, list) or not all(isinstance(v, str) and len(v) <= 40 for v in value) or len(value) > 200:
-        raise BadBody(gettext("%(field)s must be a list of names of at most 40 characters.", field=field))
+    if not isinstance(value, list) or not all(isinstance(v, str) and len(v) <= 40 for v in value) or len(value) > 400:
+        raise BadBody(gettext("%(field)s must be a list of at most 400 names of at most 40 characters.", field=field))
     return value
 
 

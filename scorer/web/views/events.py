@@ -27,13 +27,14 @@ from markupsafe import Markup
 from ...evening.standings import TIE_BREAK, Standings
 from ...reports.event_pdf import event_pdf_html
 from ...reports.pdf import paper_of, pdf_job
-from ...reports.words import error_text, money, signed, tr
+from ...reports.words import error_text, moment, money, signed, tr
 from ...rules import VARIANTS, RulesError, Stake, Text
 from ...storage import events, units
 from ...storage.errors import ScorerError
+from ...storage.evenings import as_utc
 from ...storage.models import Evening, Event, EventChange, EventTable, db, utcnow
 from .. import access
-from ..caches import RevisionCache
+from ..caches import RevisionCache, link_root
 from ..lan import external_url
 from ..permissions import permission
 from ..table_forms import ActionForm
@@ -110,7 +111,10 @@ def event_state(event: Event) -> dict[str, Any]:
     round_ = events.current_round(event)
     tables = table_lines(event)
     fingerprint, changes = events.fingerprint_of(event)
-    return {"event": event, "round": round_, "tables": tables, "standings": ranked, "problem": problem,
+    ends = None
+    if event.length == "minutes" and round_ is not None and round_.started_at is not None and event.amount:
+        ends = moment(as_utc(round_.started_at) + timedelta(minutes=event.amount), event.time_zone)
+    return {"event": event, "round": round_, "tables": tables, "ends": ends, "standings": ranked, "problem": problem,
             "fingerprint": fingerprint, "changes": changes, "variant": VARIANTS[event.variant].name,
             "playing": events.playing(event), "length": length_text(event),
             "value": (lambda total: standing_value(event, ranked, total)) if ranked else None,
@@ -202,9 +206,22 @@ def event_page(key: str) -> Any:
 def room(key: str) -> Any:
     """The room screen: a TV or projector in the pub. Standings, tables still playing with
     their hands, the next seating; no PIN, no link of a table; updates itself."""
-    event = load_event(key)
     version = room_version(key)
-    return render_template("room.html", version=version, referee_calls=room_calls(event), **event_state(event))
+    if version is None:
+        abort(404)
+    cache_key = (key, version, str(get_locale()), link_root())
+    page = room_cache.get(cache_key)
+    if page is None:
+        event = load_event(key)
+        page = render_template("room.html", version=version, referee_calls=room_calls(event), **event_state(event))
+        room_cache.put(cache_key, page)
+    return page
+
+
+#: Rendered room screens by (event, version, language, root): every screen of a room, and each
+#: poll that finds nothing new, costs one small query. A change that the room screen shows moves
+#: the version (:func:`room_version`: a hand, a seating, a call, through :func:`scorer.storage.events.touch`).
+room_cache: RevisionCache[str] = RevisionCache(64)
 
 
 def room_calls(event: Event) -> list[Any]:
