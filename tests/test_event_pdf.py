@@ -60,6 +60,7 @@ def test_the_event_pdf_in_two_languages(app: Any) -> None:
                 table = [*table, "Zoe"]  # the late arrival joined table 3 of round 1
             assert re.search(rf"Table {number}\s+{', '.join(table)}", text), (number, table, text)
     assert "Drawn" not in rounds[0] and "Seated as typed." in rounds[0]
+    assert "Came late, seated in this round: Zoe" in rounds[0] and "Came late" not in rounds[1]
     assert "Seated by the standings after the last round." in rounds[1]
     # round 1, table 1: Bob +16 (winner), Ann Cat Eve +1, Dan −19 (tests/club_night.py)
     table_1 = rounds[0].split("Table 1 ·", 1)[1]

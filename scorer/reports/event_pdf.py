@@ -47,6 +47,8 @@ class RoundSummary:
     seed: str | None
     seating: tuple[tuple[str, ...], ...]
     tables: tuple[TableSummary, ...]
+    arrived: tuple[str, ...] = ()
+    left: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -84,14 +86,15 @@ def _table_summary(event: Event, number: int, evening: Any, value: Callable[[int
 
 
 def rounds_of(event: Event, value: Callable[[int], str]) -> list[RoundSummary]:
-    """Each round seated so far: its seating (a closed table's empty list left out) and its
-    tables' summaries once it has begun."""
+    """Each round seated so far: its seating (a closed table's empty list left out), its
+    late arrivals and early leavers, and its tables' summaries once it has begun."""
     out = []
     for round_ in event.round_rows:
         tables = tuple(_table_summary(event, t.number, t.evening, value) for t in round_.tables)
-        out.append(
-            RoundSummary(round_.number, round_.how, round_.seed, tuple(tuple(t) for t in round_.seating if t), tables)
-        )
+        arrived = tuple(p.name for p in event.players if p.arrived == round_.number)
+        left = tuple(p.name for p in event.players if p.left == round_.number)
+        out.append(RoundSummary(round_.number, round_.how, round_.seed, tuple(tuple(t) for t in round_.seating if t),
+                                tables, arrived, left))
     return out
 
 
