@@ -40,8 +40,8 @@ def test_the_declared_levels_are_the_ones_agreed(app: Any) -> None:
     # a club night's manage routes are its organisers' (tests/test_events_web.py); a new one is the group's
     assert {e for e, lv in level.items() if lv == "manage" and e.startswith(("events.", "api_events."))} == {
         "events.new_event", "events.add_players", "events.seat", "events.start", "events.arrive", "events.leave",
-        "events.finish", "api_events.new_event", "api_events.add_players", "api_events.seat", "api_events.start",
-        "api_events.arrive", "api_events.leave", "api_events.finish"}
+        "events.finish", "events.renew", "api_events.new_event", "api_events.add_players", "api_events.seat",
+        "api_events.start", "api_events.arrive", "api_events.leave", "api_events.finish"}
     assert {e for e, lv in level.items() if lv == "manage"
             and not e.startswith(("groups.", "api_groups.", "events.", "api_events."))} == {
         "sheet.finish", "sheet.reopen", "sheet.confirm_finish", "table.settings", "table.revoke", "table.renew",

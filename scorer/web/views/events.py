@@ -347,6 +347,18 @@ def leave(key: str) -> Any:
                 _("The player has left; the tables are seated again."))
 
 
+@bp.post("/ev/<key>/renew")
+@permission("manage", of="event")
+def renew(key: str) -> Any:
+    """The owner's: a new organisers' link and PIN; every organiser by the old ones is a viewer again."""
+    def action(event: Event) -> None:
+        if not events.is_owner(event, access.current_device()):
+            raise events.EventRefused(Text("Only the event's owner can change its organisers' link and PIN."))
+        events.renew_credentials(event)
+
+    return _run(key, action, _("New organisers' link and PIN: the old ones no longer work."))
+
+
 @bp.post("/ev/<key>/finish")
 @permission("manage", of="event")
 def finish(key: str) -> Any:
@@ -358,11 +370,15 @@ def finish(key: str) -> Any:
 def next_tables(evening_key: str) -> tuple[Any, dict[str, int]] | None:
     """``(place, {player at this table: their table in the next round})`` once the round of
     the table ``evening_key`` is over and the next one has begun; ``None`` otherwise."""
-    evening = db.session.scalar(sa.select(Evening).where(Evening.key == evening_key)) \
-        if units.valid_key(evening_key) else None
-    place = None if evening is None else events.event_of_evening(evening)
+    if not units.valid_key(evening_key):
+        return None
+    evening_id = db.session.scalar(  # one small query: most evenings are of no event
+        sa.select(EventTable.evening_id).join(Evening, Evening.id == EventTable.evening_id)
+        .where(Evening.key == evening_key))
+    place = None if evening_id is None else events.event_of_evening(evening_id)
     if place is None:
         return None
+    evening = place.table.evening
     rounds = place.event.round_rows
     later = [r for r in rounds if r.number == place.round.number + 1 and r.started_at is not None]
     if not later:
