@@ -275,3 +275,26 @@ def test_the_owner_renews_the_organisers_link_and_pin(app: Any) -> None:
     assert "Seat as typed" not in helper.get(f"/ev/{key}").get_data(as_text=True)  # a viewer again
     assert post(helper, f"/api/ev/{key}/start", {}).status_code == 403
     assert "Seat as typed" in owner.get(f"/ev/{key}").get_data(as_text=True)  # the owner stays
+
+
+def test_the_room_screen_shows_an_open_call_from_the_hook(app: Any) -> None:
+    """The slot the referee's calls fill: a function in events.ROOM_CALLS gives the texts; a
+    change it makes moves the event's revision (events.touch), so the room screen shows it."""
+    from scorer.storage import events
+
+    owner = app.test_client()
+    key = _event(owner)["key"]
+    calls: list[str] = []
+    events.ROOM_CALLS.append(lambda event: list(calls) if event.key == key else [])
+    try:
+        assert "class=\"room-call\"" not in app.test_client().get(f"/ev/{key}/room").get_data(as_text=True)
+        calls.append("Table 3: dispute on hand 7")
+        with app.app_context():
+            from scorer.storage.units import writing
+
+            with writing():
+                events.touch(events.get_event(key))  # type: ignore[arg-type]
+        page = app.test_client().get(f"/ev/{key}/room").get_data(as_text=True)
+        assert '<p class="room-call">Table 3: dispute on hand 7</p>' in page
+    finally:
+        events.ROOM_CALLS.pop()

@@ -17,7 +17,7 @@ The stable names other code builds on: :func:`create_event`, :func:`get_event`,
 from __future__ import annotations
 
 import secrets
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -49,6 +49,12 @@ from .units import valid_key, writing
 #: The roles a phone may hold at an event (the referee's is added by its own module).
 OWNER, ORGANISER = "owner", "organiser"
 STYLES = ("together", "spread")
+
+
+#: What the room screen shows as open referee calls: each function, given the event, gives the
+#: calls' texts (the referee's module adds one, and moves the event's revision with
+#: :func:`touch` when a call is made or closed, so the room screen shows it at once).
+ROOM_CALLS: list[Callable[[Event], Iterable[str]]] = []
 
 
 class EventRefused(ScorerError):

@@ -62,7 +62,7 @@ def room_calls(event: Any) -> list[str]:
     return shown
 
 
-# The room screen (scorer.web.views.events.room) asks ``events.open_calls(event)`` for the
-# lines it shows, if the referee's module gave it one: this is that hook, filled here so the
-# event's own module stays as it is.
-events_storage.open_calls = room_calls  # type: ignore[attr-defined]
+# The room screen (scorer.web.views.events.room) shows the lines of every hook in
+# ``events.ROOM_CALLS``: this is the referee's, added once as the web layer loads.
+if room_calls not in events_storage.ROOM_CALLS:
+    events_storage.ROOM_CALLS.append(room_calls)

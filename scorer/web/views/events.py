@@ -139,10 +139,9 @@ room_cache: RevisionCache[str] = RevisionCache(64)
 
 
 def room_calls(event: Event) -> list[Any]:
-    """The open referee calls the room screen shows (the referee's module fills this hook;
-    none until then)."""
-    hook = getattr(events, "open_calls", None)
-    return list(hook(event)) if callable(hook) else []
+    """The open referee calls the room screen shows (:data:`scorer.storage.events.ROOM_CALLS`:
+    the referee's module adds its own; none until then)."""
+    return [str(call) for hook in events.ROOM_CALLS for call in hook(event)]
 
 
 @bp.get("/api/ev/<key>/version")
