@@ -11,7 +11,7 @@ import sqlalchemy as sa
 
 from scorer.evening import seating
 from scorer.rules import HandFacts, Stake
-from scorer.storage import events, groups, hand_writes, units
+from scorer.storage import event_moves, events, groups, hand_writes, units
 from scorer.storage.models import EventTable, db
 
 P14 = [f"P{i:02d}" for i in range(1, 15)]
@@ -130,15 +130,15 @@ def test_a_late_arrival_joins_the_smallest_table_and_a_leaver_is_taken_off(any_d
         key = event.key
         events.seat_first_round(event, how="typed", tables=[P14[:5], P14[5:10], P14[10:]])
         made = events.start_round(events.get_event(key))
-        moves = events.arrive(events.get_event(key), "Zoe")
+        moves = event_moves.arrive(events.get_event(key), "Zoe")
         assert moves == (seating.Move("Zoe", None, 2),)  # table 3 had four: the smallest with room
         db.session.expire_all()
         t3 = units.get_evening(made[2].key)
         assert [p.name for p in t3.players] == ["P11", "P12", "P13", "P14", "Zoe"]
         assert events.get_event(key).round_rows[0].seating[2] == ["P11", "P12", "P13", "P14", "Zoe"]
         with pytest.raises(events.EventRefused):
-            events.arrive(events.get_event(key), "zoe")  # already playing: nothing changed
-        moves = events.leave(events.get_event(key), "P01")
+            event_moves.arrive(events.get_event(key), "zoe")  # already playing: nothing changed
+        moves = event_moves.leave(events.get_event(key), "P01")
         assert moves == (seating.Move("P01", 0, None),)  # table 1 keeps four: nobody moves
         db.session.expire_all()
         from scorer.storage.evenings import ledger_of

@@ -251,3 +251,50 @@ def test_a_round_of_minutes_says_when_it_ends(app: Any) -> None:
 
     ends = (started + timedelta(minutes=45)).astimezone(ZoneInfo("Europe/London")).strftime("%Y-%m-%d %H:%M")
     assert f"ends {ends}" in app.test_client().get(f"/ev/{key}/room").get_data(as_text=True)
+
+
+def test_the_owner_renews_the_organisers_link_and_pin(app: Any) -> None:
+    owner = app.test_client()
+    key = _event(owner)["key"]
+    with app.app_context():
+        from scorer.storage import events
+
+        event = events.get_event(key)
+        old_pin, old_link = event.pin, event.edit_key  # type: ignore[union-attr]
+    helper = app.test_client()
+    assert helper.get(f"/ev/{key}/organise/{old_link}").status_code == 302
+    page = helper.get(f"/ev/{key}").get_data(as_text=True)
+    assert "Seat as typed" in page  # an organiser now
+    refused = helper.post(f"/ev/{key}/renew", data={"csrf_token": _csrf(page)}, follow_redirects=True)
+    assert "owner can change its organisers" in refused.get_data(as_text=True)  # an organiser is not the owner
+    page = owner.get(f"/ev/{key}").get_data(as_text=True)
+    owner.post(f"/ev/{key}/renew", data={"csrf_token": _csrf(page)})
+    with app.app_context():
+        event = events.get_event(key)
+        assert (event.pin, event.edit_key) != (old_pin, old_link)  # type: ignore[union-attr]
+    assert "Seat as typed" not in helper.get(f"/ev/{key}").get_data(as_text=True)  # a viewer again
+    assert post(helper, f"/api/ev/{key}/start", {}).status_code == 403
+    assert "Seat as typed" in owner.get(f"/ev/{key}").get_data(as_text=True)  # the owner stays
+
+
+def test_the_room_screen_shows_an_open_call_from_the_hook(app: Any) -> None:
+    """The slot the referee's calls fill: a function in events.ROOM_CALLS gives the texts; a
+    change it makes moves the event's revision (events.touch), so the room screen shows it."""
+    from scorer.storage import events
+
+    owner = app.test_client()
+    key = _event(owner)["key"]
+    calls: list[str] = []
+    events.ROOM_CALLS.append(lambda event: list(calls) if event.key == key else [])
+    try:
+        assert "class=\"room-call\"" not in app.test_client().get(f"/ev/{key}/room").get_data(as_text=True)
+        calls.append("Table 3: dispute on hand 7")
+        with app.app_context():
+            from scorer.storage.units import writing
+
+            with writing():
+                events.touch(events.get_event(key))  # type: ignore[arg-type]
+        page = app.test_client().get(f"/ev/{key}/room").get_data(as_text=True)
+        assert '<p class="room-call">Table 3: dispute on hand 7</p>' in page
+    finally:
+        events.ROOM_CALLS.pop()

@@ -40,8 +40,8 @@ def test_the_declared_levels_are_the_ones_agreed(app: Any) -> None:
     # a club night's manage routes are its organisers' (tests/test_events_web.py); a new one is the group's
     assert {e for e, lv in level.items() if lv == "manage" and e.startswith(("events.", "api_events."))} == {
         "events.new_event", "events.add_players", "events.seat", "events.start", "events.arrive", "events.leave",
-        "events.finish", "api_events.new_event", "api_events.add_players", "api_events.seat", "api_events.start",
-        "api_events.arrive", "api_events.leave", "api_events.finish"}
+        "events.finish", "events.renew", "api_events.new_event", "api_events.add_players", "api_events.seat",
+        "api_events.start", "api_events.arrive", "api_events.leave", "api_events.finish"}
     # issue 22 item 5: the event's owner names and revokes referees ('manage' of the event at the door, the owner
     # checked by the command); a referee's desk and commands are 'referee'; calling one is any phone's ('view')
     assert {e for e, lv in level.items() if lv == "manage" and e.startswith(("referee.", "api_referee."))} == {

@@ -17,7 +17,7 @@ The stable names other code builds on: :func:`create_event`, :func:`get_event`,
 from __future__ import annotations
 
 import secrets
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,6 +30,7 @@ from ..evening.standings import Standings, standings
 from ..evening.zones import valid_zone
 from ..rules import RulesError, Stake, Text, clean_text, get_variant
 from .errors import ScorerError
+from .evening_writes import AFTER_FINISH, OPTION_CHECKS, start_evening
 from .models import (
     Device,
     Evening,
@@ -50,6 +51,12 @@ OWNER, ORGANISER = "owner", "organiser"
 STYLES = ("together", "spread")
 
 
+#: What the room screen shows as open referee calls: each function, given the event, gives the
+#: calls' texts (the referee's module adds one, and moves the event's revision with
+#: :func:`touch` when a call is made or closed, so the room screen shows it at once).
+ROOM_CALLS: list[Callable[[Event], Iterable[str]]] = []
+
+
 class EventRefused(ScorerError):
     """A change the event refuses; ``message`` is an English :class:`~scorer.rules.Text`."""
 
@@ -64,7 +71,7 @@ def get_event(key: str) -> Event | None:
         .selectinload(EventTable.evening)))
 
 
-def _lock(event: Event) -> Event:
+def lock_event(event: Event) -> Event:
     """Take the event's row lock and read it again (as :func:`scorer.storage.units.lock`)."""
     db.session.execute(sa.select(Event.id).where(Event.id == event.id).with_for_update())
     fresh = db.session.scalar(sa.select(Event).where(Event.id == event.id).options(
@@ -154,7 +161,7 @@ def grant(event: Event, device: Device, role: str, via: str) -> None:
 def renew_credentials(event: Event) -> None:
     """A new organisers' link and PIN: every organiser by the old ones is a viewer again."""
     with writing():
-        event = _lock(event)
+        event = lock_event(event)
         event.edit_key = secrets.token_urlsafe(16)
         event.pin = f"{secrets.randbelow(10**6):06d}"
         event.access_generation += 1
@@ -172,7 +179,7 @@ def touch(event: Event) -> None:
     _bump(event)
 
 
-def _log(event: Event, kind: str, round_number: int | None, data: dict[str, Any], device: str) -> None:
+def log_change(event: Event, kind: str, round_number: int | None, data: dict[str, Any], device: str) -> None:
     db.session.add(EventChange(event_id=event.id, kind=kind, round=round_number, data=data,
                                device=(device or "")[:40]))
 
@@ -196,13 +203,13 @@ def create_event(group: Group, *, name: str, variant: str, options: dict[str, An
                       players=[EventPlayer(name=p, arrived=0) for p in setup.players])
         db.session.add(event)
         db.session.flush()
-        _log(event, "setup", None, engine.setup_change(setup).data, device_name)
+        log_change(event, "setup", None, engine.setup_change(setup).data, device_name)
         if device is not None:
             grant(event, device, OWNER, "start")
     return event
 
 
-def _refuse_after_start(event: Event) -> None:
+def refuse_finished(event: Event) -> None:
     if event.finished_at is not None:
         raise EventRefused(Text("This event is finished."))
 
@@ -211,8 +218,8 @@ def add_players(event: Event, names: Sequence[str], *, device_name: str = "") ->
     """Add players before the first round is seated (later: :func:`arrive`). Raises
     :class:`EventRefused` or :class:`~scorer.evening.seating.SeatingError`; nothing saved."""
     with writing():
-        event = _lock(event)
-        _refuse_after_start(event)
+        event = lock_event(event)
+        refuse_finished(event)
         if event.round_rows:
             raise EventRefused(Text("The first round is seated: add a late arrival instead."))
         cleaned = seating.unique_names([p.name for p in event.players] + list(names))[len(event.players):]
@@ -220,7 +227,7 @@ def add_players(event: Event, names: Sequence[str], *, device_name: str = "") ->
             if len(name) > 40:
                 raise EventRefused(Text("Give a name of 1 to 40 characters."))
             event.players.append(EventPlayer(name=name, arrived=0))
-        _log(event, "players", None, {"added": cleaned}, device_name)
+        log_change(event, "players", None, {"added": cleaned}, device_name)
         _bump(event)
     return cleaned
 
@@ -232,8 +239,8 @@ def seat_first_round(event: Event, *, how: str, seed: str | None = None,
     A seating not yet started may be made again. Raises :class:`EventRefused` or
     :class:`~scorer.evening.seating.SeatingError`; nothing saved."""
     with writing():
-        event = _lock(event)
-        _refuse_after_start(event)
+        event = lock_event(event)
+        refuse_finished(event)
         if any(r.started_at is not None for r in event.round_rows):
             raise EventRefused(Text("The first round has begun; its seating can no longer be made again."))
         names = playing(event)
@@ -252,17 +259,15 @@ def seat_first_round(event: Event, *, how: str, seed: str | None = None,
         db.session.flush()
         round_ = EventRound(event_id=event.id, number=1, how=how, seed=seed, seating=[list(t) for t in made])
         event.round_rows.append(round_)
-        _log(event, "seating", 1, engine.seating_change(1, made, how, seed).data, device_name)
+        log_change(event, "seating", 1, engine.seating_change(1, made, how, seed).data, device_name)
         _bump(event)
         db.session.flush()
     return round_
 
 
-def _make_tables(event: Event, round_: EventRound, device_name: str) -> list[Evening]:
+def make_tables(event: Event, round_: EventRound, device_name: str) -> list[Evening]:
     """The evenings of ``round_`` (one per table of its seating), in the event's group,
     with the event's rule set, options and stake; in the pending unit of work."""
-    from .evening_writes import start_evening  # evening_writes asks this module when a table finishes
-
     setup = event_setup(event)
     made = []
     for number, table in enumerate(round_.seating, start=1):
@@ -273,7 +278,7 @@ def _make_tables(event: Event, round_: EventRound, device_name: str) -> list[Eve
         round_.tables.append(EventTable(event_id=event.id, number=number, evening_id=evening.id))
         made.append(evening)
     round_.started_at = utcnow()
-    _log(event, "start", round_.number, {"round": round_.number, "tables": len(made)}, device_name)
+    log_change(event, "start", round_.number, {"round": round_.number, "tables": len(made)}, device_name)
     _bump(event)
     db.session.flush()
     return made
@@ -283,14 +288,14 @@ def start_round(event: Event, *, device_name: str = "") -> list[Evening]:
     """Begin the seated round not yet begun: one evening per table. Raises
     :class:`EventRefused` (no seating, already begun, event finished); nothing saved."""
     with writing():
-        event = _lock(event)
-        _refuse_after_start(event)
+        event = lock_event(event)
+        refuse_finished(event)
         round_ = current_round(event)
         if round_ is None:
             raise EventRefused(Text("Seat the first round first."))
         if round_.started_at is not None:
             raise EventRefused(Text("Round {round} has begun already.", round=round_.number))
-        return _make_tables(event, round_, device_name)
+        return make_tables(event, round_, device_name)
 
 
 def table_finished(evening: Evening, *, device_name: str = "") -> None:
@@ -303,7 +308,7 @@ def table_finished(evening: Evening, *, device_name: str = "") -> None:
     if place is None:
         return
     db.session.flush()
-    event = _lock(place.event)
+    event = lock_event(place.event)
     round_ = current_round(event)
     if round_ is None or round_.id != place.round.id or round_.finished_at is not None:
         return
@@ -312,7 +317,7 @@ def table_finished(evening: Evening, *, device_name: str = "") -> None:
     round_.finished_at = utcnow()
     if round_.number >= event.rounds or event.finished_at is not None:
         event.finished_at = utcnow()
-        _log(event, "finished", round_.number, {}, device_name)
+        log_change(event, "finished", round_.number, {}, device_name)
         _bump(event)
         return
     names = ranking_names(event, round_.number, fresh=True)
@@ -320,9 +325,9 @@ def table_finished(evening: Evening, *, device_name: str = "") -> None:
     number = round_.number + 1
     next_round = EventRound(event_id=event.id, number=number, how=event.style, seating=[list(t) for t in made])
     event.round_rows.append(next_round)
-    _log(event, "seating", number, engine.seating_change(number, made, event.style).data, device_name)
+    log_change(event, "seating", number, engine.seating_change(number, made, event.style).data, device_name)
     db.session.flush()
-    _make_tables(event, next_round, device_name)
+    make_tables(event, next_round, device_name)
     _tell_tables(round_)
 
 
@@ -339,146 +344,12 @@ def finish_event(event: Event, *, device_name: str = "") -> None:
     """End the event now (its organiser: the night is over early). Tables still playing
     play on; no round is seated after."""
     with writing():
-        event = _lock(event)
+        event = lock_event(event)
         if event.finished_at is not None:
             raise EventRefused(Text("This event is finished."))
         event.finished_at = utcnow()
-        _log(event, "finished", None, {}, device_name)
+        log_change(event, "finished", None, {}, device_name)
         _bump(event)
-
-
-def _live(round_: EventRound) -> list[int]:
-    """The indices of the round's tables still seated (a closed table keeps an empty list)."""
-    return [i for i, table in enumerate(round_.seating) if table]
-
-
-def _seat_of(evening: Evening, name: str) -> int | None:
-    from .evenings import ledger_of
-
-    seated = ledger_of(evening).seated
-    return next((p.seat for p in evening.players if p.name.casefold() == name.casefold() and p.seat in seated), None)
-
-
-def _apply_moves(event: Event, round_: EventRound, before: list[list[str]], after: seating.Seating,
-                 moves: Sequence[seating.Move], closed: int | None, device_name: str) -> None:
-    """Carry ``moves`` of a started round to its evenings: a player who goes leaves their
-    evening (keeping their total there), one who comes joins theirs; a new table is a new
-    evening; a closed table's evening is finished once everyone has left it."""
-    from .evening_writes import set_finished
-    from .seat_writes import change_seats
-    from .units import get_evening
-
-    live = _live(round_)
-    tables = {t.number - 1: t for t in round_.tables}
-    if closed is not None:
-        live_after = [i for i in live if i != live[closed]]
-    else:
-        live_after = list(live)
-    new_index = None
-    if len(after) > len(live_after):  # a new table was made
-        new_index = len(round_.seating)
-        live_after.append(new_index)
-    seating_now = [list(t) for t in round_.seating] + ([[]] if new_index is not None else [])
-    if closed is not None:
-        seating_now[live[closed]] = []
-    for index, table in zip(live_after, after, strict=True):
-        seating_now[index] = list(table)
-    for move in moves:  # leaving first: a player moved is off their old table before they sit at the new one
-        if move.from_table is None or move.from_table == closed:  # a closed table's evening is finished below
-            continue
-        old = tables[live[move.from_table]].evening
-        evening = get_evening(old.key)
-        assert evening is not None
-        seat = _seat_of(evening, move.player)
-        if seat is not None and evening.finished_at is None:
-            change_seats(evening, "leave", seat=seat, device=device_name)
-    if new_index is not None:
-        from .evening_writes import start_evening
-
-        players = seating_now[new_index]
-        evening = start_evening(variant=event.variant, players=players, first_dealer=0,
-                                options=dict(event.options), stake=stake_of(event),
-                                name=f"{event.name} {round_.number}.{new_index + 1}"[:80], device=device_name,
-                                group_id=event.group_id, time_zone=event.time_zone)
-        round_.tables.append(EventTable(event_id=event.id, number=new_index + 1, evening_id=evening.id))
-    for move in moves:
-        if move.to_table is None or live_after[move.to_table] == new_index:
-            continue
-        target = tables[live_after[move.to_table]].evening
-        evening = get_evening(target.key)
-        assert evening is not None
-        from .evenings import ledger_of
-
-        seated = ledger_of(evening).seated  # clockwise: the newcomer takes the last seat
-        change_seats(evening, "join", name=move.player, left_of=seated[-1] if seated else None, device=device_name)
-    round_.seating = seating_now
-    if closed is not None:
-        evening = get_evening(tables[live[closed]].evening.key)
-        if evening is not None and evening.finished_at is None:
-            set_finished(evening, True, device=device_name)
-
-
-def _moved(event: Event, player: str, arriving: bool, device_name: str) -> tuple[seating.Move, ...]:
-    """A late arrival or an early leaver placed (see :func:`arrive`, :func:`leave`)."""
-    event = _lock(event)
-    _refuse_after_start(event)
-    round_ = current_round(event)
-    name = clean_text(player)
-    known = next((p for p in event.players if p.name.casefold() == name.casefold()), None)
-    if arriving:
-        if not 1 <= len(name) <= 40:
-            raise EventRefused(Text("Give a name of 1 to 40 characters."))
-        if known is not None and known.left is None:
-            raise EventRefused(Text("{name} is already playing.", name=known.name))
-    elif known is None or known.left is not None:
-        raise EventRefused(Text("{name} is not playing.", name=name))
-    number = 0 if round_ is None else round_.number
-    moves: tuple[seating.Move, ...] = ()
-    if round_ is not None:
-        live = _live(round_)
-        current = tuple(tuple(round_.seating[i]) for i in live)
-        if arriving:
-            after, moves = seating.arrive(current, name, event.variant)
-            closed = None
-        else:
-            after, moves = seating.leave(current, name, event.variant)
-            closed = moves[0].from_table if len(after) < len(current) else None
-        if round_.started_at is None:
-            round_.seating = [list(t) for t in after]
-        else:
-            _apply_moves(event, round_, [list(t) for t in current], after, moves, closed, device_name)
-        _log(event, "moves", number, engine.moves_change(number, moves).data, device_name)
-    if arriving:
-        if known is not None:
-            known.left = None
-            known.arrived = number
-        else:
-            event.players.append(EventPlayer(name=name, arrived=number))
-    else:
-        assert known is not None
-        known.left = number
-    if round_ is None:
-        _log(event, "players", None, {"added" if arriving else "removed": [name]}, device_name)
-    _bump(event)
-    return moves
-
-
-def arrive(event: Event, player: str, *, device_name: str = "") -> tuple[seating.Move, ...]:
-    """A late arrival: before the first seating, one more player; once seated, placed at the
-    smallest table with room (or a new table made, :func:`scorer.evening.seating.arrive`),
-    joining that table's evening before its next hand when the round has begun. Returns the
-    moves. Raises :class:`EventRefused` or :class:`~scorer.evening.seating.SeatingError`;
-    nothing saved."""
-    with writing():
-        return _moved(event, player, True, device_name)
-
-
-def leave(event: Event, player: str, *, device_name: str = "") -> tuple[seating.Move, ...]:
-    """An early leaver taken off their table (:func:`scorer.evening.seating.leave`): they keep
-    what they won at the tables they played; a player moved to keep a table at its floor
-    leaves one evening and joins another. Raises as :func:`arrive`; nothing saved."""
-    with writing():
-        return _moved(event, player, False, device_name)
 
 
 def check_table_options(evening: Evening, options: dict[str, Any]) -> None:
@@ -568,3 +439,8 @@ def fingerprint_of(event: Event) -> tuple[str, int]:
 
 __all__ = ["EventRefused", "RulesError", "add_players", "create_event", "event_of_evening", "event_setup",
            "get_event", "get_variant", "seat_first_round", "start_round"]
+
+
+# what a table of an event does as it finishes, and may not change (:mod:`scorer.storage.evening_writes`)
+AFTER_FINISH.append(lambda evening, device: table_finished(evening, device_name=device))
+OPTION_CHECKS.append(check_table_options)

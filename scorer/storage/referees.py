@@ -27,12 +27,12 @@ from typing import ClassVar
 
 import sqlalchemy as sa
 
-from ..rules import HandFacts, Text
+from ..rules import Text
 from . import disputes
-from .commands import Command, Device, Saved, _HandChange, handles
+from .commands import Command, CorrectHand, Device, Saved, handles
 from .errors import EveningFinished, HandConflict, OwnerOnly, ScorerError
 from .evenings import normalise
-from .hand_writes import _named, _save
+from .hand_writes import named_hand, save_version
 from .models import Change, Evening, Event, EventAccess, EventRound, EventTable, db, new_pin, utcnow
 from .referee_models import OUTCOMES, Referee, RefereeCall, RefereePhone, RefereePinMiss
 from .units import bump, valid_key, writing
@@ -418,15 +418,12 @@ def _touch_table(call: RefereeCall, event: Event, kind: str, referee: Referee, d
 
 # --------------------------------------------------------------------------- ruling
 @dataclass(frozen=True)
-class RefereeRule(_HandChange):
+class RefereeRule(CorrectHand):
     """A referee rules on dispute ``dispute_id`` of the table ``key`` for call ``call_id``:
-    the hand's correction to ``facts`` (as a scorer's "Rule on it"), which closes the
-    dispute and the call in its unit of work and names the referee."""
+    the hand's correction to ``facts`` (a scorer's "Rule on it" is a :class:`CorrectHand`),
+    which closes the dispute and the call in its unit of work and names the referee."""
 
-    facts: HandFacts | None = None
-    dispute_id: int = 0
     call_id: int = 0
-    token_kind: ClassVar[str] = "correct"
 
 
 @dataclass(frozen=True)
@@ -460,12 +457,13 @@ def _ruling_referee(evening: Evening, call_id: int, device: Device) -> tuple[Eve
 @handles(RefereeRule)
 def _rule(command: RefereeRule, evening: Evening, device: Device) -> Saved:
     event, referee, call = _ruling_referee(evening, command.call_id, device)
-    hand = _named(evening, command)
+    hand = named_hand(evening, command)
     assert command.facts is not None
+    assert command.dispute_id is not None
     _claim(call, referee, close="ruled", dispute_id=command.dispute_id)  # a second referee is refused here
     disputes.close_ruled_on(evening, hand, command.dispute_id, normalise(command.facts), device.name,
                             referee=referee.name)
-    saved = _save(evening, hand, command, command.facts, "correct", device)
+    saved = save_version(evening, hand, command, command.facts, "correct", device)
     bump_event(event.id)
     return saved
 

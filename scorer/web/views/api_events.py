@@ -15,14 +15,14 @@ from flask_babel import gettext
 
 from ...reports.words import error_text, tr
 from ...rules import RulesError, Stake
-from ...storage import events, groups
+from ...storage import event_moves, events, groups
 from ...storage.errors import ScorerError
 from .. import access
 from ..answers import refused_json
+from ..event_pages import event_state, typed_tables
 from ..json_body import BadBody, body, integer, json_blueprint, text
 from ..lan import external_url
 from ..permissions import permission
-from .events import event_state, typed_tables
 
 bp = json_blueprint("api_events", __name__)
 
@@ -158,14 +158,14 @@ def start(key: str) -> Any:
 @permission("manage", of="event")
 def arrive(key: str) -> Any:
     name = text(body(), "name", "", 40)
-    return _do(key, lambda e: events.arrive(e, name, device_name=access.device_name()))
+    return _do(key, lambda e: event_moves.arrive(e, name, device_name=access.device_name()))
 
 
 @bp.post("/ev/<key>/leave")
 @permission("manage", of="event")
 def leave(key: str) -> Any:
     name = text(body(), "name", "", 40)
-    return _do(key, lambda e: events.leave(e, name, device_name=access.device_name()))
+    return _do(key, lambda e: event_moves.leave(e, name, device_name=access.device_name()))
 
 
 @bp.post("/ev/<key>/finish")

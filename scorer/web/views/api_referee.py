@@ -28,12 +28,11 @@ from ...storage.referees import (
     TakeCall,
 )
 from .. import access
-from ..answers import fresh_evening, json_answer, outcome_text, refused_json, sender
+from ..answers import dispute_of, fresh_evening, json_answer, outcome_text, refused_json, sender
 from ..json_body import BadBody, body, flag, integer, json_blueprint, text, token
 from ..permissions import permission
-from .api_disputes import dispute_of
+from ..referee_pages import event_or_404, ruling_facts
 from .common import evening_or_404
-from .referee import event_or_404, ruling_facts
 
 bp = json_blueprint("api_referee", __name__)
 

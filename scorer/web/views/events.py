@@ -14,7 +14,6 @@ never shown another table's link.
 from __future__ import annotations
 
 import secrets
-from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
@@ -22,19 +21,17 @@ import sqlalchemy as sa
 from flask import Blueprint, Response, abort, flash, jsonify, redirect, render_template, request, url_for
 from flask_babel import get_locale
 from flask_babel import gettext as _
-from markupsafe import Markup
 
-from ...evening.standings import TIE_BREAK, Standings
 from ...reports.event_pdf import event_pdf_html
 from ...reports.pdf import paper_of, pdf_job
-from ...reports.words import error_text, moment, money, signed, tr
+from ...reports.words import error_text
 from ...rules import VARIANTS, RulesError, Stake, Text
-from ...storage import events, units
+from ...storage import event_moves, events, units
 from ...storage.errors import ScorerError
-from ...storage.evenings import as_utc
-from ...storage.models import Evening, Event, EventChange, EventTable, db, utcnow
+from ...storage.models import Event, EventChange, db, utcnow
 from .. import access
 from ..caches import RevisionCache, link_root
+from ..event_pages import event_line, event_state, next_tables, room_version, typed_tables
 from ..lan import external_url
 from ..permissions import permission
 from ..table_forms import ActionForm
@@ -52,86 +49,6 @@ def load_event(key: str) -> Event:
     if event is None:
         abort(404)
     return event
-
-
-@dataclass(frozen=True)
-class TableLine:
-    """A table of the current round as every page of the event shows it (no key, no PIN)."""
-
-    number: int
-    players: tuple[str, ...]
-    hands: int
-    finished: bool
-    key: str
-    edit_key: str
-    pin: str
-
-
-def table_lines(event: Event) -> list[TableLine]:
-    """The tables of the current round, begun: players seated now, hands played, finished."""
-    from ...storage.kept_ledgers import settled
-
-    round_ = events.current_round(event)
-    if round_ is None or round_.started_at is None:
-        return []
-    out = []
-    for table in round_.tables:
-        evening = table.evening
-        found = settled(evening.key)
-        hands = len(found.ledger.rows) if found is not None else 0
-        players = tuple(round_.seating[table.number - 1]) if table.number - 1 < len(round_.seating) else ()
-        out.append(TableLine(table.number, players, hands, evening.finished_at is not None, evening.key,
-                             evening.edit_key, evening.pin))
-    return out
-
-
-def standing_value(event: Event, ranked: Standings, total: int) -> str:
-    """A total as the event plays: money in its currency, or units with a sign."""
-    if ranked.money and event.stake_minor is not None:
-        return money(Stake(event.stake_minor, event.currency), total)
-    return signed(total)
-
-
-def length_text(event: Event) -> str:
-    if event.length == "end_point":
-        return _("each round to the agreed end point (P-14)")
-    if event.length == "minutes":
-        return _("%(num)s minutes a round", num=event.amount)
-    return _("%(num)s hands a table each round", num=event.amount)
-
-
-def event_state(event: Event) -> dict[str, Any]:
-    """Everything the event's page, room screen and JSON state show, read now (standings
-    worked out from the tables' ledgers). No key, link or PIN of any table."""
-    try:
-        ranked: Standings | None = events.standings_of(event)
-        problem = None
-    except RulesError as error:  # a table that no longer settles: said, not a 500
-        ranked, problem = None, error_text(error)
-    round_ = events.current_round(event)
-    tables = table_lines(event)
-    fingerprint, changes = events.fingerprint_of(event)
-    ends = None
-    if event.length == "minutes" and round_ is not None and round_.started_at is not None and event.amount:
-        ends = moment(as_utc(round_.started_at) + timedelta(minutes=event.amount), event.time_zone)
-    return {"event": event, "round": round_, "tables": tables, "ends": ends, "standings": ranked, "problem": problem,
-            "fingerprint": fingerprint, "changes": changes, "variant": VARIANTS[event.variant].name,
-            "playing": events.playing(event), "length": length_text(event),
-            "value": (lambda total: standing_value(event, ranked, total)) if ranked else None,
-            "tie_break": tr(TIE_BREAK)}
-
-
-def room_version(key: str) -> str | None:
-    """What the room screen polls: the event's revision and the sum of its tables' (each
-    only grows, so any change anywhere changes it), in one query; ``None`` for no event."""
-    if not units.valid_key(key):
-        return None
-    row = db.session.execute(
-        sa.select(Event.revision, sa.func.coalesce(sa.func.sum(Evening.revision), 0),
-                  sa.func.count(Evening.finished_at))
-        .select_from(Event).outerjoin(EventTable, EventTable.event_id == Event.id)
-        .outerjoin(Evening, Evening.id == EventTable.evening_id).where(Event.key == key).group_by(Event.id)).first()
-    return None if row is None else f"{row[0]}.{row[1]}.{row[2]}"
 
 
 # --------------------------------------------------------------------------- making one
@@ -225,10 +142,9 @@ room_cache: RevisionCache[str] = RevisionCache(64)
 
 
 def room_calls(event: Event) -> list[Any]:
-    """The open referee calls the room screen shows (the referee's module fills this hook;
-    none until then)."""
-    hook = getattr(events, "open_calls", None)
-    return list(hook(event)) if callable(hook) else []
+    """The open referee calls the room screen shows (:data:`scorer.storage.events.ROOM_CALLS`:
+    the referee's module adds its own; none until then)."""
+    return [str(call) for hook in events.ROOM_CALLS for call in hook(event)]
 
 
 @bp.get("/api/ev/<key>/version")
@@ -311,11 +227,6 @@ def add_players(key: str) -> Any:
                 _("Players added."))
 
 
-def typed_tables(text: str) -> list[list[str]]:
-    """Tables typed one a line, names separated by commas."""
-    return [[n for n in (p.strip() for p in line.split(",")) if n] for line in text.splitlines() if line.strip()]
-
-
 @bp.post("/ev/<key>/seat")
 @permission("manage", of="event")
 def seat(key: str) -> Any:
@@ -338,7 +249,7 @@ def start(key: str) -> Any:
 @permission("manage", of="event")
 def arrive(key: str) -> Any:
     name = request.form.get("name") or ""
-    return _run(key, lambda e: events.arrive(e, name, device_name=access.device_name()),
+    return _run(key, lambda e: event_moves.arrive(e, name, device_name=access.device_name()),
                 _("The late arrival is seated."))
 
 
@@ -346,8 +257,20 @@ def arrive(key: str) -> Any:
 @permission("manage", of="event")
 def leave(key: str) -> Any:
     name = request.form.get("name") or ""
-    return _run(key, lambda e: events.leave(e, name, device_name=access.device_name()),
+    return _run(key, lambda e: event_moves.leave(e, name, device_name=access.device_name()),
                 _("The player has left; the tables are seated again."))
+
+
+@bp.post("/ev/<key>/renew")
+@permission("manage", of="event")
+def renew(key: str) -> Any:
+    """The owner's: a new organisers' link and PIN; every organiser by the old ones is a viewer again."""
+    def action(event: Event) -> None:
+        if not events.is_owner(event, access.current_device()):
+            raise events.EventRefused(Text("Only the event's owner can change its organisers' link and PIN."))
+        events.renew_credentials(event)
+
+    return _run(key, action, _("New organisers' link and PIN: the old ones no longer work."))
 
 
 @bp.post("/ev/<key>/finish")
@@ -355,39 +278,6 @@ def leave(key: str) -> Any:
 def finish(key: str) -> Any:
     return _run(key, lambda e: events.finish_event(e, device_name=access.device_name()),
                 _("The club night is over."))
-
-
-# --------------------------------------------------------------------------- at a table
-def next_tables(evening_key: str) -> tuple[Any, dict[str, int]] | None:
-    """``(place, {player at this table: their table in the next round})`` once the round of
-    the table ``evening_key`` is over and the next one has begun; ``None`` otherwise."""
-    evening = db.session.scalar(sa.select(Evening).where(Evening.key == evening_key)) \
-        if units.valid_key(evening_key) else None
-    place = None if evening is None else events.event_of_evening(evening)
-    if place is None:
-        return None
-    rounds = place.event.round_rows
-    later = [r for r in rounds if r.number == place.round.number + 1 and r.started_at is not None]
-    if not later:
-        return place, {}
-    here = {p.name.casefold() for p in evening.players}
-    where = {}
-    for index, table in enumerate(later[0].seating):
-        for name in table:
-            if name.casefold() in here:
-                where[name] = index + 1
-    return place, where
-
-
-def event_line(evening_key: str, scorer: bool) -> Markup:
-    """The line at the top of a table of an event: which table of which round; once the next
-    round has begun, where each player of this table goes next (a scorer's phone: one tap)."""
-    found = next_tables(evening_key)
-    if found is None:
-        return Markup("")
-    place, where = found
-    return Markup(render_template("_event_line.html", place=place, where=where, scorer=scorer, key=evening_key,
-                                  action=ActionForm() if scorer and where else None))
 
 
 @bp.get("/e/<key>/event-line")

@@ -17,9 +17,8 @@ from flask_wtf import FlaskForm
 from wtforms import SelectField, StringField
 from wtforms.validators import Length
 
-from ...rules import Claim, HandFacts, isolate
-from ...storage import disputes, evenings, referees
-from ...storage import events as events_storage
+from ...rules import isolate
+from ...storage import disputes, referees
 from ...storage.commands import Saved, execute
 from ...storage.models import Dispute, Evening, db
 from ...storage.referee_models import Referee, RefereeCall
@@ -36,6 +35,7 @@ from .. import access
 from ..answers import form_answer, sender
 from ..form_fields import choices, strip_text
 from ..permissions import permission
+from ..referee_pages import event_or_404, referee_names, ruling_facts
 from ..table_forms import DISPUTE_NAMES, ActionForm, PinForm
 from .common import evening_or_404, posted_int
 
@@ -53,13 +53,6 @@ class NameForm(FlaskForm):
     """The event's owner names a referee."""
 
     name = StringField(validators=[Length(max=40)], filters=[strip_text])
-
-
-def event_or_404(key: str) -> Any:
-    event = referees.event_by_key(key)
-    if event is None:
-        abort(404)
-    return event
 
 
 def _no_store(page: str, status: int = 200) -> Response:
@@ -101,11 +94,7 @@ def call(key: str) -> Any:
         status = 422
     return _no_store(render_template("referee_call.html", evening=evening, table=table, round=round_, form=form,
                                      calls=referees.table_calls(evening.id),
-                                     names=_referee_names(table.event_id)), status)
-
-
-def _referee_names(event_id: int) -> dict[int, str]:
-    return {r.id: r.name for r in referees.referees(event_id)}
+                                     names=referee_names(table.event_id)), status)
 
 
 # --------------------------------------------------------------------------- becoming a referee
@@ -212,7 +201,7 @@ def desk(key: str) -> Any:
     return _no_store(render_template(
         "referee_desk.html", event=event, me=me, open_calls=open_calls,
         closed_calls=[c for c in every if c.closed_at is not None][:50],
-        tables={c.evening_id: _table_view(c) for c in open_calls}, names=_referee_names(event.id),
+        tables={c.evening_id: _table_view(c) for c in open_calls}, names=referee_names(event.id),
         dispute_names=DISPUTE_NAMES, accusing=disputes.ACCUSING, action=ActionForm(),
         new_token=lambda: secrets.token_urlsafe(16)))
 
@@ -302,22 +291,6 @@ def rule(key: str, call_id: int, dispute_id: int) -> Any:
                        saved=gettext("Ruled: the claim is in the hand and the ruling names you. The call is closed."))
 
 
-def ruling_facts(evening: Evening, dispute_id: int, hand_id: int, base: int, upheld: bool) -> HandFacts | None:
-    """The hand's facts (version ``base``) with the dispute's claim ``upheld`` or not put
-    first, as "Rule on it" fills the form; ``None`` for a dispute that names no claim (a
-    misdeal, a wrong score) or none of this hand (the command then says what is wrong)."""
-    dispute = db.session.get(Dispute, dispute_id) if 0 < dispute_id < 2**31 else None
-    hand = next((h for h in evening.hands if h.id == hand_id), None)
-    if dispute is None or hand is None or dispute.hand_id != hand_id:
-        return None
-    if dispute.kind not in disputes.ACCUSING or dispute.accused is None:
-        return None
-    seen = next((v for v in hand.versions if v.version == base), hand.current)
-    current = evenings.facts_of(seen, len(evening.players))
-    claim = Claim(dispute.kind, dispute.accused, upheld, by=dispute.raised_by, trick=dispute.trick)
-    return dataclasses.replace(current, claims=(claim, *current.claims))
-
-
 @bp.post("/ev/<key>/calls/<int:call_id>/dismiss/<int:dispute_id>")
 @permission("referee", of="event")
 def dismiss(key: str, call_id: int, dispute_id: int) -> Any:
@@ -331,26 +304,3 @@ def dismiss(key: str, call_id: int, dispute_id: int) -> Any:
     outcome = execute(RefereeDismiss(evening.key, dispute_id, call_id), device=sender())
     return form_answer(outcome, to=desk_url, saved=gettext("The dispute is dismissed; the hand stands. The call is "
                                                            "closed."))
-
-
-
-# --------------------------------------------------------------------------- the room screen
-def room_calls(event: Any) -> list[str]:
-    """The open calls as the room screen shows them, in the phone's language ("Table 3:
-    dispute on hand 7 · Mary is coming"), oldest first; no PIN, no link, no note (the
-    note is the table's, not the room's)."""
-    names = _referee_names(event.id)
-    shown = []
-    for found in referees.calls(event.id, open_only=True):
-        line = (gettext("Table %(table)s: dispute on hand %(n)s", table=found.table_number, n=found.hand_number)
-                if found.hand_number else gettext("Table %(table)s calls the referee", table=found.table_number))
-        if found.taken_by is not None:
-            line += " · " + gettext("%(name)s is coming.", name=names.get(found.taken_by, "?"))
-        shown.append(line)
-    return shown
-
-
-# The room screen (scorer.web.views.events.room) asks ``events.open_calls(event)`` for the
-# lines it shows, if the referee's module gave it one: this is that hook, filled here so the
-# event's own module stays as it is.
-events_storage.open_calls = room_calls  # type: ignore[attr-defined]

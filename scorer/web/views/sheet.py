@@ -56,6 +56,7 @@ from ..caches import (
     remember_sheet,
     sheet_cache,
 )
+from ..event_pages import event_line
 from ..permissions import permission
 from ..sheet_changes import HANDS, sheet_changes
 from ..table_forms import ActionForm
@@ -177,8 +178,6 @@ def with_event_line(page: str, key: str, scorer: bool) -> str:
     """The scoresheet with, for a table of a club night, the event's line above the score
     (which table of which round; the next table of each player once it is seated): one small
     query, never cached with the page (the next round is seated by another table's finish)."""
-    from .events import event_line
-
     line = event_line(key, scorer)
     if not line:
         return page
