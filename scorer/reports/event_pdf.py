@@ -23,7 +23,7 @@ from ..evening.standings import TIE_BREAK, Standings
 from ..rules import VARIANTS, RulesError
 from ..storage import events
 from ..storage.models import Event
-from .pdf import _page_css
+from .pdf import page_css_rules
 from .words import day, error_text, money, signed, tr
 
 
@@ -139,7 +139,7 @@ def event_pdf_html(event: Event, paper: str = "a4") -> str:
         event=event,
         lang=str(get_locale() or "en").replace("_", "-"),
         date=date,
-        page_css=_page_css(paper, f"{event.name} · {date} · {fingerprint}"),
+        page_css=page_css_rules(paper, f"{event.name} · {date} · {fingerprint}"),
         standings=ranked,
         problem=problem,
         value=value,
