@@ -292,6 +292,7 @@ def register_blueprints(app: Flask) -> None:
         language,
         offline,
         owner,
+        payments,
         play,
         sheet,
         start,
@@ -300,10 +301,11 @@ def register_blueprints(app: Flask) -> None:
     )
 
     register_hooks(app)  # first, as the blueprint that held them was
-    for module in (language, start, sheet, hands, play, table, owner, disputes, groups, api, api_disputes,
+    for module in (language, start, sheet, hands, play, table, owner, disputes, groups, payments, api, api_disputes,
                    api_table, api_groups, api_evenings, offline, verify):
         app.register_blueprint(module.bp)
     app.register_blueprint(verify.api)
+    app.register_blueprint(payments.api)
 
 
 def _json_error(code: int, message: str) -> Any:
