@@ -4,9 +4,10 @@ for a group chat, drawn with Pillow on the server (no browser, no HTTPS needed).
 Every text is given already translated and formatted by the caller; this module lays it out:
 a title, a line under it, the standings (name and amount, a gain green, a loss red), the
 payments (a paid one ticked and greyed) and a footer. 1080 px wide (a chat's full width), as
-tall as the lines need. Fonts: Noto Sans from the system (the PDF's), else DejaVu Sans, else
-Pillow's own. Text is drawn left to right as given: a right-to-left name keeps its letters but
-not its shaping (Pillow without libraqm).
+tall as the lines need. Fonts: DejaVu Sans from the system (it has the minus sign U+2212
+and the tick U+2713, which Debian's Noto Sans lacks), else Noto Sans, else Pillow's own.
+Text is drawn left to right as given: a right-to-left name keeps its letters but not its
+shaping (Pillow without libraqm).
 """
 
 from __future__ import annotations
@@ -22,8 +23,8 @@ from PIL import Image, ImageDraw, ImageFont
 WIDTH = 1080
 MARGIN = 64
 _FONTS = {
-    False: ("/usr/share/fonts/truetype/noto/NotoSans-Regular.ttf", "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"),
-    True: ("/usr/share/fonts/truetype/noto/NotoSans-Bold.ttf", "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf"),
+    False: ("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf", "/usr/share/fonts/truetype/noto/NotoSans-Regular.ttf"),
+    True: ("/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf", "/usr/share/fonts/truetype/noto/NotoSans-Bold.ttf"),
 }
 INK, MUTED, GAIN, LOSS, PAPER, LINE = "#1b1f24", "#5b6470", "#1a7f37", "#b42318", "#ffffff", "#d6dbe1"
 
@@ -61,7 +62,7 @@ def result_card(title: str, subtitle: str, standings_heading: str, standings: Se
                 payments_heading: str, payments: Sequence[CardLine], footer: str) -> bytes:
     """The card as PNG bytes (see the module)."""
     rows = 2 + len(standings) + (1 + len(payments) if payments_heading else 0)
-    height = MARGIN * 2 + 60 + 44 + rows * 62 + 40
+    height = MARGIN * 2 + 130 + rows * 62
     image = Image.new("RGB", (WIDTH, height), PAPER)
     draw = ImageDraw.Draw(image)
     inner = WIDTH - 2 * MARGIN

@@ -105,7 +105,7 @@ def _open_payments(group: Group) -> list[tuple[Any, list[Any], int]]:
     """The group's closed money evenings with payments not marked paid (issue 22 item 7):
     ``(evening, the open payments in words, marks kept from before a correction)``."""
     from ...storage import payments
-    from .payments import lines_of
+    from ..payment_words import lines_of
 
     return [(evening, [line for line in lines_of(ledger, money) if line.transfer.mark is None], len(money.was_paid))
             for evening, ledger, money in payments.open_in_group(group.id)]

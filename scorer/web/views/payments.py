@@ -5,23 +5,22 @@ as a picture for a group chat and as text, and the JSON commands (``docs/api.md`
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
-from babel.lists import format_list
 from flask import Blueprint, Response, abort, current_app, flash, jsonify, redirect, render_template, request, url_for
 from flask_babel import gettext, ngettext
 
 from ...evening.ledger import Ledger
 from ...reports.card import CardLine, result_card
-from ...reports.words import day, locale_code, money, money_change, tr
-from ...rules import POOL, Stake
+from ...reports.words import day, money, money_change, tr
+from ...rules import POOL
 from ...storage import evenings, payments
 from ...storage.commands import Saved, execute
 from ...storage.models import Evening
 from .. import access, json_body
 from ..answers import form_answer, json_answer, sender
 from ..json_body import BadBody
+from ..payment_words import card_text, lines_of, standings
 from ..permissions import permission
 from ..table_forms import ActionForm
 from .common import content_disposition, evening_or_404
@@ -30,74 +29,10 @@ bp = Blueprint("payments", __name__)
 api = json_body.json_blueprint("api_payments", __name__)
 
 
-@dataclass(frozen=True)
-class Line:
-    """A payment as the pages say it: names, the amount, the hands in words, each hand's part."""
-
-    transfer: payments.Transfer
-    payer: str
-    payee: str
-    amount: str
-    hands: str
-    parts: tuple[str, ...]
-    text: str
-
-
-def _party(ledger: Ledger, who: int | str) -> str:
-    if isinstance(who, int):
-        return ledger.setup.players[who]
-    return str(tr(ledger.variant.pool_name(ledger.setup.options) or "pool"))
-
-
-def hands_text(hands: tuple[int, ...]) -> str:
-    """"hands 3, 7 and 12" in the phone's language ("hand 3" for one)."""
-    listed = format_list([str(tr(h)) for h in hands], locale=locale_code())
-    return ngettext("hand %(hands)s", "hands %(hands)s", len(hands), hands=listed)
-
-
-def lines_of(ledger: Ledger, money_: payments.Money) -> list[Line]:
-    """Every payment of the settle-up in words (see :class:`Line`)."""
-    stake = ledger.setup.stake
-    assert stake is not None
-    out = []
-    for t in money_.transfers:
-        payer, payee, amount = _party(ledger, t.payer), _party(ledger, t.payee), money(stake, t.amount)
-        hands = hands_text(t.explained.hands)
-        parts = tuple(
-            gettext("hand %(hand)s: %(amount)s", hand=p.hand, amount=money(stake, p.amount)) if p.amount == p.lost
-            else gettext("hand %(hand)s: %(amount)s of the %(lost)s %(payer)s lost", hand=p.hand,
-                         amount=money(stake, p.amount), lost=money(stake, p.lost), payer=payer)
-            for p in t.explained.parts)
-        text = gettext("%(payer)s pays %(payee)s %(amount)s: %(hands)s", payer=payer, payee=payee, amount=amount,
-                       hands=hands)
-        out.append(Line(t, payer, payee, amount, hands, parts, text))
-    return out
-
-
 def _load(key: str) -> tuple[Evening, Ledger, payments.Money | None]:
     evening = evening_or_404(key)
     ledger = evenings.ledger_of(evening)
     return evening, ledger, payments.money_of(evening.id, ledger, evenings.is_closed(evening, ledger))
-
-
-def _standings(ledger: Ledger, stake: Stake, money_: payments.Money) -> list[tuple[str, int]]:
-    """(name, balance in minor units) by balance, highest first (the pool's share included)."""
-    order = sorted(range(ledger.setup.n), key=lambda s: (-money_.settle.balances[s], s))
-    return [(ledger.setup.players[s], money_.settle.balances[s]) for s in order]
-
-
-def card_text(evening: Evening, ledger: Ledger, money_: payments.Money) -> str:
-    """The result card as text, for the clipboard (the share sheet needs HTTPS)."""
-    stake = ledger.setup.stake
-    assert stake is not None
-    out = [f"{evening.name} · {day(evening.played_on)}", "", gettext("Standings")]
-    out += [f"{name}: {money_change(stake, balance)}" for name, balance in _standings(ledger, stake, money_)]
-    out += ["", gettext("Settle-up")]
-    for line in lines_of(ledger, money_):
-        out.append(("✓ " if line.transfer.mark else "") + line.text)
-    if not money_.transfers:
-        out.append(gettext("Nobody owes anything."))
-    return "\n".join(out)
 
 
 def _allowed(evening: Evening) -> tuple[bool, int | None]:
@@ -120,7 +55,7 @@ def page(key: str) -> Any:
         "payments.html", action=ActionForm(), evening=evening, ledger=ledger, money=money_, scorer=scorer, party=party,
         lines=lines_of(ledger, money_) if money_ is not None else [], links=links,
         text=card_text(evening, ledger, money_) if money_ is not None else "",
-        was_paid=[(m, _party(ledger, m.payer), _party(ledger, payments.payee_of(m.payee)),
+        was_paid=[(m, party(ledger, m.payer), party(ledger, payments.payee_of(m.payee)),
                    money(ledger.setup.stake, m.amount)) for m in money_.was_paid] if money_ is not None else [])
 
 
@@ -139,7 +74,7 @@ def player_link(key: str, seat: int, sig: str) -> Any:
         abort(404)
     device = access.current_device(create=True)
     assert device is not None
-    payments.grant_party(device.id, key, seat)
+    payments.grantparty(device.id, key, seat)
     flash(gettext("This phone is %(name)s's: it can mark the payments %(name)s pays or receives.",
                   name=tr(evening.players[seat].name)))
     return redirect(url_for(".page", key=key))
@@ -178,14 +113,14 @@ def card(key: str) -> Response:
         abort(404)
     stake = ledger.setup.stake
     assert stake is not None
-    standings = [CardLine(name, money_change(stake, b), "gain" if b > 0 else "loss" if b < 0 else "")
-                 for name, b in _standings(ledger, stake, money_)]
+    ranked = [CardLine(name, money_change(stake, b), "gain" if b > 0 else "loss" if b < 0 else "")
+              for name, b in standings(ledger, stake, money_)]
     lines = [CardLine(gettext("%(payer)s pays %(payee)s", payer=line.payer, payee=line.payee), line.amount,
                       "done" if line.transfer.mark else "") for line in lines_of(ledger, money_)]
     if not lines:
         lines = [CardLine(gettext("Nobody owes anything."))]
     hands = ngettext("%(num)s hand", "%(num)s hands", len(ledger.rows))
-    png = result_card(evening.name, f"{day(evening.played_on)} · {hands}", gettext("Standings"), standings,
+    png = result_card(evening.name, f"{day(evening.played_on)} · {hands}", gettext("Standings"), ranked,
                       gettext("Settle-up") if money_.closed else gettext("Settle-up if the evening ended now"),
                       lines, gettext("Nap scorer · a tick: marked paid"))
     response = Response(png, mimetype="image/png")

@@ -56,11 +56,11 @@ from ..caches import (
     remember_sheet,
     sheet_cache,
 )
+from ..payment_words import lines_of
 from ..permissions import permission
 from ..sheet_changes import HANDS, sheet_changes
 from ..table_forms import ActionForm
 from .common import SVG_CSP, client_id, content_disposition, load_evening, undo_offer
-from .payments import lines_of
 
 bp = Blueprint("sheet", __name__)
 
