@@ -51,6 +51,9 @@ def test_mark_paid_undo_and_a_players_own_phone(browser: Any, site: tuple[Any, s
         a.wait_for_url(f"{base}/e/{key}")
         assert a.locator("section.settle li").all_inner_texts() == [
             "Di pays Ann £1.00: hands 3 and 4", "Di pays Bob £0.60: hands 1 and 4", "Di pays Cy £0.60: hands 2 and 4"]
+        if os.environ.get("NAP_SCREENSHOTS"):
+            os.makedirs("/tmp/t22-money", exist_ok=True)
+            a.screenshot(path="/tmp/t22-money/sheet-390.png")
         a.click("#payments-link")
         a.wait_for_url(f"{base}/e/{key}/payments")
         first = a.locator("#payments > li").first

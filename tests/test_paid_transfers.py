@@ -226,3 +226,20 @@ def test_the_result_card_is_a_png_and_text(app: Any, client: Any) -> None:
                          "Di pays Cy £0.60: hands 2 and 4"]
     page = client.get(f"/e/{key}/payments").get_data(as_text=True)
     assert "✓ Di pays Ann £1.00: hands 3 and 4" in page  # the text fallback, in its textarea
+
+
+def test_the_payment_routes_declare_their_permissions(app: Any) -> None:
+    from scorer.web.permissions import permission_of
+
+    level = {r.endpoint: permission_of(app.view_functions[r.endpoint])[0]  # type: ignore[index]
+             for r in app.url_map.iter_rules() if r.endpoint.startswith(("payments.", "api_payments."))}
+    assert level == {"payments.page": "view", "payments.player_link": "view", "payments.card": "view",
+                     "payments.card_txt": "view", "payments.mark": "pay", "api_payments.transfers": "view",
+                     "api_payments.mark_paid": "pay", "api_payments.mark_unpaid": "pay"}
+
+
+def test_the_explanation_in_russian(app: Any, client: Any) -> None:
+    key = _money_evening(client)
+    text = client.get(f"/e/{key}/card.txt", headers={"Accept-Language": "ru"}).get_data(as_text=True)
+    # "сдачи 3 и 4": Babel's list for Russian, the plural of "hand" for more than one
+    assert "Di платит Ann 1,00\u00a0£: сдачи 3 и 4" in text.splitlines()

@@ -214,7 +214,7 @@ def _mark(command: MarkPaid, evening: Evening, device: Device) -> Saved:
     names = ledger.setup.players
     who = {"payer": names[command.payer] if 0 <= command.payer < len(names) else "?",
            "payee": names[command.payee] if isinstance(command.payee, int) and 0 <= command.payee < len(names)
-           else "pool", "amount": command.amount, "currency": evening.currency}
+           else "", "pool": command.payee == POOL, "amount": command.amount, "currency": evening.currency}
     if command.paid:
         if not any((t.payer, t.payee, t.amount) == key for t in money.transfers):
             raise ScorerError(Text("There is no such payment in the settle-up (a correction may have changed it): "

@@ -21,6 +21,7 @@ from .. import access, json_body
 from ..answers import form_answer, json_answer, sender
 from ..json_body import BadBody
 from ..payment_words import card_text, lines_of, standings
+from ..payment_words import party as party_name
 from ..permissions import permission
 from ..table_forms import ActionForm
 from .common import content_disposition, evening_or_404
@@ -55,7 +56,7 @@ def page(key: str) -> Any:
         "payments.html", action=ActionForm(), evening=evening, ledger=ledger, money=money_, scorer=scorer, party=party,
         lines=lines_of(ledger, money_) if money_ is not None else [], links=links,
         text=card_text(evening, ledger, money_) if money_ is not None else "",
-        was_paid=[(m, party(ledger, m.payer), party(ledger, payments.payee_of(m.payee)),
+        was_paid=[(m, party_name(ledger, m.payer), party_name(ledger, payments.payee_of(m.payee)),
                    money(ledger.setup.stake, m.amount)) for m in money_.was_paid] if money_ is not None else [])
 
 
@@ -74,7 +75,7 @@ def player_link(key: str, seat: int, sig: str) -> Any:
         abort(404)
     device = access.current_device(create=True)
     assert device is not None
-    payments.grantparty(device.id, key, seat)
+    payments.grant_party(device.id, key, seat)
     flash(gettext("This phone is %(name)s's: it can mark the payments %(name)s pays or receives.",
                   name=tr(evening.players[seat].name)))
     return redirect(url_for(".page", key=key))
