@@ -12,6 +12,7 @@ from contextvars import ContextVar
 from datetime import UTC, date, datetime
 from typing import Any
 
+import sqlalchemy as sa
 from sqlalchemy import JSON, DateTime, ForeignKey, String, UniqueConstraint, and_, event
 from sqlalchemy import Index as sa_Index
 from sqlalchemy import false as sa_false
@@ -301,6 +302,12 @@ class TableAccess(db.Model):  # type: ignore[name-defined,misc]
     seen_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     pin_failures: Mapped[int] = mapped_column(default=0, server_default="0")
     pin_window_start: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), default=None)
+    #: The player (seat) whose phone this is at the table, from the player's own link
+    #: (issue 22 item 7: either party of a settle-up payment marks it paid), while
+    #: ``party_generation`` is the table's :attr:`Evening.access_generation` (new credentials
+    #: revoke it); ``None``: no player's link opened here.
+    party_seat: Mapped[int | None] = mapped_column(default=None)
+    party_generation: Mapped[int | None] = mapped_column(default=None)
 
     device: Mapped[Device] = relationship()
 
@@ -412,6 +419,37 @@ class SettledResult(db.Model):  # type: ignore[name-defined,misc]
     players: Mapped[list[str]] = mapped_column(JSON)
     totals: Mapped[list[int]] = mapped_column(JSON)
     winners: Mapped[list[int]] = mapped_column(JSON)
+
+
+#: :attr:`PaidTransfer.payee` of a payment into the pool (a pool the table leaves unsettled).
+POOL_PAYEE = -1
+
+
+class PaidTransfer(db.Model):  # type: ignore[name-defined,misc]
+    """A payment of a finished money evening's settle-up marked paid (issue 22 item 7):
+    ``payer`` paid ``payee`` (seats; :data:`POOL_PAYEE` for the pool) ``amount`` (the
+    currency's smallest unit) — the key of the payment it marks. Unmarking ("undo") sets
+    ``undone_at`` and keeps the row, so nothing is lost; at most one mark of a payment is in
+    force (the partial unique index), so two phones marking at once record it once.
+
+    A correction that changes the settle-up never touches a mark: one whose payment is no
+    longer in the settle-up is shown as "was paid" beside the new payments (README)."""
+
+    __tablename__ = "paid_transfer"
+    __table_args__ = (sa_Index("uq_paid_transfer_open", "evening_id", "payer", "payee", "amount", unique=True,
+                               sqlite_where=sa.text("undone_at IS NULL"),
+                               postgresql_where=sa.text("undone_at IS NULL")),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    evening_id: Mapped[int] = mapped_column(ForeignKey("evening.id"), index=True)
+    payer: Mapped[int]
+    payee: Mapped[int]
+    amount: Mapped[int]
+    currency: Mapped[str] = mapped_column(String(8), default="")
+    marked_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    marked_by: Mapped[str] = mapped_column(String(40), default="")
+    undone_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), default=None)
+    undone_by: Mapped[str] = mapped_column(String(40), default="")
 
 
 # the club nights' models (issue 22), kept in their own module, named here as well

@@ -24,13 +24,16 @@ from . import access
 #: - ``manage``: the table's scorers change the table itself (settings, finish, reopen);
 #:   for a group, whoever holds its link (its key is its credential).
 #:
+#: - ``pay``: a scorer, or the phone of a player of the table (their own link, issue 22 item
+#:   7), marks the settle-up's payments paid; which payments a player's phone may mark (its
+#:   own, as payer or payee) is checked by the command under the table's lock.
 #: - ``referee``: a referee of the event (issue 22 item 5): of the event the route's
 #:   ``key`` names (``of="event"``), or of the event whose table it names; the owner's
 #:   own routes of an event (naming and revoking referees) are ``manage`` of the event at
 #:   the door, the owner checked by their command under the event's lock.
 #:
 #: A later ``dispute`` (any phone raising a claim) fits between ``view`` and ``score``.
-LEVELS = ("public", "view", "score", "manage", "referee")
+LEVELS = ("public", "view", "pay", "score", "manage", "referee")
 #: What the route's ``key`` names: an evening (a table), a group or an event (a club night,
 #: whose ``manage`` routes are its owner's and organisers': :func:`scorer.storage.events.is_organiser`).
 SUBJECTS = ("evening", "group", "event")
@@ -84,7 +87,12 @@ def check_permission() -> Any:
         abort(404)
     if access.is_scorer(key):
         return None
+    if level == "pay" and access.party_seat(key) is not None:
+        return None
     message = _("Only the table's scorers can change the score. Enter the table's PIN to become one.")
+    if level == "pay":
+        message = _("Only a scorer of the table, or a player who opened their own link from a scorer, can mark "
+                    "payments paid.")
     if request.path.startswith("/api/"):
         return jsonify(error={"code": "forbidden", "message": message}), 403
     flash(message)

@@ -36,7 +36,7 @@ from ...reports.pdf import (
 )
 from ...reports.presenters import seat_lines
 from ...reports.spreadsheet import ledger_csv, score_sheet_csv
-from ...storage import disputes, evening_writes, evenings, units
+from ...storage import disputes, evening_writes, evenings, payments, units
 from ...storage.commands import Saved, SetFinished, execute
 from ...storage.groups import evening_head
 from ...storage.kept_ledgers import Settled, resumable
@@ -57,6 +57,7 @@ from ..caches import (
     sheet_cache,
 )
 from ..event_pages import event_line
+from ..payment_words import lines_of
 from ..permissions import permission
 from ..sheet_changes import HANDS, sheet_changes
 from ..table_forms import ActionForm
@@ -89,9 +90,12 @@ def render_sheet(found: Settled) -> tuple[str, bool, Markup, tuple[Markup, ...]]
         if ledger.rows and lines.get(1):  # the changes before the first hand, below it
             rows.insert(0, Markup("".join(f'<tbody class="seats"><tr><td colspan="{ledger.setup.n}">'
                                           f"{Markup.escape(line)}</td></tr></tbody>" for line in lines[1]) + "\n"))
+    closed = evenings.is_closed(evening, ledger)
+    pay_money = payments.money_of(evening.id, ledger, closed) if not ledger.variant.points_only else None
     fragment = Markup(
         render_template(
-            "_sheet.html", evening=evening, ledger=ledger, closed=evenings.is_closed(evening, ledger),
+            "_sheet.html", evening=evening, ledger=ledger, closed=closed, pay_money=pay_money,
+            pay_lines=lines_of(ledger, pay_money) if pay_money is not None else None,
             hands=Markup(HANDS),
             settle=None if ledger.variant.points_only else settle_up(ledger),
             stats=found.running("statistics", lambda before, start, stop: statistics(ledger, start, stop, before))
