@@ -263,6 +263,7 @@ function main() {
     aside = null;
     if (push) history.pushState({ nap: "sheet" }, "", sheetUrl);
     window.scrollTo(0, scroll);
+    later({ detail: { entries } });  // said above the totals until the engine rules (or if it never does)
     ask();  // the totals are on the page again: the provisional ones now
   }
 

@@ -261,3 +261,75 @@ def test_the_phone_says_once_when_the_servers_ruling_differs_from_its_own(
         assert _hands(app, key) == [(1, 1, 3)]
     finally:
         ctx.close()
+
+
+def test_with_webassembly_switched_off_in_chromium_the_phone_is_as_before(
+        browser: Any, site: tuple[Any, str]) -> None:  # noqa: F811
+    """Item 4 with V8's own switch: --js-flags=--jitless (no WebAssembly object at all; this
+    Chromium keeps WebAssembly under --js-flags=--noexpose_wasm, which Blink exposes again): the
+    phone fetches nothing of the engine, quick entry is its own page as before, the hand waits
+    ("waiting to send"), the phone says once that rulings come with the network, and entry is
+    never blocked; back online, the hand is delivered."""
+    app, base = site
+    no_wasm = browser.browser_type.launch(executable_path=shared.CHROMIUM,
+                                          args=[*shared.ARGS, "--js-flags=--jitless"])
+    try:
+        ctx, a = _phone(no_wasm)
+        asked: list[str] = []
+        ctx.on("request", lambda r: asked.append(r.url))
+        key = _start_table(a, base)
+        assert a.evaluate("typeof WebAssembly") == "undefined"
+        _ready_offline(a, base, key)
+        for offline in (True, False, True):  # lost, back, lost again: with WebAssembly the engine would start
+            ctx.set_offline(offline)
+            a.locator("#netstate.offline" if offline else "#netstate.online").wait_for(timeout=60000)
+        a.evaluate("window.__samePage = 'yes'")
+        _quick_offline(a, "Bob", "Three", 3)
+        assert a.evaluate("window.__samePage || 'new'") == "new"  # quick entry was its own page, as before
+        _quick_offline(a, "Cat", "Four", 2)
+        a.locator(".outbox-entry.waiting").nth(1).wait_for(state="attached", timeout=60000)
+        assert a.locator(".outbox-entry .outbox-state").all_text_contents() == ["waiting to send"] * 2
+        assert a.locator(".totals.provisional, .provisional-ruling, .provisional-note").count() == 0
+        assert a.locator(".later-note").all_inner_texts() == ["Rulings will come when the network is back."]
+        assert a.locator("html[data-engine]").count() == 0
+        ctx.set_offline(False)
+        a.wait_for_function("() => document.querySelectorAll('.outbox-entry').length === 0", timeout=60000)
+        assert _hands(app, key) == [(1, 1, 3), (2, 2, 2)]
+        assert a.locator(".later-note").count() == 0
+        assert not [u for u in asked if "/static/vendor/pyodide/" in u or "/engine/" in u]
+        ctx.close()
+    finally:
+        no_wasm.close()
+
+
+def test_a_worker_that_never_answers_leaves_the_phone_as_before(browser: Any, site: tuple[Any, str]) -> None:  # noqa: F811
+    """Item 4: a worker that starts but never answers (its script here swallows every message) is a
+    slow engine: the tap is not blocked past a few seconds, the hand waits as before, and the phone
+    says once that rulings will come when the network is back."""
+    app, base = site
+    ctx, a = _phone(browser)
+    ctx.route("**/static/engine/worker*.js", lambda route: route.fulfill(
+        status=200, content_type="text/javascript",
+        body="self.onmessage = (e) => { if (e.data && e.data.id === 0) self.postMessage({id: 0, ready: true}); };"))
+    try:
+        key = _start_table(a, base)
+        _ready_offline(a, base, key)
+        ctx.set_offline(True)
+        a.locator("#netstate.offline").wait_for(timeout=60000)
+        ctx.set_offline(False)
+        a.locator("#netstate.online").wait_for(timeout=60000)
+        a.locator("html[data-engine=ready]").wait_for(state="attached", timeout=60000)
+        a.wait_for_function(f"() => localStorage.getItem('nap.evening.{key}')", timeout=60000)
+        ctx.set_offline(True)
+        a.locator("#netstate.offline").wait_for(timeout=60000)
+        _tap_in_place(a, 1, "three", 3)  # the check at the tap is never answered: given up, the hand kept
+        a.wait_for_url(re.compile(r"/e/[A-Za-z0-9_-]+$"), timeout=30000)
+        a.locator(".outbox-entry.waiting").first.wait_for(state="attached", timeout=60000)
+        assert a.locator(".outbox-entry .outbox-state").all_text_contents() == ["waiting to send"]
+        assert a.locator(".later-note").all_inner_texts() == ["Rulings will come when the network is back."]
+        assert a.locator(".totals.provisional").count() == 0
+        ctx.set_offline(False)
+        a.wait_for_function("() => document.querySelectorAll('.outbox-entry').length === 0", timeout=60000)
+        assert _hands(app, key) == [(1, 1, 3)]
+    finally:
+        ctx.close()
