@@ -23,7 +23,7 @@ import { say } from "./words.js";
 
 const LOST = "nap.engine.lost";  // when this phone last lost the network (ms since the epoch)
 const RECENT = 30 * 60 * 1000;
-const SLOW = 2500;  // ms: a tap's check the engine has not answered by then is left to the server
+const SLOW = 3000;  // ms: a tap's check the engine has not answered by then is left to the server
 const box = document.querySelector("[data-outbox-list]");
 const live = document.querySelector("[data-live][data-revision]");
 
@@ -269,7 +269,7 @@ function main() {
 
   document.addEventListener("click", (ev) => {
     const link = ev.target && ev.target.closest ? ev.target.closest("#record-hand") : null;
-    if (!link || !worker || navigator.onLine || ev.defaultPrevented || ev.button || ev.metaKey || ev.ctrlKey || ev.shiftKey) return;
+    if (!link || !worker || !ready || navigator.onLine || ev.defaultPrevented || ev.button || ev.metaKey || ev.ctrlKey || ev.shiftKey) return;
     ev.preventDefault();
     openQuick(link.href, true).catch(() => location.assign(link.href));
   });

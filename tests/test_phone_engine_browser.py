@@ -207,6 +207,9 @@ def test_offline_a_refused_hand_is_refused_at_the_tap_in_the_servers_words_and_t
                             ".map(e => e.textContent.trim()).join(' ') === '+1 +13 \u221215 +1'", timeout=60000)
         assert a.evaluate("window.__samePage") == "yes"
         assert _hands(app, key) == []
+        if SHOTS:
+            a.evaluate("window.scrollTo(0, 0)")
+            a.screenshot(path=str(Path(SHOTS) / "provisional-in-place.png"))
         # the server says the same words of the refused hand (online, the JSON command)
         ctx.set_offline(False)
         a.wait_for_function("() => document.querySelectorAll('.outbox-entry').length === 0", timeout=60000)
