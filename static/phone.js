@@ -264,7 +264,9 @@ function main() {
     if (push) history.pushState({ nap: "sheet" }, "", sheetUrl);
     window.scrollTo(0, scroll);
     later({ detail: { entries } });  // said above the totals until the engine rules (or if it never does)
-    ask();  // the totals are on the page again: the provisional ones now
+    // the page is back: drawn again over what waits (outbox-view.js: the list, "Record hand N", the
+    // dealer line), and the provisional totals asked for (below)
+    window.dispatchEvent(new CustomEvent("nap:live", { detail: { revision: Number(live.getAttribute("data-revision")) } }));
   }
 
   document.addEventListener("click", (ev) => {

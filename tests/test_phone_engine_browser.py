@@ -207,6 +207,7 @@ def test_offline_a_refused_hand_is_refused_at_the_tap_in_the_servers_words_and_t
                             ".map(e => e.textContent.trim()).join(' ') === '+1 +13 \u221215 +1'", timeout=60000)
         assert a.evaluate("window.__samePage") == "yes"
         assert _hands(app, key) == []
+        assert a.locator("#record-hand").inner_text() == "Записать сдачу 3"  # after the two that wait
         if SHOTS:
             a.evaluate("window.scrollTo(0, 0)")
             a.screenshot(path=str(Path(SHOTS) / "provisional-in-place.png"))
