@@ -270,6 +270,12 @@ function main() {
   }
 
   document.addEventListener("click", (ev) => {
+    const away = ev.target && ev.target.closest ? ev.target.closest("a[href]") : null;
+    if (aside && away && away.href.split("#")[0] === sheetUrl && !ev.defaultPrevented && !ev.button) {
+      ev.preventDefault();  // quick entry's "← evening": the scoresheet kept aside, not a new page
+      backToSheet(true);
+      return;
+    }
     const link = ev.target && ev.target.closest ? ev.target.closest("#record-hand") : null;
     if (!link || !worker || !ready || navigator.onLine || ev.defaultPrevented || ev.button || ev.metaKey || ev.ctrlKey || ev.shiftKey) return;
     ev.preventDefault();

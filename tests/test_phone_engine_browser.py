@@ -177,6 +177,13 @@ def test_offline_a_refused_hand_is_refused_at_the_tap_in_the_servers_words_and_t
         assert a.evaluate("document.documentElement.lang") == "ru"
         _engine_ready_offline(ctx, a, base, key, logs)
         a.evaluate("window.__samePage = 'yes'")
+        # quick entry in place, and its "← evening" link back to the scoresheet kept aside
+        a.click("#record-hand")
+        a.wait_for_url(re.compile(r"/quick$"))
+        a.locator(f"main a[href='/e/{key}']").first.click()
+        a.wait_for_url(re.compile(r"/e/[A-Za-z0-9_-]+$"))
+        a.locator("#record-hand").wait_for()
+        assert a.evaluate("window.__samePage") == "yes"
         # Bob (seat 1) speaks first after Ann deals: nobody bid Nap before his Wellington (P-7)
         _tap_in_place(a, 1, "wellington", 5)
         error = a.locator("form.quick .outbox-error")
