@@ -2,7 +2,8 @@
 the warm view, in one run (issue 23 items 4 and 6).
 
 Two ``nap serve`` processes (A and B, one app process each, from the same checkout) serve
-one throwaway PostgreSQL schema. The evenings are made directly in the database (``hoyle``,
+one throwaway PostgreSQL schema, or one SQLite file (``--database sqlite``, WAL, as
+``./scripts/serve`` runs). The evenings are made directly in the database (``hoyle``,
 5 players, with a pool, so every hand carries state to the next), so no limit of the app
 on an evening's hands applies:
 
@@ -12,8 +13,10 @@ on an evening's hands applies:
   *cold* is then the first view of the group's page through **B** (another process: it
   learns of the hand from the database only), *warm* the same view through B again at
   once. Target: cold ≤ 3× warm.
-- **The saving phone's redirect** on an evening of ``--hands`` hands (default 2,000): the
-  scorer's phone saves one more hand with the hand form through A (``POST /e/<key>/hand``,
+- **The saving phone's redirect** on an evening of ``--hands`` hands (default 2,000, the
+  most an evening takes, :data:`scorer.evening.limits.MAX_HANDS`: it is made with as many
+  fewer as the rounds save, so that the last round saves hand 2,000): the scorer's phone
+  saves one more hand with the hand form through A (``POST /e/<key>/hand``,
   with its CSRF token; not timed) and follows the redirect: *cold* is that first view of
   the scoresheet through A (with "Hand N saved" and its one-tap Undo), *warm* the
   scoresheet viewed again at once. Target: cold ≤ 2× warm.
@@ -25,11 +28,11 @@ servers' processes). Nothing is asserted.
 
 ``--app-root DIR`` also measures another checkout (a "before", e.g. a worktree of main),
 first, in the same run on the same data: its servers run on the schema at that
-checkout's newest migration (``--before-migration``, default ``0016_pin_budget``); then
-this checkout's servers upgrade it and are measured.
+checkout's newest migration (``--before-migration``, default ``head``: the same as this
+checkout's); then this checkout's servers upgrade it and are measured.
 
 Run: ``.venv/bin/python benchmarks/cold.py [--app-root /tmp/main] [--evenings 200 1000]
-[--hands 2000] [--repeat 10] [--database postgresql://postgres@127.0.0.1:5432/test]``
+[--hands 2000] [--repeat 10] [--database postgresql://postgres@127.0.0.1:5432/test | sqlite]``
 """
 
 from __future__ import annotations
@@ -40,6 +43,7 @@ import os
 import random
 import re
 import secrets
+import shutil
 import statistics
 import subprocess
 import sys
@@ -59,6 +63,7 @@ from load import drop_schema, free_port, listening, make_schema  # noqa: E402 - 
 
 from scorer.evening.file import EveningFile  # noqa: E402
 from scorer.evening.ledger import Fold  # noqa: E402
+from scorer.evening.limits import MAX_HANDS  # noqa: E402
 from scorer.rules import BIDS, PASS, EveningSetup, HandFacts, RulesError, get_variant  # noqa: E402
 
 OPTIONS = {"pool": True, "lowest_bid": 1}
@@ -118,9 +123,11 @@ class Data:
     tiny: str  # a group of one evening: its page warms a new process's templates up
 
 
-def make_data(url: str, evenings: list[int], evening_hands: int, hands: int, saves: int, migration: str) -> Data:
+def make_data(url: str, evenings: list[int], evening_hands: int, hands: int, saves: int, migration: str,
+              long_saves: int = 0) -> Data:
     """The groups and the long evening, made with this checkout's code on ``url``, the
-    schema upgraded to ``migration`` (an older checkout's newest, for a "before")."""
+    schema upgraded to ``migration`` (an older checkout's newest, for a "before"). The long
+    evening is stored with ``long_saves`` hands fewer than ``hands`` (the rounds save them)."""
     from flask_migrate import upgrade
 
     from scorer import create_app
@@ -157,8 +164,8 @@ def make_data(url: str, evenings: list[int], evening_hands: int, hands: int, sav
         made["tiny"] = tiny.key
         setup, some = shared[0]
         table(setup, some, evening_hands, group_id=tiny_id, played_on=first)
-        setup, some = hoyle_hands(hands + saves, seed=7)
-        made["long"] = table(setup, some, hands)
+        setup, some = hoyle_hands(hands, seed=7)
+        made["long"] = table(setup, some, hands - long_saves)
         models.db.session.remove()
         models.db.engine.dispose()
     return Data(**made)
@@ -429,33 +436,47 @@ def main() -> None:
     parser.add_argument("--database", default=os.environ.get("TEST_POSTGRES_URL",
                                                              "postgresql://postgres@127.0.0.1:5432/test"))
     parser.add_argument("--app-root", type=Path, default=None, help="another checkout to measure first (before)")
-    parser.add_argument("--before-migration", default="0016_pin_budget", help="that checkout's newest migration")
+    parser.add_argument("--before-migration", default="head",
+                        help="that checkout's newest migration (head: the same as this one's)")
     args = parser.parse_args()
 
     saves = 8 * (args.repeat + 1) + 40  # rounds lost to a server that died, and the untimed ones after
-    schema, url = make_schema(args.database)
-    url = url.replace("postgresql://", "postgresql+psycopg://", 1)
+    # the long evening ends at --hands (an evening takes at most MAX_HANDS): each checkout
+    # measured saves one hand a round, with a few to spare for rounds lost to a server that died
+    long_saves = (2 if args.app_root else 1) * (args.repeat + 1) + 10
+    if args.hands > MAX_HANDS or args.hands <= long_saves:
+        parser.error(f"--hands: more than {long_saves} and at most {MAX_HANDS}")
+    sqlite = args.database == "sqlite" or args.database.startswith("sqlite:")
+    if sqlite:  # one file both servers open (WAL, as the app sets it)
+        schema, folder = "", Path(tempfile.mkdtemp(prefix="nap-cold-db-"))
+        url = f"sqlite:///{folder / 'cold.sqlite'}"
+    else:
+        schema, url = make_schema(args.database)
+        url = url.replace("postgresql://", "postgresql+psycopg://", 1)
     results: dict[str, dict[str, tuple[float, float, int]]] = {}
     try:
         started = time.perf_counter()
         data = make_data(url, args.evenings, args.evening_hands, args.hands, saves,
-                         args.before_migration if args.app_root else "head")
+                         args.before_migration if args.app_root else "head", long_saves)
         print(f"data made in {time.perf_counter() - started:.0f} s (schema {schema})", flush=True)
         if args.app_root:
             results["before"] = measure(url, args.app_root.resolve(), data, args.repeat)
         results["after"] = measure(url, ROOT, data, args.repeat)
     finally:
-        drop_schema(args.database, schema)
+        if sqlite:
+            shutil.rmtree(folder, ignore_errors=True)
+        else:
+            drop_schema(args.database, schema)
 
-    print("cold pages, two `nap serve` processes on one PostgreSQL schema; medians (wall time); cold ÷ warm "
-          "measured in the same run")
+    print(f"cold pages, two `nap serve` processes on one {'SQLite file' if sqlite else 'PostgreSQL schema'}; "
+          "medians (wall time); cold ÷ warm measured in the same run")
     what = {}
     for n in args.evenings:
         what[f"season {n}, new"] = (f"season, {n} evenings × {args.evening_hands} hands: first view through B, a new "
                                     "process (it has served other pages), after a hand saved through A", 3)
         what[f"season {n}, seen"] = (f"season, {n} evenings: the same when B has shown the season before", 3)
-    what["redirect"] = (f"scoresheet, {args.hands} hands: the saving phone's redirect through A after its hand "
-                        "form", 2)
+    what["redirect"] = (f"scoresheet, {args.hands - long_saves + 1} to {args.hands} hands: the saving phone's "
+                        "redirect through A after its hand form", 2)
     for key, (text, target) in what.items():
         print(f"{text} (target ≤ {target}×)")
         for side in ("before", "after"):
