@@ -23,8 +23,10 @@ on an evening's hands applies:
 
 Cold and warm views alternate (change, cold view, warm view; ``--repeat`` rounds after
 one untimed round, medians), so a busy machine slows both alike; every view is a GET on a
-kept-alive loopback connection, as a phone's browser. Wall times only (the work is in the
-servers' processes). Nothing is asserted.
+kept-alive loopback connection, as a phone's browser. Each view is measured in wall time
+and in the CPU the server that answered it used (every thread of its process, from
+``/proc``): on a shared machine busy with other work the CPU figures hold where wall times
+swing. Nothing is asserted.
 
 ``--app-root DIR`` also measures another checkout (a "before", e.g. a worktree of main),
 first, in the same run on the same data: its servers run on the schema at that
@@ -266,16 +268,21 @@ def save_by_form(phone: Phone, table: Table) -> str:
     return location[location.index("/e/"):] if "://" in location else location
 
 
-def timed_pair(change: Callable[[], str], cold: Callable[[str], object], warm: Callable[[str], object]
-               ) -> tuple[float, float]:
-    """Seconds of the first view after ``change`` (given what it returns) and of the view
-    right after it."""
+#: A view's cost: (wall seconds, seconds of CPU of the server that answered it).
+Cost = tuple[float, float]
+
+
+def timed_pair(change: Callable[[], str], cold: Callable[[str], object], warm: Callable[[str], object],
+               server: Server) -> tuple[Cost, Cost]:
+    """The cost of the first view after ``change`` (given what it returns) and of the view
+    right after it, both answered by ``server``."""
     path = change()
-    t0 = time.perf_counter()
+    c0, t0 = server.cpu(), time.perf_counter()
     cold(path)
-    t1 = time.perf_counter()
+    c1, t1 = server.cpu(), time.perf_counter()
     warm(path)
-    return t1 - t0, time.perf_counter() - t1
+    t2, c2 = time.perf_counter(), server.cpu()
+    return (t1 - t0, c1 - c0), (t2 - t1, c2 - c1)
 
 
 class Server:
@@ -304,6 +311,19 @@ class Server:
                                        stderr=subprocess.STDOUT)
         self.process = listening(process, self.port, 120, f"nap serve {self.name}", log)
 
+    def cpu(self) -> float:
+        """Seconds of CPU its process has used, every thread (waitress answers in its
+        threads), to the nanosecond (``/proc/<pid>/task/*/schedstat``): unlike wall time, the
+        same on a busy shared machine as on a quiet one."""
+        assert self.process is not None
+        total = 0
+        for task in Path(f"/proc/{self.process.pid}/task").iterdir():
+            try:
+                total += int((task / "schedstat").read_text().split()[0])
+            except (OSError, ValueError, IndexError):  # a thread that has just ended
+                continue
+        return total / 1e9
+
     def alive(self) -> bool:
         """Whether it still runs and accepts connections (a process dying is not yet gone)."""
         import socket
@@ -328,13 +348,17 @@ class Server:
         self.process = None
 
 
-def rounds(one: Callable[[], tuple[float, float]], recover: Callable[[bool], bool], repeat: int, label: str
-           ) -> tuple[float, float, int]:
+#: A figure: medians of (cold, warm) wall seconds, rounds lost, medians of (cold, warm) CPU seconds.
+Figure = tuple[float, float, int, float, float]
+
+
+def rounds(one: Callable[[], tuple[Cost, Cost]], recover: Callable[[bool], bool], repeat: int, label: str
+           ) -> Figure:
     """Medians of ``repeat`` rounds of ``one`` (cold, warm) after one untimed round, and how
     many rounds were lost to a server that died (``recover`` restarts it and says whether
     one had died; the round after it is untimed again)."""
-    colds: list[float] = []
-    warms: list[float] = []
+    colds: list[Cost] = []
+    warms: list[Cost] = []
     lost, untimed = 0, True
     while len(colds) < repeat:
         try:
@@ -350,12 +374,13 @@ def rounds(one: Callable[[], tuple[float, float]], recover: Callable[[bool], boo
             colds.append(cold)
             warms.append(warm)
         untimed = False
-    return statistics.median(colds), statistics.median(warms), lost
+    return (statistics.median(c[0] for c in colds), statistics.median(w[0] for w in warms), lost,
+            statistics.median(c[1] for c in colds), statistics.median(w[1] for w in warms))
 
 
-def measure(url: str, app_root: Path, data: Data, repeat: int) -> dict[str, tuple[float, float, int]]:
+def measure(url: str, app_root: Path, data: Data, repeat: int) -> dict[str, Figure]:
     """The figures of one checkout, served by two processes on ``url``."""
-    out: dict[str, tuple[float, float, int]] = {}
+    out: dict[str, Figure] = {}
     tmp = Path(tempfile.mkdtemp(prefix="nap-cold-"))  # kept: the servers' logs
     print(f"serving {app_root} (logs in {tmp})", flush=True)
     secret = "cold-" + secrets.token_hex(8)
@@ -391,7 +416,7 @@ def measure(url: str, app_root: Path, data: Data, repeat: int) -> dict[str, tupl
             def seen(table: Table = table, page: str = page) -> tuple[float, float]:
                 """B has shown the season before (it keeps what it settled then)."""
                 return timed_pair(lambda: (save_by_api(phone("saver", a, table), table), page)[1],
-                                  phone("viewer", b).get, phone("viewer", b).get)
+                                  phone("viewer", b).get, phone("viewer", b).get, b)
 
             out[f"season {count}, seen"] = rounds(seen, recover, repeat, f"season {count}")
             print(f"  season {count}, B has shown it before: {out[f'season {count}, seen']}", flush=True)
@@ -405,7 +430,7 @@ def measure(url: str, app_root: Path, data: Data, repeat: int) -> dict[str, tupl
                 viewer.get(f"/e/{table.key}")  # the app and its templates warmed up on other pages
                 viewer.get(f"/g/{data.tiny}")
                 return timed_pair(lambda: (save_by_api(phone("saver", a, table), table), page)[1],
-                                  viewer.get, viewer.get)
+                                  viewer.get, viewer.get, b)
 
             out[f"season {count}, new"] = rounds(new_process, recover, 3, f"season {count}")
             print(f"  season {count}, B a new process: {out[f'season {count}, new']}", flush=True)
@@ -415,7 +440,7 @@ def measure(url: str, app_root: Path, data: Data, repeat: int) -> dict[str, tupl
 
         def redirect() -> tuple[float, float]:
             scorer = phone("scorer", a, long)
-            return timed_pair(lambda: save_by_form(scorer, long), scorer.get, scorer.get)
+            return timed_pair(lambda: save_by_form(scorer, long), scorer.get, scorer.get, a)
 
         out["redirect"] = rounds(redirect, recover, repeat, "redirect")
         print(f"  redirect: {out['redirect']}", flush=True)
@@ -453,7 +478,7 @@ def main() -> None:
     else:
         schema, url = make_schema(args.database)
         url = url.replace("postgresql://", "postgresql+psycopg://", 1)
-    results: dict[str, dict[str, tuple[float, float, int]]] = {}
+    results: dict[str, dict[str, Figure]] = {}
     try:
         started = time.perf_counter()
         data = make_data(url, args.evenings, args.evening_hands, args.hands, saves,
@@ -481,11 +506,12 @@ def main() -> None:
         print(f"{text} (target ≤ {target}×)")
         for side in ("before", "after"):
             if key in results.get(side, {}):
-                cold, warm, lost = results[side][key]
+                cold, warm, lost, cold_cpu, warm_cpu = results[side][key]
                 root = args.app_root if side == "before" else ROOT
                 died = f"; {lost} rounds lost to a server that died" if lost else ""
-                print(f"  {side:6} ({root}): cold {cold * 1000:.1f} ms, warm {warm * 1000:.2f} ms = "
-                      f"{cold / warm:.1f}× warm{died}")
+                print(f"  {side:6} ({root}): wall: cold {cold * 1000:.1f} ms, warm {warm * 1000:.2f} ms = "
+                      f"{cold / warm:.2f}× warm; server CPU: cold {cold_cpu * 1000:.1f} ms, warm "
+                      f"{warm_cpu * 1000:.2f} ms = {cold_cpu / warm_cpu:.2f}× warm{died}")
 
 
 if __name__ == "__main__":
