@@ -2,7 +2,8 @@
 the warm view, in one run (issue 23 items 4 and 6).
 
 Two ``nap serve`` processes (A and B, one app process each, from the same checkout) serve
-one throwaway PostgreSQL schema. The evenings are made directly in the database (``hoyle``,
+one throwaway PostgreSQL schema, or one SQLite file (``--database sqlite``, WAL, as
+``./scripts/serve`` runs). The evenings are made directly in the database (``hoyle``,
 5 players, with a pool, so every hand carries state to the next), so no limit of the app
 on an evening's hands applies:
 
@@ -12,24 +13,28 @@ on an evening's hands applies:
   *cold* is then the first view of the group's page through **B** (another process: it
   learns of the hand from the database only), *warm* the same view through B again at
   once. Target: cold ≤ 3× warm.
-- **The saving phone's redirect** on an evening of ``--hands`` hands (default 2,000): the
-  scorer's phone saves one more hand with the hand form through A (``POST /e/<key>/hand``,
+- **The saving phone's redirect** on an evening of ``--hands`` hands (default 2,000, the
+  most an evening takes, :data:`scorer.evening.limits.MAX_HANDS`: it is made with as many
+  fewer as the rounds save, so that the last round saves hand 2,000): the scorer's phone
+  saves one more hand with the hand form through A (``POST /e/<key>/hand``,
   with its CSRF token; not timed) and follows the redirect: *cold* is that first view of
   the scoresheet through A (with "Hand N saved" and its one-tap Undo), *warm* the
   scoresheet viewed again at once. Target: cold ≤ 2× warm.
 
 Cold and warm views alternate (change, cold view, warm view; ``--repeat`` rounds after
 one untimed round, medians), so a busy machine slows both alike; every view is a GET on a
-kept-alive loopback connection, as a phone's browser. Wall times only (the work is in the
-servers' processes). Nothing is asserted.
+kept-alive loopback connection, as a phone's browser. Each view is measured in wall time
+and in the CPU the server that answered it used (every thread of its process, from
+``/proc``): on a shared machine busy with other work the CPU figures hold where wall times
+swing. Nothing is asserted.
 
 ``--app-root DIR`` also measures another checkout (a "before", e.g. a worktree of main),
 first, in the same run on the same data: its servers run on the schema at that
-checkout's newest migration (``--before-migration``, default ``0016_pin_budget``); then
-this checkout's servers upgrade it and are measured.
+checkout's newest migration (``--before-migration``, default ``head``: the same as this
+checkout's); then this checkout's servers upgrade it and are measured.
 
 Run: ``.venv/bin/python benchmarks/cold.py [--app-root /tmp/main] [--evenings 200 1000]
-[--hands 2000] [--repeat 10] [--database postgresql://postgres@127.0.0.1:5432/test]``
+[--hands 2000] [--repeat 10] [--database postgresql://postgres@127.0.0.1:5432/test | sqlite]``
 """
 
 from __future__ import annotations
@@ -40,6 +45,7 @@ import os
 import random
 import re
 import secrets
+import shutil
 import statistics
 import subprocess
 import sys
@@ -59,6 +65,7 @@ from load import drop_schema, free_port, listening, make_schema  # noqa: E402 - 
 
 from scorer.evening.file import EveningFile  # noqa: E402
 from scorer.evening.ledger import Fold  # noqa: E402
+from scorer.evening.limits import MAX_HANDS  # noqa: E402
 from scorer.rules import BIDS, PASS, EveningSetup, HandFacts, RulesError, get_variant  # noqa: E402
 
 OPTIONS = {"pool": True, "lowest_bid": 1}
@@ -118,9 +125,11 @@ class Data:
     tiny: str  # a group of one evening: its page warms a new process's templates up
 
 
-def make_data(url: str, evenings: list[int], evening_hands: int, hands: int, saves: int, migration: str) -> Data:
+def make_data(url: str, evenings: list[int], evening_hands: int, hands: int, saves: int, migration: str,
+              long_saves: int = 0) -> Data:
     """The groups and the long evening, made with this checkout's code on ``url``, the
-    schema upgraded to ``migration`` (an older checkout's newest, for a "before")."""
+    schema upgraded to ``migration`` (an older checkout's newest, for a "before"). The long
+    evening is stored with ``long_saves`` hands fewer than ``hands`` (the rounds save them)."""
     from flask_migrate import upgrade
 
     from scorer import create_app
@@ -157,8 +166,8 @@ def make_data(url: str, evenings: list[int], evening_hands: int, hands: int, sav
         made["tiny"] = tiny.key
         setup, some = shared[0]
         table(setup, some, evening_hands, group_id=tiny_id, played_on=first)
-        setup, some = hoyle_hands(hands + saves, seed=7)
-        made["long"] = table(setup, some, hands)
+        setup, some = hoyle_hands(hands, seed=7)
+        made["long"] = table(setup, some, hands - long_saves)
         models.db.session.remove()
         models.db.engine.dispose()
     return Data(**made)
@@ -259,16 +268,21 @@ def save_by_form(phone: Phone, table: Table) -> str:
     return location[location.index("/e/"):] if "://" in location else location
 
 
-def timed_pair(change: Callable[[], str], cold: Callable[[str], object], warm: Callable[[str], object]
-               ) -> tuple[float, float]:
-    """Seconds of the first view after ``change`` (given what it returns) and of the view
-    right after it."""
+#: A view's cost: (wall seconds, seconds of CPU of the server that answered it).
+Cost = tuple[float, float]
+
+
+def timed_pair(change: Callable[[], str], cold: Callable[[str], object], warm: Callable[[str], object],
+               server: Server) -> tuple[Cost, Cost]:
+    """The cost of the first view after ``change`` (given what it returns) and of the view
+    right after it, both answered by ``server``."""
     path = change()
-    t0 = time.perf_counter()
+    c0, t0 = server.cpu(), time.perf_counter()
     cold(path)
-    t1 = time.perf_counter()
+    c1, t1 = server.cpu(), time.perf_counter()
     warm(path)
-    return t1 - t0, time.perf_counter() - t1
+    t2, c2 = time.perf_counter(), server.cpu()
+    return (t1 - t0, c1 - c0), (t2 - t1, c2 - c1)
 
 
 class Server:
@@ -297,6 +311,19 @@ class Server:
                                        stderr=subprocess.STDOUT)
         self.process = listening(process, self.port, 120, f"nap serve {self.name}", log)
 
+    def cpu(self) -> float:
+        """Seconds of CPU its process has used, every thread (waitress answers in its
+        threads), to the nanosecond (``/proc/<pid>/task/*/schedstat``): unlike wall time, the
+        same on a busy shared machine as on a quiet one."""
+        assert self.process is not None
+        total = 0
+        for task in Path(f"/proc/{self.process.pid}/task").iterdir():
+            try:
+                total += int((task / "schedstat").read_text().split()[0])
+            except (OSError, ValueError, IndexError):  # a thread that has just ended
+                continue
+        return total / 1e9
+
     def alive(self) -> bool:
         """Whether it still runs and accepts connections (a process dying is not yet gone)."""
         import socket
@@ -321,13 +348,17 @@ class Server:
         self.process = None
 
 
-def rounds(one: Callable[[], tuple[float, float]], recover: Callable[[bool], bool], repeat: int, label: str
-           ) -> tuple[float, float, int]:
+#: A figure: medians of (cold, warm) wall seconds, rounds lost, medians of (cold, warm) CPU seconds.
+Figure = tuple[float, float, int, float, float]
+
+
+def rounds(one: Callable[[], tuple[Cost, Cost]], recover: Callable[[bool], bool], repeat: int, label: str
+           ) -> Figure:
     """Medians of ``repeat`` rounds of ``one`` (cold, warm) after one untimed round, and how
     many rounds were lost to a server that died (``recover`` restarts it and says whether
     one had died; the round after it is untimed again)."""
-    colds: list[float] = []
-    warms: list[float] = []
+    colds: list[Cost] = []
+    warms: list[Cost] = []
     lost, untimed = 0, True
     while len(colds) < repeat:
         try:
@@ -343,12 +374,13 @@ def rounds(one: Callable[[], tuple[float, float]], recover: Callable[[bool], boo
             colds.append(cold)
             warms.append(warm)
         untimed = False
-    return statistics.median(colds), statistics.median(warms), lost
+    return (statistics.median(c[0] for c in colds), statistics.median(w[0] for w in warms), lost,
+            statistics.median(c[1] for c in colds), statistics.median(w[1] for w in warms))
 
 
-def measure(url: str, app_root: Path, data: Data, repeat: int) -> dict[str, tuple[float, float, int]]:
+def measure(url: str, app_root: Path, data: Data, repeat: int) -> dict[str, Figure]:
     """The figures of one checkout, served by two processes on ``url``."""
-    out: dict[str, tuple[float, float, int]] = {}
+    out: dict[str, Figure] = {}
     tmp = Path(tempfile.mkdtemp(prefix="nap-cold-"))  # kept: the servers' logs
     print(f"serving {app_root} (logs in {tmp})", flush=True)
     secret = "cold-" + secrets.token_hex(8)
@@ -384,7 +416,7 @@ def measure(url: str, app_root: Path, data: Data, repeat: int) -> dict[str, tupl
             def seen(table: Table = table, page: str = page) -> tuple[float, float]:
                 """B has shown the season before (it keeps what it settled then)."""
                 return timed_pair(lambda: (save_by_api(phone("saver", a, table), table), page)[1],
-                                  phone("viewer", b).get, phone("viewer", b).get)
+                                  phone("viewer", b).get, phone("viewer", b).get, b)
 
             out[f"season {count}, seen"] = rounds(seen, recover, repeat, f"season {count}")
             print(f"  season {count}, B has shown it before: {out[f'season {count}, seen']}", flush=True)
@@ -398,7 +430,7 @@ def measure(url: str, app_root: Path, data: Data, repeat: int) -> dict[str, tupl
                 viewer.get(f"/e/{table.key}")  # the app and its templates warmed up on other pages
                 viewer.get(f"/g/{data.tiny}")
                 return timed_pair(lambda: (save_by_api(phone("saver", a, table), table), page)[1],
-                                  viewer.get, viewer.get)
+                                  viewer.get, viewer.get, b)
 
             out[f"season {count}, new"] = rounds(new_process, recover, 3, f"season {count}")
             print(f"  season {count}, B a new process: {out[f'season {count}, new']}", flush=True)
@@ -408,7 +440,7 @@ def measure(url: str, app_root: Path, data: Data, repeat: int) -> dict[str, tupl
 
         def redirect() -> tuple[float, float]:
             scorer = phone("scorer", a, long)
-            return timed_pair(lambda: save_by_form(scorer, long), scorer.get, scorer.get)
+            return timed_pair(lambda: save_by_form(scorer, long), scorer.get, scorer.get, a)
 
         out["redirect"] = rounds(redirect, recover, repeat, "redirect")
         print(f"  redirect: {out['redirect']}", flush=True)
@@ -429,42 +461,57 @@ def main() -> None:
     parser.add_argument("--database", default=os.environ.get("TEST_POSTGRES_URL",
                                                              "postgresql://postgres@127.0.0.1:5432/test"))
     parser.add_argument("--app-root", type=Path, default=None, help="another checkout to measure first (before)")
-    parser.add_argument("--before-migration", default="0016_pin_budget", help="that checkout's newest migration")
+    parser.add_argument("--before-migration", default="head",
+                        help="that checkout's newest migration (head: the same as this one's)")
     args = parser.parse_args()
 
     saves = 8 * (args.repeat + 1) + 40  # rounds lost to a server that died, and the untimed ones after
-    schema, url = make_schema(args.database)
-    url = url.replace("postgresql://", "postgresql+psycopg://", 1)
-    results: dict[str, dict[str, tuple[float, float, int]]] = {}
+    # the long evening ends at --hands (an evening takes at most MAX_HANDS): each checkout
+    # measured saves one hand a round, with a few to spare for rounds lost to a server that died
+    long_saves = (2 if args.app_root else 1) * (args.repeat + 1) + 10
+    if args.hands > MAX_HANDS or args.hands <= long_saves:
+        parser.error(f"--hands: more than {long_saves} and at most {MAX_HANDS}")
+    sqlite = args.database == "sqlite" or args.database.startswith("sqlite:")
+    if sqlite:  # one file both servers open (WAL, as the app sets it)
+        schema, folder = "", Path(tempfile.mkdtemp(prefix="nap-cold-db-"))
+        url = f"sqlite:///{folder / 'cold.sqlite'}"
+    else:
+        schema, url = make_schema(args.database)
+        url = url.replace("postgresql://", "postgresql+psycopg://", 1)
+    results: dict[str, dict[str, Figure]] = {}
     try:
         started = time.perf_counter()
         data = make_data(url, args.evenings, args.evening_hands, args.hands, saves,
-                         args.before_migration if args.app_root else "head")
+                         args.before_migration if args.app_root else "head", long_saves)
         print(f"data made in {time.perf_counter() - started:.0f} s (schema {schema})", flush=True)
         if args.app_root:
             results["before"] = measure(url, args.app_root.resolve(), data, args.repeat)
         results["after"] = measure(url, ROOT, data, args.repeat)
     finally:
-        drop_schema(args.database, schema)
+        if sqlite:
+            shutil.rmtree(folder, ignore_errors=True)
+        else:
+            drop_schema(args.database, schema)
 
-    print("cold pages, two `nap serve` processes on one PostgreSQL schema; medians (wall time); cold ÷ warm "
-          "measured in the same run")
+    print(f"cold pages, two `nap serve` processes on one {'SQLite file' if sqlite else 'PostgreSQL schema'}; "
+          "medians (wall time); cold ÷ warm measured in the same run")
     what = {}
     for n in args.evenings:
         what[f"season {n}, new"] = (f"season, {n} evenings × {args.evening_hands} hands: first view through B, a new "
                                     "process (it has served other pages), after a hand saved through A", 3)
         what[f"season {n}, seen"] = (f"season, {n} evenings: the same when B has shown the season before", 3)
-    what["redirect"] = (f"scoresheet, {args.hands} hands: the saving phone's redirect through A after its hand "
-                        "form", 2)
+    what["redirect"] = (f"scoresheet, {args.hands - long_saves + 1} to {args.hands} hands: the saving phone's "
+                        "redirect through A after its hand form", 2)
     for key, (text, target) in what.items():
         print(f"{text} (target ≤ {target}×)")
         for side in ("before", "after"):
             if key in results.get(side, {}):
-                cold, warm, lost = results[side][key]
+                cold, warm, lost, cold_cpu, warm_cpu = results[side][key]
                 root = args.app_root if side == "before" else ROOT
                 died = f"; {lost} rounds lost to a server that died" if lost else ""
-                print(f"  {side:6} ({root}): cold {cold * 1000:.1f} ms, warm {warm * 1000:.2f} ms = "
-                      f"{cold / warm:.1f}× warm{died}")
+                print(f"  {side:6} ({root}): wall: cold {cold * 1000:.1f} ms, warm {warm * 1000:.2f} ms = "
+                      f"{cold / warm:.2f}× warm; server CPU: cold {cold_cpu * 1000:.1f} ms, warm "
+                      f"{warm_cpu * 1000:.2f} ms = {cold_cpu / warm_cpu:.2f}× warm{died}")
 
 
 if __name__ == "__main__":

@@ -58,6 +58,8 @@ def _forget() -> None:
                   groups.fragment_cache, groups.chart_cache, groups.piece_cache):
         cache.clear()
     settled.ledgers.clear()
+    kept_results._rows.clear()
+    kept_results._setups.clear()
 
 
 def _setup() -> EveningSetup:
@@ -188,6 +190,99 @@ def test_a_kept_result_is_only_replaced_by_a_later_revision(two_apps: tuple[Any,
         assert (row.revision, row.hands, row.totals) == (5, 3, list(ledger.totals))
 
 
+@pytest.fixture
+def decoded(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
+    """The evening keys whose kept rows a season's view decoded (not met before in this process)."""
+    calls: list[list[str]] = []
+    real = kept_results._decode
+
+    def spy(raws: Any) -> Any:
+        calls.append(sorted(raw.key for raw in raws))
+        return real(raws)
+
+    monkeypatch.setattr(kept_results, "_decode", spy)
+    return calls
+
+
+def test_a_season_shown_before_decodes_only_the_evening_that_changed_elsewhere(
+        two_apps: tuple[Any, Any], settles: list[list[str]], decoded: list[list[str]]) -> None:
+    """The second app keeps what it made of each kept row (by the row as read): after a
+    correction through the first app it decodes the corrected evening's row only, and
+    shows the corrected season, never the one it had made before."""
+    first, second = two_apps
+    group, keys = _group_of_two(first)
+    first.test_client().get(f"/g/{group}")  # the first app settles both and keeps them
+    _forget()
+    settles.clear()
+    viewer = second.test_client()
+    assert _totals(viewer.get(f"/g/{group}").get_data(as_text=True)) == _season(HANDS, HANDS[:2])
+    assert decoded == [sorted(keys)] and settles == []  # found in the database, decoded once each
+    corrected = HandFacts(0, ("three", "pass", "pass", "pass"), 2)  # night 1, hand 1: Bob's three lost
+    with first.app_context():
+        hand_writes.correct_hand(units.get_evening(keys[0]), 1, 1, corrected)
+    decoded.clear()
+    page = viewer.get(f"/g/{group}").get_data(as_text=True)
+    # Bob's three lost instead of made: Bob −9 instead of +9 (pagat, four players: ±3 from each)
+    assert _totals(page) == _season((corrected, *HANDS[1:]), HANDS[:2]) != _season(HANDS, HANDS[:2])
+    assert _totals(page)["Bob"] == _season(HANDS, HANDS[:2])["Bob"] - 18
+    assert decoded == [[keys[0]]] and settles == []  # the write kept it; only its row is new to the second app
+    decoded.clear()
+    assert _totals(viewer.get(f"/g/{group}").get_data(as_text=True)) == _totals(page)
+    assert decoded == []  # unchanged: nothing decoded again
+
+
+def test_a_renamed_or_moved_evening_is_shown_as_it_is_now(two_apps: tuple[Any, Any], decoded: list[list[str]]) -> None:
+    """A name or a date is part of the row the second app keeps its season row by: a
+    rename through the first app (the revision unchanged) is shown, in its new place."""
+    first, second = two_apps
+    group, keys = _group_of_two(first)
+    first.test_client().get(f"/g/{group}")  # the first app settles both and keeps them
+    _forget()  # the second app is another process
+    viewer = second.test_client()
+    cards = viewer.get(f"/g/{group}").get_data(as_text=True).split('<ul class="cards">')[1]
+    assert cards.index("Night 8") < cards.index("Night 1")  # the list of evenings: latest first
+    with first.app_context():
+        evening = units.get_evening(keys[0])
+        revision = evening.revision
+        evening.name, evening.played_on = "Renamed night", date(2026, 2, 1)
+        db.session.commit()
+        assert units.get_evening(keys[0]).revision == revision  # as a rename leaves it
+    decoded.clear()
+    page = viewer.get(f"/g/{group}").get_data(as_text=True)
+    assert "Renamed night" in page and "Night 1" not in page
+    cards = page.split('<ul class="cards">')[1]
+    assert cards.index("Renamed night") < cards.index("Night 8")  # now the latest
+    assert "2026-02-01" in cards
+    assert decoded == [[keys[0]]]
+    assert _totals(page) == _season(HANDS, HANDS[:2])
+
+
+def test_the_season_pieces_print_what_the_page_helpers_print(app: Any) -> None:
+    """The season's rows print figures, dates and links with the language worked out once
+    (groups._piece_helpers): the same texts as the helpers every template uses, in every
+    language and under a root that is not /."""
+    from flask import url_for
+
+    from scorer.reports.words import day, signed
+    from scorer.web.views.groups import _piece_helpers
+
+    figures = (0, 5, -12, 1234, -98765, 1234567)
+    dates = (date(2026, 1, 9), date(2026, 12, 31), date(1999, 2, 28))
+    expected = {"en": ("+1234", "2026-01-09"), "ru": ("+1\xa0234", "9 янв. 2026\u202fг."),
+                "nb": ("+1\xa0234", "9. jan. 2026"), "pt_BR": ("+1.234", "9 de jan. de 2026")}
+    for code, (thousand, ninth) in expected.items():
+        for root in ("", "/nap"):
+            with app.test_request_context("/", headers={"Accept-Language": code}, base_url=f"http://localhost{root}/"):
+                helpers = _piece_helpers()
+                assert [helpers["signed"](n) for n in figures] == [signed(n) for n in figures]
+                assert [helpers["day"](d) for d in dates] == [day(d) for d in dates]
+                assert (helpers["signed"](1234), helpers["day"](dates[0])) == (thousand, ninth)
+                assert helpers["signed"](-12) == "\u221212"
+                link = helpers["url_for"]("sheet.scoresheet", key="abc_DEF-123")
+                assert link == url_for("sheet.scoresheet", key="abc_DEF-123") == f"{root}/e/abc_DEF-123"
+                assert helpers["url_for"]("groups.group", key="g1") == url_for("groups.group", key="g1")
+
+
 # --- the one-tap Undo offer ---------------------------------------------------------------
 
 
@@ -258,3 +353,56 @@ def test_the_settled_result_migration_goes_down_and_up(two_apps: tuple[Any, Any]
     _forget()
     assert _totals(client.get(f"/g/{group}").get_data(as_text=True)) == expected
     assert _kept(first, keys[0])[:2] == (0, 0)
+
+
+# --- the saving phone's redirect ----------------------------------------------------------
+
+
+def test_the_saving_phones_redirect_is_the_kept_frame_with_its_message(
+        app: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """After a save, the scorer's scoresheet carries "Hand 2 saved" and the one-tap Undo of
+    hand 2 (its number, version and row) in the kept frame of the page: the page is the one
+    every scorer gets, plus the message, and the page around the sheet is not rendered
+    again for it (issue 23 item 4)."""
+    from scorer.web.views import sheet
+    from tests.webhelpers import start_evening
+
+    client = app.test_client()
+    key = start_evening(client)
+    for number, (declarer, contract, tricks) in enumerate((("1", "three", "3"), ("2", "four", "2")), 1):
+        saved = client.post(f"/e/{key}/quick", data={"number": str(number), "declarer": declarer,
+                                                     "contract": contract, "tricks": tricks})
+        assert saved.status_code == 302
+        if number == 1:
+            client.get(f"/e/{key}")  # the first redirect (message shown and gone) and the plain page
+            client.get(f"/e/{key}")
+    with app.app_context():
+        hand_id = units.get_evening(key).hands[-1].id
+    rendered: list[str] = []
+    real = sheet.render_template
+
+    def spy(name: str, **context: Any) -> str:
+        rendered.append(name)
+        return real(name, **context)
+
+    monkeypatch.setattr(sheet, "render_template", spy)
+    with_message = client.get(f"/e/{key}").get_data(as_text=True)
+    assert "scoresheet.html" not in rendered and "_flashes.html" in rendered  # the frame kept since hand 1
+    banner = re.search(r'<div class="flash saved" role="status">.*?</div>', with_message, re.S)
+    assert banner is not None and "Hand 2 saved." in banner.group(0)
+    fields = dict(re.findall(r'name="(number|version|hand_id)" value="([^"]*)"', banner.group(0)))
+    assert fields == {"number": "2", "version": "1", "hand_id": str(hand_id)}
+    assert f'action="/e/{key}/undo"' in banner.group(0)
+    plain = client.get(f"/e/{key}").get_data(as_text=True)
+    assert 'class="flash' not in plain and 'data-revision="2"' in plain
+
+    def squeezed(html: str) -> str:
+        return re.sub(r"\s+", " ", html)
+
+    assert squeezed(with_message.replace(banner.group(0), "")) == squeezed(plain)
+    undone = client.post(f"/e/{key}/undo", data=fields)  # the offer undoes hand 2
+    assert undone.status_code == 302
+    after = client.get(f"/e/{key}").get_data(as_text=True)
+    assert re.search(r'<p class="flash" role="status">Hand 2 is undone', after) is not None
+    with app.app_context():
+        assert [h.number for h in units.get_evening(key).hands] == [1]

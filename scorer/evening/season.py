@@ -26,6 +26,7 @@ import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
+from itertools import accumulate
 
 from ..rules import EveningSetup, Stake
 from .ledger import Ledger
@@ -192,34 +193,50 @@ def season_books(evenings: Sequence[SeasonEvening], aliases: Mapping[str, str] |
 
 
 def _book(key: BookKey, evenings: tuple[SeasonEvening, ...], aliases: Mapping[str, str]) -> Book:
+    """One book of ``evenings`` (in order of play). The evenings are taken a seating at a
+    time (the same names in the same seats, as a club plays evening after evening): each
+    seating's keys and spellings are worked out once, and its evenings' totals are turned
+    into the players' columns in one go, so a season of a thousand evenings is not a
+    thousand evenings of work per player (issue 23 item 4)."""
     n = len(evenings)
+    seatings: dict[tuple[str, ...], list[int]] = {}  # players by seat → the evenings they sat so
+    wins: dict[str, int] = {}
+    for i, evening in enumerate(evenings):
+        seatings.setdefault(evening.ledger.setup.players, []).append(i)
     results: dict[str, list[int | None]] = {}
     spellings: dict[str, list[str]] = {}
     uses: dict[str, dict[str, tuple[int, int]]] = {}  # key → spelling → (evenings, last evening)
-    wins: dict[str, int] = {}
-    for i, evening in enumerate(evenings):
-        ledger = evening.ledger
-        winners = set(ledger.winners) if hands_of(ledger) else set()
-        for seat, (name, pkey) in enumerate(zip(ledger.setup.players, seat_keys(ledger.setup.players, aliases),
-                                                strict=True)):
-            row = results.setdefault(pkey, [None] * n)
-            row[i] = ledger.totals[seat]
+    for players, indices in seatings.items():  # in order of each seating's first evening
+        keys = seat_keys(players, aliases)
+        columns = zip(*(evenings[i].ledger.totals for i in indices))
+        whole = len(indices) == n
+        for pkey, name, column in zip(keys, players, columns, strict=True):
+            row = results.get(pkey)
+            if row is None:
+                row = results[pkey] = [None] * n
+                spellings[pkey], uses[pkey], wins[pkey] = [], {}, 0
+            if whole:
+                row[:] = column
+            else:
+                for i, value in zip(indices, column):
+                    row[i] = value
             shown = " ".join(name.split())
-            if shown not in spellings.setdefault(pkey, []):
+            if shown not in spellings[pkey]:
                 spellings[pkey].append(shown)
-            count, _ = uses.setdefault(pkey, {}).get(shown, (0, -1))
-            uses[pkey][shown] = (count + 1, i)
-            wins[pkey] = wins.get(pkey, 0) + (seat in winners)
-    players = []
+            count, last = uses[pkey].get(shown, (0, -1))
+            uses[pkey][shown] = (count + len(indices), max(last, indices[-1]))
+        for i in indices:
+            ledger = evenings[i].ledger
+            if hands_of(ledger):
+                for seat in set(ledger.winners):
+                    wins[keys[seat]] += 1
+    players_out = []
     for pkey, row in results.items():
-        running, cumulative = 0, []
-        for value in row:
-            running += value or 0
-            cumulative.append(running)
-        players.append((pkey, row, tuple(cumulative), running))
-    totals = [p[3] for p in players]
+        cumulative = tuple(accumulate(0 if value is None else value for value in row))
+        players_out.append((pkey, row, cumulative, cumulative[-1] if cumulative else 0))
+    totals = [p[3] for p in players_out]
     out = []
-    for pkey, row, cumulative, total in players:
+    for pkey, row, cumulative, total in players_out:
         out.append(SeasonPlayer(
             key=pkey,
             name=_shown_name(pkey, uses[pkey]),
@@ -228,7 +245,7 @@ def _book(key: BookKey, evenings: tuple[SeasonEvening, ...], aliases: Mapping[st
             cumulative=cumulative,
             total=total,
             money=None if key.stake_minor is None else total * key.stake_minor,
-            played=sum(1 for r in row if r is not None),
+            played=n - row.count(None),
             won=wins.get(pkey, 0),
             place=1 + sum(t > total for t in totals),
         ))

@@ -20,6 +20,7 @@ evenings it had to settle (:func:`keep_many`, one small write of its own).
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -31,6 +32,7 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from ..evening.ledger import HandError, Ledger
 from ..evening.season import EveningResult
+from ..rules import EveningSetup
 from . import units
 from .kept_ledgers import setup_from
 from .models import Evening, SettledResult, db
@@ -94,29 +96,74 @@ def keep_many(settled: Iterable[tuple[int, int, EveningResult]]) -> None:
         log.warning("could not keep %d settled results", len(rows), exc_info=True)
 
 
+#: Every season row made from a row read by :func:`season_rows`, by that row as read (every
+#: column it is made from, the JSON as its text): a pure function of the row, so never
+#: stale; a season shown before costs a lookup per evening, not four JSON documents and a
+#: set-up decoded per evening (issue 23 item 4). Emptied when it holds :data:`ROWS_KEPT`.
+_rows: dict[tuple[Any, ...], SeasonRow] = {}
+#: The set-ups those rows share (the same players, rules and stake, evening after evening).
+_setups: dict[tuple[Any, ...], EveningSetup] = {}
+ROWS_KEPT = 20_000
+
+
+def _as_text(column: Any) -> Any:
+    """A JSON column read as its text (decoded by :func:`_decode`, only when needed)."""
+    return sa.cast(column, sa.Text)
+
+
+def _decode(raws: Sequence[Any]) -> list[SeasonRow]:
+    """The season rows of rows read by :func:`season_rows` (each with a kept result), their
+    JSON decoded in one go."""
+    texts = [text or "null" for raw in raws for text in (raw.options, raw.players, raw.totals, raw.winners)]
+    values = json.loads("[" + ",".join(texts) + "]")
+    out = []
+    for i, raw in enumerate(raws):
+        options, players, totals, winners = values[4 * i: 4 * i + 4]
+        known = (raw.variant, raw.players, raw.first_dealer, raw.options, raw.stake_minor, raw.currency)
+        setup = _setups.get(known)
+        if setup is None:
+            if len(_setups) >= ROWS_KEPT:
+                _setups.clear()
+            setup = _setups[known] = setup_from(raw.variant, players, raw.first_dealer, options, raw.stake_minor,
+                                                raw.currency)
+        out.append(SeasonRow(raw.key, raw.name, raw.played_on, raw.variant, raw.stake_minor, raw.hands,
+                             EveningResult(setup, tuple(totals), tuple(winners), raw.hands)))
+    return out
+
+
 def season_rows(group_id: int) -> list[SeasonRow]:
     """The group's evenings in order of play (date, then id), each with its result at
     its current revision: read with the revisions in one statement where kept, and the
     others settled (:func:`scorer.storage.kept_ledgers.settled_many`) and kept for every
-    process (:func:`keep_many`)."""
+    process (:func:`keep_many`). A kept row this process has read before is not decoded
+    again (:data:`_rows`)."""
     from .kept_ledgers import settled_many
 
     kept = SettledResult
     rows = db.session.execute(
-        sa.select(Evening.id, Evening.key, Evening.name, Evening.played_on, Evening.variant, Evening.options,
-                  Evening.stake_minor, Evening.currency, Evening.first_dealer, Evening.revision,
-                  kept.hands, kept.players, kept.totals, kept.winners)
+        sa.select(Evening.id, Evening.key, Evening.name, Evening.played_on, Evening.variant,
+                  _as_text(Evening.options).label("options"), Evening.stake_minor, Evening.currency,
+                  Evening.first_dealer, Evening.revision, kept.hands, _as_text(kept.players).label("players"),
+                  _as_text(kept.totals).label("totals"), _as_text(kept.winners).label("winners"))
         .outerjoin(kept, sa.and_(kept.evening_id == Evening.id, kept.revision == Evening.revision))
         .where(Evening.group_id == group_id).order_by(Evening.played_on, Evening.id)).all()
     out: dict[str, SeasonRow] = {}
     missed: list[str] = []
+    new: list[Any] = []
     for row in rows:
         if row.hands is None:
             missed.append(row.key)
             continue
-        setup = setup_from(row.variant, row.players, row.first_dealer, row.options, row.stake_minor, row.currency)
-        out[row.key] = SeasonRow(row.key, row.name, row.played_on, row.variant, row.stake_minor, row.hands,
-                                 EveningResult(setup, tuple(row.totals), tuple(row.winners), row.hands))
+        known = _rows.get(tuple(row))
+        if known is None:
+            new.append(row)
+        else:
+            out[row.key] = known
+    if new:
+        if len(_rows) + len(new) > ROWS_KEPT:
+            _rows.clear()
+        for row, made in zip(new, _decode(new), strict=True):
+            out[row.key] = _rows[tuple(row)] = made
     if missed:
         found = settled_many(missed)
         fresh: list[tuple[int, int, EveningResult]] = []

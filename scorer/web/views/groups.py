@@ -17,7 +17,7 @@ from markupsafe import Markup
 
 from ...evening.season import Book
 from ...reports.chart import running_totals_svg
-from ...reports.words import signed
+from ...reports.words import in_language, locale_code, signed
 from ...rules import isolate
 from ...storage import events, group_queries, groups, units
 from ...storage.commands import AlreadySaved, Saved, execute
@@ -114,17 +114,38 @@ def _open_payments(group: Group) -> list[tuple[Any, list[Any], int]]:
 
 def _season_fragment(group: Group, season: groups.Season) -> Markup:
     """The season's part of the group's page; each evening's row and line rendered only
-    when it is new or changed (a row changes with the running totals before it)."""
+    when it is new or changed (a row changes with the running totals before it). The
+    pieces are rendered with the phone's language fixed once (:func:`_piece_helpers`)."""
+    helpers = _piece_helpers()
     book_rows = []
     for book in season.books:
-        items = [(e, tuple(None if p.results[i] is None else (p.results[i], p.cumulative[i]) for p in book.players))
-                 for i, e in enumerate(book.evenings)]
+        columns = [tuple(zip(p.results, p.cumulative)) for p in book.players]
+        items = [(e, tuple(None if cell[0] is None else cell for cell in cells))
+                 for e, cells in zip(book.evenings, zip(*columns) if columns else ((),) * len(book.evenings))]
         keys = [(e.key, e.name, e.played_on, cells) for e, cells in items]
-        book_rows.append(Markup("".join(render_pieces("_season_pieces.html", "row", items, keys, piece_cache))))
+        book_rows.append(Markup("".join(render_pieces("_season_pieces.html", "row", items, keys, piece_cache,
+                                                      **helpers))))
     lines = season.lines[::-1]
     keys = [None if e.problem else (e.key, e.name, e.played_on, e.variant, e.hands, e.winners) for e in lines]
     return Markup(render_template("_season.html", group=group, season=season, book_rows=book_rows, lines=Markup(
-        "".join(render_pieces("_season_pieces.html", "line", lines, keys, piece_cache)))))
+        "".join(render_pieces("_season_pieces.html", "line", lines, keys, piece_cache, **helpers)))))
+
+
+def _piece_helpers() -> dict[str, Any]:
+    """What the season's pieces print with, the phone's language and the link to a
+    scoresheet worked out once for thousands of pieces, not at each figure: the same
+    texts and links as the template's own helpers (:func:`scorer.reports.words.in_language`)."""
+    code = locale_code()
+    sheet = url_for("sheet.scoresheet", key="KEY")
+    prefix = sheet[:-len("KEY")] if sheet.endswith("/KEY") else None
+
+    def links(endpoint: str, **values: Any) -> str:
+        key = values.get("key")
+        if endpoint == "sheet.scoresheet" and prefix is not None and len(values) == 1 and units.valid_key(key):
+            return prefix + key
+        return url_for(endpoint, **values)
+
+    return {**in_language(code), "url_for": links}
 
 
 @bp.get("/g/<key>")

@@ -152,17 +152,15 @@ def scoresheet(key: str) -> str:
     remember_sheet(key, (locale, scorer, root), revision, rendered)  # what live updates diff against
     title, finished, fragment, rows = rendered
     # the same for every phone of this language and role; not a scorer's page with a
-    # form in its fragment that needs this phone's CSRF token (Rematch)
-    shared = plain and not (scorer and finished) and CSRF not in fragment
-    if shared:
-        frame_key = (key, locale, scorer, group, title, finished, root)
-        frame = frame_cache.get(frame_key)
-        if frame is None:
-            frame = render_template("scoresheet.html", key=key, title=title, finished=finished, sheet=Markup(SHEET),
-                                    changes=url_for(".changes", key=key, shown=shown_as(scorer)), action=None,
-                                    scorer=scorer, revision=Markup(REVISION), group=group, undo=None)
-            frame_cache.put(frame_key, frame)
-        before, _, after = frame.replace(REVISION, str(revision)).partition(SHEET)
+    # form in its fragment that needs this phone's CSRF token (Rematch). A page with a
+    # message waiting (the saving phone's redirect: "Hand 7 saved" and its Undo) is the
+    # same frame with this phone's messages in its slot (issue 23 item 4)
+    framed = not (scorer and finished) and CSRF not in fragment
+    shared = plain and framed
+    if framed:
+        frame = frame_of(key, locale, scorer, group, title, finished, root)
+        flashes = no_flashes() if plain else render_template("_flashes.html", undo=undo_offer(key) if scorer else None)
+        before, _, after = frame.replace(FLASHES, flashes, 1).replace(REVISION, str(revision)).partition(SHEET)
         page = "".join((before, fragment, after))
     else:
         page = render_template("scoresheet.html", key=key, title=title, finished=finished, sheet=fragment,
@@ -189,9 +187,34 @@ def with_event_line(page: str, key: str, scorer: bool) -> str:
     return page.replace("<div data-live=", f"{line}{script}<div data-live=", 1)
 
 
-#: Where the scoresheet's fragment and its revision go in its frame (:data:`frame_cache`):
-#: HTML comments, which no text a phone typed can contain (it is escaped).
-SHEET, REVISION = "<!--sheet-->", "<!--revision-->"
+#: Where the scoresheet's fragment, its revision and this phone's messages go in its frame
+#: (:data:`frame_cache`): HTML comments, which no text a phone typed can contain (it is escaped).
+SHEET, REVISION, FLASHES = "<!--sheet-->", "<!--revision-->", "<!--flashes-->"
+
+
+_NO_FLASHES: list[str] = []
+
+
+def no_flashes() -> str:
+    """What ``_flashes.html`` renders with no message waiting (its whitespace), rendered
+    once: a request with no message (so none is taken from its session)."""
+    if not _NO_FLASHES:
+        _NO_FLASHES.append(render_template("_flashes.html", undo=None))
+    return _NO_FLASHES[0]
+
+
+def frame_of(key: str, locale: str, scorer: bool, group: Any, title: str, finished: bool, root: str) -> str:
+    """The scoresheet's page around its fragment, its revision and its messages (kept in
+    :data:`frame_cache`: the same for every phone of this language and role)."""
+    frame_key = (key, locale, scorer, group, title, finished, root)
+    frame = frame_cache.get(frame_key)
+    if frame is None:
+        frame = render_template("scoresheet.html", key=key, title=title, finished=finished, sheet=Markup(SHEET),
+                                changes=url_for(".changes", key=key, shown=shown_as(scorer)), action=None,
+                                scorer=scorer, revision=Markup(REVISION), group=group, undo=None,
+                                flash_slot=Markup(FLASHES))
+        frame_cache.put(frame_key, frame)
+    return frame
 #: Where a form in the scoresheet's fragment (shared by every phone) takes this phone's CSRF
 #: token: filled in when the page is made; a part placed by a live update has none
 #: (static/rematch.js sends the JSON command instead).
