@@ -422,3 +422,19 @@ class SettledResult(db.Model):  # type: ignore[name-defined,misc]
     players: Mapped[list[str]] = mapped_column(JSON)
     totals: Mapped[list[int]] = mapped_column(JSON)
     winners: Mapped[list[int]] = mapped_column(JSON)
+
+
+class SheetDigest(db.Model):  # type: ignore[name-defined,misc]
+    """A cache, never the truth: what the scoresheet of the table ``evening_key`` showed at
+    ``revision`` to phones of one language and role (``variant``, e.g. ``"en/viewer/"``): the
+    digests of its parts and rows (:func:`scorer.web.sheet_changes.digests_of`), kept where
+    every app process finds them, so that a live update asked of a process that never
+    rendered that revision still answers what changed (issue 23 item 1). Only the table's
+    last few revisions are kept (:mod:`scorer.storage.sheet_digests`)."""
+
+    __tablename__ = "sheet_digest"
+
+    evening_key: Mapped[str] = mapped_column(String(32), primary_key=True)
+    variant: Mapped[str] = mapped_column(String(200), primary_key=True)
+    revision: Mapped[int] = mapped_column(primary_key=True, autoincrement=False)
+    digests: Mapped[dict[str, Any]] = mapped_column(JSON)
