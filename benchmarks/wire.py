@@ -24,8 +24,7 @@ counted from nginx's access log, per hand, by kind:
     static   /static/… (a 304 counts as a request, with its bytes)
     save     any write (POST …)
     chart    the running-totals chart
-    sw       /sw.js, the worker's code it imports (/sw/<digest>.js) and Workbox's files
-             (update checks, installs)
+    sw       /sw.js and Workbox's files (update checks, installs)
     warm-up  a page the service worker fetched by itself (its Referer is /sw.js)
     other    the rest
     poll     the live channel (polls of the revision, or the stream that pushes it): printed
@@ -110,7 +109,7 @@ class Line:
             return "poll"
         if self.method != "GET":
             return "save"
-        if path == "/sw.js" or path.startswith(("/sw/", "/static/vendor/workbox/")):
+        if path == "/sw.js" or path.startswith("/static/vendor/workbox/"):
             return "sw"
         if CHART.fullmatch(path):
             return "chart"

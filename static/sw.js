@@ -1,5 +1,5 @@
 // The service worker (served at /sw.js, scope "/", by scorer/views/offline.py, which puts
-// its settings before this file as self.NAP and imports this file: the version, the shell and the routes, all
+// its settings before this file as self.NAP: the version, the shell and the routes, all
 // made by the server from the templates, the static files and Flask's URL rules).
 // A table's scoresheet, quick entry, full form, hands' pages and correction forms, undo
 // page and Big totals load without a network: pages are fetched network-first and the
@@ -21,9 +21,8 @@
 // language: the page registers /sw.js?lang=<lang> (register-sw.js), NAP.words.
 /* global workbox */
 var NAP = self.NAP;
-// Workbox (core, routing, strategies) comes in the same script as this file, which /sw.js
-// imports under a name made of their digest (/sw/<digest>.js, kept for good by HTTP;
-// scorer/web/views/offline.py): an update check of the worker is one small request
+// Workbox (core, routing, strategies) comes in this very answer, before this file
+// (scorer/web/views/offline.py): an update check of the worker is one request, not five
 var PAGES = "nap-pages-" + NAP.version;
 var STATIC = "nap-static-" + NAP.version;
 var PAGE_ROUTES = NAP.pages.map(function (source) { return new RegExp(source); });

@@ -33,16 +33,6 @@ def _nap(client: Any) -> dict[str, Any]:
     return json.loads(match.group(1))
 
 
-def _code(client: Any) -> str:
-    """The worker's code, which /sw.js imports (``importScripts("/sw/<digest>.js")``)."""
-    body = client.get("/sw.js").get_data(as_text=True)
-    found = re.search(r'^importScripts\("(/sw/[0-9a-f]{16}\.js)"\);$', body, re.M)
-    assert found, "sw.js imports its code"
-    response = client.get(found.group(1))
-    assert response.status_code == 200
-    return response.get_data(as_text=True)
-
-
 def _loads(page: str, client: Any) -> set[str]:
     """The static files ``page`` (HTML) loads: its <script src> and <link href>, and the
     modules its scripts import (as the app serves them), followed through."""
@@ -104,7 +94,7 @@ def test_the_version_follows_the_files_contents(app: Any, tmp_path: Path) -> Non
     assert "/static/app.css" not in moved and "/static/live.js" not in moved
     (copy / "sw.js").write_text((copy / "sw.js").read_text(encoding="utf-8") + "\n", encoding="utf-8")
     assert _nap(client)["version"] not in (first["version"], changed["version"])
-    body = _code(client)
+    body = client.get("/sw.js").get_data(as_text=True)
     # the caches are named by the version, and the old ones go when this worker takes over
     assert '"nap-pages-" + NAP.version' in body and '"nap-static-" + NAP.version' in body
     assert "caches.delete(name)" in body

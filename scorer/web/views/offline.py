@@ -22,14 +22,14 @@ import re
 from pathlib import Path
 from typing import Any
 
-from flask import Blueprint, Response, abort, current_app, jsonify, request, session, url_for
+from flask import Blueprint, Response, abort, current_app, g, jsonify, request, session
 from flask_babel import force_locale, gettext
 from flask_wtf.csrf import generate_csrf
 
 from ..engine_bundle import build_bundle
 from ..i18n import LANGUAGES, select_locale
 from ..permissions import permission
-from ..static_names import IMMUTABLE, hashed_url
+from ..static_names import hashed_url
 
 bp = Blueprint("offline", __name__)
 
@@ -195,57 +195,28 @@ def words(lang: str | None) -> dict[str, str]:
         }
 
 
-_code: dict[str, Any] = {}
-
-
-def worker_code() -> tuple[str, str]:
-    """The worker's code: Workbox (core, routing, strategies) and ``static/sw.js``, and its
-    digest (the name it is served under, :func:`worker_script`); made again only when a file
-    under ``static`` changed."""
-    static = Path(current_app.static_folder or "static")
-    own = static / "sw.js"
-    stamp = (*_stamp(static / "vendor" / "workbox"), own.stat().st_size, own.stat().st_mtime_ns)
-    if _code.get("stamp") != stamp or _code.get("folder") != str(static):
-        workbox = "".join((static / "vendor" / "workbox" / name).read_text(encoding="utf-8") + "\n"
-                          for name in WORKBOX)
-        text = workbox + (static / "sw.js").read_text(encoding="utf-8")
-        _code.update(stamp=stamp, folder=str(static), text=text,
-                     digest=hashlib.sha256(text.encode()).hexdigest()[:16])
-    return _code["digest"], _code["text"]
-
-
 @bp.get("/sw.js")
 @permission("public")
 def service_worker() -> Response:
-    """The worker at the root (allowed to control the whole site): its settings (and its
-    words, in the language of ``?lang=``) as ``self.NAP``, then its code imported under a
-    name made of its digest (:func:`worker_script`, kept for good by HTTP). The browser
-    checks this answer for a new version at navigations: it is a few hundred bytes, not the
-    code (issue 23 item 1), and any change of the code changes the name imported here.
-    Never cached by HTTP (a new version is picked up at once)."""
+    """``static/sw.js`` at the root with its settings before it (and its words, in the
+    language of ``?lang=``), never cached by HTTP (a new version is picked up at once),
+    allowed to control the whole site."""
+    static = Path(current_app.static_folder or "static")
     nap = {**settings(), "words": words(request.args.get("lang"))}
-    digest, _ = worker_code()
-    code = url_for(".worker_script", digest=digest)
-    body = f"self.NAP = {json.dumps(nap, indent=1)};\nimportScripts({json.dumps(code)});\n"
+    workbox = "".join((static / "vendor" / "workbox" / name).read_text(encoding="utf-8") + "\n" for name in WORKBOX)
+    body = f"self.NAP = {json.dumps(nap, indent=1)};\n" + workbox + (static / "sw.js").read_text(encoding="utf-8")
     response = Response(body, mimetype="text/javascript")
     response.headers["Service-Worker-Allowed"] = "/"
     response.headers["Cache-Control"] = "no-cache"
     # a conditional request for it (If-None-Match) is answered 304 when nothing changed
     response.add_etag()
+    if (request.args.get("lang") or "").replace("-", "_") in LANGUAGES:
+        # the same for every cookie: without "Vary: Cookie" the browser's update check at a
+        # navigation finds its copy (the session cookie changed meanwhile: a hand saved) and
+        # asks with If-None-Match, answered 304, instead of fetching it whole (issue 23 item 1)
+        g.nap_same_for_every_cookie = True
     return response.make_conditional(request)
 
-
-@bp.get("/sw/<digest>.js")
-@permission("public")
-def worker_script(digest: str) -> Response:
-    """The worker's code (:func:`worker_code`) under its digest, ``immutable``: a phone
-    fetches it once per version. Another digest (an older version): 404."""
-    current, text = worker_code()
-    if digest != current:
-        abort(404)
-    response = Response(text, mimetype="text/javascript")
-    response.headers["Cache-Control"] = IMMUTABLE
-    return response
 
 
 def _inner(path: str, cookie: str | None) -> Response:
