@@ -141,21 +141,6 @@ def test_the_worker_script_is_answered_304_when_unchanged(app: Any) -> None:
     assert again.status_code == 304 and again.data == b""
 
 
-def test_the_worker_script_in_a_language_does_not_vary_by_cookie(app: Any) -> None:
-    """The browser's update check at a navigation asks /sw.js?lang=… with the phone's cookies,
-    which changed since (a hand saved: the session's message): an answer that varied by
-    Cookie was not found in its cache and came whole (10 KiB) instead of a 304."""
-    client = app.test_client()
-    start_evening(client)  # a session cookie, as a scorer's phone has
-    for lang in ("en", "pt-BR", "ru"):
-        vary = {v.strip().lower() for v in client.get(f"/sw.js?lang={lang}").headers["Vary"].split(",")}
-        assert "cookie" not in vary and "accept-encoding" in vary, (lang, vary)
-    # without a language (or an unknown one) its words follow the phone's settings: it varies
-    for query in ("", "?lang=xx"):
-        assert "cookie" in client.get(f"/sw.js{query}").headers["Vary"].lower(), query
-    assert "cookie" in client.get("/").headers["Vary"].lower()  # the pages still do
-
-
 def _hidden_blank(html: str) -> str:
     """``html`` with the value of every hidden field blanked (one-time tokens, CSRF)."""
     return re.sub(r'(type="hidden"[^>]*?value=")[^"]*', r"\1", html)

@@ -8,7 +8,7 @@ import secrets
 from pathlib import Path
 from typing import Any
 
-from flask import Flask, g, has_request_context, jsonify, render_template, request, session
+from flask import Flask, has_request_context, jsonify, render_template, request, session
 from flask.sessions import SecureCookieSessionInterface
 from flask_babel import gettext as _
 from flask_wtf.csrf import CSRFError
@@ -148,8 +148,6 @@ class SessionInterface(SecureCookieSessionInterface):
         if has_request_context():
             quiet.settle(session)  # a warm-up or prefetch neither takes nor leaves a message
         super().save_session(app, session, response)
-        if has_request_context() and g.get("nap_same_for_every_cookie") and not session.modified:
-            response.vary.discard("cookie")  # an answer that reads no cookie (/sw.js?lang=…; lower case: werkzeug)
         old = app.config["SESSION_COOKIE_NAME"]
         if request.is_secure and old in request.cookies and old != SECURE_SESSION_COOKIE:
             response.delete_cookie(old, path=super().get_cookie_path(app), domain=super().get_cookie_domain(app),

@@ -22,7 +22,7 @@ from urllib.parse import urlencode, urlsplit
 
 from babel import Locale
 from babel.numbers import NumberFormatError, format_decimal, get_decimal_symbol, get_group_symbol, parse_decimal
-from flask import Flask, Response, g, has_request_context, request
+from flask import Flask, Response, has_request_context, request
 
 from ..reports.words import (
     MINUS,
@@ -190,6 +190,5 @@ def init_app(app: Flask) -> None:
     def vary_by_language(response: Response) -> Response:
         # the same URL answers in the phone's language: caches must keep one copy per language
         response.vary.add("Accept-Language")
-        if not g.get("nap_same_for_every_cookie"):  # (/sw.js?lang=…: its language is in its URL)
-            response.vary.add("Cookie")
+        response.vary.add("Cookie")
         return response

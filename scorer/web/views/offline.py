@@ -22,7 +22,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from flask import Blueprint, Response, abort, current_app, g, jsonify, request, session
+from flask import Blueprint, Response, abort, current_app, jsonify, request, session
 from flask_babel import force_locale, gettext
 from flask_wtf.csrf import generate_csrf
 
@@ -210,11 +210,6 @@ def service_worker() -> Response:
     response.headers["Cache-Control"] = "no-cache"
     # a conditional request for it (If-None-Match) is answered 304 when nothing changed
     response.add_etag()
-    if (request.args.get("lang") or "").replace("-", "_") in LANGUAGES:
-        # the same for every cookie: without "Vary: Cookie" the browser's update check at a
-        # navigation finds its copy (the session cookie changed meanwhile: a hand saved) and
-        # asks with If-None-Match, answered 304, instead of fetching it whole (issue 23 item 1)
-        g.nap_same_for_every_cookie = True
     return response.make_conditional(request)
 
 
