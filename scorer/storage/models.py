@@ -452,6 +452,22 @@ class PaidTransfer(db.Model):  # type: ignore[name-defined,misc]
     undone_by: Mapped[str] = mapped_column(String(40), default="")
 
 
+class SheetDigest(db.Model):  # type: ignore[name-defined,misc]
+    """A cache, never the truth: what the scoresheet of the table ``evening_key`` showed at
+    ``revision`` to phones of one language and role (``variant``, e.g. ``"en/viewer/"``): the
+    digests of its parts and rows (:func:`scorer.web.sheet_changes.digests_of`), kept where
+    every app process finds them, so that a live update asked of a process that never
+    rendered that revision still answers what changed (issue 23 item 1). Only the table's
+    last few revisions are kept (:mod:`scorer.storage.sheet_digests`)."""
+
+    __tablename__ = "sheet_digest"
+
+    evening_key: Mapped[str] = mapped_column(String(32), primary_key=True)
+    variant: Mapped[str] = mapped_column(String(200), primary_key=True)
+    revision: Mapped[int] = mapped_column(primary_key=True, autoincrement=False)
+    digests: Mapped[dict[str, Any]] = mapped_column(JSON)
+
+
 # the club nights' models (issue 22), kept in their own module, named here as well
 from .event_models import Event, EventAccess, EventChange, EventPlayer, EventRound, EventTable  # noqa: E402
 
