@@ -60,7 +60,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-KINDS = ("poll", "stream", "pushed", "shown", "page", "mix", "state", "save", "healthz", "lag")
+KINDS = ("poll", "stream", "pushed", "shown", "page", "mix", "reload", "state", "save", "healthz", "lag")
 #: the request mix of a real browser, per hand and table (benchmarks/wire.py --mix-out)
 MIX = ROOT / "benchmarks" / "phone_mix.json"
 POLL_EVERY = 1.5  # seconds, as static/live.js
@@ -256,6 +256,7 @@ class Meter:
                  tag: str, log: Path) -> None:
         self.server, self.proxy, self.database, self.tag, self.log = server, proxy, database, tag, log
         self.backends: dict[int, float] = {}  # PostgreSQL backend pid → its CPU when first seen
+        self.seen: dict[int, float] = {}  # … and when last seen (a backend that ends keeps its last figure)
         self.samples: list[dict[str, int]] = []
         self.waits: dict[str, int] = defaultdict(int)
         self._stop = False
@@ -268,7 +269,7 @@ class Meter:
             cpu["stream" if comm(child) == "nap-live" else "app"] += cpu_seconds(child)
         if self.proxy is not None:
             cpu["nginx"] = cpu_seconds(self.proxy.pid)
-        cpu["postgres"] = sum(own_cpu(pid) for pid in self.backends)
+        cpu["postgres"] = sum(self.seen.values())
         return cpu
 
     def _sample(self, conn: Any) -> None:
@@ -278,6 +279,7 @@ class Meter:
         for pid, state, wait in rows:
             if pid not in self.backends:
                 self.backends[pid] = own_cpu(pid) if self._thread is None else 0.0
+            self.seen[pid] = max(self.seen.get(pid, 0.0), own_cpu(pid))
             counts[state or "?"] += 1
             if state == "active" and wait:
                 self.waits[wait] += 1
@@ -306,6 +308,7 @@ class Meter:
     def stop(self) -> None:
         self._stop = True
         self._thread.join()
+        self._sample(self.conn)
         self.after = self.roles()
         self.box = box_cpu() - self.box_before
         self.load_after = os.getloadavg()
@@ -419,8 +422,12 @@ async def react(session: Any, key: str, tally: Tally, mix: list[dict[str, Any]],
     for path in share(mix, seat, rng):
         url = path.replace("{key}", key).replace("since={n}", f"since={before}").replace("{n}", str(revision))
         # any answer but a server error or a refusal is what a phone gets (a 304, a redirect, a 404 of a guessed number)
-        await request(session, tally, "mix", "GET", url, tuple(s for s in range(200, 500) if s != 429),
-                      allow_redirects=False)
+        answer = await request(session, tally, "mix", "GET", url, tuple(s for s in range(200, 500) if s != 429),
+                               allow_redirects=False)
+        if isinstance(answer, dict) and answer.get("reload"):
+            # /changes could not say what changed (this process no longer holds the phone's
+            # revision): live.js fetches the page instead ("reload", counted apart)
+            await request(session, tally, "reload", "GET", f"/e/{key}", (200,))
 
 
 async def phone(base: str, key: str, edit_key: str, seat: int, tally: Tally, end: float, save_every: float,
