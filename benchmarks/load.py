@@ -20,6 +20,11 @@ each, then simulates what the phones of a club night do (they arrive during the 
   a minute; less compresses time): it reads the table (``GET /api/e/<key>``, "state")
   and sends the hand as quick entry's outbox does, ``POST /api/e/<key>/hands`` with a
   new token ("save");
+- ``--event N`` (issue 22): the tables are the N tables of one club night (4 players each,
+  pagat, round 1 typed and begun, ``--hands`` hands already played at each), and
+  ``--room-screens`` screens (default 1) watch its room screen as ``static/room.js`` does: the
+  event's version ``GET /api/ev/<key>/version`` every 3 s ("roomver") and, when it moved, the
+  room screen ``GET /ev/<key>/room`` (standings worked out from every table's ledger: "room");
 - ``--probes`` extra clients ask for ``/healthz`` at the phones' pace: the same-run
   baseline ("healthz"), the cost of the server's loop and Flask's request machinery.
 
@@ -30,7 +35,7 @@ connection. Nothing is asserted. Loopback only.
 
     .venv/bin/python benchmarks/load.py [--tables 200] [--workers 2] [--duration 60]
         [--save-every 60] [--database postgresql://127.0.0.1:5432/test] [--app-root DIR] [--proxy]
-        [--live poll|stream] [--mix FILE|none]
+        [--live poll|stream] [--mix FILE|none] [--event 40 [--room-screens 1]]
 
 ``--app-root`` serves another checkout of the app (a "before" measurement) with the same load;
 ``--proxy`` puts nginx with ``deploy/nginx.conf`` between the phones and the app, as deployed
@@ -60,7 +65,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-KINDS = ("poll", "stream", "pushed", "shown", "page", "mix", "reload", "state", "save", "healthz", "lag")
+KINDS = ("poll", "stream", "pushed", "shown", "page", "mix", "reload", "state", "save", "roomver", "room", "healthz",
+         "lag")
+ROOM_EVERY = 3.0  # seconds, as static/room.js
 #: the request mix of a real browser, per hand and table (benchmarks/wire.py --mix-out)
 MIX = ROOT / "benchmarks" / "phone_mix.json"
 POLL_EVERY = 1.5  # seconds, as static/live.js
@@ -125,6 +132,60 @@ def make_tables(url: str, tables: int, hands: int) -> list[tuple[str, str]]:
         db.session.remove()
         db.engine.dispose()
     return made
+
+
+def make_event(url: str, tables: int, hands: int) -> tuple[str, list[tuple[str, str]]]:
+    """A club night of ``tables`` tables of 4 (pagat), round 1 typed and begun, ``hands``
+    hands played at each table: ``(the event's key, [(table key, edit_key)])``."""
+    from flask_migrate import upgrade
+
+    from scorer import create_app
+    from scorer.rules import HandFacts
+    from scorer.storage import events, groups, hand_writes, units
+
+    app = create_app({"SECRET_KEY": "load", "SQLALCHEMY_DATABASE_URI": url, "NAP_LIVE_LISTEN": False})
+    rng = random.Random(22)
+    with app.app_context():
+        upgrade()
+        seating = [[f"T{t + 1:02d}{name}" for name in ("Ann", "Bob", "Cat", "Dan")] for t in range(tables)]
+        group = groups.create_group("Load club")
+        event = events.create_event(group, name="Load night", variant="pagat", options={"hands_per_dealer": 50},
+                                    stake=None, players=[p for t in seating for p in t], rounds=3, length="hands",
+                                    amount=hands or 10)
+        key = event.key
+        events.seat_first_round(event, how="typed", tables=seating)
+        made = []
+        for evening in events.start_round(events.get_event(key)):  # type: ignore[arg-type]
+            made.append((evening.key, evening.edit_key))
+            table = units.get_evening(evening.key)
+            for number in range(1, hands + 1):
+                assert table is not None
+                hand_writes.record_hand(table, number, HandFacts(0, ("three", "pass", "pass", "pass"),
+                                                                 rng.randint(1, 5)))
+        from scorer.storage.models import db
+
+        db.session.remove()
+        db.engine.dispose()
+    return key, made
+
+
+async def room_screen(base: str, event: str, tally: Tally, end: float, rng: random.Random) -> None:
+    """A TV showing the room screen: the event's version every :data:`ROOM_EVERY` s, the
+    screen again when it moved (``static/room.js``)."""
+    import aiohttp
+
+    async with aiohttp.ClientSession(base, connector=aiohttp.TCPConnector(limit=1),
+                                     timeout=aiohttp.ClientTimeout(total=TIMEOUT)) as session:
+        await asyncio.sleep(rng.uniform(0, ROOM_EVERY))
+        await request(session, tally, "room", "GET", f"/ev/{event}/room", (200,))
+        shown = None
+        while time.monotonic() < end:
+            data = await request(session, tally, "roomver", "GET", f"/api/ev/{event}/version", (200,))
+            if data is not None:
+                if shown is not None and data["version"] != shown:
+                    await request(session, tally, "room", "GET", f"/ev/{event}/room", (200,))
+                shown = data["version"]
+            await asyncio.sleep(ROOM_EVERY)
 
 
 def free_port() -> int:
@@ -560,8 +621,9 @@ async def loop_lag(tally: Tally, end: float) -> None:
 
 def run_phones(base: str, tables: list[tuple[str, str]], probes: int, start: float, warmup: float,
                duration: float, save_every: float, seed: int, live: str = "poll", mix_file: str = "none",
-               live_base: str = "") -> dict[str, Any]:
-    """One client process: the phones of ``tables`` and ``probes`` baseline clients."""
+               live_base: str = "", event: str = "", room_screens: int = 0) -> dict[str, Any]:
+    """One client process: the phones of ``tables``, ``probes`` baseline clients and
+    ``room_screens`` screens watching the room screen of ``event``."""
     async def main() -> Tally:
         rng = random.Random(seed)
         tally = Tally(start + warmup)
@@ -574,6 +636,8 @@ def run_phones(base: str, tables: list[tuple[str, str]], probes: int, start: flo
                             max(POLL_EVERY, warmup - 5.0), live, mix, table, live_base or base)
                       for seat in range(PHONES)]
         tasks += [probe(base, tally, end, random.Random(rng.random())) for _ in range(probes)]
+        if event:
+            tasks += [room_screen(base, event, tally, end, random.Random(rng.random())) for _ in range(room_screens)]
         tasks.append(loop_lag(tally, end))
         await asyncio.sleep(max(0.0, start - time.monotonic()))
         await asyncio.gather(*tasks)
@@ -607,6 +671,24 @@ def idle_baseline(port: int, key: str) -> tuple[float, float]:
             conn.getresponse().read()
             times.append(time.perf_counter() - started)
         figures.append(percentile(times[50:], 0.5))
+    conn.close()
+    return figures[0], figures[1]
+
+
+def idle_room(port: int, event: str) -> tuple[float, float]:
+    """p50 of 100 sequential room versions and of 20 room screens on one connection (seconds)."""
+    import http.client
+
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+    figures = []
+    for path, count in ((f"/api/ev/{event}/version", 100), (f"/ev/{event}/room", 20)):
+        times = []
+        for _ in range(count):
+            started = time.perf_counter()
+            conn.request("GET", path)
+            conn.getresponse().read()
+            times.append(time.perf_counter() - started)
+        figures.append(percentile(times[count // 5:], 0.5))
     conn.close()
     return figures[0], figures[1]
 
@@ -667,7 +749,12 @@ def main() -> None:
                         help="the live channel: polls of the revision, or the stream server's pushed revisions")
     parser.add_argument("--mix", default=str(MIX) if MIX.exists() else "none",
                         help="the request mix per hand (benchmarks/wire.py --mix-out); none: a page per change")
+    parser.add_argument("--event", type=int, default=0,
+                        help="the tables are this many tables of one club night (tables of 4), its room screen watched")
+    parser.add_argument("--room-screens", type=int, default=1, help="screens watching the room screen (--event)")
     args = parser.parse_args()
+    if args.event:
+        args.tables = args.event
     base = args.database.replace("postgresql+psycopg://", "postgresql://")
     schema, url = make_schema(base)
     server = proxy = None
@@ -676,7 +763,13 @@ def main() -> None:
               f"{args.save_every:g} s, {args.duration:g} s measured after {args.warmup:g} s, "
               f"nap serve --workers {args.workers or 'default'} ({args.app_root}), PostgreSQL schema {schema}, "
               f"live channel: {args.live}, mix: {args.mix}{', behind nginx' if args.proxy else ''}", flush=True)
-        tables = make_tables(url, args.tables, args.hands)
+        event = ""
+        if args.event:
+            event, tables = make_event(url, args.event, args.hands)
+            print(f"club night {event}: {len(tables)} tables of 4, {args.room_screens} room screen(s) watching",
+                  flush=True)
+        else:
+            tables = make_tables(url, args.tables, args.hands)
         port = free_port()
         live_port = free_port() if args.live == "stream" else 0
         server = start_server(url, port, args.workers, args.app_root.resolve(), live_port)
@@ -688,11 +781,17 @@ def main() -> None:
         healthz, poll = idle_baseline(port, tables[0][0])
         print(f"idle, one connection: /healthz p50 {healthz * 1000:.2f} ms, poll p50 {poll * 1000:.2f} ms "
               f"(×{poll / healthz:.2f} of /healthz)", flush=True)
+        if event:
+            version, screen = idle_room(port, event)
+            print(f"idle, one connection: room version p50 {version * 1000:.2f} ms (×{version / healthz:.2f}), "
+                  f"room screen of {len(tables)} tables p50 {screen * 1000:.2f} ms (×{screen / healthz:.2f} of "
+                  "/healthz)", flush=True)
         probes = args.probes or max(2, args.tables // 10)
         start = time.monotonic() + 2.0  # every client process begins together
         chunks = [tables[i::args.clients] for i in range(args.clients)]
         jobs = [(f"http://127.0.0.1:{port}", chunk, probes // args.clients + (i < probes % args.clients), start,
-                 args.warmup, args.duration, args.save_every, args.seed * 100 + i, args.live, args.mix, live_base)
+                 args.warmup, args.duration, args.save_every, args.seed * 100 + i, args.live, args.mix, live_base,
+                 event, args.room_screens if i == 0 else 0)
                 for i, chunk in enumerate(chunks)]
         meter = Meter(server, proxy, base, schema, server_log(server))
         with multiprocessing.get_context("spawn").Pool(args.clients) as pool:

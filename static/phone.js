@@ -5,6 +5,14 @@
 // hand's ruling with its rule ids at once, marked "provisional" (dashed tiles, italic figures).
 // The server's answer replaces them: the totals part is swapped by live.js when the hands are in.
 //
+// While the engine runs on this page and the network is down, "Record hand" opens quick entry
+// in this same page (its <main> fetched through the service worker and swapped in, the URL
+// pushed), and its save comes back to this scoresheet's nodes, kept as they were: the worker
+// started once serves every tap (a new page would start Pyodide again, seconds on a phone).
+// At the tap, the hand is settled after the waiting ones first (window.napEngine.check): one
+// the rules refuse is refused there, in the server's words and the page's language, and is not
+// kept. Online, or without the engine, quick entry is its own page as before.
+//
 // Costly things happen only where they help: the engine starts when the network drops, or on an
 // idle page of a phone that lost the network in the last half hour (its files are then fetched
 // once and kept by the service worker, so the next outage finds them); the evening file is kept
@@ -15,6 +23,7 @@ import { say } from "./words.js";
 
 const LOST = "nap.engine.lost";  // when this phone last lost the network (ms since the epoch)
 const RECENT = 30 * 60 * 1000;
+const SLOW = 3000;  // ms: a tap's check the engine has not answered by then is left to the server
 const box = document.querySelector("[data-outbox-list]");
 const live = document.querySelector("[data-live][data-revision]");
 
@@ -37,6 +46,7 @@ function main() {
   let worker = null;
   let entries = [];
   let asked = 0;
+  const checks = new Map();  // id → resolve, of the checks asked at a tap (napEngine.check)
   let shown = null;  // the provisional ruling last shown (ruling-diff.provisionalOf), to compare with the server's
 
   const recentlyLost = () => Date.now() - (Number(read(LOST)) || 0) < RECENT;
@@ -99,10 +109,11 @@ function main() {
     if (!worker || !ready || !waiting.length || !kept) { clear(); return; }
     const facts = waiting.map((e) => (e.body && e.body.facts) || e.facts);
     asked += 1;
-    worker.postMessage({ id: asked, file: kept.text, waiting: facts });
+    worker.postMessage({ id: asked, file: kept.text, waiting: facts, lang: document.documentElement.lang });
   }
 
   function answered(data) {
+    if (checks.has(data.id)) { checks.get(data.id)(data); checks.delete(data.id); return; }
     if (data.ready) { ready = true; document.documentElement.setAttribute("data-engine", "ready"); ask(); return; }
     if (data.error) console.warn("nap engine:", data.error);  // eslint-disable-line no-console
     if (data.id !== asked || data.error || !data.report) { if (data.error) clear(); return; }
@@ -145,7 +156,7 @@ function main() {
       span.className = "provisional-ruling";
       if (refused && i === refused.index) {
         span.classList.add("refused");
-        span.textContent = say("provisional") + ": " + refused.message + (refused.rule ? " (" + refused.rule + ")" : "");
+        span.textContent = say("provisional") + ": " + (refused.text || refused.message);
       } else if (!refused || i < refused.index) {
         const hand = report.hands[first + i];
         const moves = Object.entries(hand.entries).filter(([, v]) => v).map(([k, v]) => k + " " + signed(v));
@@ -176,6 +187,107 @@ function main() {
       })
       .catch(() => {});
   }
+
+  // The hand tapped on quick entry, settled after those that wait: the refusal ({rule, text}) when
+  // the rules refuse it, null when they do not or cannot say (no engine, a correction waiting, no
+  // kept evening, a slow or failed worker: then the hand goes to the outbox as before).
+  function check(facts) {
+    const waiting = waitingHands();
+    const kept = read(KEPT);
+    const mine = entries.filter((e) => e.table === table && e.state === "waiting");
+    if (!worker || !ready || !kept || waiting.length !== mine.length) return Promise.resolve(null);
+    const id = "tap-" + (checks.size + 1) + "-" + Date.now();
+    const all = waiting.map((e) => (e.body && e.body.facts) || e.facts).concat([facts]);
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => { checks.delete(id); resolve(null); }, SLOW);
+      checks.set(id, (data) => {
+        clearTimeout(timer);
+        const refused = data && !data.error && data.refused;
+        resolve(refused && refused.index === all.length - 1 ? refused : null);
+      });
+      worker.postMessage({ id, file: kept.text, waiting: all, lang: document.documentElement.lang });
+    });
+  }
+  window.napEngine = { check };
+
+  // quick entry in this page (above): the scoresheet's nodes are kept aside while it is shown
+  const main = document.querySelector("main");
+  const sheetUrl = location.href.split("#")[0];
+  let aside = null;  // the scoresheet's nodes and title while quick entry is shown
+  let opening = false;
+
+  function openQuick(href, push) {
+    if (opening) return Promise.resolve();
+    opening = true;
+    // the copy the service worker keeps of the page (offline), else the network
+    const kept = self.caches ? caches.match(href, { ignoreVary: true }).catch(() => null) : Promise.resolve(null);
+    return kept.then((r) => r || fetch(href, { credentials: "same-origin" }))
+      .then((r) => (r.ok ? r.text() : Promise.reject(r.status)))
+      .then((text) => {
+        const doc = new DOMParser().parseFromString(text, "text/html");
+        const there = doc.querySelector("main");
+        const form = there && there.querySelector("form[data-outbox]");
+        if (!form) throw new Error("no quick entry");
+        const scripts = Array.from(there.querySelectorAll("script")).map((el) => ({ src: el.src, module: el.type === "module" }));
+        there.querySelectorAll("script").forEach((el) => el.remove());
+        form.setAttribute("data-in-place", "");
+        if (!aside) {
+          const nodes = document.createDocumentFragment();
+          while (main.firstChild) nodes.appendChild(main.firstChild);
+          aside = { nodes, title: document.title, scroll: window.scrollY };
+        }
+        main.replaceChildren(...Array.from(there.childNodes).map((n) => document.importNode(n, true)));
+        document.title = doc.title;
+        if (push) history.pushState({ nap: "quick" }, "", href);
+        window.scrollTo(0, 0);
+        const classic = scripts.filter((s) => !s.module && s.src);
+        const modules = scripts.filter((s) => s.module && s.src);
+        classic.forEach((s) => {  // quick.js: runs again on the new form
+          const el = document.createElement("script");
+          el.src = s.src;
+          main.appendChild(el);
+        });
+        return Promise.all(modules.map((s) => import(s.src))).then((loaded) => {
+          const placed = main.querySelector("form[data-outbox]");
+          loaded.forEach((mod) => { if (mod.quickEntry && placed) mod.quickEntry(placed, { back: () => backToSheet(true) }); });
+        });
+      })
+      .finally(() => { opening = false; });
+  }
+
+  function backToSheet(push) {
+    if (!aside) return;
+    main.replaceChildren(aside.nodes);
+    document.title = aside.title;
+    const scroll = aside.scroll;
+    aside = null;
+    if (push) history.pushState({ nap: "sheet" }, "", sheetUrl);
+    window.scrollTo(0, scroll);
+    later({ detail: { entries } });  // said above the totals until the engine rules (or if it never does)
+    // the page is back: drawn again over what waits (outbox-view.js: the list, "Record hand N", the
+    // dealer line), and the provisional totals asked for (below)
+    window.dispatchEvent(new CustomEvent("nap:live", { detail: { revision: Number(live.getAttribute("data-revision")) } }));
+  }
+
+  document.addEventListener("click", (ev) => {
+    const away = ev.target && ev.target.closest ? ev.target.closest("a[href]") : null;
+    if (aside && away && away.href.split("#")[0] === sheetUrl && !ev.defaultPrevented && !ev.button) {
+      ev.preventDefault();  // quick entry's "← evening": the scoresheet kept aside, not a new page
+      backToSheet(true);
+      return;
+    }
+    const link = ev.target && ev.target.closest ? ev.target.closest("#record-hand") : null;
+    if (!link || !worker || !ready || navigator.onLine || ev.defaultPrevented || ev.button || ev.metaKey || ev.ctrlKey || ev.shiftKey) return;
+    ev.preventDefault();
+    openQuick(link.href, true).catch(() => location.assign(link.href));
+  });
+  window.addEventListener("popstate", (ev) => {
+    if (ev.state && ev.state.nap === "quick") {
+      openQuick(location.href, false).catch(() => location.reload());
+    } else if (aside) {
+      backToSheet(false);
+    }
+  });
 
   window.addEventListener("nap:outbox", (event) => {
     entries = (event.detail && event.detail.entries) || entries;

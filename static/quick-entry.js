@@ -9,6 +9,11 @@
 // When the phone cannot keep the hand (IndexedDB refuses) and it cannot be sent either,
 // the form stays as typed and says so (issue 21, item 8): nothing waits that could be lost.
 // Without JavaScript (or IndexedDB) the form posts as it always did.
+// Offline, with the phone's engine running on the scoresheet (phone.js), quick entry is shown in
+// the scoresheet's own page (quickEntry(form, {back})): a hand the engine refuses is refused at
+// the tap (window.napEngine.check: the rule and the server's words, in the page's language) and
+// is not kept; a hand that waits goes back to the scoresheet in place (back()), whose engine
+// settles it at once.
 import { dealerFor, entriesOrNone, forget, numberFor, queue, seatedOrder, waiting } from "./outbox-send.js";
 import { NotKept, remember, token, usable } from "./outbox-store.js";
 import { leftOf } from "./rules.js";
@@ -66,7 +71,7 @@ function place(form, table) {
 }
 
 // where the page goes once the command has an answer (or waits)
-function after(form, entry, now) {
+function after(form, entry, now, options) {
   if (!now) {  // sent and saved: as the form's post answers
     leaveNote(fill(say("saved"), "n", String(entry.number)), entry.hand);
     location.assign(form.getAttribute("data-sheet"));
@@ -81,6 +86,8 @@ function after(form, entry, now) {
       showError(form, fill(say("refused"), "message", now.message));
       return "again";
     });
+  } else if (options.back) {  // no network, quick entry in the scoresheet's page: back to it
+    options.back();
   } else {  // no network: it waits, and goes by itself
     location.assign(form.getAttribute("data-sheet"));
   }
@@ -97,7 +104,17 @@ function post(form, button) {
   HTMLFormElement.prototype.submit.call(form);
 }
 
-function quickEntry(form) {
+// what the phone's engine says of the tapped hand at the tap (offline only: online, the server
+// answers at once): the refusal, or null (no engine on this page, a slow one, or no refusal)
+function refusalAtTap(facts) {
+  if (navigator.onLine !== false || !window.napEngine) return Promise.resolve(null);
+  return window.napEngine.check(facts).catch(() => null);
+}
+
+/** Quick entry on `form`; options.back: how to go back to the scoresheet when the hand waits
+ * (quick entry shown in the scoresheet's page, phone.js), instead of loading it. */
+export function quickEntry(form, options = {}) {
+  if (!usable) return;
   const table = form.getAttribute("data-outbox");
   let busy = false;
   remember(table, Number(form.getAttribute("data-revision")), Number(form.getAttribute("data-number")));
@@ -118,10 +135,16 @@ function quickEntry(form) {
     form.classList.add("busy");
     const entry = { table, api: form.getAttribute("data-api"), facts: got.facts, label: got.label, token: token() };
     const button = ev.submitter;
-    entriesOrNone().then((entries) => {
-      entry.number = numberFor(form, entries);
-      return queue(entry);
-    }).then((now) => after(form, entry, now)).then((outcome) => {
+    refusalAtTap(got.facts).then((refused) => {
+      if (refused) {  // the rules refuse it: said here, as the server would, and nothing is kept
+        showError(form, fill(say("refused"), "message", refused.text || refused.message));
+        return "again";
+      }
+      return entriesOrNone().then((entries) => {
+        entry.number = numberFor(form, entries);
+        return queue(entry);
+      }).then((now) => after(form, entry, now, options));
+    }).then((outcome) => {
       if (outcome === "again") { busy = false; form.classList.remove("busy"); }
     }).catch((why) => {
       if (!(why instanceof NotKept)) { post(form, button); return; }
@@ -133,4 +156,4 @@ function quickEntry(form) {
 }
 
 const form = usable ? document.querySelector("form[data-outbox]") : null;
-if (form) quickEntry(form);
+if (form && !form.hasAttribute("data-in-place")) quickEntry(form);

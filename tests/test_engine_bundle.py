@@ -25,10 +25,30 @@ def test_the_bundle_is_the_same_bytes_from_the_same_source() -> None:
         assert needed in names
     # nothing of the web app, no tests, no compiled files, and not the rpds stand-in twice
     assert not [n for n in names if n.startswith(("scorer/web", "scorer/storage", "scorer/reports"))
-                or "/tests/" in n or n.endswith((".pyc", ".so", ".mo")) or n.endswith("pure_rpds.py")]
+                or "/tests/" in n or n.endswith((".pyc", ".so", ".po")) or n.endswith("pure_rpds.py")]
+    # the server's compiled catalogs, cut to the engine's messages (a refusal at the tap in the phone's language)
+    assert [n for n in names if n.endswith(".mo")] == [f"scorer/translations/{lang}/LC_MESSAGES/messages.mo"
+                                                       for lang in ("nb", "pt_BR", "ru")]
     assert not [n for n in names if n.startswith("scorer/cli/") and n not in ("scorer/cli/__init__.py",
                                                                              "scorer/cli/main.py")]
-    assert 150_000 < len(first) < 400_000  # about 220 KB: what a scorer's phone downloads once
+    assert 150_000 < len(first) < 400_000  # about 300 KB: what a scorer's phone downloads once
+
+
+def test_the_bundles_catalogs_hold_the_engines_messages_and_none_of_the_pages() -> None:
+    from babel.messages.mofile import read_mo
+
+    from scorer.evening import said
+
+    entries = bundle_entries()
+    cut = read_mo(io.BytesIO(entries["scorer/translations/ru/LC_MESSAGES/messages.mo"]))
+    full = said.catalog("ru")
+    for msgid in ("{speaker} bid {bid}, but {bid} may only be bid after someone has bid {needs}.",
+                  "{value} is too large: at most {limit} here.", "{where}: {message}"):
+        assert cut.get(msgid) is not None and cut.get(msgid).string == full.gettext(msgid), msgid
+    assert cut.get("Record hand %(n)s") is None  # a page's words: not the engine's
+    assert full.gettext("Record hand %(n)s") != "Record hand %(n)s"
+    with (said.CATALOGS / "ru" / "LC_MESSAGES" / "messages.mo").open("rb") as file:
+        assert len(cut) < len(read_mo(file)) / 2
 
 
 def test_the_bundle_knows_the_zones_the_server_knows() -> None:

@@ -73,10 +73,11 @@ class Phone:
         status, out, err = json.loads(line)
         return status, out, err
 
-    def provisional(self, path: Path, waiting: list) -> str:
-        """static/engine/worker.js's answer (JSON text) for the evening ``path`` and ``waiting`` hands."""
+    def provisional(self, path: Path, waiting: list, lang: str = "en") -> str:
+        """static/engine/worker.js's answer (JSON text) for the evening ``path`` and ``waiting`` hands
+        (a refusal's words in ``lang``)."""
         assert self.process.stdin and self.process.stdout
-        self.process.stdin.write(json.dumps([str(path), waiting]) + "\n")
+        self.process.stdin.write(json.dumps([str(path), waiting, lang]) + "\n")
         self.process.stdin.flush()
         line = self.process.stdout.readline()
         if not line:
@@ -270,4 +271,14 @@ def test_provisional_rulings_are_the_same_on_the_phone(phone: Phone, tmp_path: P
     assert answers[0]["refused"] is None and answers[0]["report"]["totals"] == {"Ann": 29, "Bob": 9, "Cat": -19,
                                                                               "Dan": -19}
     assert answers[2]["refused"] == {"index": 1, "number": 4, "rule": "P-7", "message":
-                                     "Cat bid Wellington, but Wellington may only be bid after someone has bid Nap."}
+                                     "Cat bid Wellington, but Wellington may only be bid after someone has bid Nap.",
+                                     "text": "Cat bid Wellington, but Wellington may only be bid after someone has "
+                                     "bid Nap. (P-7)"}
+    # the refusal in the page's language, from the catalogs the bundle carries (scorer/evening/said.py)
+    for lang, text in (("ru", "Cat: заявка «Веллингтон», но «Веллингтон» можно заявить только после чьей-то "
+                              "заявки «Нап». (P-7)"),
+                       ("pt-BR", "Cat declarou Wellington, mas Wellington só pode ser declarado depois que alguém "
+                                 "declarou Nap. (P-7)")):
+        expected = server_side(base.read_text(encoding="utf-8"), json.dumps(cases[2]), lang)  # type: ignore[operator]
+        assert phone.provisional(base, cases[2], lang) == expected
+        assert json.loads(expected)["refused"]["text"] == text

@@ -34,8 +34,28 @@ def test_the_declared_levels_are_the_ones_agreed(app: Any) -> None:
         # issue 25 items 7 and 8: the table's notes and the rematch are a scorer's
         "hands.hand_note", "sheet.evening_note", "sheet.rematch", "api.hand_note", "api.evening_note", "api.rematch",
         # issue 24: a scorer's phone tells the server when its provisional ruling was not the server's
-        "api.differs"}
-    assert {e for e, lv in level.items() if lv == "manage" and not e.startswith(("groups.", "api_groups."))} == {
+        "api.differs",
+        # issue 22: a scorer of a table of a club night takes this phone to its next table
+        "events.next_table"}
+    # a club night's manage routes are its organisers' (tests/test_events_web.py); a new one is the group's
+    assert {e for e, lv in level.items() if lv == "manage" and e.startswith(("events.", "api_events."))} == {
+        "events.new_event", "events.add_players", "events.seat", "events.start", "events.arrive", "events.leave",
+        "events.finish", "events.renew", "api_events.new_event", "api_events.add_players", "api_events.seat",
+        "api_events.start", "api_events.arrive", "api_events.leave", "api_events.finish"}
+    # issue 22 item 5: the event's owner names and revokes referees ('manage' of the event at the door, the owner
+    # checked by the command); a referee's desk and commands are 'referee'; calling one is any phone's ('view')
+    assert {e for e, lv in level.items() if lv == "manage" and e.startswith(("referee.", "api_referee."))} == {
+        "referee.manage", "referee.revoke", "api_referee.name_referee", "api_referee.list_referees",
+        "api_referee.revoke"}
+    assert all(permission_of(app.view_functions[e])[1] == "event"  # type: ignore[index]
+               for e, lv in level.items() if e.startswith(("referee.", "api_referee.")) and lv != "view")
+    assert {e for e, lv in level.items() if lv == "referee"} == {
+        "referee.desk", "referee.take", "referee.close", "referee.rule", "referee.dismiss", "api_referee.calls",
+        "api_referee.take", "api_referee.close", "api_referee.rule", "api_referee.dismiss"}
+    assert level["referee.call"] == level["api_referee.call"] == level["referee.join_pin"] == "view"
+    assert {e for e, lv in level.items() if lv == "manage"
+            and not e.startswith(("groups.", "api_groups.", "events.", "api_events.", "referee.", "api_referee."))
+            } == {
         "sheet.finish", "sheet.reopen", "sheet.confirm_finish", "table.settings", "table.revoke", "table.renew",
         "disputes.confirmation", "api.settings", "api.finish", "api.reopen", "api_disputes.confirmation",
         "api_table.revoke", "api_table.renew", "owner.confirm_hand_over", "owner.hand_over", "api_table.hand_over"}
@@ -54,7 +74,14 @@ def test_the_declared_levels_are_the_ones_agreed(app: Any) -> None:
             "api_groups.new_group": "groups.new_group", "api_groups.add_evening": "groups.add_evening",
             "api_groups.remove_evening": "groups.remove_evening", "api_groups.merge": "groups.merge",
             "api_groups.unmerge": "groups.unmerge", "api.hand_note": "hands.hand_note",
-            "api.evening_note": "sheet.evening_note", "api.rematch": "sheet.rematch"}
+            "api.evening_note": "sheet.evening_note", "api.rematch": "sheet.rematch",
+            "api_referee.call": "referee.call", "api_referee.name_referee": "referee.manage",
+            "api_referee.revoke": "referee.revoke", "api_referee.calls": "referee.desk",
+            "api_referee.take": "referee.take", "api_referee.close": "referee.close",
+            "api_referee.rule": "referee.rule", "api_referee.dismiss": "referee.dismiss",
+            "api_referee.join": "referee.join_pin",
+            **{f"api_events.{name}": f"events.{name}" for name in ("new_event", "add_players", "seat", "start",
+                                                                    "arrive", "leave", "finish")}}
     declared = {e: permission_of(app.view_functions[e]) for e in {*same, *same.values()}}
     assert {api: declared[api] for api in same} == {api: declared[form] for api, form in same.items()}
 

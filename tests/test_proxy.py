@@ -221,7 +221,8 @@ def render_deploy_conf(listen: str, server_name: str, cert: Path, key: Path, app
     the app's, which answers the stream's path 204: the phones poll)."""
     text = conf.read_text()
     for name, value in {"LISTEN": listen, "SERVER_NAME": server_name, "CERT": str(cert), "KEY": str(key),
-                        "APP": app, "LIVE": live or app, "ACCESS_LOG": str(cert.parent / "nap.access.log")}.items():
+                        "APP": app, "LIVE": live or app, "ACCESS_LOG": str(cert.parent / "nap.access.log"),
+                        "STATIC": str(conf.parent.parent / "static")}.items():
         text = text.replace(f"@{name}@", value)
     assert "@" not in re.sub(r"#.*", "", text), "a placeholder of deploy/nginx.conf was left unfilled"
     return text
@@ -664,6 +665,28 @@ def test_compression_through_nginx_is_done_once(app_behind_nginx: tuple[int, Pat
     assert status == 200 and "Content-Encoding" not in headers and body == (ROOT / "static" / "app.css").read_bytes()
     status, headers, body = _raw(port, cafile, f"/e/{key}/share", "gzip, br", host.cookies)
     assert status == 200 and "Content-Encoding" not in headers and b"/scorer/" in body
+
+
+def test_pyodide_is_sent_from_the_disk_gzipped_by_nginx(app_behind_nginx: tuple[int, Path, Any]) -> None:
+    """deploy/nginx.conf sends Pyodide's files from the app's static folder with gzip_static: the
+    copy scripts/setup compressed (NAME.gz), its type and Content-Encoding; the file as it is to a
+    phone that takes no gzip (issue 24)."""
+    import gzip
+
+    folder = ROOT / "static" / "vendor" / "pyodide"
+    if not (folder / "pyodide.asm.wasm.gz").is_file():
+        pytest.skip("Pyodide's compressed copies are not there (./scripts/setup makes them)")
+    port, cafile, _app = app_behind_nginx
+    for name, kind in (("pyodide.asm.wasm", "application/wasm"), ("pyodide.asm.mjs", "text/javascript"),
+                       ("python_stdlib.zip", "application/zip")):
+        status, headers, body = _raw(port, cafile, f"/static/vendor/pyodide/{name}", "gzip, br")
+        assert status == 200 and headers["Content-Encoding"] == "gzip", (name, dict(headers))
+        assert headers["Content-Type"] == kind and "Accept-Encoding" in headers["Vary"]
+        assert body == (folder / f"{name}.gz").read_bytes()
+        assert gzip.decompress(body) == (folder / name).read_bytes()
+    status, headers, body = _raw(port, cafile, "/static/vendor/pyodide/pyodide.mjs", "identity")
+    assert status == 200 and "Content-Encoding" not in headers
+    assert body == (folder / "pyodide.mjs").read_bytes()
 
 
 def _https_stream(port: int, cafile: Path, key: str) -> tuple[http.client.HTTPSConnection, Any]:

@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..rules import RulesError
+from ..rules import RulesError, Text
 from .file import EveningFile, EveningFileError, check_hand, loads, read_hand
 from .ledger import Ledger, settle_evening
 from .lone_bid import lone_bid_hand
@@ -29,7 +29,8 @@ from .lone_bid import lone_bid_hand
 class Refusal:
     """A waiting hand the rules refuse: ``index`` (0-based, among the waiting hands), ``number``
     (its hand number), the rule id (or ``None``) and the message (a :class:`~scorer.rules.Text`,
-    the very words of the server's refusal, in English until translated)."""
+    the very words of the server's refusal: :func:`scorer.evening.said.refusal_text` puts it in the
+    phone's language)."""
 
     index: int
     number: int
@@ -59,7 +60,10 @@ def provisional(server_file: str | bytes, waiting: Sequence[Mapping[str, Any]]) 
             after = settle_evening(evening.setup, [*hands, hand], evening.changes)
         except (EveningFileError, RulesError) as error:
             inner = getattr(error, "error", error)  # a HandError: the rule's own refusal
-            return evening, ledger, Refusal(index, number, inner.rule, inner.message)
+            message = inner.message
+            if isinstance(inner, EveningFileError) and inner.where:  # as the server words it (storage's unreadable)
+                message = Text("{where}: {message}", where=inner.where, message=inner.message)
+            return evening, ledger, Refusal(index, number, inner.rule, message)
         hands.append(hand)
         ledger = after
     return evening, ledger, None

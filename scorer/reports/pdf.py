@@ -251,7 +251,7 @@ def css_string(text: str) -> str:
     return '"' + "".join(c if c.isalnum() or c == " " else f"\\{ord(c):x} " for c in text) + '"'
 
 
-def _page_css(paper: str, footer: str) -> Markup:
+def page_css_rules(paper: str, footer: str) -> Markup:
     """The ``@page`` rules that depend on the request: paper size, the footer (table and
     date) and "page N of M" in the phone's language."""
     marker = "\x00"
@@ -300,7 +300,7 @@ def evening_pdf_html(evening: Evening, ledger: Ledger, paper: str = "a4") -> str
         ledger=ledger,
         lang=str(get_locale() or "en").replace("_", "-"),
         date=date,
-        page_css=_page_css(paper, f"{evening.name} · {date} · {record[0]}"),
+        page_css=page_css_rules(paper, f"{evening.name} · {date} · {record[0]}"),
         auctions={row.number: auction_of(ledger, row) for row in ledger.rows},
         standings=standings(ledger),
         settle=None if ledger.variant.points_only or not ledger.rows else settle_up(ledger),

@@ -30,7 +30,7 @@ from sqlalchemy.exc import IntegrityError
 
 from ..rules import Claim, HandFacts, Override, RulesError, Text
 from . import tokens
-from .errors import AlreadyCreated, EveningFinished, HandConflict, OwnerOnly, ScorerError
+from .errors import AlreadyCreated, EveningFinished, HandConflict, NotAParty, OwnerOnly, ScorerError
 from .models import Evening, db
 from .units import get_evening, lock_key, reading, writing
 
@@ -38,7 +38,8 @@ from .units import get_evening, lock_key, reading, writing
 #: that adds commands adds itself here.
 HANDLER_MODULES = ["scorer.storage.hand_writes", "scorer.storage.evening_writes", "scorer.storage.seat_writes",
                    "scorer.storage.disputes", "scorer.storage.table_access",
-                   "scorer.storage.groups", "scorer.storage.notes"]
+                   "scorer.storage.groups", "scorer.storage.notes", "scorer.storage.referees",
+                   "scorer.storage.payments"]
 
 
 @dataclass(frozen=True)
@@ -339,6 +340,8 @@ def refusal(error: ScorerError) -> Outcome:
         return Conflict(error.message, error.number)
     if isinstance(error, OwnerOnly):
         return Refused(error.message, "owner", forbidden=error.forbidden)
+    if isinstance(error, NotAParty):
+        return Refused(error.message, "party", forbidden=True)
     return Refused(error.message, None, finished=isinstance(error, EveningFinished))
 
 

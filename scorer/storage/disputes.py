@@ -168,9 +168,11 @@ def raise_dispute(evening: Evening, number: int | None, *, hand_id: int | None, 
 
 
 @write_locked
-def settle_dispute(evening: Evening, dispute_id: int, resolution: str, *, device: str = "") -> Dispute:
+def settle_dispute(evening: Evening, dispute_id: int, resolution: str, *, device: str = "",
+                   referee: str = "") -> Dispute:
     """Close an open dispute: ``resolution`` "ruled" (the claim is now in the hand's
-    facts, or the hand was corrected) or "dismissed" (nothing to change). Raises
+    facts, or the hand was corrected) or "dismissed" (nothing to change); ``referee``: the
+    event's referee who closed it (issue 22 item 5), named in the history. Raises
     :class:`DisputeRefused` when there is no such dispute at this table and
     :class:`HandConflict` when it is closed already (ruled on or dismissed on another phone)."""
     dispute = db.session.get(Dispute, dispute_id, populate_existing=True) if 0 < dispute_id < 2**31 else None
@@ -178,7 +180,7 @@ def settle_dispute(evening: Evening, dispute_id: int, resolution: str, *, device
         raise DisputeRefused(Text("There is no such dispute at this table."))
     if dispute.resolved_at is not None:
         raise HandConflict(CLOSED, _number_of(dispute))
-    _close(evening, dispute, resolution, device)
+    _close(evening, dispute, resolution, device, referee)
     return dispute
 
 
@@ -188,19 +190,24 @@ def _number_of(dispute: Dispute) -> int:
     return hand.number if hand is not None and hand.number > 0 else (hand.undone_number if hand else 0) or 0
 
 
-def _close(evening: Evening, dispute: Dispute, resolution: str, device: str) -> None:
-    """Close the open ``dispute`` of the locked ``evening`` (in the caller's unit of work)."""
+def _close(evening: Evening, dispute: Dispute, resolution: str, device: str, referee: str = "") -> None:
+    """Close the open ``dispute`` of the locked ``evening`` (in the caller's unit of work);
+    ``referee``: the event's referee who did (kept in the history's entry)."""
     dispute.resolved_at, dispute.resolution, dispute.resolved_device = utcnow(), resolution, (device or "")[:40]
     bump(evening)
-    _log(evening, "ruled" if resolution == "ruled" else "dismissed", _number_of(dispute), device,
-         {"kind": dispute.kind})
+    detail: dict[str, object] = {"kind": dispute.kind}
+    if referee:
+        detail["referee"] = referee
+    _log(evening, "ruled" if resolution == "ruled" else "dismissed", _number_of(dispute), device, detail)
 
 
-def close_ruled_on(evening: Evening, hand: Hand, dispute_id: int | None, facts: HandFacts, device: str) -> None:
+def close_ruled_on(evening: Evening, hand: Hand, dispute_id: int | None, facts: HandFacts, device: str,
+                   referee: str = "") -> None:
     """A correction of ``hand`` to ``facts`` rules on its disputes: close, in the
     correction's unit of work (the command's, :class:`scorer.storage.commands.CorrectHand`
     and ``SetClaims``), dispute ``dispute_id`` ("Rule on it") and every open dispute of
-    the hand whose claim (kind and accused) is now among its claims. Raises
+    the hand whose claim (kind and accused) is now among its claims (``referee``: the
+    event's referee ruling, named in the history). Raises
     :class:`HandConflict` when dispute ``dispute_id`` is not open on this hand any more
     (ruled on or dismissed on another phone): then nothing of the ruling is saved.
     A correction that changes nothing still closes them (the hand stands as it is)."""
@@ -214,7 +221,7 @@ def close_ruled_on(evening: Evening, hand: Hand, dispute_id: int | None, facts: 
     for dispute in _open(evening):
         claims_it = dispute.kind in ACCUSING and (dispute.kind, dispute.accused) in claimed
         if dispute.hand_id == hand.id and (dispute.id == dispute_id or claims_it):
-            _close(evening, dispute, "ruled", device)
+            _close(evening, dispute, "ruled", device, referee)
 
 
 @write_locked

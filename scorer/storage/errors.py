@@ -65,3 +65,8 @@ class AlreadyCreated(ScorerError):
 
 #: The conflict of a change made from a screen older than the table.
 TABLE_CHANGED = Text("The table changed on another phone while you were editing; here it is now.")
+
+
+class NotAParty(ScorerError):
+    """A phone that is neither a scorer of the table nor the phone of a party to the payment
+    (its player's link) asked to mark a payment paid: refused, rule "party" (403)."""

@@ -7,7 +7,7 @@ write), :class:`~scorer.storage.commands.ChangeSettings` and
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import date
 from typing import Any, ClassVar
@@ -24,6 +24,13 @@ from .evenings import after_write, current_facts, log, normalise, seat_changes_o
 from .models import Change, Evening, Hand, Player, SeatChangeRecord, db, utcnow
 from .tokens import creating, keep_created
 from .units import bump, on_commit, write_locked
+
+#: Called with ``(evening, device name)`` once an evening is finished, in the same unit of work
+#: (:mod:`scorer.storage.events` adds the club night's: the last table of a round seats the next).
+AFTER_FINISH: list[Callable[[Evening, str], None]] = []
+#: Called with ``(evening, new options)`` before a table's options change; raises to refuse
+#: (:mod:`scorer.storage.events`: a table of a club night keeps the event's options).
+OPTION_CHECKS: list[Callable[[Evening, dict[str, Any]], None]] = []
 
 
 @creating("start")
@@ -178,6 +185,8 @@ def change_settings(evening: Evening, base_revision: int, *, name: str, place: s
         raise HandConflict(TABLE_CHANGED, 0)
     old = setup_of(evening)
     new = get_variant(evening.variant).check_setup(dataclasses.replace(old, options=dict(options)))
+    for check in OPTION_CHECKS:  # a table of a club night keeps the event's options
+        check(evening, dict(new.options))
     hands, changes = current_facts(evening), seat_changes_of(evening)
     try:
         ledger = settle_evening(new, hands, changes)
@@ -220,6 +229,9 @@ def set_finished(evening: Evening, finished: bool, *, device: str = "", base_rev
     evening.finished_at = utcnow() if finished else None
     bump(evening)
     log(evening, "finish" if finished else "reopen", None, None, None, device)
+    if finished:  # the last table of a club night's round to finish seats the next round
+        for after in AFTER_FINISH:
+            after(evening, device)
     return True
 
 

@@ -219,6 +219,13 @@ def remove_evening(group: Group, evening_key: str) -> Evening:
     evening = units.get_evening(evening_key) if isinstance(evening_key, str) else None
     if evening is None or evening.group_id != group.id:
         raise GroupError(Text("That evening is not in this group."))
+    from .events import event_of_evening  # events reads groups' evenings
+
+    place = event_of_evening(evening)
+    if place is not None:  # the club night's standings and the season count its tables together
+        raise GroupError(Text("That evening is table {table} of round {round} of the club night {name}: it stays in "
+                              "the club night's group.", table=place.table.number, round=place.round.number,
+                              name=place.event.name))
     db.session.execute(sa.update(Evening).where(Evening.id == evening.id).values(group_id=None))
     return evening
 

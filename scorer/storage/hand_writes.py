@@ -325,3 +325,10 @@ def _undo(command: UndoHand, evening: Evening, device: Device) -> Saved:
     hand = undo_last_hand.on_locked(evening, command.number, command.version, device=device.name,
                                     hand_id=command.hand_id)
     return Saved(evening.key, hand.id, hand.undone_number, hand.current.version)
+
+
+#: For another aggregate's command that corrects a hand as :class:`CorrectHand` does (the
+#: referee's ruling, :mod:`scorer.storage.referees`): the hand it names, in play at the
+#: version the phone saw, and the new version saved.
+named_hand = _named
+save_version = _save

@@ -7,12 +7,12 @@ hand adds a version (the old one is kept); the highest version is the current on
 
 from __future__ import annotations
 
-import secrets
 import sqlite3
 from contextvars import ContextVar
 from datetime import UTC, date, datetime
 from typing import Any
 
+import sqlalchemy as sa
 from sqlalchemy import JSON, DateTime, ForeignKey, String, UniqueConstraint, and_, event
 from sqlalchemy import Index as sa_Index
 from sqlalchemy import false as sa_false
@@ -22,6 +22,9 @@ from sqlalchemy.orm import Mapped, foreign, mapped_column, relationship
 from ..rules.claims import CLAIM_KINDS
 from .db import Base as Base  # re-exported: ``from .models import db`` keeps working
 from .db import db as db
+from .db import new_key as new_key
+from .db import new_pin as new_pin
+from .db import utcnow as utcnow
 
 
 @event.listens_for(Engine, "connect")
@@ -54,18 +57,6 @@ def _sqlite_begin(connection: Any) -> None:
         connection.exec_driver_sql("BEGIN IMMEDIATE" if WRITING.get() else "BEGIN")
 
 
-def utcnow() -> datetime:
-    return datetime.now(UTC)
-
-
-def new_pin() -> str:
-    """A table's edit PIN: six random digits."""
-    return f"{secrets.randbelow(10**6):06d}"
-
-
-def new_key() -> str:
-    """An unguessable evening key: 128 random bits, URL-safe (22 characters)."""
-    return secrets.token_urlsafe(16)
 
 
 class Evening(db.Model):  # type: ignore[name-defined,misc]
@@ -311,6 +302,12 @@ class TableAccess(db.Model):  # type: ignore[name-defined,misc]
     seen_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     pin_failures: Mapped[int] = mapped_column(default=0, server_default="0")
     pin_window_start: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), default=None)
+    #: The player (seat) whose phone this is at the table, from the player's own link
+    #: (issue 22 item 7: either party of a settle-up payment marks it paid), while
+    #: ``party_generation`` is the table's :attr:`Evening.access_generation` (new credentials
+    #: revoke it); ``None``: no player's link opened here.
+    party_seat: Mapped[int | None] = mapped_column(default=None)
+    party_generation: Mapped[int | None] = mapped_column(default=None)
 
     device: Mapped[Device] = relationship()
 
@@ -422,3 +419,40 @@ class SettledResult(db.Model):  # type: ignore[name-defined,misc]
     players: Mapped[list[str]] = mapped_column(JSON)
     totals: Mapped[list[int]] = mapped_column(JSON)
     winners: Mapped[list[int]] = mapped_column(JSON)
+
+
+#: :attr:`PaidTransfer.payee` of a payment into the pool (a pool the table leaves unsettled).
+POOL_PAYEE = -1
+
+
+class PaidTransfer(db.Model):  # type: ignore[name-defined,misc]
+    """A payment of a finished money evening's settle-up marked paid (issue 22 item 7):
+    ``payer`` paid ``payee`` (seats; :data:`POOL_PAYEE` for the pool) ``amount`` (the
+    currency's smallest unit) — the key of the payment it marks. Unmarking ("undo") sets
+    ``undone_at`` and keeps the row, so nothing is lost; at most one mark of a payment is in
+    force (the partial unique index), so two phones marking at once record it once.
+
+    A correction that changes the settle-up never touches a mark: one whose payment is no
+    longer in the settle-up is shown as "was paid" beside the new payments (README)."""
+
+    __tablename__ = "paid_transfer"
+    __table_args__ = (sa_Index("uq_paid_transfer_open", "evening_id", "payer", "payee", "amount", unique=True,
+                               sqlite_where=sa.text("undone_at IS NULL"),
+                               postgresql_where=sa.text("undone_at IS NULL")),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    evening_id: Mapped[int] = mapped_column(ForeignKey("evening.id"), index=True)
+    payer: Mapped[int]
+    payee: Mapped[int]
+    amount: Mapped[int]
+    currency: Mapped[str] = mapped_column(String(8), default="")
+    marked_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    marked_by: Mapped[str] = mapped_column(String(40), default="")
+    undone_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), default=None)
+    undone_by: Mapped[str] = mapped_column(String(40), default="")
+
+
+# the club nights' models (issue 22), kept in their own module, named here as well
+from .event_models import Event, EventAccess, EventChange, EventPlayer, EventRound, EventTable  # noqa: E402
+
+__all__ = ["Event", "EventAccess", "EventChange", "EventPlayer", "EventRound", "EventTable"]

@@ -110,6 +110,11 @@ def is_scorer(device: Device | None, key: str) -> bool:
     return found is not None and holds_role(found[0], found[1])
 
 
+def evening_id(key: str) -> int | None:
+    """The row id of the evening with URL key ``key``, or ``None``."""
+    return db.session.scalar(sa.select(Evening.id).where(Evening.key == key)) if isinstance(key, str) else None
+
+
 def access_row(device: Device, evening: Evening) -> TableAccess:
     """``device``'s row at ``evening`` in the pending unit of work, made if missing."""
     row = db.session.scalar(sa.select(TableAccess).where(TableAccess.device_id == device.id,

@@ -72,6 +72,19 @@ def is_scorer(key: str) -> bool:
     return cache[key]
 
 
+def party_seat(key: str) -> int | None:
+    """The player (seat) whose phone this is at table ``key`` (their own link, issue 22 item
+    7), or ``None``; cached for the request."""
+    cache: dict[str, int | None] = g.setdefault("nap_party_of", {})
+    if key not in cache:
+        from ..storage import payments
+
+        device = current_device()
+        evening_id = roles.evening_id(key)
+        cache[key] = None if device is None or evening_id is None else payments.roles_of(device.id, evening_id)[1]
+    return cache[key]
+
+
 def grant_scorer(key: str, via: str = "link") -> bool:
     """Make this phone a scorer at table ``key`` (``via``: "start", "import", "link" or
     "pin") under a new device id (:func:`rotate`), and remember the table. ``False``

@@ -20,7 +20,7 @@ from ..reports.words import tr
 from ..rules import RULES, HandFacts
 from ..storage import evenings, kept_ledgers, notes, units
 from ..storage.commands import AlreadySaved, Conflict, Device, Outcome, RecordHand, Refused, Saved, execute
-from ..storage.models import Evening, Hand
+from ..storage.models import Dispute, Evening, Hand, db
 from ..storage.records import record_of
 from . import access
 
@@ -40,6 +40,16 @@ def outcome_text(outcome: AlreadySaved | Conflict | Refused) -> str:
 
 
 # --------------------------------------------------------------------------- JSON
+def dispute_of(dispute: Dispute, evening: Evening) -> dict[str, Any]:
+    """A dispute as the commands answer it (players by name): the disputes' and the referee's."""
+    names = [p.name for p in evening.players]
+    hand = db.session.get(Hand, dispute.hand_id)
+    return {"id": dispute.id, "hand_id": dispute.hand_id, "number": hand.number if hand is not None else 0,
+            "kind": dispute.kind, "accused": None if dispute.accused is None else names[dispute.accused],
+            "raised_by": None if dispute.raised_by is None else names[dispute.raised_by], "trick": dispute.trick,
+            "note": dispute.note, "resolution": dispute.resolution or None}
+
+
 def hand_of(hand: Hand, ledger: Ledger) -> dict[str, Any]:
     """A hand in play as the commands answer it: row id, number, version and facts (by name)."""
     facts = ledger.rows[hand.number - 1].facts  # already read by the ledger

@@ -284,15 +284,20 @@ def register_blueprints(app: Flask) -> None:
         api,
         api_disputes,
         api_evenings,
+        api_events,
         api_groups,
+        api_referee,
         api_table,
         disputes,
+        events,
         groups,
         hands,
         language,
         offline,
         owner,
+        payments,
         play,
+        referee,
         sheet,
         start,
         table,
@@ -300,10 +305,12 @@ def register_blueprints(app: Flask) -> None:
     )
 
     register_hooks(app)  # first, as the blueprint that held them was
-    for module in (language, start, sheet, hands, play, table, owner, disputes, groups, api, api_disputes,
-                   api_table, api_groups, api_evenings, offline, verify):
+    for module in (language, start, sheet, hands, play, table, owner, disputes, groups, payments, events, api,
+                   api_disputes, api_table, api_groups, api_evenings, api_events, offline, verify, referee,
+                   api_referee):
         app.register_blueprint(module.bp)
     app.register_blueprint(verify.api)
+    app.register_blueprint(payments.api)
 
 
 def _json_error(code: int, message: str) -> Any:

@@ -11,6 +11,10 @@ comes in one deterministic zip built here, never a hand-kept copy:
   ``attrs``/``attr``, ``jsonschema_specifications``), so the phone checks a file with the very
   schema, code and words of the server; ``rpds`` (compiled, absent from Pyodide's npm package) is
   :mod:`scorer.evening.pure_rpds` under that name;
+- ``scorer/translations/<language>/LC_MESSAGES/messages.mo``: the server's catalogs, cut to the
+  messages of the engine's own source (``scorer/rules``, ``scorer/evening``, ``scorer/schema``,
+  ``scorer/cli`` and the ``{where}: {message}`` of a refusal), so a hand refused at the tap is
+  said in the phone's language with the server's words (:mod:`scorer.evening.said`);
 - ``tzdata/``: the names of the time zones this server knows (``zones``, read by
   :func:`zoneinfo.available_timezones`, so a file's ``time_zone`` is taken or refused as the
   server does) and the one zone file ``UTC``. The phone keeps its times in UTC: a zone's rules
@@ -70,6 +74,35 @@ def _utc_zone_file() -> bytes:
     return resources.files("tzdata.zoneinfo").joinpath("UTC").read_bytes()
 
 
+#: where a message of the engine is written (a catalog entry's location); and the one message
+#: of a refusal written elsewhere (scorer/storage/evening_writes.py's ``unreadable``)
+ENGINE_SOURCES = ("scorer/rules/", "scorer/evening/", "scorer/schema/", "scorer/cli/")
+ENGINE_MESSAGES = {"{where}: {message}"}
+
+
+def engine_catalogs() -> dict[str, bytes]:
+    """Each language's compiled catalog cut to the engine's messages: path in the zip → bytes
+    (from the ``.po`` files, compiled as ``pybabel compile`` does: no fuzzy entries)."""
+    from babel.messages.mofile import write_mo
+    from babel.messages.pofile import read_po
+
+    out = {}
+    for po in sorted((SCORER / "translations").glob("*/LC_MESSAGES/messages.po")):
+        with po.open("rb") as file:
+            full = read_po(file)
+        for message in list(full):
+            if not message.id:
+                continue
+            ours = message.id in ENGINE_MESSAGES if isinstance(message.id, str) else False
+            ours = ours or any(where.startswith(ENGINE_SOURCES) for where, _ in message.locations)
+            if not ours:
+                del full[message.id]
+        buffer = io.BytesIO()
+        write_mo(buffer, full)
+        out[po.with_suffix(".mo").relative_to(SCORER.parent).as_posix()] = buffer.getvalue()
+    return out
+
+
 def bundle_entries() -> dict[str, bytes]:
     """Every file of the bundle: its path in the zip → its bytes."""
     entries: dict[str, bytes] = {}
@@ -83,6 +116,7 @@ def bundle_entries() -> dict[str, bytes]:
         root = _package_dir(name)
         for path in _files(root, SKIPPED_SUFFIXES):
             entries[f"{name}/{path.relative_to(root).as_posix()}"] = path.read_bytes()
+    entries.update(engine_catalogs())
     entries["rpds/__init__.py"] = (SCORER / "evening" / "pure_rpds.py").read_bytes()
     entries["tzdata/__init__.py"] = ZONE_README.encode()
     entries["tzdata/zones"] = "".join(f"{z}\n" for z in sorted(zoneinfo.available_timezones())).encode()

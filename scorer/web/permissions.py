@@ -24,10 +24,19 @@ from . import access
 #: - ``manage``: the table's scorers change the table itself (settings, finish, reopen);
 #:   for a group, whoever holds its link (its key is its credential).
 #:
+#: - ``pay``: a scorer, or the phone of a player of the table (their own link, issue 22 item
+#:   7), marks the settle-up's payments paid; which payments a player's phone may mark (its
+#:   own, as payer or payee) is checked by the command under the table's lock.
+#: - ``referee``: a referee of the event (issue 22 item 5): of the event the route's
+#:   ``key`` names (``of="event"``), or of the event whose table it names; the owner's
+#:   own routes of an event (naming and revoking referees) are ``manage`` of the event at
+#:   the door, the owner checked by their command under the event's lock.
+#:
 #: A later ``dispute`` (any phone raising a claim) fits between ``view`` and ``score``.
-LEVELS = ("public", "view", "score", "manage")
-#: What the route's ``key`` names: an evening (a table) or a group.
-SUBJECTS = ("evening", "group")
+LEVELS = ("public", "view", "pay", "score", "manage", "referee")
+#: What the route's ``key`` names: an evening (a table), a group or an event (a club night,
+#: whose ``manage`` routes are its owner's and organisers': :func:`scorer.storage.events.is_organiser`).
+SUBJECTS = ("evening", "group", "event")
 
 
 def permission(level: str, of: str = "evening") -> Any:
@@ -66,16 +75,67 @@ def check_permission() -> Any:
     if level in ("public", "view"):
         return None  # a view that reads answers 404 itself for an unknown key (no extra query here)
     key = (request.view_args or {}).get("key", "")
+    if level == "referee":
+        return _check_referee(subject, key)
     if subject == "group":
         if groups.get_group(key) is None:
             abort(404)
         return None  # a group's link is its key: holding it is enough to manage it
+    if subject == "event":
+        return _check_event(key)
     if units.evening_revision(key) is None:
         abort(404)
     if access.is_scorer(key):
         return None
+    if level == "pay" and access.party_seat(key) is not None:
+        return None
     message = _("Only the table's scorers can change the score. Enter the table's PIN to become one.")
+    if level == "pay":
+        message = _("Only a scorer of the table, or a player who opened their own link from a scorer, can mark "
+                    "payments paid.")
     if request.path.startswith("/api/"):
         return jsonify(error={"code": "forbidden", "message": message}), 403
     flash(message)
     return redirect(url_for("table.join", key=key))
+
+
+def _check_event(key: str) -> Any:
+    """An event's ``manage`` route: its owner's and organisers' only (the event's link or PIN
+    makes a phone an organiser); anyone else is sent to the event's PIN page, or answered
+    ``403`` JSON under ``/api/``. Nothing runs, nothing changes."""
+    from ..storage import events
+
+    event = events.get_event(key)
+    if event is None:
+        abort(404)
+    if events.is_organiser(event, access.current_device()):
+        return None
+    message = _("Only the event's organisers can change it. Enter the event's PIN to become one.")
+    if request.path.startswith("/api/"):
+        return jsonify(error={"code": "forbidden", "message": message}), 403
+    flash(message)
+    return redirect(url_for("events.join", key=key))
+
+
+def _check_referee(subject: str, key: str) -> Any:
+    """The door of the referee's routes (``referee``, issue 22 item 5): of the event ``key``
+    names (``of="event"``) or of the event of the table it names. An unknown event or table
+    is a 404; a phone that is no referee of it (or was revoked) is refused: ``403`` JSON under
+    ``/api/``, else the referee's PIN page says why. Nothing runs, nothing changes."""
+    from ..storage import referees
+
+    if subject == "event":
+        event = referees.event_by_key(key)
+    else:
+        event = referees.table_of_key(key)
+    if event is None:
+        abort(404)
+    device = access.current_device()
+    device_id = device.id if device is not None else None
+    if referees.referee_of(device_id, event.id) is not None:
+        return None
+    message = _("Only the event's referees can do that; this phone is not one of them (or its role was revoked).")
+    if request.path.startswith("/api/"):
+        return jsonify(error={"code": "forbidden", "message": message}), 403
+    flash(message)
+    return redirect(url_for("referee.join_pin", key=event.key))

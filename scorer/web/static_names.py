@@ -32,7 +32,7 @@ from typing import Any
 
 from flask import Flask, Response, current_app, g, request
 
-from . import compression
+from . import compression, precompressed
 
 #: what a hashed name's answer says: kept for a year, never revalidated
 IMMUTABLE = "public, max-age=31536000, immutable"
@@ -150,7 +150,8 @@ def serve_static(filename: str) -> Response:
         old = HASHED.fullmatch(filename)
         if old and (old.group("stem") + old.group("ext")) in table.hashed:
             filename = old.group("stem") + old.group("ext")
-        return current_app.send_static_file(filename)
+        packed = precompressed.answer(filename)  # Pyodide's files: their copy compressed at setup
+        return packed if packed is not None else current_app.send_static_file(filename)
     mimetype = mimetypes.guess_type(original)[0] or "application/octet-stream"
     if not compression.compressible(mimetype):
         response = current_app.send_static_file(original)

@@ -45,15 +45,21 @@ def _nap_settle(path, as_json=True):
 `;
 
 /** The Python of provisional rulings (scorer/evening/provisional.py): the server's last evening
- * file and the waiting hands' facts (JSON) in, {"report": `nap settle --json`'s report of the
- * evening with them, "refused": null or {"index", "number", "rule", "message"}} (JSON) out. */
+ * file, the waiting hands' facts (JSON) and the page's language in, {"report": `nap settle --json`'s
+ * report of the evening with them, "refused": null or {"index", "number", "rule", "message",
+ * "text"}} (JSON) out; "text" is the refusal as the server's answer words it, in that language
+ * (scorer/evening/said.py, with the server's catalogs carried in the bundle). Its imports run once,
+ * when the engine starts, not at the first tap. */
 export const PROVISIONAL_PY = `
-def _nap_provisional(server_file, waiting):
-    import json
-    from scorer.cli.main import ledger_report
-    from scorer.evening.provisional import provisional
+import json
+from scorer.cli.main import ledger_report
+from scorer.evening.provisional import provisional
+from scorer.evening.said import language_of, refusal_text
+
+def _nap_provisional(server_file, waiting, language="en"):
     evening, ledger, refused = provisional(server_file, json.loads(waiting))
     no = None if refused is None else {"index": refused.index, "number": refused.number,
-                                       "rule": refused.rule, "message": str(refused.message)}
+                                       "rule": refused.rule, "message": str(refused.message),
+                                       "text": refusal_text(refused.message, refused.rule, language_of(language))}
     return json.dumps({"report": ledger_report(evening, ledger), "refused": no}, ensure_ascii=False)
 `;

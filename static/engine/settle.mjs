@@ -78,13 +78,15 @@ if (serve) {
   // One Pyodide for many files (tests/test_engine_parity.py): one file name per line on standard
   // input, one JSON line [status, stdout, stderr] per file on standard output.
   const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });
-  // A line that is a JSON array [FILE, [facts, ...]] asks for the provisional rulings of the
-  // waiting hands after the evening FILE (static/engine/worker.js's answer, as JSON text).
+  // A line that is a JSON array [FILE, [facts, ...], LANG?] asks for the provisional rulings of
+  // the waiting hands after the evening FILE (static/engine/worker.js's answer, as JSON text; a
+  // refusal's words in LANG, English by default).
   const provisional = pyodide.globals.get("_nap_provisional");
   for await (const line of lines) {
     if (line.startsWith("[")) {
-      const [name, waiting] = JSON.parse(line);
-      process.stdout.write(JSON.stringify(provisional(readFileSync(name, "utf-8"), JSON.stringify(waiting))) + "\n");
+      const [name, waiting, lang] = JSON.parse(line);
+      process.stdout.write(JSON.stringify(provisional(readFileSync(name, "utf-8"), JSON.stringify(waiting),
+                                                      lang || "en")) + "\n");
     } else if (line) {
       process.stdout.write(JSON.stringify(settleFile(line, asJson)) + "\n");
     }

@@ -19,23 +19,12 @@ from ...storage import disputes, evenings
 from ...storage.commands import CorrectHand, Saved, execute
 from ...storage.disputes import ConfirmHand, DismissDispute, RaiseDispute, SetConfirmation
 from ...storage.models import Dispute, Evening, Hand, db
-from ..answers import fresh_evening, json_answer, sender
+from ..answers import dispute_of, fresh_evening, json_answer, sender
 from ..json_body import BadBody, body, flag, integer, json_blueprint, seat, text, token
 from ..permissions import permission
 from .common import evening_or_404
 
 bp = json_blueprint("api_disputes", __name__)
-
-
-def dispute_of(dispute: Dispute, evening: Evening) -> dict[str, Any]:
-    """A dispute as the commands answer it (players by name)."""
-    names = [p.name for p in evening.players]
-    hand = db.session.get(Hand, dispute.hand_id)
-    return {"id": dispute.id, "hand_id": dispute.hand_id, "number": hand.number if hand is not None else 0,
-            "kind": dispute.kind, "accused": None if dispute.accused is None else names[dispute.accused],
-            "raised_by": None if dispute.raised_by is None else names[dispute.raised_by], "trick": dispute.trick,
-            "note": dispute.note, "resolution": dispute.resolution or None}
-
 
 
 def _known_hand(evening: Evening, hand_id: int) -> None:

@@ -19,7 +19,7 @@ from ...evening.season import Book
 from ...reports.chart import running_totals_svg
 from ...reports.words import signed
 from ...rules import isolate
-from ...storage import group_queries, groups, units
+from ...storage import events, group_queries, groups, units
 from ...storage.commands import AlreadySaved, Saved, execute
 from ...storage.groups import AddToGroup, MergeNames, NewGroup, RemoveFromGroup, UnmergeNames
 from ...storage.models import Group
@@ -97,8 +97,19 @@ def _page(group: Group, *, status: int = 200, add_form: AddEveningForm | None = 
         "group.html", group=group, season=season, fragment=fragment, add_form=add_form or AddEveningForm(formdata=None),
         merge_form=merge_form, action=ItemForm(formdata=None), errors=errors or {},
         merges=[(a, season.spelling(a.alias), season.spelling(a.canonical)) for a in group.aliases],
-        last=group_queries.last_in_group(group.id),
+        last=group_queries.last_in_group(group.id), club_nights=events.events_of_group(group),
+        open_payments=_open_payments(group),
     ), status
+
+
+def _open_payments(group: Group) -> list[tuple[Any, list[Any], int]]:
+    """The group's closed money evenings with payments not marked paid (issue 22 item 7):
+    ``(evening, the open payments in words, marks kept from before a correction)``."""
+    from ...storage import payments
+    from ..payment_words import lines_of
+
+    return [(evening, [line for line in lines_of(ledger, money) if line.transfer.mark is None], len(money.was_paid))
+            for evening, ledger, money in payments.open_in_group(group.id)]
 
 
 def _season_fragment(group: Group, season: groups.Season) -> Markup:

@@ -18,7 +18,7 @@ from ...reports.words import error_text, tr
 from ...rules import HERE, PASS, RULES, HandFacts, Override, RulesError, isolate
 from ...rules.auction import AuctionState
 from ...rules.sources import QUOTES, SOURCE_LANGUAGES
-from ...storage import disputes, evenings, tokens
+from ...storage import disputes, evenings, referees, tokens
 from ...storage.commands import CorrectHand, OverrideRuling, RestoreVersion, SetHandNote, execute
 from ...storage.models import Evening
 from .. import access
@@ -246,7 +246,7 @@ def hand(key: str, number: int) -> Any:
         override_form=override_form, action=ActionForm(), new_token=lambda: secrets.token_urlsafe(16),
         open_disputes=disputes.open_disputes(evening).get(number, []), dispute_names=DISPUTE_NAMES,
         waiting=number in disputes.marks(evening.id, [h.id for h in evening.hands])[1], scorer=access.is_scorer(key),
-        this_phone=access.device_id(),
+        this_phone=access.device_id(), event_table=referees.table_of(evening.id) is not None,
     )
 
 

@@ -48,16 +48,24 @@ _IMPORT = re.compile(r"""^\s*import\s[^;]*?from\s+["']\./([^"']+)["']""", re.M)
 _MANIFEST_SRC = re.compile(r'"src"\s*:\s*"/static/([^"]+)"')
 
 
+#: the scripts only a scorer's scoresheet loads (the phone's engine, the Home Screen note): not in
+#: the shell, which every phone installs, so that a viewer's phone downloads nothing for them
+#: (issue 24, "what a viewer downloads: nothing"); a scorer's phone keeps them when its page
+#: loads them (static/sw.js: a hashed name is kept cache-first), as it does their imports
+SCORER_ONLY = ("phone.js", "ios-install.js")
+
+
 def shell(static: Path, templates: Path) -> list[str]:
     """The static files the pages use, as paths under ``static``: each file a template
     names with ``url_for('static', …)`` (the PDF's own templates aside), the modules a
     script imports (``import … from "./x.js"``, followed through) and the icons of the
-    web manifest; sorted."""
+    web manifest; sorted. :data:`SCORER_ONLY` and what only they import are left out."""
     found: set[str] = set()
     for page in templates.rglob("*.html"):
         if "pdf" in page.relative_to(templates).parts:
             continue
         found.update(_STATIC_REF.findall(page.read_text(encoding="utf-8")))
+    found -= set(SCORER_ONLY)
     todo = sorted(found)
     while todo:
         name = todo.pop()

@@ -36,7 +36,7 @@ from ...reports.pdf import (
 )
 from ...reports.presenters import seat_lines
 from ...reports.spreadsheet import ledger_csv, score_sheet_csv
-from ...storage import disputes, evening_writes, evenings, units
+from ...storage import disputes, evening_writes, evenings, payments, units
 from ...storage.commands import Saved, SetFinished, execute
 from ...storage.groups import evening_head
 from ...storage.kept_ledgers import Settled, resumable
@@ -56,6 +56,8 @@ from ..caches import (
     remember_sheet,
     sheet_cache,
 )
+from ..event_pages import event_line
+from ..payment_words import lines_of
 from ..permissions import permission
 from ..sheet_changes import HANDS, sheet_changes
 from ..table_forms import ActionForm
@@ -88,9 +90,12 @@ def render_sheet(found: Settled) -> tuple[str, bool, Markup, tuple[Markup, ...]]
         if ledger.rows and lines.get(1):  # the changes before the first hand, below it
             rows.insert(0, Markup("".join(f'<tbody class="seats"><tr><td colspan="{ledger.setup.n}">'
                                           f"{Markup.escape(line)}</td></tr></tbody>" for line in lines[1]) + "\n"))
+    closed = evenings.is_closed(evening, ledger)
+    pay_money = payments.money_of(evening.id, ledger, closed) if not ledger.variant.points_only else None
     fragment = Markup(
         render_template(
-            "_sheet.html", evening=evening, ledger=ledger, closed=evenings.is_closed(evening, ledger),
+            "_sheet.html", evening=evening, ledger=ledger, closed=closed, pay_money=pay_money,
+            pay_lines=lines_of(ledger, pay_money) if pay_money is not None else None,
             hands=Markup(HANDS),
             settle=None if ledger.variant.points_only else settle_up(ledger),
             stats=found.running("statistics", lambda before, start, stop: statistics(ledger, start, stop, before))
@@ -142,7 +147,7 @@ def scoresheet(key: str) -> str:
     plain = "_flashes" not in session
     page = page_cache.get(page_key) if plain else None
     if page is not None:
-        return page
+        return with_event_line(page, key, scorer)
     rendered = by_revision(sheet_cache, key, render_sheet, locale, scorer, root, revision=revision, head=row)
     remember_sheet(key, (locale, scorer, root), revision, rendered)  # what live updates diff against
     title, finished, fragment, rows = rendered
@@ -170,7 +175,18 @@ def scoresheet(key: str) -> str:
     page = "".join((before, *rows, after))
     if shared:
         page_cache.put(page_key, page)
-    return page
+    return with_event_line(page, key, scorer)
+
+
+def with_event_line(page: str, key: str, scorer: bool) -> str:
+    """The scoresheet with, for a table of a club night, the event's line above the score
+    (which table of which round; the next table of each player once it is seated): one small
+    query, never cached with the page (the next round is seated by another table's finish)."""
+    line = event_line(key, scorer)
+    if not line:
+        return page
+    script = Markup('<script src="%s" defer></script>') % url_for("static", filename="event-line.js")
+    return page.replace("<div data-live=", f"{line}{script}<div data-live=", 1)
 
 
 #: Where the scoresheet's fragment and its revision go in its frame (:data:`frame_cache`):

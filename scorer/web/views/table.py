@@ -29,8 +29,8 @@ from flask_babel import gettext as _
 from ...evening.file import dump_seat_change
 from ...evening.ledger import table_ledger, to_evening
 from ...reports.presenters import seat_change_text
-from ...reports.words import signed
-from ...rules import RulesError, SeatChange, get_variant, isolate
+from ...reports.words import money, signed
+from ...rules import RulesError, SeatChange, Stake, get_variant, isolate
 from ...storage import evenings, notes, units
 from ...storage.commands import (
     ChangeSeats,
@@ -338,7 +338,8 @@ def history(key: str) -> str:
     return render_template("history.html", evening=evening, changes=changes,
                            said=lambda hand, number=None: named_auction(variant, table_of(number), hand),
                            option_changes=lambda change: option_changes(variant, change), dispute_names=DISPUTE_NAMES,
-                           rematch=notes.rematch_of(evening.id), played=evenings.played_by_change(evening, changes))
+                           rematch=notes.rematch_of(evening.id), played=evenings.played_by_change(evening, changes),
+                           paid_amount=lambda c: money(Stake(1, c.get("currency", "")), int(c.get("amount", 0))))
 
 
 def named_auction(variant: Any, setup: Any, hand: dict[str, Any]) -> list[tuple[str, str]]:
