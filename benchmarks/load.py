@@ -236,7 +236,7 @@ def start_nginx(app_port: int, port: int, tmp: Path, live_port: int = 0) -> subp
     for name, value in {"LISTEN": f"127.0.0.1:{port}", "SERVER_NAME": "nap.test", "CERT": str(cert),
                         "KEY": str(key), "APP": f"127.0.0.1:{app_port}",
                         "LIVE": f"127.0.0.1:{live_port or app_port}",
-                        "ACCESS_LOG": str(tmp / "access.log")}.items():
+                        "ACCESS_LOG": str(tmp / "access.log"), "STATIC": str(ROOT / "static")}.items():
         site = site.replace(f"@{name}@", value)
     (tmp / "site.conf").write_text(site)
     user = "user root;\n" if os.geteuid() == 0 else ""
