@@ -102,6 +102,7 @@ def test_a_request_whose_client_gave_up_is_dropped_not_run() -> None:
         last.close()
     finally:
         release.set()
+        server.task_dispatcher.shutdown()  # its thread done before the trigger it pulls is closed
         server.close()
         loop.join(timeout=5)
     assert ran == ["/hold", "/after"]
