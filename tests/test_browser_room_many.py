@@ -89,3 +89,58 @@ def test_every_player_is_on_the_wall_and_a_call_leaves_the_tie_break(browser: An
             page.screenshot(path=os.path.join(shots, f"room-{players}-call.png"))
     finally:
         context.close()
+
+
+def test_call_the_referee_on_a_phone_keeps_the_totals_on_the_first_screen(browser: Any,
+                                                                           site: tuple[Any, str]) -> None:
+    """At 390×844 (a phone), a table of five: "Call the referee" is a 44 px target and the
+    totals are whole on the first screen, above the bottom bar, for a scorer and a watcher; once
+    the table has played its round, "Finish this table" is that bar's button."""
+    app, base = site
+    owner, key, tables = big_night(app, 15)
+    t1 = tables[0]
+    shots = os.environ.get("NAP_ROOM_SHOTS")
+    for who in ("scorer", "watcher"):
+        context = browser.new_context(viewport={"width": 390, "height": 844}, locale="en-GB", has_touch=True,
+                                      is_mobile=True, device_scale_factor=2)
+        page = context.new_page()
+        try:
+            if who == "scorer":
+                page.goto(base + local(t1["scorers_link"]))
+            page.goto(f"{base}/e/{t1['evening']}")
+            button = box(page, "#call-referee")
+            assert button["height"] >= 44 and button["width"] >= 44, button
+            assert button["y"] + button["height"] <= 844
+            totals = box(page, ".totals")
+            bar = page.locator(".recordbar:visible")
+            floor = box(page, ".recordbar:visible")["y"] if bar.count() else 844
+            assert totals["y"] + totals["height"] <= floor, (totals, floor)
+            if shots:
+                page.screenshot(path=os.path.join(shots, f"sheet-390-{who}.png"))
+        finally:
+            context.close()
+
+    # ten hands played (the round's length): the scorer's bar offers to finish the table
+    seated = t1["players"]
+    assert owner.get(local(t1["scorers_link"])).status_code == 302
+    for number in range(1, 11):
+        post(owner, f"/api/e/{t1['evening']}/hands", {"number": number, "token": f"t1-{number}", "facts": {
+            "dealer": seated[(number - 1) % 5], "auction": ["pass"] * 5}})
+    context = browser.new_context(viewport={"width": 390, "height": 844}, locale="en-GB", has_touch=True,
+                                  is_mobile=True, device_scale_factor=2)
+    page = context.new_page()
+    try:
+        page.goto(base + local(t1["scorers_link"]))
+        page.goto(f"{base}/e/{t1['evening']}")
+        assert page.locator(".recordbar:visible").count() == 1
+        assert page.locator(".recordbar:visible button").inner_text() == "Finish this table"
+        assert page.locator("#record-hand").is_hidden()
+        assert page.locator("#round-over strong").inner_text() == \
+            "Round 1 is over at this table: its 10 hands are played."
+        if shots:
+            page.screenshot(path=os.path.join(shots, "sheet-390-round-over.png"))
+        page.locator("#finish-table").click()
+        page.wait_for_selector("text=The evening is finished.")
+        assert owner.get(f"/api/e/{t1['evening']}").get_json()["finished"] is True
+    finally:
+        context.close()

@@ -13,6 +13,7 @@ from typing import Any
 
 import sqlalchemy as sa
 
+from scorer.evening import seating
 from scorer.storage import events
 from scorer.storage.models import Event, EventRound, db
 
@@ -173,3 +174,40 @@ def test_making_a_club_night_again_with_its_token_makes_no_second_one(app: Any) 
     with app.app_context():
         assert db.session.scalar(sa.select(sa.func.count()).select_from(Event)) == count + 1
         assert events.get_event(made["key"]) is not None
+
+
+def test_the_other_event_commands_sent_again_change_nothing(app: Any) -> None:
+    """What docs/api.md says of the commands that take no token: sent again after they were
+    saved, each is refused (422) and the event is as the first one left it."""
+    owner = app.test_client()
+    group = post(owner, "/api/groups", {"name": "Thursday club", "token": "g-again"}).get_json()["group"]["key"]
+    key = post(owner, f"/api/g/{group}/events", {"variant": "pagat", "players": EIGHT[:7], "rounds": 2,
+                                                 "length": "hands", "amount": 5, "token": "ev-again"}
+               ).get_json()["event"]["key"]
+
+    def twice(url: str, body: Any) -> dict[str, Any]:
+        first = post(owner, url, body)
+        assert first.status_code == 200, first.get_data(as_text=True)
+        before = owner.get(f"/api/ev/{key}").get_json()["event"]
+        again = post(owner, url, body)
+        assert again.status_code == 422, again.get_data(as_text=True)
+        after = owner.get(f"/api/ev/{key}").get_json()["event"]
+        assert after == before
+        return after
+
+    assert twice(f"/api/ev/{key}/players", {"players": ["Hal"]})["players"] == EIGHT
+    # a seating may be made again until the round begins: the same typed tables (or the same
+    # seed) sent again seat the same tables again, one more line in the event's record
+    for _ in range(2):
+        seated = post(owner, f"/api/ev/{key}/seat", {"how": "typed", "tables": [FOUR, EIGHT[4:]]})
+        assert seated.status_code == 200 and seated.get_json()["event"]["round"]["seating"] == [FOUR, EIGHT[4:]]
+    for _ in range(2):
+        drawn = post(owner, f"/api/ev/{key}/seat", {"how": "draw", "seed": "pub-7"}).get_json()["event"]["round"]
+        assert drawn["seed"] == "pub-7" and drawn["seating"] == [list(t) for t in seating.draw(EIGHT, "pagat", "pub-7")]
+    post(owner, f"/api/ev/{key}/seat", {"how": "typed", "tables": [FOUR, EIGHT[4:]]})
+    assert len(twice(f"/api/ev/{key}/start", {})["tables"]) == 2
+    arrived = twice(f"/api/ev/{key}/arrive", {"name": "Ivy"})
+    assert sorted(len(t["players"]) for t in arrived["tables"]) == [4, 5]
+    left = twice(f"/api/ev/{key}/leave", {"name": "Ivy"})
+    assert "Ivy" not in left["players"]
+    assert twice(f"/api/ev/{key}/finish", {})["finished"] is True

@@ -159,7 +159,7 @@ def round_end(place: Any, now: datetime | None = None) -> RoundEnd:
             return RoundEnd(None, None)
         due = as_utc(place.round.started_at) + timedelta(minutes=event.amount)
         if (now or datetime.now(UTC)) >= due:
-            return RoundEnd(_("its %(num)s minutes are up", num=event.amount), due)
+            return RoundEnd(ngettext("its %(num)d minute is up", "its %(num)d minutes are up", event.amount), due)
         return RoundEnd(None, due)
     try:
         found = settled(evening.key)
