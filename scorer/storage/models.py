@@ -236,6 +236,8 @@ class Submission(db.Model):  # type: ignore[name-defined,misc]
     token: Mapped[str] = mapped_column(String(64), unique=True)
     evening_id: Mapped[int | None] = mapped_column(ForeignKey("evening.id"), index=True, default=None)
     group_id: Mapped[int | None] = mapped_column(ForeignKey("evening_group.id"), default=None)
+    #: the club night a creating JSON command made ("event", migration 0024)
+    event_id: Mapped[int | None] = mapped_column(ForeignKey("event.id"), default=None)
     hand_number: Mapped[int | None] = mapped_column(default=None)
     command: Mapped[str] = mapped_column(String(20), default="", server_default="")
     hand_id: Mapped[int | None] = mapped_column(default=None)
