@@ -1,0 +1,76 @@
+"""Hostile and careless input on the club night's forms (issue 22, attacked as a stranger
+would): a name too long for the database, a control character in the currency or the
+event's name, thousands of names pasted into the players box. Each is refused (or cleaned)
+with a clear message and changes nothing; none answers 500 (PostgreSQL refuses a NUL byte
+and a name over 40 characters, SQLite stores them: both are run)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+P14 = [f"P{i:02d}" for i in range(1, 15)]
+BASE = {"name": "Friday", "variant": "pagat", "rounds": "3", "length": "hands", "amount": "8",
+        "style": "together", "stake_minor": "", "currency": "GBP"}
+
+
+def _group(client: Any) -> str:
+    answer = client.post("/api/groups", data=json.dumps({"name": "Crown", "token": "g-h"}),
+                         content_type="application/json")
+    return answer.get_json()["group"]["key"]  # type: ignore[no-any-return]
+
+
+def _events_of(app: Any, group: str) -> list[Any]:
+    with app.app_context():
+        from scorer.storage import events, groups
+
+        found = groups.get_group(group)
+        assert found is not None
+        return [(e.name, e.currency, [p.name for p in e.players]) for e in events.events_of_group(found)]
+
+
+@pytest.fixture
+def made(any_db_app: Any) -> Any:
+    any_db_app.config["PROPAGATE_EXCEPTIONS"] = False
+    owner = any_db_app.test_client()
+    return any_db_app, owner, _group(owner)
+
+
+def test_a_name_over_40_characters_in_the_form_is_refused_not_a_500(made: Any) -> None:
+    app, owner, group = made
+    answer = owner.post(f"/g/{group}/events/new", data={**BASE, "players": "\n".join(P14[:-1] + ["x" * 41])})
+    assert answer.status_code == 422
+    assert "Give a name of 1 to 40 characters." in answer.get_data(as_text=True)
+    assert _events_of(app, group) == []
+
+
+def test_thousands_of_names_pasted_are_refused_as_the_json_command_refuses_them(made: Any) -> None:
+    app, owner, group = made
+    answer = owner.post(f"/g/{group}/events/new", data={**BASE, "players": "\n".join(f"N{i}" for i in range(401))})
+    assert answer.status_code == 422
+    assert "An event has at most 400 players." in answer.get_data(as_text=True)
+    assert _events_of(app, group) == []
+    # the players box of an event made: 387 more than its 14 is one too many, nothing added
+    made_ = owner.post(f"/g/{group}/events/new", data={**BASE, "players": "\n".join(P14)})
+    key = made_.headers["Location"].rsplit("/", 1)[-1]
+    page = owner.post(f"/ev/{key}/players", data={"players": "\n".join(f"M{i}" for i in range(387))},
+                      follow_redirects=True).get_data(as_text=True)
+    assert "Nothing was changed: An event has at most 400 players." in page
+    assert _events_of(app, group)[0][2] == P14
+    # 386 more is 400: taken
+    owner.post(f"/ev/{key}/players", data={"players": "\n".join(f"M{i}" for i in range(386))})
+    assert len(_events_of(app, group)[0][2]) == 400
+
+
+def test_control_characters_in_the_currency_and_the_name_are_cleaned(made: Any) -> None:
+    app, owner, group = made
+    answer = owner.post(f"/g/{group}/events/new", data={
+        **BASE, "name": "Fri\x00day\u202e", "stake_minor": "5", "currency": "\x00G\x01BP", "players": "\n".join(P14)})
+    assert answer.status_code == 302, answer.get_data(as_text=True)
+    assert _events_of(app, group) == [("Friday", "GBP", P14)]
+    # a currency of nothing but control characters is the default, GBP
+    owner.post(f"/g/{group}/events/new", data={**BASE, "stake_minor": "5", "currency": "\x00\x01",
+                                               "players": "\n".join(P14)})
+    assert _events_of(app, group)[1][1] == "GBP"
