@@ -74,3 +74,38 @@ def test_control_characters_in_the_currency_and_the_name_are_cleaned(made: Any) 
     owner.post(f"/g/{group}/events/new", data={**BASE, "stake_minor": "5", "currency": "\x00\x01",
                                                "players": "\n".join(P14)})
     assert _events_of(app, group)[1][1] == "GBP"
+
+
+TABLES = [["Ann", "Bob", "Cat", "Dan", "Eve"], ["Fay", "Gus", "Hal", "Ivy", "Jo"], ["Kim", "Lee", "Max", "Ned"]]
+
+
+def _post(client: Any, url: str, body: Any) -> Any:
+    answer = client.post(url, data=json.dumps(body), content_type="application/json")
+    assert answer.status_code in (200, 201), answer.get_data(as_text=True)
+    return answer.get_json()
+
+
+def test_a_dispute_number_past_the_database_or_of_no_table_leaves_the_call_open(made: Any) -> None:
+    """The referee's dismiss form carries the dispute's id in its address: an id past the
+    database's integers (2**31 on PostgreSQL, 2**63 on SQLite) or of no dispute is "no such
+    dispute", and the call stays open (it was closed before the dispute was looked up)."""
+    app, owner, group = made
+    key = _post(owner, f"/api/g/{group}/events", {
+        "name": "N", "variant": "pagat", "options": {"hands_per_dealer": 1}, "stake": None,
+        "players": [p for t in TABLES for p in t], "rounds": 2, "length": "hands", "amount": 1})["event"]["key"]
+    _post(owner, f"/api/ev/{key}/seat", {"how": "typed", "tables": TABLES})
+    table = _post(owner, f"/api/ev/{key}/start", {})["event"]["tables"][0]["evening"]
+    sam = _post(owner, f"/api/ev/{key}/referees", {"name": "Sam", "token": "r1"})["referee"]
+    referee = app.test_client()
+    _post(referee, f"/api/ev/{key}/referee/join", {"pin": sam["pin"]})
+    call = _post(owner, f"/api/e/{table}/referee", {"note": "help", "token": "c1"})["call"]["id"]
+    for dispute in (2**31, 2**63, 10**30, 999):
+        answer = referee.post(f"/ev/{key}/calls/{call}/dismiss/{dispute}", data={}, follow_redirects=True)
+        assert answer.status_code == 200, (dispute, answer.status_code)
+        assert "There is no such dispute at this table." in answer.get_data(as_text=True)
+    refused = referee.post(f"/api/ev/{key}/calls/{call}/dismiss", data=json.dumps({"dispute": 999, "token": "d1"}),
+                           content_type="application/json")
+    assert refused.status_code == 422
+    assert refused.get_json()["error"]["message"] == "There is no such dispute at this table."
+    calls = referee.get(f"/api/ev/{key}/calls").get_json()["calls"]
+    assert [(c["id"], c["state"], c["outcome"], c["dispute"]) for c in calls] == [(call, "open", None, None)]
