@@ -109,3 +109,34 @@ def test_a_dispute_number_past_the_database_or_of_no_table_leaves_the_call_open(
     assert refused.get_json()["error"]["message"] == "There is no such dispute at this table."
     calls = referee.get(f"/api/ev/{key}/calls").get_json()["calls"]
     assert [(c["id"], c["state"], c["outcome"], c["dispute"]) for c in calls] == [(call, "open", None, None)]
+
+
+def test_a_payment_past_two_billion_minor_units_is_marked_paid(made: Any) -> None:
+    """A stake of 1,000,000,000 minor units (the most a stake may be) and Bob's Three made
+    at a table of five: each of the four others pays Bob 3 × 1,000,000,000 = 3,000,000,000,
+    past a 32-bit column (2,147,483,647). Marking it paid, by the JSON command or the
+    payments page's form, saves it (PostgreSQL refused it: 500; the JSON command refused
+    the amount as not a number)."""
+    app, owner, group = made
+    key = _post(owner, f"/api/g/{group}/events", {
+        "name": "High", "variant": "pagat", "options": {"hands_per_dealer": 1},
+        "stake": {"minor": 1_000_000_000, "currency": "GBP"}, "players": [p for t in TABLES for p in t],
+        "rounds": 2, "length": "hands", "amount": 1})["event"]["key"]
+    _post(owner, f"/api/ev/{key}/seat", {"how": "typed", "tables": TABLES})
+    table = _post(owner, f"/api/ev/{key}/start", {})["event"]["tables"][0]
+    assert owner.get(table["scorers_link"].split("localhost", 1)[-1]).status_code == 302
+    key1 = table["evening"]
+    _post(owner, f"/api/e/{key1}/hands", {"number": 1, "token": "h1", "facts": {
+        "dealer": "Ann", "auction": ["three", "pass", "pass", "pass", "pass"], "tricks": 3}})
+    _post(owner, f"/api/e/{key1}/finish", {"revision": owner.get(f"/api/e/{key1}").get_json()["revision"]})
+    transfers = owner.get(f"/api/e/{key1}/transfers").get_json()["transfers"]
+    assert [(t["payer"], t["payee"], t["amount"]) for t in transfers] == [
+        ("Ann", "Bob", 3_000_000_000), ("Cat", "Bob", 3_000_000_000), ("Dan", "Bob", 3_000_000_000),
+        ("Eve", "Bob", 3_000_000_000)]
+    paid = _post(owner, f"/api/e/{key1}/transfers/paid", {"payer": "Ann", "payee": "Bob", "amount": 3_000_000_000})
+    assert [t["paid"] is not None for t in paid["transfers"]] == [True, False, False, False]
+    # the form: Cat (seat 2) pays Bob (seat 1)
+    answer = owner.post(f"/e/{key1}/payments/mark", data={"payer": "2", "payee": "1", "amount": "3000000000"})
+    assert answer.status_code == 302
+    transfers = owner.get(f"/api/e/{key1}/transfers").get_json()["transfers"]
+    assert [t["paid"] is not None for t in transfers] == [True, True, False, False]
