@@ -52,6 +52,10 @@ from .units import reading, valid_key, writing
 #: The roles a phone may hold at an event (the referee's is added by its own module).
 OWNER, ORGANISER = "owner", "organiser"
 STYLES = ("together", "spread")
+#: The most players an event takes (the JSON command's cap, kept here for the pages too).
+MAX_PLAYERS = 400
+#: The longest player's name (the column's width).
+MAX_NAME = 40
 
 
 #: What the room screen shows as open referee calls: each function, given the event, gives the
@@ -197,9 +201,12 @@ def create_event(group: Group, *, name: str, variant: str, options: dict[str, An
     :class:`EventRefused`, and saves nothing."""
     if style not in STYLES:
         raise EventRefused(Text("Seat later rounds \"together\" or \"spread\", not {style}.", style=repr(style)))
+    if stake is not None:  # a control character (a NUL byte) in the currency never reaches the database
+        stake = Stake(stake.minor, clean_text(stake.currency)[:8] or "GBP")
+    _check_names(players)
     setup = engine.check_event(engine.EventSetup(variant, tuple(players), rounds, length, amount, options, stake))
     with writing():
-        event = Event(group_id=group.id, name=" ".join((name or "").split())[:80] or group.name, variant=variant,
+        event = Event(group_id=group.id, name=clean_text(name or "")[:80] or group.name, variant=variant,
                       options=dict(setup.options), stake_minor=None if stake is None else stake.minor,
                       currency="" if stake is None else stake.currency, rounds=setup.rounds, length=setup.length,
                       amount=setup.amount, style=style, time_zone=valid_zone(time_zone or ""),
@@ -245,6 +252,15 @@ def create_event_once(group: Group, token: str, content: str, **setup: Any) -> t
     return event, True
 
 
+def _check_names(names: Sequence[str]) -> None:
+    """Refuse more than :data:`MAX_PLAYERS` names or a name longer than :data:`MAX_NAME`
+    (cleaned), as the JSON commands do, before anything is written."""
+    if len(names) > MAX_PLAYERS:
+        raise EventRefused(Text("An event has at most {most} players.", most=MAX_PLAYERS))
+    if any(len(clean_text(n)) > MAX_NAME for n in names):
+        raise EventRefused(Text("Give a name of 1 to 40 characters."))
+
+
 def refuse_finished(event: Event) -> None:
     if event.finished_at is not None:
         raise EventRefused(Text("This event is finished."))
@@ -258,10 +274,9 @@ def add_players(event: Event, names: Sequence[str], *, device_name: str = "") ->
         refuse_finished(event)
         if event.round_rows:
             raise EventRefused(Text("The first round is seated: add a late arrival instead."))
+        _check_names([p.name for p in event.players] + list(names))
         cleaned = seating.unique_names([p.name for p in event.players] + list(names))[len(event.players):]
         for name in cleaned:
-            if len(name) > 40:
-                raise EventRefused(Text("Give a name of 1 to 40 characters."))
             event.players.append(EventPlayer(name=name, arrived=0))
         log_change(event, "players", None, {"added": cleaned}, device_name)
         _bump(event)

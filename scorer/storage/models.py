@@ -446,7 +446,7 @@ class PaidTransfer(db.Model):  # type: ignore[name-defined,misc]
     evening_id: Mapped[int] = mapped_column(ForeignKey("evening.id"), index=True)
     payer: Mapped[int]
     payee: Mapped[int]
-    amount: Mapped[int]
+    amount: Mapped[int] = mapped_column(sa.BigInteger)  # the stake times the units: past 2**31 (0024)
     currency: Mapped[str] = mapped_column(String(8), default="")
     marked_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     marked_by: Mapped[str] = mapped_column(String(40), default="")

@@ -33,7 +33,7 @@ from .commands import Command, CorrectHand, Device, Saved, handles
 from .errors import EveningFinished, HandConflict, OwnerOnly, ScorerError
 from .evenings import normalise
 from .hand_writes import named_hand, save_version
-from .models import Change, Evening, Event, EventAccess, EventRound, EventTable, db, new_pin, utcnow
+from .models import Change, Dispute, Evening, Event, EventAccess, EventRound, EventTable, db, new_pin, utcnow
 from .referee_models import OUTCOMES, Referee, RefereeCall, RefereePhone, RefereePinMiss
 from .units import bump, valid_key, writing
 
@@ -50,6 +50,7 @@ class RefereeRefused(ScorerError):
 
 
 # --------------------------------------------------------------------------- texts
+NO_SUCH_DISPUTE = Text("There is no such dispute at this table.")
 NOT_AN_EVENT_TABLE = Text("This table is not a table of a club night: there is no referee to call.")
 OTHER_EVENT = Text("That table is not a table of this event; nothing was changed.")
 FINISHED = Text("This table is finished: the referee can no longer be called to it.")
@@ -438,8 +439,11 @@ class RefereeDismiss(Command):
     token_kind: ClassVar[str] = "dismiss"
 
 
-def _ruling_referee(evening: Evening, call_id: int, device: Device) -> tuple[Event, Referee, RefereeCall]:
-    """The referee ruling at ``evening`` for call ``call_id`` (under the table's lock)."""
+def _ruling_referee(evening: Evening, call_id: int, device: Device,
+                    dispute_id: int | None = None) -> tuple[Event, Referee, RefereeCall]:
+    """The referee ruling at ``evening`` for call ``call_id`` (under the table's lock) on
+    dispute ``dispute_id``, which must be one of the table's: looked up before the call is
+    claimed (an id past the database's integers is no dispute, never its error)."""
     found = table_of(evening.id)
     if found is None:
         raise RefereeRefused(NOT_AN_EVENT_TABLE)
@@ -451,12 +455,16 @@ def _ruling_referee(evening: Evening, call_id: int, device: Device) -> tuple[Eve
         raise RefereeRefused(NO_SUCH_CALL)
     if any(p.name.casefold() == referee.name.casefold() for p in evening.players):
         raise RefereeRefused(Text(str(PLAYS_HERE), name=referee.name))
+    if dispute_id is not None:
+        dispute = db.session.get(Dispute, dispute_id) if 0 < dispute_id < 2**31 else None
+        if dispute is None or dispute.evening_id != evening.id:
+            raise RefereeRefused(NO_SUCH_DISPUTE)
     return event, referee, call
 
 
 @handles(RefereeRule)
 def _rule(command: RefereeRule, evening: Evening, device: Device) -> Saved:
-    event, referee, call = _ruling_referee(evening, command.call_id, device)
+    event, referee, call = _ruling_referee(evening, command.call_id, device, command.dispute_id)
     hand = named_hand(evening, command)
     assert command.facts is not None
     assert command.dispute_id is not None
@@ -470,7 +478,7 @@ def _rule(command: RefereeRule, evening: Evening, device: Device) -> Saved:
 
 @handles(RefereeDismiss)
 def _dismiss(command: RefereeDismiss, evening: Evening, device: Device) -> Saved:
-    event, referee, call = _ruling_referee(evening, command.call_id, device)
+    event, referee, call = _ruling_referee(evening, command.call_id, device, command.dispute_id)
     _claim(call, referee, close="dismissed", dispute_id=command.dispute_id)
     dispute = disputes.settle_dispute.on_locked(evening, command.dispute_id, "dismissed", device=device.name,
                                                 referee=referee.name)

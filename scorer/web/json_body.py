@@ -23,6 +23,9 @@ from .extensions import csrf
 
 #: Any whole number a command carries (a row id, a revision).
 MAX_INT = 1_000_000_000
+#: An amount of money in minor units (a settle-up payment: the stake times the units, past
+#: :data:`MAX_INT`), kept in a 64-bit column.
+MAX_AMOUNT = 10**15
 
 
 class BadBody(Exception):
@@ -68,9 +71,9 @@ def body() -> dict[str, Any]:
     return data
 
 
-def integer(data: dict[str, Any], name: str, low: int = 0) -> int:
+def integer(data: dict[str, Any], name: str, low: int = 0, high: int = MAX_INT) -> int:
     value = data.get(name)
-    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= MAX_INT:
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
         raise BadBody(gettext("%(field)s must be a whole number from %(low)s.", field=name, low=low))
     return value
 

@@ -96,7 +96,7 @@ def mark(key: str) -> Any:
     """Mark a payment paid, or (``paid=0``) take the mark back: a form on the payments page."""
     payer = _form_seat("payer")
     payee = _form_seat("payee")
-    raw = str(request.form.get("amount", ""))[:12]
+    raw = str(request.form.get("amount", ""))[:15]
     if not isinstance(payer, int) or not raw.isdigit():
         abort(400)
     paid = request.form.get("paid", "1") != "0"
@@ -191,7 +191,7 @@ def _command(key: str, paid: bool) -> Any:
         return names.index(value)
 
     payer, payee = seat("payer", False), seat("payee", True)
-    amount = json_body.integer(body, "amount", 1)
+    amount = json_body.integer(body, "amount", 1, json_body.MAX_AMOUNT)
     outcome = execute(payments.MarkPaid(key, int(payer), payee, amount, paid), device=sender())
 
     def saved(_: Saved, status: int) -> Any:
