@@ -91,7 +91,7 @@ def test_a_dispute_number_past_the_database_or_of_no_table_leaves_the_call_open(
     dispute", and the call stays open (it was closed before the dispute was looked up)."""
     app, owner, group = made
     key = _post(owner, f"/api/g/{group}/events", {
-        "name": "N", "variant": "pagat", "options": {"hands_per_dealer": 1}, "stake": None,
+        "token": "hostile-dismiss", "name": "N", "variant": "pagat", "options": {"hands_per_dealer": 1}, "stake": None,
         "players": [p for t in TABLES for p in t], "rounds": 2, "length": "hands", "amount": 1})["event"]["key"]
     _post(owner, f"/api/ev/{key}/seat", {"how": "typed", "tables": TABLES})
     table = _post(owner, f"/api/ev/{key}/start", {})["event"]["tables"][0]["evening"]
@@ -119,7 +119,7 @@ def test_a_payment_past_two_billion_minor_units_is_marked_paid(made: Any) -> Non
     the amount as not a number)."""
     app, owner, group = made
     key = _post(owner, f"/api/g/{group}/events", {
-        "name": "High", "variant": "pagat", "options": {"hands_per_dealer": 1},
+        "token": "hostile-high-stake", "name": "High", "variant": "pagat", "options": {"hands_per_dealer": 1},
         "stake": {"minor": 1_000_000_000, "currency": "GBP"}, "players": [p for t in TABLES for p in t],
         "rounds": 2, "length": "hands", "amount": 1})["event"]["key"]
     _post(owner, f"/api/ev/{key}/seat", {"how": "typed", "tables": TABLES})
