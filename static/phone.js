@@ -11,7 +11,10 @@
 // started once serves every tap (a new page would start Pyodide again, seconds on a phone).
 // At the tap, the hand is settled after the waiting ones first (window.napEngine.check): one
 // the rules refuse is refused there, in the server's words and the page's language, and is not
-// kept. Online, or without the engine, quick entry is its own page as before.
+// kept. A hand's page and its correction form (the full form) open in place the same way, and a
+// correction is checked at its tap after what waits ({correct: N, facts}: provisional.py); once
+// it waits, the provisional totals show it. Online, or without the engine, each is its own page
+// as before.
 //
 // Costly things happen only where they help: the engine starts when the network drops, or on an
 // idle page of a phone that lost the network in the last half hour (its files are then fetched
