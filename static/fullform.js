@@ -12,6 +12,11 @@
 // When the phone cannot keep the hand (IndexedDB refuses) and it cannot be sent either,
 // the form stays as typed and says so (issue 21, item 8).
 // Without JavaScript (or IndexedDB) the form posts as it always did.
+// Offline, with the phone's engine running on the scoresheet (phone.js), the hand's page and its
+// correction form are shown in the scoresheet's own page (fullForm(form, {back})): a correction
+// (or a new hand) the engine refuses, settled after what waits, is refused at the tap
+// (window.napEngine.check: the rule and the server's words, in the page's language) and is not
+// kept; one that waits goes back to the scoresheet in place (back()), whose engine settles it.
 import { dealerFor, entriesOrNone, forget, numberFor, queue, seatedOrder, waiting } from "./outbox-send.js";
 import { NotKept, token, usable } from "./outbox-store.js";
 import { factsOf, speakingOrder, withKept } from "./rules.js";
@@ -78,7 +83,7 @@ function placeNewHand(form, names) {
   }).catch(() => undefined);
 }
 
-function after(form, entry, now) {
+function after(form, entry, now, options) {
   const sheet = form.getAttribute("data-sheet");
   const page = sheet + "/hand/" + entry.number;
   if (!now) {  // sent and saved: as the form's post answers
@@ -97,10 +102,20 @@ function after(form, entry, now) {
   } else if (now.state === "refused") {  // another phone changed it first: the server's version, and ours beside it
     leaveNote(fill(say("refused"), "message", now.message) + " (" + now.label + ")");
     location.assign(now.taken || entry.kind === "correct" ? sheet + "/hand/" + now.number : sheet);
+  } else if (options.back) {  // no network, the form in the scoresheet's page: back to it
+    options.back();
   } else {  // no network: it waits, and goes by itself
     location.assign(sheet);
   }
   return undefined;
+}
+
+// what the phone's engine says of the tapped hand or correction at the tap (offline only: online,
+// the server answers at once): the refusal, or null (no engine on this page, a slow one, or none)
+function refusalAtTap(entry) {
+  if (navigator.onLine !== false || !window.napEngine) return Promise.resolve(null);
+  return window.napEngine.check(entry.body.facts, entry.kind === "correct" ? entry.number : undefined)
+    .catch(() => null);
 }
 
 // the command for this save: {kind, api, number, body, label, …}; null: the form posts
@@ -128,7 +143,10 @@ function commandOf(form, button, names, kept) {
   return entry;
 }
 
-function fullForm(form) {
+/** The full form on `form`; options.back: how to go back to the scoresheet when the hand waits
+ * (the form shown in the scoresheet's page, phone.js), instead of loading it. */
+export function fullForm(form, options = {}) {
+  if (!usable) return;
   const table = form.getAttribute("data-full-form");
   const names = JSON.parse(form.getAttribute("data-players") || "[]");
   const editing = form.hasAttribute("data-editing");
@@ -151,16 +169,22 @@ function fullForm(form) {
     if (!entry) return;
     ev.preventDefault();
     busy = true;
-    entriesOrNone().then((entries) => {
-      const queued = offline(table);
-      if (editing) {  // a correction of a correction that waits: based on what that one saves
-        const before = entries.filter((e) => e.table === table && e.state === "waiting" && e.hand_id === entry.hand_id);
-        if (before.length) entry.follows = before[before.length - 1].id;
-      } else if (queued) {
-        entry.number = numberFor(form, entries);
+    refusalAtTap(entry).then((refused) => {
+      if (refused) {  // the rules refuse it: said here, as the server would, and nothing is kept
+        showError(form, fill(say("refused"), "message", refused.text || refused.message));
+        return "again";
       }
-      return queue(entry);
-    }).then((now) => after(form, entry, now)).then((outcome) => {
+      return entriesOrNone().then((entries) => {
+        const queued = offline(table);
+        if (editing) {  // a correction of a correction that waits: based on what that one saves
+          const before = entries.filter((e) => e.table === table && e.state === "waiting" && e.hand_id === entry.hand_id);
+          if (before.length) entry.follows = before[before.length - 1].id;
+        } else if (queued) {
+          entry.number = numberFor(form, entries);
+        }
+        return queue(entry);
+      }).then((now) => after(form, entry, now, options));
+    }).then((outcome) => {
       if (outcome === "again") busy = false;
     }).catch((why) => {
       if (!(why instanceof NotKept)) { post(form, button); return; }
@@ -171,4 +195,4 @@ function fullForm(form) {
 }
 
 const full = usable ? document.querySelector("form[data-full-form]") : null;
-if (full) fullForm(full);
+if (full && !full.hasAttribute("data-in-place")) fullForm(full);

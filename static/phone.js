@@ -11,7 +11,10 @@
 // started once serves every tap (a new page would start Pyodide again, seconds on a phone).
 // At the tap, the hand is settled after the waiting ones first (window.napEngine.check): one
 // the rules refuse is refused there, in the server's words and the page's language, and is not
-// kept. Online, or without the engine, quick entry is its own page as before.
+// kept. A hand's page and its correction form (the full form) open in place the same way, and a
+// correction is checked at its tap after what waits ({correct: N, facts}: provisional.py); once
+// it waits, the provisional totals show it. Online, or without the engine, each is its own page
+// as before.
 //
 // Costly things happen only where they help: the engine starts when the network drops, or on an
 // idle page of a phone that lost the network in the last half hour (its files are then fetched
@@ -97,19 +100,25 @@ function main() {
     });
   }
 
+  // the hands and corrections that wait, in order ([] when an undo or anything else waits: the server's to say)
   function waitingHands() {
     const mine = entries.filter((e) => e.table === table && e.state === "waiting");
-    if (mine.some((e) => (e.kind || "hand") !== "hand")) return [];  // a correction or an undo waits: the server's to say
+    if (mine.some((e) => !["hand", "correct"].includes(e.kind || "hand"))) return [];
     return mine;
+  }
+  const isHand = (e) => (e.kind || "hand") === "hand";
+  // what the worker settles of a waiting entry: a new hand's facts, or {correct: N, facts} (provisional.py)
+  function itemOf(e) {
+    const facts = (e.body && e.body.facts) || e.facts;
+    return isHand(e) ? facts : { correct: e.number, facts };
   }
 
   function ask() {
     const waiting = waitingHands();
     const kept = read(KEPT);
     if (!worker || !ready || !waiting.length || !kept) { clear(); return; }
-    const facts = waiting.map((e) => (e.body && e.body.facts) || e.facts);
     asked += 1;
-    worker.postMessage({ id: asked, file: kept.text, waiting: facts, lang: document.documentElement.lang });
+    worker.postMessage({ id: asked, file: kept.text, waiting: waiting.map(itemOf), lang: document.documentElement.lang });
   }
 
   function answered(data) {
@@ -119,11 +128,14 @@ function main() {
     if (data.id !== asked || data.error || !data.report) { if (data.error) clear(); return; }
     const report = data.report;
     const waiting = waitingHands();
-    const accepted = data.refused ? data.refused.index : waiting.length;  // waiting hands in the report
-    const first = report.hands.length - accepted;  // the server's own hands come first
+    const accepted = waiting.slice(0, data.refused ? data.refused.index : waiting.length);  // in the report
+    const first = report.hands.length - accepted.filter(isHand).length;  // the server's own hands come first
+    const news = waiting.filter(isHand);
     clear();
-    if (!waiting.length || waiting[0].number !== first + 1) return;  // the kept file is not what they follow
-    shown = data.refused ? null : provisionalOf(report, waiting.map((e) => e.number));
+    if (!waiting.length) return;
+    // the kept file is not what they follow
+    if (news.length ? news[0].number !== first + 1 : waiting.some((e) => e.number > first)) return;
+    shown = data.refused ? null : provisionalOf(report, news.map((e) => e.number));
     show(report, waiting, first, data.refused);
   }
 
@@ -150,7 +162,7 @@ function main() {
     note.textContent = say("provisional-note");
     totals.parentNode.insertBefore(note, totals);
     waiting.forEach((e, i) => {
-      const row = document.querySelector(`.outbox-entry[data-number="${e.number}"][data-kind="hand"]`);
+      const row = document.querySelector(`.outbox-entry[data-number="${e.number}"][data-kind="${e.kind || "hand"}"]`);
       if (!row) return;
       const span = document.createElement("span");
       span.className = "provisional-ruling";
@@ -158,7 +170,8 @@ function main() {
         span.classList.add("refused");
         span.textContent = say("provisional") + ": " + (refused.text || refused.message);
       } else if (!refused || i < refused.index) {
-        const hand = report.hands[first + i];
+        const hand = report.hands[e.number - 1];  // a correction: the hand it corrects, as corrected
+        if (!hand) return;
         const moves = Object.entries(hand.entries).filter(([, v]) => v).map(([k, v]) => k + " " + signed(v));
         span.textContent = say("provisional") + ": " + moves.join(", ") + " · " + hand.rules.join(" ");
       }
@@ -188,16 +201,17 @@ function main() {
       .catch(() => {});
   }
 
-  // The hand tapped on quick entry, settled after those that wait: the refusal ({rule, text}) when
-  // the rules refuse it, null when they do not or cannot say (no engine, a correction waiting, no
-  // kept evening, a slow or failed worker: then the hand goes to the outbox as before).
-  function check(facts) {
+  // The hand tapped on quick entry or the full form (`correct`: the number of the hand a correction
+  // corrects), settled after those that wait: the refusal ({rule, text}) when the rules refuse it,
+  // null when they do not or cannot say (no engine, an undo waiting, no kept evening, a slow or
+  // failed worker: then the hand goes to the outbox as before).
+  function check(facts, correct) {
     const waiting = waitingHands();
     const kept = read(KEPT);
     const mine = entries.filter((e) => e.table === table && e.state === "waiting");
     if (!worker || !ready || !kept || waiting.length !== mine.length) return Promise.resolve(null);
     const id = "tap-" + (checks.size + 1) + "-" + Date.now();
-    const all = waiting.map((e) => (e.body && e.body.facts) || e.facts).concat([facts]);
+    const all = waiting.map(itemOf).concat([correct ? { correct, facts } : facts]);
     return new Promise((resolve) => {
       const timer = setTimeout(() => { checks.delete(id); resolve(null); }, SLOW);
       checks.set(id, (data) => {
@@ -213,6 +227,8 @@ function main() {
   // quick entry in this page (above): the scoresheet's nodes are kept aside while it is shown
   const main = document.querySelector("main");
   const sheetUrl = location.href.split("#")[0];
+  // this table's hand page and its correction form (/e/<key>/hand/N[/edit]): in place too, offline
+  const HAND_PAGE = new RegExp("^" + new URL(sheet, location.href).pathname.replace(/[.*+?^${}()|[\]\\]/g, "\\$&") + "/hand/\\d+(/edit)?$");
   let aside = null;  // the scoresheet's nodes and title while quick entry is shown
   let opening = false;
 
@@ -226,11 +242,12 @@ function main() {
       .then((text) => {
         const doc = new DOMParser().parseFromString(text, "text/html");
         const there = doc.querySelector("main");
-        const form = there && there.querySelector("form[data-outbox]");
-        if (!form) throw new Error("no quick entry");
+        // quick entry, the full form (a correction), or a hand's page on the way to its correction
+        const form = there && there.querySelector("form[data-outbox], form[data-full-form]");
+        if (!form && !(there && HAND_PAGE.test(new URL(href, location.href).pathname))) throw new Error("not in place");
         const scripts = Array.from(there.querySelectorAll("script")).map((el) => ({ src: el.src, module: el.type === "module" }));
         there.querySelectorAll("script").forEach((el) => el.remove());
-        form.setAttribute("data-in-place", "");
+        if (form) form.setAttribute("data-in-place", "");
         if (!aside) {
           const nodes = document.createDocumentFragment();
           while (main.firstChild) nodes.appendChild(main.firstChild);
@@ -248,8 +265,14 @@ function main() {
           main.appendChild(el);
         });
         return Promise.all(modules.map((s) => import(s.src))).then((loaded) => {
-          const placed = main.querySelector("form[data-outbox]");
-          loaded.forEach((mod) => { if (mod.quickEntry && placed) mod.quickEntry(placed, { back: () => backToSheet(true) }); });
+          const quick = main.querySelector("form[data-outbox]");
+          const full = main.querySelector("form[data-full-form]");
+          const options = { back: () => backToSheet(true) };
+          loaded.forEach((mod) => { if (mod.quickEntry && quick) mod.quickEntry(quick, options); });
+          // the full form's module is the page's own (base.html: its hashed name), loaded already
+          const own = document.querySelector("script[type=module][src*='/static/fullform.']");
+          if (full && own) return import(own.src).then((mod) => mod.fullForm(full, options));
+          return undefined;
         });
       })
       .finally(() => { opening = false; });
@@ -276,10 +299,14 @@ function main() {
       backToSheet(true);
       return;
     }
-    const link = ev.target && ev.target.closest ? ev.target.closest("#record-hand") : null;
+    const link = ev.target && ev.target.closest ? ev.target.closest("#record-hand, a[href]") : null;
+    if (link && link.id !== "record-hand" && !(link.origin === location.origin && HAND_PAGE.test(link.pathname) && !link.search)) return;
     if (!link || !worker || !ready || navigator.onLine || ev.defaultPrevented || ev.button || ev.metaKey || ev.ctrlKey || ev.shiftKey) return;
     ev.preventDefault();
-    openQuick(link.href, true).catch(() => location.assign(link.href));
+    openQuick(link.href, true).catch((why) => {
+      console.warn("nap: not in place:", String(why));  // eslint-disable-line no-console
+      location.assign(link.href);
+    });
   });
   window.addEventListener("popstate", (ev) => {
     if (ev.state && ev.state.nap === "quick") {

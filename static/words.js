@@ -31,6 +31,8 @@ export function showError(form, text) {
     form.insertBefore(p, form.firstChild);
   }
   p.textContent = text;
+  // said where the tap is seen: a long form (a correction) has it far above its save button
+  if (typeof p.scrollIntoView === "function") p.scrollIntoView({ block: "nearest" });
 }
 
 /** The text of the label around `input` (a pill's player or bid). */

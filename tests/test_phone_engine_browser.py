@@ -14,8 +14,16 @@ from typing import Any
 
 import pytest
 
+from scorer.rules import HandFacts
 from tests import test_browser as shared
-from tests.test_offline import _folded_below_the_totals, _hands, _quick_offline, _ready_offline, site  # noqa: F401  (fixture)
+from tests.test_offline import (  # noqa: F401  (site: a fixture)
+    _folded_below_the_totals,
+    _hands,
+    _quick_offline,
+    _ready_offline,
+    _record,
+    site,
+)
 
 browser = shared.browser
 _phone, _start_table = shared._phone, shared._start_table
@@ -342,5 +350,85 @@ def test_a_worker_that_never_answers_leaves_the_phone_as_before(browser: Any, si
         ctx.set_offline(False)
         a.wait_for_function("() => document.querySelectorAll('.outbox-entry').length === 0", timeout=60000)
         assert _hands(app, key) == [(1, 1, 3)]
+    finally:
+        ctx.close()
+
+
+REFUSED_WELLINGTON = {  # the server's words (scorer/evening/said.py): the rule's message, "not saved", the rule id
+    "ru-RU": ("не сохранено: Bob: заявка «Веллингтон», но «Веллингтон» можно заявить только после чьей-то заявки "
+              "«Нап». (P-7)"),
+    "nb-NO": "ikke lagret: Bob meldte Wellington, men Wellington kan bare meldes etter at noen har meldt Nap. (P-7)",
+}
+
+
+@pytest.mark.parametrize("locale", sorted(REFUSED_WELLINGTON))
+def test_offline_a_correction_the_rules_refuse_is_refused_at_the_tap_and_an_accepted_one_moves_the_totals(
+        browser: Any, site: tuple[Any, str], locale: str) -> None:  # noqa: F811
+    """Issue 24 item 3 for a correction: offline, with the engine running on the scoresheet, the
+    hand's page and its correction form open in the scoresheet's own page; hand 1 corrected to a
+    Wellington nobody bid Nap before is refused at the tap in the server's words and the page's
+    language, and nothing is kept; corrected to Bob failing his Three, it waits and the totals
+    show it at once, provisionally; back online the server's totals are those."""
+    app, base = site
+    ctx = browser.new_context(viewport=shared.PHONE, locale=locale)
+    a = ctx.new_page()
+    logs: list[str] = []
+    a.on("console", lambda m: logs.append(m.text))
+    try:
+        key = _start_table(a, base)
+        # hand 1 on the server: Ann deals, Bob (eldest) bids Three and makes it: −3 +9 −3 −3 (P-6)
+        _record(app, key, HandFacts(0, ("three", "pass", "pass", "pass"), 3))
+        _ready_offline(a, base, key, "/hand/1", "/hand/1/edit")
+        _engine_ready_offline(ctx, a, base, key, logs)
+        assert _totals(a) == ["\u22123", "+9", "\u22123", "\u22123"]
+        a.evaluate("window.__samePage = 'yes'")
+        a.locator(f"a[href='/e/{key}/hand/1']").first.click()  # the hand's page, in place
+        a.wait_for_url(re.compile(r"/hand/1$"))
+        a.locator(f"main a[href='/e/{key}/hand/1/edit']").click()  # "Correct this hand", in place
+        a.wait_for_url(re.compile(r"/hand/1/edit$"))
+        try:
+            a.locator("form[data-full-form][data-in-place]").wait_for(timeout=20000)
+        except Exception:
+            print("console:", logs[-30:])
+            raise
+        # Bob speaks first: nobody bid Nap before his Wellington (P-7)
+        a.locator("label.pill:has(input[name=call_1][value=wellington])").click()
+        a.locator("label.pill:has(input[name=tricks][value='5'])").click()
+        a.locator("button[name=save]").first.click()
+        error = a.locator("form[data-full-form] .outbox-error")
+        try:
+            error.wait_for(timeout=30000)
+        except Exception:
+            print("console:", logs[-30:])
+            raise
+        assert error.inner_text() == REFUSED_WELLINGTON[locale]
+        if SHOTS:
+            a.screenshot(path=str(Path(SHOTS) / f"correction-refused-{locale}.png"))
+        assert a.evaluate("window.__samePage") == "yes"
+        assert a.locator(".outbox-entry").count() == 0
+        assert a.evaluate("""() => new Promise(ok => { const r = indexedDB.open('nap-outbox');
+            r.onsuccess = () => { const db = r.result; const names = Array.from(db.objectStoreNames);
+              if (!names.length) { ok(0); return; }
+              const c = db.transaction(names[0]).objectStore(names[0]).count(); c.onsuccess = () => ok(c.result); };
+            r.onerror = () => ok(-1); })""") == 0  # nothing kept
+        # corrected on the same form: Bob's Three with 2 tricks, defeated: he pays 3 to each (P-6)
+        a.locator("label.pill:has(input[name=call_1][value=three])").click()
+        a.locator("label.pill:has(input[name=tricks][value='2'])").click()
+        a.locator("button[name=save]").first.click()
+        a.wait_for_url(re.compile(r"/e/[A-Za-z0-9_-]+$"))
+        a.locator(".totals.provisional").wait_for(timeout=60000)
+        assert _totals(a) == ["+3", "\u22129", "+3", "+3"]
+        assert a.evaluate("window.__samePage") == "yes"
+        assert a.locator(".outbox-entry[data-kind=correct][data-number='1'] .provisional-ruling").count() == 1
+        assert _hands(app, key) == [(1, 1, 3)]  # nothing reached the server
+        if SHOTS:
+            a.evaluate("window.scrollTo(0, 0)")
+            a.screenshot(path=str(Path(SHOTS) / f"correction-provisional-{locale}.png"))
+        ctx.set_offline(False)
+        a.wait_for_function("() => document.querySelectorAll('.outbox-entry').length === 0", timeout=60000)
+        a.wait_for_function("() => !document.querySelector('.totals.provisional')", timeout=60000)
+        assert _hands(app, key) == [(1, 1, 2)]
+        a.reload()
+        assert _totals(a) == ["+3", "\u22129", "+3", "+3"]  # the server's, as the phone had them
     finally:
         ctx.close()

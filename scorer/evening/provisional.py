@@ -7,8 +7,11 @@ waiting in the phone's outbox is the ``facts`` of its ``POST /api/e/<key>/hands`
 (docs/api.md), read exactly as that command reads it: the dealer the ledger names next when the
 hand names none, quick entry's ``lone_bid`` made into the variant's auction
 (:func:`scorer.evening.lone_bid.lone_bid_hand`), the schema's check (:func:`~scorer.evening.file.check_hand`)
-and :func:`~scorer.evening.file.read_hand`. The hands are settled in order; the ledger after them
-is what the phone shows, marked provisional, until the server's answer replaces it.
+and :func:`~scorer.evening.file.read_hand`. A waiting correction is ``{"correct": N, "facts": …}``
+(the facts of its ``POST /api/e/<key>/hands/<id>/versions`` command, read as that command reads
+them: hand N's dealer when they name none): hand N's facts replaced. The hands are settled in
+order; the ledger after them is what the phone shows, marked provisional, until the server's
+answer replaces it.
 
 Standard library (and the evening file's ``jsonschema``) only.
 """
@@ -52,18 +55,36 @@ def provisional(server_file: str | bytes, waiting: Sequence[Mapping[str, Any]]) 
     for index, facts in enumerate(waiting):
         number = len(hands) + 1
         try:
+            corrected = _corrected(facts, len(hands))
             data = dict(facts) if isinstance(facts, Mapping) else facts
+            dealer, seated = ledger.next_dealer, ledger.seated
+            if corrected is not None:  # a correction: hand N's facts replaced, its dealer and seats kept
+                number, data = corrected, dict(facts["facts"])
+                row = ledger.rows[number - 1]
+                dealer, seated = row.facts.dealer, row.seated or ledger.seated
             if isinstance(data, dict) and "lone_bid" in data:
-                data = lone_bid_hand(data, ledger, ledger.next_dealer, ledger.seated)
+                data = lone_bid_hand(data, ledger, dealer, seated)
             check_hand(data, "facts")
-            hand = read_hand(data, ledger.setup.players, dealer=ledger.next_dealer, where="facts")
-            after = settle_evening(evening.setup, [*hands, hand], evening.changes)
+            hand = read_hand(data, ledger.setup.players, dealer=dealer, where="facts")
+            settled = [*hands, hand] if corrected is None else [*hands[: number - 1], hand, *hands[number:]]
+            after = settle_evening(evening.setup, settled, evening.changes)
         except (EveningFileError, RulesError) as error:
             inner = getattr(error, "error", error)  # a HandError: the rule's own refusal
             message = inner.message
             if isinstance(inner, EveningFileError) and inner.where:  # as the server words it (storage's unreadable)
                 message = Text("{where}: {message}", where=inner.where, message=inner.message)
             return evening, ledger, Refusal(index, number, inner.rule, message)
-        hands.append(hand)
+        hands = settled
         ledger = after
     return evening, ledger, None
+
+
+def _corrected(item: Any, count: int) -> int | None:
+    """The number of the hand a waiting correction ``{"correct": N, "facts": {…}}`` corrects
+    (one of the ``count`` hands before it), ``None`` for a new hand's facts."""
+    if not isinstance(item, Mapping) or set(item) != {"correct", "facts"} or not isinstance(item["facts"], Mapping):
+        return None
+    number = item["correct"]
+    if isinstance(number, int) and not isinstance(number, bool) and 1 <= number <= count:
+        return number
+    raise EveningFileError("correct: no such hand", where="facts")
