@@ -26,6 +26,7 @@ from flask import Blueprint, Response, abort, current_app, jsonify, request, ses
 from flask_babel import force_locale, gettext
 from flask_wtf.csrf import generate_csrf
 
+from ...storage import units
 from ..engine_bundle import build_bundle
 from ..i18n import LANGUAGES, select_locale
 from ..permissions import permission
@@ -265,11 +266,12 @@ def kept_pages(key: str) -> Response:
         paths += [_template(e).replace("{key}", key).replace("{number}", str(int(last))) for e in WARMED_LAST]
     cookie = _with_form_secret()
     pages = []
-    for path in paths:
-        answer = _inner(path, cookie)
-        if answer.status_code == 200 and answer.mimetype == "text/html":
-            pages.append({"path": path, "html": answer.get_data(as_text=True),
-                          "headers": {h: answer.headers[h] for h in KEPT_HEADERS if h in answer.headers}})
+    with units.sharing_evening(key):  # read once for the six pages, not once each
+        for path in paths:
+            answer = _inner(path, cookie)
+            if answer.status_code == 200 and answer.mimetype == "text/html":
+                pages.append({"path": path, "html": answer.get_data(as_text=True),
+                              "headers": {h: answer.headers[h] for h in KEPT_HEADERS if h in answer.headers}})
     response = jsonify(pages=pages)
     response.headers["Cache-Control"] = "no-store"
     response.vary.add("Cookie")
