@@ -55,6 +55,9 @@ def test_the_warm_up_reads_the_evening_once_for_its_six_pages(app: Any) -> None:
     # the hands' versions are read with the evening (selectinload): once, not once per page
     assert sum(1 for s in statements if re.match(r"SELECT hand_version\.hand_id\b", s)) == 1
     assert sum(1 for s in statements if re.match(r"SELECT evening\.id\b", s)) == 1
+    # who the phone is and whether it scores here: read once, not once per page
+    assert sum(1 for s in statements if re.search(r"FROM device\s+WHERE device\.token_hash", s)) == 1
+    assert sum(1 for s in statements if re.match(r"SELECT table_access\.id\b", s)) == 1
     _same_as_routes(scorer, pages)
 
 
