@@ -42,12 +42,35 @@ def get_evening(key: str, *, fresh: bool = False) -> Evening | None:
     """
     if not valid_key(key):
         return None
+    shared = _SHARED.get()
+    if shared is not None and not fresh and key in shared:
+        return shared[key]
     query = (sa.select(Evening).where(Evening.key == key)
              .options(selectinload(Evening.players), selectinload(Evening.seat_changes),
                       selectinload(Evening.hands).selectinload(Hand.versions)))
     if fresh:
         query = query.execution_options(populate_existing=True)
     return db.session.scalar(query)
+
+
+#: the evenings read once for several pages made in one request (:func:`sharing_evening`)
+_SHARED: ContextVar[dict[str, Evening] | None] = ContextVar("nap_shared_evenings", default=None)
+
+
+@contextlib.contextmanager
+def sharing_evening(key: str) -> Iterator[Evening | None]:
+    """Read the evening with URL key ``key`` once, in this session, and let every
+    :func:`get_evening` of it (not ``fresh``) in the block answer that same evening: the
+    service worker's warm-up (:func:`scorer.web.views.offline.kept_pages`) makes six pages
+    of one table, each by its own route in an application context (and a session) of its
+    own, and each read the whole evening again, a sixth of the warm-up's CPU each (issue 23
+    item 2). The pages only read it. Yields the evening, or ``None`` when there is none."""
+    evening = get_evening(key)
+    token = _SHARED.set({key: evening} if evening is not None else {})
+    try:
+        yield evening
+    finally:
+        _SHARED.reset(token)
 
 
 def evening_revision(key: str) -> int | None:

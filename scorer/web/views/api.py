@@ -16,6 +16,7 @@ import json
 import logging
 from typing import Any
 
+import sqlalchemy as sa
 from flask import abort, jsonify, make_response, request, url_for
 from flask_babel import gettext
 
@@ -47,7 +48,7 @@ from ...storage.commands import (
     execute,
 )
 from ...storage.db import db
-from ...storage.models import Evening, Hand
+from ...storage.models import Evening, Hand, HandVersion
 from ...storage.notes import SetEveningNote, StartRematch
 from .. import json_body
 from ..answers import conflict_json, fresh_evening, hand_of, json_answer, sender, state_of, totals
@@ -78,7 +79,13 @@ def _facts(data: Any, ledger: Ledger, dealer: int, seated: tuple[int, ...] = ())
 def _hand_saved(saved: Saved, status: int) -> Any:
     """The answer to a hand command: the hand (by row id) as saved now, the totals and
     the revision. A conflict when that hand is no longer in play (a retry of a command
-    whose hand another phone undid meanwhile: its answer is not another hand's)."""
+    whose hand another phone undid meanwhile: its answer is not another hand's). Answered
+    from this process's kept ledger of the revision now committed (the write hands its
+    ledger over, :func:`_kept_hand_saved`), not from the whole evening loaded again (issue
+    23 item 2: a fifth of the save's CPU)."""
+    kept = _kept_hand_saved(saved, status)
+    if kept is not None:
+        return kept
     evening = fresh_evening(saved.key)
     ledger = evenings.ledger_of(evening)
     if saved.hand_id is not None:
@@ -88,6 +95,30 @@ def _hand_saved(saved: Saved, status: int) -> Any:
     if hand is None:
         return conflict_json(saved.key, error_text(hand_writes.gone(evening, saved.hand_id or 0)))
     return jsonify(revision=evening.revision, hand=hand_of(hand, ledger), totals=totals(ledger)), status
+
+
+def _kept_hand_saved(saved: Saved, status: int) -> Any:
+    """:func:`_hand_saved`'s answer from the evening settled at its current revision
+    (:func:`scorer.storage.kept_ledgers.settled`: one small query when this process keeps
+    it) and the hand's first version's time played (one more): the same answer as from the
+    evening loaded, key for key. ``None`` (the caller loads the evening) for a hand named
+    by number only, or one no longer in play (its answer is a conflict)."""
+    if saved.hand_id is None:
+        return None
+    found = kept_ledgers.settled(saved.key)
+    if found is None:
+        return None
+    place = next((i for i, (hand_id, _) in enumerate(found.fingerprint) if hand_id == saved.hand_id), None)
+    if place is None:
+        return None
+    ledger = found.ledger
+    answer = {"id": saved.hand_id, "number": place + 1, "version": found.fingerprint[place][1],
+              "facts": encode_hand(ledger.rows[place].facts, ledger.setup.players)}
+    played = db.session.scalar(sa.select(HandVersion.played_at).where(HandVersion.hand_id == saved.hand_id)
+                               .order_by(HandVersion.version).limit(1))
+    if played is not None:  # as hand_of says it (ISO 8601, UTC)
+        answer["played_at"] = evenings.as_utc(played).isoformat()
+    return jsonify(revision=found.head.revision, hand=answer, totals=totals(ledger)), status
 
 
 def _run(command: Command, status: int = 201) -> Any:

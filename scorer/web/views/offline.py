@@ -22,10 +22,12 @@ import re
 from pathlib import Path
 from typing import Any
 
-from flask import Blueprint, Response, abort, current_app, jsonify, request, session
+from flask import Blueprint, Response, abort, current_app, g, jsonify, request, session
 from flask_babel import force_locale, gettext
 from flask_wtf.csrf import generate_csrf
 
+from ...storage import units
+from .. import access
 from ..engine_bundle import build_bundle
 from ..i18n import LANGUAGES, select_locale
 from ..permissions import permission
@@ -222,10 +224,12 @@ def service_worker() -> Response:
 
 
 
-def _inner(path: str, cookie: str | None) -> Response:
+def _inner(path: str, cookie: str | None, known: dict[str, Any] | None = None) -> Response:
     """``GET path`` answered by the app for this very phone (its cookies, or ``cookie`` in
     their place; its address and scheme as the proxy told them; quiet as this request is),
-    in an application context of its own."""
+    in an application context of its own; ``known``: what this request already found out
+    about the phone (:func:`scorer.web.access.current_device`, ``is_scorer``), which the
+    page's request would read again."""
     environ = {k: v for k, v in request.environ.items() if k not in ("CONTENT_LENGTH", "CONTENT_TYPE", "wsgi.input")}
     environ.update(REQUEST_METHOD="GET", PATH_INFO=path, QUERY_STRING="", HTTP_ACCEPT="text/html")
     environ.pop("HTTP_ACCEPT_ENCODING", None)  # the pages as they are: the whole answer is compressed
@@ -233,6 +237,8 @@ def _inner(path: str, cookie: str | None) -> Response:
         environ["HTTP_COOKIE"] = cookie
     app = current_app._get_current_object()  # type: ignore[attr-defined]
     with app.app_context(), app.request_context(environ):
+        for name, value in (known or {}).items():
+            setattr(g, name, dict(value) if isinstance(value, dict) else value)
         return app.full_dispatch_request()
 
 
@@ -265,11 +271,14 @@ def kept_pages(key: str) -> Response:
         paths += [_template(e).replace("{key}", key).replace("{number}", str(int(last))) for e in WARMED_LAST]
     cookie = _with_form_secret()
     pages = []
-    for path in paths:
-        answer = _inner(path, cookie)
-        if answer.status_code == 200 and answer.mimetype == "text/html":
-            pages.append({"path": path, "html": answer.get_data(as_text=True),
-                          "headers": {h: answer.headers[h] for h in KEPT_HEADERS if h in answer.headers}})
+    # the same phone asks for each page: who it is and whether it scores here, read once
+    known = {"nap_device": access.current_device(), "nap_scorer_of": {key: access.is_scorer(key)}}
+    with units.sharing_evening(key):  # read once for the six pages, not once each
+        for path in paths:
+            answer = _inner(path, cookie, known)
+            if answer.status_code == 200 and answer.mimetype == "text/html":
+                pages.append({"path": path, "html": answer.get_data(as_text=True),
+                              "headers": {h: answer.headers[h] for h in KEPT_HEADERS if h in answer.headers}})
     response = jsonify(pages=pages)
     response.headers["Cache-Control"] = "no-store"
     response.vary.add("Cookie")

@@ -1,0 +1,156 @@
+"""What one hand costs the server (issue 23 item 2), without changing what anyone sees: the
+save's answer (POST /api/e/<key>/hands) comes from the kept ledger, not the evening loaded
+again; the service worker's warm-up (GET /e/<key>/kept, scorer/web/views/offline.py) reads
+the evening once for its six pages, and what it answers is still each page as its own route
+makes it for this phone, after a correction as before it, for a scorer and for a viewer."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import sqlalchemy as sa
+
+from scorer.storage import units
+from scorer.storage.models import db
+from tests.webhelpers import post_hand, start_evening
+
+
+def _hidden_blank(html: str) -> str:
+    """``html`` with the value of every hidden field blanked (one-time tokens, CSRF)."""
+    return re.sub(r'(type="hidden"[^>]*?value=")[^"]*', r"\1", html)
+
+
+def _warm(app: Any, client: Any, path: str) -> tuple[dict[str, str], list[str]]:
+    """The pages of ``path``'s answer by path, and the SQL statements it ran."""
+    seen: list[str] = []
+
+    def record(_conn: Any, _cursor: Any, statement: str, *_: Any) -> None:
+        seen.append(statement)
+
+    with app.app_context():
+        engine = db.engine
+    sa.event.listen(engine, "before_cursor_execute", record)
+    try:
+        answer = client.get(path, headers={"X-Nap-Warm": "1"})
+    finally:
+        sa.event.remove(engine, "before_cursor_execute", record)
+    assert answer.status_code == 200
+    return {p["path"]: p["html"] for p in answer.get_json()["pages"]}, seen
+
+
+def _same_as_routes(client: Any, pages: dict[str, str]) -> None:
+    for path, html in pages.items():
+        assert _hidden_blank(html) == _hidden_blank(client.get(path).get_data(as_text=True)), path
+
+
+def test_the_warm_up_reads_the_evening_once_for_its_six_pages(app: Any) -> None:
+    scorer = app.test_client()
+    key = start_evening(scorer)
+    assert post_hand(scorer, key, 1, 0, {1: "three"}, tricks=3).status_code == 302
+    assert post_hand(scorer, key, 2, 1, {2: "three"}, tricks=3).status_code == 302
+    scorer.get(f"/e/{key}")  # the "saved" message, once
+    pages, statements = _warm(app, scorer, f"/e/{key}/kept?last=2")
+    assert len(pages) == 6
+    # the hands' versions are read with the evening (selectinload): once, not once per page
+    assert sum(1 for s in statements if re.match(r"SELECT hand_version\.hand_id\b", s)) == 1
+    assert sum(1 for s in statements if re.match(r"SELECT evening\.id\b", s)) == 1
+    # who the phone is and whether it scores here: read once, not once per page
+    assert sum(1 for s in statements if re.search(r"FROM device\s+WHERE device\.token_hash", s)) == 1
+    assert sum(1 for s in statements if re.match(r"SELECT table_access\.id\b", s)) == 1
+    _same_as_routes(scorer, pages)
+
+
+def test_a_warm_up_after_a_correction_has_the_corrected_hand(app: Any) -> None:
+    scorer = app.test_client()
+    key = start_evening(scorer)
+    assert post_hand(scorer, key, 1, 0, {1: "three"}, tricks=3).status_code == 302
+    scorer.get(f"/e/{key}")
+    before, _ = _warm(app, scorer, f"/e/{key}/kept?last=1")
+    hand = scorer.get(f"/api/e/{key}").get_json()["hands"][0]
+    assert hand["version"] == 1
+    corrected = scorer.post(f"/api/e/{key}/hands/{hand['id']}/versions",
+                            json={"version": 1, "token": "fix-1", "facts": {**hand["facts"], "tricks": 2}})
+    assert corrected.status_code == 201, corrected.get_data(as_text=True)
+    after, _ = _warm(app, scorer, f"/e/{key}/kept?last=1")
+    assert list(after) == list(before)
+    # the hand's page and its correction form now show version 2 (made three, now lost)
+    assert _hidden_blank(after[f"/e/{key}/hand/1"]) != _hidden_blank(before[f"/e/{key}/hand/1"])
+    assert _hidden_blank(after[f"/e/{key}/big"]) != _hidden_blank(before[f"/e/{key}/big"])
+    _same_as_routes(scorer, after)
+    # the evening is shared only inside the warm-up: outside it each read is a read
+    with app.test_request_context():
+        assert units._SHARED.get() is None
+
+
+def test_a_viewer_and_a_scorer_warm_up_each_their_own_pages(app: Any) -> None:
+    scorer, viewer = app.test_client(), app.test_client()
+    key = start_evening(scorer)
+    assert post_hand(scorer, key, 1, 0, {1: "three"}, tricks=3).status_code == 302
+    scorer.get(f"/e/{key}")
+    mine, _ = _warm(app, scorer, f"/e/{key}/kept?last=1")
+    theirs, _ = _warm(app, viewer, f"/e/{key}/kept?last=1")
+    assert list(theirs) == [f"/e/{key}/big", f"/e/{key}/hand/1"]
+    assert len(mine) == 6
+    _same_as_routes(viewer, theirs)
+    _same_as_routes(scorer, mine)
+    assert theirs[f"/e/{key}/hand/1"] != mine[f"/e/{key}/hand/1"]  # the scorer's has its forms
+
+
+# -- the save's answer (scorer/web/views/api.py: _kept_hand_saved) --------------------------
+THREE = {"dealer": "Ann", "auction": ["three", "pass", "pass", "pass"], "tricks": 3}
+
+
+def _post(app: Any, client: Any, url: str, body: Any) -> tuple[Any, list[str]]:
+    seen: list[str] = []
+
+    def record(_conn: Any, _cursor: Any, statement: str, *_: Any) -> None:
+        seen.append(statement)
+
+    with app.app_context():
+        engine = db.engine
+    sa.event.listen(engine, "before_cursor_execute", record)
+    try:
+        return client.post(url, json=body), seen
+    finally:
+        sa.event.remove(engine, "before_cursor_execute", record)
+
+
+def test_the_saves_answer_is_the_hand_as_the_table_now_has_it_without_loading_the_evening_again(
+        any_db_app: Any) -> None:
+    app = any_db_app
+    client = app.test_client()
+    key = start_evening(client)
+    answer, statements = _post(app, client, f"/api/e/{key}/hands",
+                               {"number": 1, "facts": THREE, "token": "s1", "played_at": "2026-12-06T20:15:00Z"})
+    assert answer.status_code == 201, answer.get_data(as_text=True)
+    # the answer, once the hand is written: the table's revision and the hand's first version's
+    # time played (two small queries), not the evening loaded again (five, and all its hands)
+    written = max(i for i, s in enumerate(statements) if s.startswith("INSERT INTO submission"))
+    after = [s for s in statements[written + 1:] if s.strip() != "BEGIN"]
+    assert len(after) == 2, after
+    assert re.match(r"SELECT key, id, revision, group_id\s+FROM evening\s+WHERE key IN", after[0])
+    assert re.match(r"SELECT hand_version\.played_at\s+FROM hand_version", after[1])
+    body = answer.get_json()
+    state = client.get(f"/api/e/{key}").get_json()
+    assert body["revision"] == state["revision"]
+    assert body["hand"] == state["hands"][0]
+    assert body["hand"]["number"] == 1 and body["hand"]["version"] == 1
+    assert body["hand"]["played_at"] == "2026-12-06T20:15:00+00:00"
+    # Ann deals, Bob bids three and makes it: pagat pays 3 from each of the other three
+    assert body["totals"] == state["totals"] == {"Ann": -3, "Bob": 9, "Cat": -3, "Dan": -3}
+    second, _ = _post(app, client, f"/api/e/{key}/hands",
+                      {"number": 2, "facts": {**THREE, "dealer": "Bob"}, "token": "s2"})
+    assert second.status_code == 201
+    assert "played_at" not in second.get_json()["hand"]
+    # a correction of hand 1: version 2, its first version's time played, the new totals
+    fixed, _ = _post(app, client, f"/api/e/{key}/hands/{body['hand']['id']}/versions",
+                     {"version": 1, "token": "s3", "facts": {**THREE, "tricks": 2}})
+    assert fixed.status_code == 201, fixed.get_data(as_text=True)
+    state = client.get(f"/api/e/{key}").get_json()
+    assert fixed.get_json() == {"revision": state["revision"], "hand": state["hands"][0], "totals": state["totals"]}
+    assert fixed.get_json()["hand"]["version"] == 2
+    assert fixed.get_json()["hand"]["played_at"] == "2026-12-06T20:15:00+00:00"
+    # a retry of the first save answers what it saved (200), as the table has it now
+    again, _ = _post(app, client, f"/api/e/{key}/hands", {"number": 1, "facts": THREE, "token": "s1"})
+    assert again.status_code == 200 and again.get_json()["hand"] == state["hands"][0]
