@@ -25,32 +25,46 @@ def printer(kind: str, helpers: dict[str, Any]) -> Callable[[Sequence[Any]], lis
     :class:`scorer.storage.groups.EveningLine`) with ``helpers`` (``groups._piece_helpers``:
     ``signed``, ``day``, ``url_for`` in the phone's language), each piece as
     :func:`scorer.web.caches.render_pieces` keeps it (stripped, one newline after)."""
+    return _rows(helpers) if kind == "row" else _lines(helpers)
+
+
+def _name(e: Any) -> str:
+    """The evening's name as the ``bdi`` filter prints it."""
+    text = str(e.name)
+    if len(text) >= 2 and text[0] == "\u2068" and text[-1] == "\u2069":
+        text = text[1:-1]
+    return f"<bdi>{escape(text)}</bdi>"
+
+
+def _rows(helpers: dict[str, Any]) -> Callable[[Sequence[Any]], list[Markup]]:
     day, signed, url_for = helpers["day"], helpers["signed"], helpers["url_for"]
+    figures: dict[int, str] = {}  # a season repeats its figures: each printed once
 
-    def link(e: Any) -> str:
-        return escape(url_for("sheet.scoresheet", key=e.key))
+    def figure(n: int) -> str:
+        text = figures.get(n)
+        if text is None:
+            text = figures[n] = str(escape(signed(n)))
+        return text
 
-    def name(e: Any) -> str:
-        text = str(e.name)
-        if len(text) >= 2 and text[0] == "\u2068" and text[-1] == "\u2069":  # as the bdi filter
-            text = text[1:-1]
-        return f"<bdi>{escape(text)}</bdi>"
+    def cell(c: Any) -> str:
+        if c is None:
+            return '<td class="num"><span class="muted">–</span></td>'
+        return f'<td class="num"><span class="chg">{figure(c[0])}</span><span class="run">{figure(c[1])}</span>' \
+               "</td>"
 
-    if kind == "row":
-        def cell(c: Any) -> str:
-            if c is None:
-                return '<td class="num"><span class="muted">–</span></td>'
-            return f'<td class="num"><span class="chg">{escape(signed(c[0]))}</span><span class="run">' \
-                   f'{escape(signed(c[1]))}</span></td>'
+    def rows(items: Sequence[Any]) -> list[Markup]:
+        return [Markup(f'<tr><td><a href="{escape(url_for("sheet.scoresheet", key=e.key))}">'
+                       f"{escape(day(e.played_on))}<br><small>{_name(e)}</small></a></td>\n      "
+                       f'{"".join(map(cell, cells))}</tr>\n') for e, cells in items]
 
-        def rows(items: Sequence[Any]) -> list[Markup]:
-            return [Markup(f'<tr><td><a href="{link(e)}">{escape(day(e.played_on))}<br><small>{name(e)}</small></a>'
-                           f'</td>\n      {"".join(map(cell, cells))}</tr>\n') for e, cells in items]
+    return rows
 
-        return rows
 
+def _lines(helpers: dict[str, Any]) -> Callable[[Sequence[Any]], list[Markup]]:
+    day, url_for = helpers["day"], helpers["url_for"]
     catalog = get_translations()
     variants: dict[Any, str] = {}
+    counts: dict[int, Markup] = {}
 
     def variant(v: Any) -> str:
         try:
@@ -64,7 +78,10 @@ def printer(kind: str, helpers: dict[str, Any]) -> Callable[[Sequence[Any]], lis
             return text
 
     def line(e: Any) -> Markup:
-        hands = Markup(catalog.ungettext("%(num)d hand", "%(num)d hands", e.hands)) % {"num": e.hands}
+        hands = counts.get(e.hands)
+        if hands is None:
+            hands = counts[e.hands] = Markup(catalog.ungettext("%(num)d hand", "%(num)d hands", e.hands)) % {
+                "num": e.hands}
         winners = ""
         if e.winners:
             n = len(e.winners)
@@ -74,9 +91,9 @@ def printer(kind: str, helpers: dict[str, Any]) -> Callable[[Sequence[Any]], lis
         if e.problem:
             problem = Markup('<span class="disputed">%s</span>') % (
                 Markup(catalog.ugettext("Left out of the season: %(problem)s")) % {"problem": error_text(e.problem)})
-        return Markup(f'<li><a class="card" href="{link(e)}">\n    <strong>{escape(day(e.played_on))} · {name(e)}'
-                      f'</strong>\n    <span class="muted">{variant(e.variant)} · {hands}{winners}</span>\n    '
-                      f'{problem}\n  </a></li>\n')
+        return Markup(f'<li><a class="card" href="{escape(url_for("sheet.scoresheet", key=e.key))}">\n    <strong>'
+                      f"{escape(day(e.played_on))} · {_name(e)}</strong>\n    <span class=\"muted\">"
+                      f"{variant(e.variant)} · {hands}{winners}</span>\n    {problem}\n  </a></li>\n")
 
     def lines(items: Sequence[Any]) -> list[Markup]:
         return [line(e) for e in items]
