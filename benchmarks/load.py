@@ -65,7 +65,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-KINDS = ("poll", "stream", "pushed", "page", "mix", "state", "save", "roomver", "room", "healthz")
+KINDS = ("poll", "stream", "pushed", "shown", "page", "mix", "reload", "state", "save", "roomver", "room", "healthz",
+         "lag")
 ROOM_EVERY = 3.0  # seconds, as static/room.js
 #: the request mix of a real browser, per hand and table (benchmarks/wire.py --mix-out)
 MIX = ROOT / "benchmarks" / "phone_mix.json"
@@ -99,7 +100,9 @@ def make_schema(base: str) -> tuple[str, str]:
     schema = f"nap_load_{secrets.token_hex(5)}"
     with psycopg.connect(base, autocommit=True) as conn:
         conn.execute(f'CREATE SCHEMA "{schema}"')
-    return schema, f"{base}?options=-csearch_path%3D{schema}"
+    # application_name: the app's connections (and the stream server's) are told apart in
+    # pg_stat_activity, where their backends' CPU and waits are read (Meter)
+    return schema, f"{base}?options=-csearch_path%3D{schema}&application_name={schema}"
 
 
 def drop_schema(base: str, schema: str) -> None:
@@ -204,8 +207,18 @@ def start_server(url: str, port: int, workers: int, app_root: Path, live_port: i
     log = Path(env["NAP_INSTANCE"]) / "serve.log"
     with log.open("wb") as out:
         server = subprocess.Popen(command, cwd=app_root, env=env, stdout=out, stderr=subprocess.STDOUT)
+    _LOGS[server.pid] = log
     listening(server, port, 120, "nap serve", log)
     return listening(server, live_port, 60, "the stream server", log) if live_port else server
+
+
+#: the log of each server :func:`start_server` started, by pid
+_LOGS: dict[int, Path] = {}
+
+
+def server_log(server: subprocess.Popen[Any]) -> Path:
+    """The log of a server :func:`start_server` started."""
+    return _LOGS[server.pid]
 
 
 def start_nginx(app_port: int, port: int, tmp: Path, live_port: int = 0) -> subprocess.Popen[bytes]:
@@ -223,7 +236,7 @@ def start_nginx(app_port: int, port: int, tmp: Path, live_port: int = 0) -> subp
     for name, value in {"LISTEN": f"127.0.0.1:{port}", "SERVER_NAME": "nap.test", "CERT": str(cert),
                         "KEY": str(key), "APP": f"127.0.0.1:{app_port}",
                         "LIVE": f"127.0.0.1:{live_port or app_port}",
-                        "ACCESS_LOG": str(tmp / "access.log")}.items():
+                        "ACCESS_LOG": str(tmp / "access.log"), "STATIC": str(ROOT / "static")}.items():
         site = site.replace(f"@{name}@", value)
     (tmp / "site.conf").write_text(site)
     user = "user root;\n" if os.geteuid() == 0 else ""
@@ -254,6 +267,140 @@ def cpu_seconds(pid: int) -> float:
         except (OSError, IndexError, ValueError):
             continue
     return total
+
+
+def comm(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/comm").read_text().strip()
+    except OSError:
+        return ""
+
+
+def children(pid: int) -> list[int]:
+    found = []
+    try:
+        for task in Path(f"/proc/{pid}/task").iterdir():
+            found += [int(c) for c in (task / "children").read_text().split()]
+    except (OSError, ValueError):
+        pass
+    return found
+
+
+def own_cpu(pid: int) -> float:
+    """User + system CPU seconds of ``pid`` alone (0 if gone)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, IndexError, ValueError):
+        return 0.0
+
+
+def box_cpu() -> float:
+    """CPU seconds the whole machine spent busy (every core; /proc/stat)."""
+    fields = [int(f) for f in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    idle = fields[3] + fields[4]  # idle, iowait
+    return (sum(fields[:8]) - idle) / os.sysconf("SC_CLK_TCK")
+
+
+class Meter:
+    """Where the machine's CPU went during the measured window, and what the app waited on:
+
+    - per process role (``cpu``): the app's web workers (``nap-web``, with their render
+      workers), its stream server (``nap-live``), nginx, the PostgreSQL backends of the
+      app's connections (``application_name``), and the rest of the machine (other users);
+    - PostgreSQL (``pg``): every second, the app's connections in ``pg_stat_activity`` by
+      state, and what the active ones wait on;
+    - waitress's queue (:meth:`queue`): ``Task queue depth is N`` in the server's log.
+    """
+
+    def __init__(self, server: subprocess.Popen[Any], proxy: subprocess.Popen[Any] | None, database: str,
+                 tag: str, log: Path) -> None:
+        self.server, self.proxy, self.database, self.tag, self.log = server, proxy, database, tag, log
+        self.backends: dict[int, float] = {}  # PostgreSQL backend pid → its CPU when first seen
+        self.seen: dict[int, float] = {}  # … and when last seen (a backend that ends keeps its last figure)
+        self.samples: list[dict[str, int]] = []
+        self.waits: dict[str, int] = defaultdict(int)
+        self._stop = False
+        self._thread: Any = None
+
+    def roles(self) -> dict[str, float]:
+        cpu: dict[str, float] = defaultdict(float)
+        cpu["app"] += own_cpu(self.server.pid)  # the supervisor (or the one process)
+        for child in children(self.server.pid):
+            cpu["stream" if comm(child) == "nap-live" else "app"] += cpu_seconds(child)
+        if self.proxy is not None:
+            cpu["nginx"] = cpu_seconds(self.proxy.pid)
+        cpu["postgres"] = sum(self.seen.values())
+        return cpu
+
+    def _sample(self, conn: Any) -> None:
+        rows = conn.execute("SELECT pid, state, coalesce(wait_event_type || ':' || wait_event, '') "
+                            "FROM pg_stat_activity WHERE application_name = %s", (self.tag,)).fetchall()
+        counts: dict[str, int] = defaultdict(int)
+        for pid, state, wait in rows:
+            if pid not in self.backends:
+                self.backends[pid] = own_cpu(pid) if self._thread is None else 0.0
+            self.seen[pid] = max(self.seen.get(pid, 0.0), own_cpu(pid))
+            counts[state or "?"] += 1
+            if state == "active" and wait:
+                self.waits[wait] += 1
+        if self._thread is not None:
+            self.samples.append(counts)
+
+    def start(self) -> None:
+        import threading
+
+        import psycopg
+
+        self.conn = psycopg.connect(self.database, autocommit=True)
+        self._sample(self.conn)  # the backends open now, and their CPU so far
+        self.before = self.roles()
+        self.before["postgres"] = sum(self.backends.values())
+        self.box_before, self.load_before = box_cpu(), os.getloadavg()
+
+        def run() -> None:
+            while not self._stop:
+                time.sleep(1.0)
+                self._sample(self.conn)
+
+        self._thread = threading.Thread(target=run, daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop = True
+        self._thread.join()
+        self._sample(self.conn)
+        self.after = self.roles()
+        self.box = box_cpu() - self.box_before
+        self.load_after = os.getloadavg()
+        self.conn.close()
+
+    def used(self) -> dict[str, float]:
+        """CPU seconds per role in the window."""
+        return {role: self.after.get(role, 0.0) - self.before.get(role, 0.0) for role in self.after}
+
+    def queue(self) -> tuple[int, int]:
+        """waitress's ``Task queue depth`` warnings in the server's log: (how many, deepest)."""
+        depths = [int(d) for d in re.findall(r"Task queue depth is (\d+)", self.log.read_text(errors="replace"))]
+        return len(depths), max(depths, default=0)
+
+    def report(self, duration: float, clients: float) -> None:
+        used = self.used()
+        ours = sum(used.values()) + clients
+        parts = [f"{role} {used[role] / duration * 100:.0f}%" for role in ("app", "stream", "nginx", "postgres")
+                 if role in used]
+        print(f"CPU, % of one core: {', '.join(parts)}, load generator {clients / duration * 100:.0f}%; "
+              f"the whole box {self.box / duration * 100:.0f}% of {os.cpu_count() * 100}% "
+              f"(others {max(0.0, self.box - ours) / duration * 100:.0f}%)")
+        active = sorted(s.get("active", 0) for s in self.samples) or [0]
+        total = max((sum(s.values()) for s in self.samples), default=0)
+        waits = ", ".join(f"{w} {n}" for w, n in sorted(self.waits.items(), key=lambda x: -x[1])[:4]) or "none"
+        print(f"PostgreSQL: {total} connections of the app; active per second p50 {active[len(active) // 2]}, "
+              f"max {active[-1]}; waits of active ones (samples): {waits}")
+        count, deepest = self.queue()
+        print(f"waitress queue: {count} 'Task queue depth' warnings, deepest {deepest}")
+        print(f"load average: {self.load_before[0]:.1f} before, {self.load_after[0]:.1f} after "
+              f"(1 min; {os.cpu_count()} cores)")
 
 
 # ----------------------------------------------------------------------------- the phones
@@ -336,8 +483,12 @@ async def react(session: Any, key: str, tally: Tally, mix: list[dict[str, Any]],
     for path in share(mix, seat, rng):
         url = path.replace("{key}", key).replace("since={n}", f"since={before}").replace("{n}", str(revision))
         # any answer but a server error or a refusal is what a phone gets (a 304, a redirect, a 404 of a guessed number)
-        await request(session, tally, "mix", "GET", url, tuple(s for s in range(200, 500) if s != 429),
-                      allow_redirects=False)
+        answer = await request(session, tally, "mix", "GET", url, tuple(s for s in range(200, 500) if s != 429),
+                               allow_redirects=False)
+        if isinstance(answer, dict) and answer.get("reload"):
+            # /changes could not say what changed (this process no longer holds the phone's
+            # revision): live.js fetches the page instead ("reload", counted apart)
+            await request(session, tally, "reload", "GET", f"/e/{key}", (200,))
 
 
 async def phone(base: str, key: str, edit_key: str, seat: int, tally: Tally, end: float, save_every: float,
@@ -378,7 +529,10 @@ async def phone(base: str, key: str, edit_key: str, seat: int, tally: Tally, end
                         revisions.append(heard.get_nowait())
                 for revision in revisions[-1:]:
                     if shown is not None and revision != shown:
+                        saved = table.saved.get(revision, table.sending)
                         await react(session, key, tally, mix, seat, rng, shown, revision)
+                        if saved is not None and not scorer:  # this viewer shows the new hand now
+                            tally.add("shown", saved, True)
                     shown = revision
                 tick = await next_tick(tick, tally, count=listener is None)
         finally:
@@ -455,6 +609,16 @@ async def probe(base: str, tally: Tally, end: float, rng: random.Random) -> None
             tick = await next_tick(tick, tally)
 
 
+async def loop_lag(tally: Tally, end: float) -> None:
+    """How late this client's event loop wakes a task asleep for 0.1 s ("lag", not a request):
+    a busy or starved load generator would delay every phone's requests and their timings."""
+    while time.monotonic() < end:
+        started = time.monotonic()
+        await asyncio.sleep(0.1)
+        if started >= tally.since:
+            tally.times["lag"].append(time.monotonic() - started - 0.1)
+
+
 def run_phones(base: str, tables: list[tuple[str, str]], probes: int, start: float, warmup: float,
                duration: float, save_every: float, seed: int, live: str = "poll", mix_file: str = "none",
                live_base: str = "", event: str = "", room_screens: int = 0) -> dict[str, Any]:
@@ -474,6 +638,7 @@ def run_phones(base: str, tables: list[tuple[str, str]], probes: int, start: flo
         tasks += [probe(base, tally, end, random.Random(rng.random())) for _ in range(probes)]
         if event:
             tasks += [room_screen(base, event, tally, end, random.Random(rng.random())) for _ in range(room_screens)]
+        tasks.append(loop_lag(tally, end))
         await asyncio.sleep(max(0.0, start - time.monotonic()))
         await asyncio.gather(*tasks)
         return tally
@@ -540,8 +705,9 @@ def report(results: list[dict[str, Any]], duration: float, cpu: float) -> None:
         for kind, text in result["samples"].items():
             samples.setdefault(kind, text)
     base50, base99 = percentile(times["healthz"], 0.5), percentile(times["healthz"], 0.99)
-    # "pushed" is a delay (a save's answer → a phone told), not a request
-    total = sum(len(v) for k, v in times.items() if k != "pushed")
+    # "pushed" and "shown" are delays (a save sent → a phone told; → a viewer showing it), not requests
+    delays = ("pushed", "shown", "lag")
+    total = sum(len(v) for k, v in times.items() if k not in delays)
     print(f"{'kind':8} {'requests':>9} {'req/s':>7} {'p50 ms':>8} {'p99 ms':>8} {'max ms':>8} {'errors':>7}"
           f"   p50/healthz p99/healthz")
     for kind in KINDS:
@@ -552,7 +718,7 @@ def report(results: list[dict[str, Any]], duration: float, cpu: float) -> None:
         line = (f"{kind:8} {len(values):9d} {len(values) / duration:7.1f} {p50 * 1000:8.1f} {p99 * 1000:8.1f} "
                 f"{max(values) * 1000:8.1f} {errors.get(kind, 0):7d}   ×{p50 / base50:10.2f} ×{p99 / base99:10.2f}")
         print(line + (f"   (first error: {samples[kind]})" if kind in samples else ""))
-    every = [t for k, v in times.items() if k != "pushed" for t in v]
+    every = [t for k, v in times.items() if k not in delays for t in v]
     print(f"{'all':8} {total:9d} {total / duration:7.1f} {percentile(every, 0.5) * 1000:8.1f} "
           f"{percentile(every, 0.99) * 1000:8.1f} {max(every) * 1000:8.1f} {sum(errors.values()):7d}")
     skipped = sum(r["skipped"] for r in results)
@@ -561,7 +727,6 @@ def report(results: list[dict[str, Any]], duration: float, cpu: float) -> None:
     print(f"server CPU: {cpu:.1f} s in {duration:.0f} s ({cpu / duration * 100:.0f}% of one core), "
           f"{cpu / max(total, 1) * 1000:.2f} ms per request; the phones (clients): "
           f"{sum(r['cpu'] for r in results):.1f} s")
-    print(f"machine load average: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
 
 
 def main() -> None:
@@ -628,21 +793,19 @@ def main() -> None:
                  args.warmup, args.duration, args.save_every, args.seed * 100 + i, args.live, args.mix, live_base,
                  event, args.room_screens if i == 0 else 0)
                 for i, chunk in enumerate(chunks)]
+        meter = Meter(server, proxy, base, schema, server_log(server))
         with multiprocessing.get_context("spawn").Pool(args.clients) as pool:
             pending = pool.starmap_async(run_phones, jobs)
             while time.monotonic() < start + args.warmup:
                 time.sleep(0.1)
-            cpu_before = cpu_seconds(server.pid)
-            nginx_before = cpu_seconds(proxy.pid) if proxy else 0.0
+            meter.start()
             while time.monotonic() < start + args.warmup + args.duration:
                 time.sleep(0.1)
-            cpu = cpu_seconds(server.pid) - cpu_before
-            nginx_cpu = cpu_seconds(proxy.pid) - nginx_before if proxy else 0.0
+            meter.stop()
             results = pending.get(timeout=args.warmup + args.duration + 120)
-        report(results, args.duration, cpu)
-        if proxy:
-            print(f"nginx CPU: {nginx_cpu:.1f} s in {args.duration:.0f} s "
-                  f"({nginx_cpu / args.duration * 100:.0f}% of one core)")
+        used = meter.used()
+        report(results, args.duration, used.get("app", 0.0) + used.get("stream", 0.0))
+        meter.report(args.duration, sum(r["cpu"] for r in results))
     finally:
         if proxy is not None:
             proxy.terminate()

@@ -64,7 +64,8 @@ def main() -> None:
         players = [f"Player {i:03d}" for i in range(args.tables * 6)]  # the fewest tables: of 6
         group = post(owner, "/api/groups", {"name": "Bench club", "token": "bench-g"})["group"]["key"]
         made = post(owner, f"/api/g/{group}/events", {"name": "Big night", "variant": "pagat", "players": players,
-                                                      "rounds": 3, "length": "hands", "amount": args.hands})
+                                                      "rounds": 3, "length": "hands", "amount": args.hands,
+                                                      "token": "bench-ev"})
         key = made["event"]["key"]
         post(owner, f"/api/ev/{key}/seat", {"how": "draw", "seed": "bench"})
         tables = post(owner, f"/api/ev/{key}/start", {})["event"]["tables"]

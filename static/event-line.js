@@ -5,7 +5,18 @@
   "use strict";
   function line() { return document.querySelector("[data-event-line]"); }
   if (!line() || !window.fetch) return;
-  window.addEventListener("nap:live", function () {
+  // a timed round (data-due, UTC): ask again when it ends, so "Finish this table" shows unasked
+  var timer = null;
+  function watchDue() {
+    var el = line();
+    if (timer) { clearTimeout(timer); timer = null; }
+    var due = el && el.getAttribute("data-due");
+    if (!due) return;
+    var wait = Date.parse(due) - Date.now();
+    if (isNaN(wait)) return;
+    timer = setTimeout(refresh, Math.min(Math.max(wait + 1000, 1000), 2147483000));
+  }
+  function refresh() {
     var el = line();
     if (!el) return;
     fetch(el.getAttribute("data-event-line"), { cache: "no-store", credentials: "same-origin" })
@@ -14,7 +25,10 @@
         var doc = new DOMParser().parseFromString(data.html, "text/html");
         var fresh = doc.querySelector("[data-event-line]");
         if (fresh) el.replaceWith(fresh);
+        watchDue();
       })
       .catch(function () {});
-  });
+  }
+  window.addEventListener("nap:live", refresh);
+  watchDue();
 })();

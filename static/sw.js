@@ -5,8 +5,9 @@
 // page and Big totals load without a network: pages are fetched network-first and the
 // last good copy is kept; with no network the kept copy is shown (netstate.js says
 // "Offline since …"). Opening a scoresheet online also keeps a fresh copy of the table's
-// other pages and of its last hand's page and correction form, once per revision of the
-// table (a scoresheet at a revision already warmed warms nothing); so does a change the
+// other pages and of its last hand's page and correction form, all in one answer
+// (GET /e/<key>/kept), once per revision of the table (a scoresheet at a revision already
+// warmed warms nothing); so does a change the
 // page's live part shows (live.js asks by a message, and places each change in the kept
 // copy of the page). Static files under hashed names
 // (scorer/web/static_names.py) are taken from the kept shell without asking; any other
@@ -61,25 +62,27 @@ var warmedAt = {};
 var warming = {};
 
 function warm(origin, key, sheet) {
-  // the table's other pages, kept for when the network is gone: the last hand's too
+  // the table's other pages, kept for when the network is gone: the last hand's too, all
+  // in one answer (/e/<key>/kept?last=N, each page made by its own route: issue 23 item 1)
   return sheet.text().then(function (html) {
     var next = /data-next-hand="(\d+)"/.exec(html);
     var revision = /data-revision="(\d+)"/.exec(html);
-    var paths = NAP.warm.map(function (t) { return pathOf(t, key); });
-    if (next && Number(next[1]) > 1) {
-      NAP.warm_last.forEach(function (t) { paths.push(pathOf(t, key, Number(next[1]) - 1)); });
-    }
-    return { paths: paths, revision: revision ? revision[1] : null };
+    return { last: next && Number(next[1]) > 1 ? Number(next[1]) - 1 : 0, revision: revision ? revision[1] : null };
   }).catch(function () {
-    return { paths: NAP.warm.map(function (t) { return pathOf(t, key); }), revision: null };
+    return { last: 0, revision: null };
   }).then(function (seen) {
     if (seen.revision !== null && (warmedAt[key] === seen.revision || warming[key] === seen.revision)) {
       return undefined;
     }
     warming[key] = seen.revision;
-    return caches.open(PAGES).then(function (cache) { return fetchAll(cache, origin, seen.paths); }).then(function (kept) {
-      if (seen.revision !== null && kept.every(Boolean)) warmedAt[key] = seen.revision;
-    }).then(function () {
+    var url = origin + pathOf(NAP.kept, key) + (seen.last ? "?last=" + seen.last : "");
+    return fetch(url, WARM).then(function (r) {
+      if (r.status !== 200 || r.redirected) return false;
+      return r.json().then(function (answer) {
+        return caches.open(PAGES).then(function (cache) { return keepAll(cache, origin, answer.pages || []); });
+      });
+    }).catch(function () { return false; }).then(function (kept) {
+      if (seen.revision !== null && kept) warmedAt[key] = seen.revision;
       if (warming[key] === seen.revision) delete warming[key];
     });
   });
@@ -90,15 +93,14 @@ function warm(origin, key, sheet) {
 // session and writes no cookie for it (scorer/web/quiet.py, issue 25 item 5)
 var WARM = { credentials: "same-origin", cache: "no-store", headers: { "X-Nap-Warm": "1" } };
 
-// true for each page kept
-function fetchAll(cache, origin, paths) {
-  return Promise.all(paths.map(function (path) {
-    var url = origin + path;
-    return fetch(url, WARM).then(function (r) {
-      if (r.status === 200 && !r.redirected) return cache.put(url, r).then(function () { return true; });
-      return true;  // not this phone's to keep (a viewer): nothing to warm next time either
-    }).catch(function () { return false; });
-  }));
+// each page of the answer kept under its own address, one after the other; true when all are
+function keepAll(cache, origin, pages) {
+  return pages.reduce(function (done, page) {
+    return done.then(function (ok) {
+      var response = new Response(page.html, { status: 200, headers: page.headers });
+      return cache.put(origin + page.path, response).then(function () { return ok; }, function () { return false; });
+    });
+  }, Promise.resolve(true));
 }
 
 workbox.routing.registerRoute(

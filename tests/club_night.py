@@ -143,6 +143,7 @@ class Night:
             f"/api/g/{group}/events",
             {
                 "name": "Thursday club night",
+                "token": "club-night",
                 "variant": "pagat",
                 "options": {"hands_per_dealer": 1},
                 "stake": None,

@@ -180,7 +180,8 @@ def test_an_arabic_name_beside_a_negative_number_reads_right_in_the_browser(brow
         context.add_cookies([{"name": "lang", "value": "nb", "url": base}])
         page.goto(f"{base}/e/{key}")
         line = ".payments li:first-child"
-        assert page.locator(line).inner_text().replace("\u00a0", " ") == "Bob betaler محمد 1,00 kr"
+        # the payment says which hand it settles (issue 22 item 7): Bob's only loss, −5 in hand 2
+        assert page.locator(line).inner_text().replace("\u00a0", " ") == "Bob betaler محمد 1,00 kr: giv 2"
         where = page.evaluate(_POSITIONS, [line, "محمد", "1,00"])
         assert where["name"]["right"] <= where["number"]["left"] + 1, where
     finally:

@@ -29,7 +29,7 @@ def test_the_room_screen_is_readable_and_follows_the_tables(browser: Any, site: 
     group = post(owner, "/api/groups", {"name": "The Crown", "token": "g-1"})["group"]["key"]
     event = post(owner, f"/api/g/{group}/events", {"name": "Thursday club night", "variant": "pagat",
                                                    "options": {"hands_per_dealer": 1}, "players": P14, "rounds": 3,
-                                                   "length": "hands", "amount": 10})["event"]
+                                                   "length": "hands", "amount": 10, "token": "ev-room"})["event"]
     key = event["key"]
     post(owner, f"/api/ev/{key}/seat", {"how": "typed", "tables": [P14[:5], P14[5:10], P14[10:]]})
     tables = post(owner, f"/api/ev/{key}/start", {})["event"]["tables"]

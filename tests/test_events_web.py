@@ -6,6 +6,7 @@ table is shown (nothing of another table)."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 from typing import Any
@@ -13,6 +14,7 @@ from typing import Any
 from scorer.evening import seating
 
 P14 = [f"P{i:02d}" for i in range(1, 15)]
+TOKENS = itertools.count(1)  # a new one-time token for each club night made
 
 
 def post(client: Any, url: str, body: Any) -> Any:
@@ -27,7 +29,7 @@ def _event(client: Any, **more: Any) -> dict[str, Any]:
     group = _group(client)
     answer = post(client, f"/api/g/{group}/events", {
         "name": "Club night", "variant": "pagat", "options": {"hands_per_dealer": 1}, "stake": None,
-        "players": P14, "rounds": 2, "length": "hands", "amount": 5, **more})
+        "players": P14, "rounds": 2, "length": "hands", "amount": 5, "token": f"ev-{next(TOKENS)}", **more})
     assert answer.status_code == 201, answer.get_data(as_text=True)
     return answer.get_json()["event"]  # type: ignore[no-any-return]
 
@@ -64,7 +66,7 @@ def test_a_draw_is_recorded_and_repeatable_and_a_bad_seating_changes_nothing(app
     # an event whose tables cannot all be seated is refused when made
     group = _group(owner)
     made = post(owner, f"/api/g/{group}/events", {"variant": "pagat", "players": ["A", "B"], "rounds": 2,
-                                                  "length": "hands", "amount": 5})
+                                                  "length": "hands", "amount": 5, "token": "ev-bad"})
     assert made.status_code == 422 and made.get_json()["error"]["rule"] == "P-1"
 
 
@@ -210,7 +212,7 @@ def test_a_table_of_a_club_night_stays_in_its_group(app: Any) -> None:
     owner = app.test_client()
     group = _group(owner)
     answer = post(owner, f"/api/g/{group}/events", {"name": "Club night", "variant": "pagat", "players": P14,
-                                                    "rounds": 2, "length": "hands", "amount": 5})
+                                                    "rounds": 2, "length": "hands", "amount": 5, "token": "ev-1"})
     key = answer.get_json()["event"]["key"]
     assert post(owner, f"/api/ev/{key}/seat", {"how": "draw", "seed": 1}).status_code == 422  # a seed is a text
     post(owner, f"/api/ev/{key}/seat", {"how": "draw", "seed": "1"})

@@ -9,6 +9,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
+import sqlalchemy as sa
+
+from scorer.storage import sheet_digests
+from scorer.storage.models import SheetDigest, db
 from scorer.web import caches
 from webhelpers import hand_id, post_hand, start_evening
 
@@ -169,9 +173,69 @@ def test_a_revision_no_longer_held_or_unknown_is_answered_reload(app: Any) -> No
     caches.sheet_cache.clear()
     assert phone.ask()["rows"].keys() == {"2"}
     assert post_hand(client, key, 3, 2, {0: "three"}, 3).status_code == 302
-    caches.sheet_cache.clear()
-    caches.sheet_history.clear()  # another process served that page, or it was forgotten
+    _other_process()
+    _forget_kept(app)  # and the database no longer holds it (older than the last few)
     assert phone.ask() == {"revision": 3, "reload": True}
     for since in ("9", "x", ""):
         assert client.get(f"{phone.changes}&since={since}").get_json() == {"revision": 3, "reload": True}
     assert client.get("/e/nosuchtable/changes?since=0").status_code == 404
+
+
+def _other_process() -> None:
+    """What another app process holds in memory of this table: nothing (it rendered none
+    of its pages)."""
+    caches.sheet_cache.clear()
+    caches.sheet_history.clear()
+    caches.page_cache.clear()
+    caches.frame_cache.clear()
+
+
+def _forget_kept(app: Any) -> None:
+    with app.app_context():
+        db.session.execute(sa.delete(SheetDigest))
+        db.session.commit()
+
+
+def _kept(app: Any, key: str) -> list[tuple[str, int]]:
+    with app.app_context():
+        return [tuple(r) for r in db.session.execute(  # type: ignore[misc]
+            sa.select(SheetDigest.variant, SheetDigest.revision).where(SheetDigest.evening_key == key)
+            .order_by(SheetDigest.variant, SheetDigest.revision)).all()]
+
+
+def test_a_phone_whose_page_another_process_rendered_gets_the_change_not_the_page(app: Any) -> None:
+    """Two app processes behind the proxy: the page was rendered by one, the phone's next
+    question goes to the other, which never rendered that revision. It reads what the page
+    showed (the digests of its parts and rows) from the database and answers the change."""
+    scorer, viewer_client = app.test_client(), app.test_client()
+    key = start_evening(scorer)
+    assert post_hand(scorer, key, 1, 0, {2: "four"}, 4).status_code == 302
+    phone = Phone(viewer_client, key)  # revision 1, rendered "in process A"
+    assert _kept(app, key) == [("en/viewer/", 1)]
+    assert post_hand(scorer, key, 2, 1, {3: "nap"}, 5).status_code == 302
+    _other_process()  # "process B": nothing of this table in memory
+    answer = phone.follow()  # the parts and rows placed give the fresh page, byte for byte
+    assert sorted(answer["rows"]) == ["2"] and answer["removed"] == [] and "totals" in answer["parts"]
+    assert "hands" not in answer["parts"]  # the frame of the rows is the same
+    # the scorer's pages are kept apart from the viewers' (they differ: Record hand)
+    scorer.get(f"/e/{key}")
+    assert ("en/scorer/", 2) in _kept(app, key) and ("en/viewer/", 2) in _kept(app, key)
+    # a corrected hand from yet another process: every later row moves, and comes
+    _other_process()
+    _correct_hand_one(scorer, app, key, 1, 3)
+    _other_process()
+    assert sorted(phone.follow()["rows"]) == ["1", "2"]
+
+
+def test_only_the_last_revisions_are_kept_and_an_older_one_is_answered_reload(app: Any) -> None:
+    client = app.test_client()
+    key = start_evening(client, opt_hands_per_dealer="5")
+    assert post_hand(client, key, 1, 0, {2: "four"}, 4).status_code == 302
+    phone = Phone(client, key)  # revision 1
+    for number in range(2, sheet_digests.DEPTH + 3):  # hands 2 … DEPTH + 2, each page loaded
+        assert post_hand(client, key, number, (number - 1) % 4, {number % 4: "three"}, 3).status_code == 302
+        assert Phone(client, key).revision == number
+    latest = sheet_digests.DEPTH + 2  # 10: revisions 3 … 10 kept, 1 and 2 forgotten
+    assert [r for _, r in _kept(app, key)] == list(range(latest - sheet_digests.DEPTH + 1, latest + 1))
+    _other_process()
+    assert phone.ask() == {"revision": latest, "reload": True}

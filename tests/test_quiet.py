@@ -74,6 +74,31 @@ def test_a_first_csrf_secret_made_by_a_warm_up_is_kept(app: Any, client: Any) ->
     assert client.post(f"/e/{key}/hand", data=data).status_code == 302  # the kept form's token is good
 
 
+def test_the_warm_up_in_one_answer_takes_no_message_and_keeps_the_first_csrf_secret(app: Any, client: Any) -> None:
+    """GET /e/<key>/kept (the table's pages in one answer, static/sw.js) is quiet as each page
+    was: no page in it shows the message that waits for the table, which still waits; a
+    first CSRF secret made for its forms is the one its cookie keeps, so a kept form posts."""
+    key = start_evening(client)
+    app.config["WTF_CSRF_ENABLED"] = True
+    assert client.get(f"/e/{key}/undo").status_code == 302  # a real tap: the message waits
+    with client.session_transaction() as sess:
+        sess.pop("csrf_token", None)
+    warmed = client.get(f"/e/{key}/kept", headers=WARM)
+    assert warmed.status_code == 200
+    pages = {p["path"]: p["html"] for p in warmed.get_json()["pages"]}
+    assert list(pages) == [f"/e/{key}/quick", f"/e/{key}/big", f"/e/{key}/hand"]  # undo: no hand, a redirect
+    assert not [path for path, html in pages.items() if NO_HAND in html]
+    assert len(_session_cookies(warmed)) == 1
+    with client.session_transaction() as sess:
+        assert "csrf_token" in sess
+        assert ("message", NO_HAND) in sess["_flashes"]  # still waiting
+    token = re.search(r'name="csrf_token" type="hidden" value="([^"]+)"', pages[f"/e/{key}/hand"])
+    assert token is not None
+    data = {"csrf_token": token.group(1), "number": "1", "dealer": "0", "call_1": "pass", "call_2": "pass",
+            "call_3": "three", "call_0": "pass", "tricks": "3", "save": "1"}
+    assert client.post(f"/e/{key}/hand", data=data).status_code == 302  # the kept form's token is good
+
+
 @pytest.mark.parametrize(("method", "headers", "expected"), [
     ("GET", WARM, True), ("HEAD", WARM, True), ("POST", WARM, False), ("GET", {"X-Nap-Warm": "0"}, False),
     ("GET", {}, False), ("GET", {"Sec-Purpose": "prefetch"}, True), ("GET", {"X-Moz": "prefetch"}, True),

@@ -50,6 +50,64 @@ def test_slow_connections_leave_room_for_the_phones(served: int) -> None:
             s.close()
 
 
+def test_a_request_whose_client_gave_up_is_dropped_not_run() -> None:
+    """Under overload the queue held requests whose phones had timed out and closed their
+    connections; waitress ran each one anyway (it stops reading a connection whose request
+    waits), so the queue never drained. With one thread held, a request sent and abandoned
+    is dropped; the request after it is answered."""
+    import threading
+
+    held, release = threading.Event(), threading.Event()
+    ran: list[str] = []
+
+    def app(environ: dict[str, Any], start_response: Any) -> list[bytes]:
+        ran.append(environ["PATH_INFO"])
+        if environ["PATH_INFO"] == "/hold":
+            held.set()
+            release.wait(30)
+        start_response("200 OK", [("Content-Type", "text/plain"), ("Content-Length", "2")])
+        return [b"ok"]
+
+    from waitress.channel import HTTPChannel
+    from waitress.server import create_server
+
+    server = create_server(app, host="127.0.0.1", port=0, **{**SERVER_LIMITS, "threads": 1})
+    port = server.effective_port
+    loop = threading.Thread(target=server.run, daemon=True)
+    loop.start()
+
+    def queued() -> list[HTTPChannel]:  # connections with a request waiting for the thread
+        return [c for c in list(server._map.values()) if isinstance(c, HTTPChannel) and c.requests]
+
+    try:
+        first = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        first.request("GET", "/hold")
+        assert held.wait(30)
+        with socket.create_connection(("127.0.0.1", port), timeout=30) as gone:
+            gone.sendall(b"GET /given-up HTTP/1.1\r\nHost: x\r\n\r\n")
+            for _ in range(3000):  # until its request waits in the queue
+                if len(queued()) == 2:
+                    break
+                threading.Event().wait(0.01)
+        for _ in range(3000):  # until waitress has read that it was closed (or never does)
+            if len([c for c in queued() if c.connected]) == 1:
+                break
+            threading.Event().wait(0.01)
+        last = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        last.request("GET", "/after")
+        release.set()
+        assert first.getresponse().read() == b"ok"
+        assert last.getresponse().read() == b"ok"
+        first.close()
+        last.close()
+    finally:
+        release.set()
+        server.task_dispatcher.shutdown()  # its thread done before the trigger it pulls is closed
+        server.close()
+        loop.join(timeout=5)
+    assert ran == ["/hold", "/after"]
+
+
 def test_nap_serve_is_a_command(capsys: Any) -> None:
     from scorer.cli.main import main
 

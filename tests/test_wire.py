@@ -141,6 +141,61 @@ def test_the_worker_script_is_answered_304_when_unchanged(app: Any) -> None:
     assert again.status_code == 304 and again.data == b""
 
 
+def _hidden_blank(html: str) -> str:
+    """``html`` with the value of every hidden field blanked (one-time tokens, CSRF)."""
+    return re.sub(r'(type="hidden"[^>]*?value=")[^"]*', r"\1", html)
+
+
+def test_the_tables_kept_pages_come_in_one_answer(app: Any) -> None:
+    """The service worker's warm-up is one request (GET /e/<key>/kept), each page in it the
+    one its own route gives this phone; a viewer gets only what a viewer may open."""
+    scorer = app.test_client()
+    key = start_evening(scorer)
+    assert post_hand(scorer, key, 1, 0, {1: "three"}, tricks=3).status_code == 302
+    scorer.get(f"/e/{key}")  # the "saved" message, once
+    answer = scorer.get(f"/e/{key}/kept?last=1", headers={"X-Nap-Warm": "1"})
+    assert answer.status_code == 200 and answer.headers["Cache-Control"] == "no-store"
+    pages = {p["path"]: p for p in answer.get_json()["pages"]}
+    assert list(pages) == [f"/e/{key}/quick", f"/e/{key}/big", f"/e/{key}/hand", f"/e/{key}/undo",
+                           f"/e/{key}/hand/1", f"/e/{key}/hand/1/edit"]
+    for path, page in pages.items():
+        assert _hidden_blank(page["html"]) == _hidden_blank(scorer.get(path).get_data(as_text=True)), path
+        assert page["headers"]["Content-Type"] == "text/html; charset=utf-8"
+        assert "default-src 'self'" in page["headers"]["Content-Security-Policy"]
+    assert ">Hand 2<" in pages[f"/e/{key}/quick"]["html"].replace("</h1>", "<").replace("<h1>", ">")
+    # without ?last, the table's own four; a viewer gets only what a viewer may open
+    assert [p["path"] for p in scorer.get(f"/e/{key}/kept").get_json()["pages"]] == [
+        f"/e/{key}/quick", f"/e/{key}/big", f"/e/{key}/hand", f"/e/{key}/undo"]
+    viewer = app.test_client().get(f"/e/{key}/kept?last=1").get_json()["pages"]
+    assert [p["path"] for p in viewer] == [f"/e/{key}/big", f"/e/{key}/hand/1"]
+    assert app.test_client().get("/e/nosuchtable/kept").get_json()["pages"] == []
+    assert scorer.get(f"/e/{key}/kept?last=x").get_json()["pages"][-1]["path"] == f"/e/{key}/undo"
+
+
+def test_a_kept_form_is_made_with_the_secret_the_answer_gives_the_phone(app: Any) -> None:
+    """A phone whose session had no form secret yet gets one in the kept pages' answer, and
+    the kept quick entry's token is one of that secret: its form, posted later, is taken."""
+    from flask_wtf.csrf import validate_csrf
+
+    scorer = app.test_client()
+    key = start_evening(scorer)
+    app.config["WTF_CSRF_ENABLED"] = True
+    with scorer.session_transaction() as sess:
+        sess.pop("csrf_token", None)
+    answer = scorer.get(f"/e/{key}/kept", headers={"X-Nap-Warm": "1"})
+    quick = next(p for p in answer.get_json()["pages"] if p["path"] == f"/e/{key}/quick")["html"]
+    token = re.search(r'name="csrf_token" type="hidden" value="([^"]+)"', quick)
+    assert token, "the kept quick entry has a form token"
+    with scorer.session_transaction() as sess:
+        secret = sess.get("csrf_token")
+    assert secret, "the answer's cookie carries the form secret"
+    with app.test_request_context():
+        from flask import session
+
+        session["csrf_token"] = secret
+        validate_csrf(token.group(1))  # raises when the token is not of this secret
+
+
 # -- in a real browser (Chromium, as tests/test_offline.py drives it) ----------------------
 
 from tests import test_offline as offline  # noqa: E402 - its browser and server fixtures

@@ -13,6 +13,11 @@ One place for the server's settings, used by ``nap serve`` and ``./scripts/serve
   it arrives, never written to a temporary file first.
 - ``threads`` 8: pages are short; PDFs run in a render worker process, one at a time
   (:mod:`scorer.reports.pdf`), so a thread is never held by a render queue.
+- ``channel_request_lookahead`` 1 (waitress: 0): a connection whose request waits in the
+  queue is still read, so a phone (or nginx for it) that gave up and closed it is noticed and
+  its request dropped instead of run for nobody. Under overload (benchmarks/load.py: 200
+  tables on a busy box) the queue held hundreds of requests whose phones had timed out, each
+  still rendered, and it never drained.
 - ``connection_limit`` 4000 and ``asyncore_use_poll``: a club night of 200 tables keeps
   1000 phones' connections open (a browser keeps its poll's connection alive); waitress's
   ``select()`` cannot watch more than 1024 sockets, ``poll()`` can.
@@ -36,6 +41,7 @@ import socket
 import sys
 import time
 from collections.abc import Callable, Iterable
+from pathlib import Path
 from typing import Any, TextIO
 from urllib.parse import urlsplit
 
@@ -50,6 +56,7 @@ SERVER_LIMITS: dict[str, Any] = {
     "threads": 8,
     "connection_limit": 4000,
     "asyncore_use_poll": True,
+    "channel_request_lookahead": 1,
     "channel_timeout": 30,
     "cleanup_interval": 10,
     # the import routes' largest body (the envelope of the file is counted in it)
@@ -158,6 +165,7 @@ def serve(host: str = "0.0.0.0", port: int = 5000, *, upgrade: bool = True,  # n
     sock = listening_socket(host, port)
 
     def run() -> None:
+        name_process("nap-web")
         _warm(app)  # each process starts its own render worker: no pipe crosses a fork
         waitress.serve(app, sockets=[sock], **server_settings(app))
 
@@ -184,6 +192,7 @@ def _live_server(app: Any, host: str, port: int) -> Callable[[], None]:
     def run() -> None:
         from ..web import live_stream
 
+        name_process("nap-live")
         live_stream.run(host, port, url, hops=hops, sock=sock)
 
     return run
@@ -195,6 +204,14 @@ def _warm(app: Any) -> None:
 
     with app.app_context():
         warm_workers()
+
+
+def name_process(name: str) -> None:
+    """Name this process ``name`` where ``ps``, ``top`` and ``/proc/<pid>/comm`` show it (Linux;
+    elsewhere nothing): an operator tells the app's workers (``nap-web``) from its stream
+    server (``nap-live``), and ``benchmarks/load.py`` measures each one's CPU."""
+    with contextlib.suppress(OSError):
+        Path("/proc/self/comm").write_text(name[:15])
 
 
 def listening_socket(host: str, port: int) -> socket.socket:

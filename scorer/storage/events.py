@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import sqlalchemy as sa
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import selectinload
 
 from ..evening import chain, seating
@@ -29,7 +30,8 @@ from ..evening import event as engine
 from ..evening.standings import Standings, standings
 from ..evening.zones import valid_zone
 from ..rules import RulesError, Stake, Text, clean_text, get_variant
-from .errors import ScorerError
+from . import tokens
+from .errors import ScorerError, TokenReused
 from .evening_writes import AFTER_FINISH, OPTION_CHECKS, start_evening
 from .models import (
     Device,
@@ -41,10 +43,11 @@ from .models import (
     EventRound,
     EventTable,
     Group,
+    Submission,
     db,
     utcnow,
 )
-from .units import valid_key, writing
+from .units import reading, valid_key, writing
 
 #: The roles a phone may hold at an event (the referee's is added by its own module).
 OWNER, ORGANISER = "owner", "organiser"
@@ -207,6 +210,39 @@ def create_event(group: Group, *, name: str, variant: str, options: dict[str, An
         if device is not None:
             grant(event, device, OWNER, "start")
     return event
+
+
+def create_event_once(group: Group, token: str, content: str, **setup: Any) -> tuple[Event, bool]:
+    """:func:`create_event` with a client's one-time ``token`` (the JSON command's), kept with
+    the event it made and the command's digest ``content``: ``(event, True)`` when made now,
+    ``(the first one's event, False)`` for a retry (the same token and content, even two posts
+    at once: the second one's token row collides and its unit saves nothing). The same token
+    with other content, or used by another command, raises :class:`TokenReused`."""
+
+    def first() -> Event | None:
+        used = db.session.scalar(sa.select(Submission).where(Submission.token == token))
+        if used is None:
+            return None
+        if used.command != "event" or used.event_id is None or (used.digest is not None and used.digest != content):
+            raise TokenReused(tokens.REUSED)
+        return db.session.get(Event, used.event_id)
+
+    with reading():
+        made = first()
+    if made is not None:
+        return made, False
+    try:
+        with writing():
+            event = create_event(group, **setup)
+            db.session.add(Submission(token=token, event_id=event.id, command="event", digest=content))
+            db.session.flush()  # two at once: the second one's token collides here, its event is not saved
+    except IntegrityError:
+        with reading():
+            made = first()
+        if made is None:
+            raise
+        return made, False
+    return event, True
 
 
 def refuse_finished(event: Event) -> None:

@@ -236,6 +236,8 @@ class Submission(db.Model):  # type: ignore[name-defined,misc]
     token: Mapped[str] = mapped_column(String(64), unique=True)
     evening_id: Mapped[int | None] = mapped_column(ForeignKey("evening.id"), index=True, default=None)
     group_id: Mapped[int | None] = mapped_column(ForeignKey("evening_group.id"), default=None)
+    #: the club night a creating JSON command made ("event", migration 0024)
+    event_id: Mapped[int | None] = mapped_column(ForeignKey("event.id"), default=None)
     hand_number: Mapped[int | None] = mapped_column(default=None)
     command: Mapped[str] = mapped_column(String(20), default="", server_default="")
     hand_id: Mapped[int | None] = mapped_column(default=None)
@@ -450,6 +452,22 @@ class PaidTransfer(db.Model):  # type: ignore[name-defined,misc]
     marked_by: Mapped[str] = mapped_column(String(40), default="")
     undone_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), default=None)
     undone_by: Mapped[str] = mapped_column(String(40), default="")
+
+
+class SheetDigest(db.Model):  # type: ignore[name-defined,misc]
+    """A cache, never the truth: what the scoresheet of the table ``evening_key`` showed at
+    ``revision`` to phones of one language and role (``variant``, e.g. ``"en/viewer/"``): the
+    digests of its parts and rows (:func:`scorer.web.sheet_changes.digests_of`), kept where
+    every app process finds them, so that a live update asked of a process that never
+    rendered that revision still answers what changed (issue 23 item 1). Only the table's
+    last few revisions are kept (:mod:`scorer.storage.sheet_digests`)."""
+
+    __tablename__ = "sheet_digest"
+
+    evening_key: Mapped[str] = mapped_column(String(32), primary_key=True)
+    variant: Mapped[str] = mapped_column(String(200), primary_key=True)
+    revision: Mapped[int] = mapped_column(primary_key=True, autoincrement=False)
+    digests: Mapped[dict[str, Any]] = mapped_column(JSON)
 
 
 # the club nights' models (issue 22), kept in their own module, named here as well

@@ -22,7 +22,8 @@ from markupsafe import Markup
 
 from ..reports.render_failures import FailureMemory
 from ..storage import kept_ledgers as settled
-from ..storage import units
+from ..storage import sheet_digests, units
+from .sheet_changes import digests_of
 
 V = TypeVar("V")
 
@@ -77,13 +78,14 @@ def load_settled(key: str, head: Mapping[str, Any] | None = None) -> settled.Set
 #: unchanged evening cost one small query each, not a full settle and render.
 sheet_cache: RevisionCache[tuple[str, bool, Markup, tuple[Markup, ...]]] = RevisionCache(64)
 
-#: The scoresheets rendered last for each (evening key, language, role, link root): its
-#: newest few revisions, ``((revision, render), …)`` oldest first, what live updates diff a
-#: phone's revision against (``GET /e/<key>/changes``, issue 23 item 1). Kept by table, so
-#: that a club night's other tables, whose new revisions churn :data:`sheet_cache`, do not
-#: push out the revision every phone of this table shows.
-sheet_history: RevisionCache[tuple[tuple[int, tuple[str, bool, Markup, tuple[Markup, ...]]], ...]] = \
-    RevisionCache(512)
+#: What the scoresheets rendered last for each (evening key, language, role, link root)
+#: showed: their newest few revisions, ``((revision, digests), …)`` oldest first
+#: (:func:`scorer.web.sheet_changes.digests_of`), what live updates diff a phone's revision
+#: against (``GET /e/<key>/changes``, issue 23 item 1). Kept by table, so that a club night's
+#: other tables, whose new revisions churn :data:`sheet_cache`, do not push out the revision
+#: every phone of this table shows; and in the database too (:mod:`scorer.storage.sheet_digests`),
+#: for the phones the proxy sends to another app process.
+sheet_history: RevisionCache[tuple[tuple[int, dict[str, Any]], ...]] = RevisionCache(512)
 
 #: How many revisions of a table :data:`sheet_history` keeps (phones a hand or two behind).
 HISTORY_DEPTH = 3
@@ -132,25 +134,38 @@ def by_revision(cache: RevisionCache[Any], key: str, build: Any, *variant: Any, 
     return value
 
 
+def _variant_name(variant: tuple[Any, ...]) -> str:
+    """``(language, scorer, link root)`` as the database keeps it: ``"en/viewer/"``."""
+    locale, scorer, root = variant
+    return f"{locale}/{'scorer' if scorer else 'viewer'}/{root}"[:200]
+
+
 def remember_sheet(key: str, variant: tuple[Any, ...], revision: int, value: Any) -> None:
-    """Keep ``value``, the scoresheet rendered at ``revision`` for ``variant`` (language,
-    role, link root), in :data:`sheet_history`, if :data:`sheet_cache` holds it for that
-    revision (so it was not read across a change)."""
+    """Keep what ``value``, the scoresheet rendered at ``revision`` for ``variant`` (language,
+    role, link root), shows (its digests) in :data:`sheet_history` and in the database (once
+    per revision in this process), if :data:`sheet_cache` holds it for that revision (so it
+    was not read across a change)."""
     if sheet_cache.get((key, revision, *variant)) is not value:
         return
     kept = sheet_history.get((key, *variant)) or ()
     if any(r == revision for r, _ in kept):
         return
-    sheet_history.put((key, *variant), tuple(sorted((*kept, (revision, value)), key=lambda p: p[0]))[-HISTORY_DEPTH:])
+    digests = digests_of(value)
+    sheet_history.put((key, *variant), tuple(sorted((*kept, (revision, digests)), key=lambda p: p[0]))[-HISTORY_DEPTH:])
+    sheet_digests.keep(key, _variant_name(variant), revision, digests)
 
 
-def recall_sheet(key: str, variant: tuple[Any, ...], revision: int) -> Any:
-    """The scoresheet rendered at ``revision`` for ``variant``, from :data:`sheet_history`
-    or :data:`sheet_cache`; ``None`` if neither holds it any more."""
-    for r, value in sheet_history.get((key, *variant)) or ():
+def recall_sheet(key: str, variant: tuple[Any, ...], revision: int) -> dict[str, Any] | None:
+    """What the scoresheet rendered at ``revision`` for ``variant`` showed (its digests), from
+    :data:`sheet_history`, :data:`sheet_cache` or the database (kept there by whichever
+    process rendered it); ``None`` if none holds it any more."""
+    for r, digests in sheet_history.get((key, *variant)) or ():
         if r == revision:
-            return value
-    return sheet_cache.get((key, revision, *variant))
+            return digests
+    rendered = sheet_cache.get((key, revision, *variant))
+    if rendered is not None:
+        return digests_of(rendered)
+    return sheet_digests.recall(key, _variant_name(variant), revision)
 
 
 #: What :func:`render_pieces` splits a template's output at.

@@ -8,12 +8,13 @@ Nothing here names a table's key, link or PIN to anyone but the event's organise
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import sqlalchemy as sa
 from flask import render_template
 from flask_babel import gettext as _
+from flask_babel import ngettext
 from markupsafe import Markup
 
 from ..evening.standings import TIE_BREAK, Standings
@@ -135,12 +136,58 @@ def next_tables(evening_key: str) -> tuple[Any, dict[str, int]] | None:
     return place, where
 
 
+@dataclass(frozen=True)
+class RoundEnd:
+    """Whether a table has played its round (the event's length), and when a timed round ends."""
+
+    reached: str | None  # what says so ("its 10 hands are played"), or None while it plays on
+    due: datetime | None  # a timed round's end (UTC): the phone asks again then
+
+
+def round_end(place: Any, now: datetime | None = None) -> RoundEnd:
+    """Has the table of ``place`` reached its round's length? A number of hands: that many
+    hands saved; pagat's end point (P-14): every player has dealt the agreed hands; a time:
+    the round's minutes since it began. A finished table has nothing more to reach. The
+    table is never finished here: its scorer may want to correct the last hand first."""
+    from ..storage.kept_ledgers import settled
+
+    event, evening = place.event, place.table.evening
+    if evening.finished_at is not None:
+        return RoundEnd(None, None)
+    if event.length == "minutes":
+        if place.round.started_at is None or not event.amount:
+            return RoundEnd(None, None)
+        due = as_utc(place.round.started_at) + timedelta(minutes=event.amount)
+        if (now or datetime.now(UTC)) >= due:
+            return RoundEnd(ngettext("its %(num)d minute is up", "its %(num)d minutes are up", event.amount), due)
+        return RoundEnd(None, due)
+    try:
+        found = settled(evening.key)
+    except RulesError:
+        return RoundEnd(None, None)
+    if found is None:
+        return RoundEnd(None, None)
+    ledger = found.ledger
+    if event.length == "end_point":
+        if ledger.rows and ledger.hands_remaining == 0:
+            return RoundEnd(_("the agreed end point is reached (P-14)"), None)
+        return RoundEnd(None, None)
+    if event.amount and len(ledger.rows) >= event.amount:
+        return RoundEnd(ngettext("its %(num)d hand is played", "its %(num)d hands are played", event.amount), None)
+    return RoundEnd(None, None)
+
+
 def event_line(evening_key: str, scorer: bool) -> Markup:
-    """The line at the top of a table of an event: which table of which round; once the next
-    round has begun, where each player of this table goes next (a scorer's phone: one tap)."""
+    """The line at the top of a table of an event: which table of which round, the button that
+    calls the referee (any phone, while the table plays), the round's end once this table has
+    reached it (a scorer's phone: "Finish this table" as its next action); once the next round
+    has begun, where each player of this table goes next (a scorer's phone: one tap)."""
     found = next_tables(evening_key)
     if found is None:
         return Markup("")
     place, where = found
+    end = round_end(place)
+    playing = place.table.evening.finished_at is None and place.event.finished_at is None
     return Markup(render_template("_event_line.html", place=place, where=where, scorer=scorer, key=evening_key,
-                                  action=ActionForm() if scorer and where else None))
+                                  end=end, playing=playing,
+                                  action=ActionForm() if scorer and (where or end.reached) else None))

@@ -17,10 +17,11 @@ from ...reports.words import error_text, tr
 from ...rules import RulesError, Stake
 from ...storage import event_moves, events, groups
 from ...storage.errors import ScorerError
+from ...storage.tokens import digest
 from .. import access
 from ..answers import refused_json
 from ..event_pages import event_state, typed_tables
-from ..json_body import BadBody, body, integer, json_blueprint, text
+from ..json_body import BadBody, body, integer, json_blueprint, text, token
 from ..lan import external_url
 from ..permissions import permission
 
@@ -102,16 +103,19 @@ def new_event(key: str) -> Any:
     amount = data.get("amount")
     if amount is not None:
         amount = integer(data, "amount", 0)
+    once = token(data)  # as every creating command: a retry with it makes no second club night
+    setup = {"name": text(data, "name", ""), "variant": text(data, "variant", "pagat", 20), "options": options,
+             "stake": stake, "players": _names(data, "players"), "rounds": integer(data, "rounds", 0),
+             "length": text(data, "length", "hands", 10), "amount": amount,
+             "style": text(data, "style", "together", 10), "time_zone": text(data, "time_zone", "", 64)}
+    content = digest({"command": "event", "group": group.key, **setup})
     try:
-        event = events.create_event(
-            group, name=text(data, "name", ""), variant=text(data, "variant", "pagat", 20), options=options,
-            stake=stake, players=_names(data, "players"), rounds=integer(data, "rounds", 0),
-            length=text(data, "length", "hands", 10), amount=amount, style=text(data, "style", "together", 10),
-            time_zone=text(data, "time_zone", "", 64), device=access.current_device(create=True),
-            device_name=access.device_name())
+        event, made = events.create_event_once(group, once, content, **setup,
+                                               device=access.current_device(create=True),
+                                               device_name=access.device_name())
     except (RulesError, ScorerError) as error:
         return refused_json(error_text(error), getattr(error, "rule", None))
-    return jsonify(event=state_json(event.key)), 201
+    return jsonify(event=state_json(event.key)), 201 if made else 200
 
 
 @bp.get("/ev/<key>")

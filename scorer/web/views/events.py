@@ -26,7 +26,7 @@ from ...reports.event_pdf import event_pdf_html
 from ...reports.pdf import paper_of, pdf_job
 from ...reports.words import error_text
 from ...rules import VARIANTS, RulesError, Stake, Text
-from ...storage import event_moves, events, units
+from ...storage import event_moves, events, referees, units
 from ...storage.errors import ScorerError
 from ...storage.models import Event, EventChange, db, utcnow
 from .. import access
@@ -112,8 +112,14 @@ def event_page(key: str) -> Any:
     """The event: its set-up, the current round's seating and tables, the standings and
     the fingerprint; for its organisers, the forms that run it and each table's link."""
     event = load_event(key)
-    organiser = events.is_organiser(event, access.current_device())
+    device = access.current_device()
+    organiser = events.is_organiser(event, device)
+    device_id = device.id if device is not None else None
+    # where the owner names referees, and where a referee's phone rules (issue 22 item 5)
+    owner = referees.is_owner(device_id, event.id)
+    referee = referees.referee_of(device_id, event.id)
     return render_template("event.html", organiser=organiser, action=ActionForm() if organiser else None,
+                           owner=owner, referee=referee,
                            organise_link=external_url(".organise", key=key, edit_key=event.edit_key)
                            if organiser else None, **event_state(event))
 

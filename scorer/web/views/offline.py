@@ -22,8 +22,9 @@ import re
 from pathlib import Path
 from typing import Any
 
-from flask import Blueprint, Response, abort, current_app, request
+from flask import Blueprint, Response, abort, current_app, jsonify, request, session
 from flask_babel import force_locale, gettext
+from flask_wtf.csrf import generate_csrf
 
 from ..engine_bundle import build_bundle
 from ..i18n import LANGUAGES, select_locale
@@ -42,6 +43,11 @@ CHART = "sheet.chart"
 #: Workbox's modules the worker uses, put in its answer before static/sw.js (one request
 #: per update check, issue 23 item 1)
 WORKBOX = ("workbox-core.prod.js", "workbox-routing.prod.js", "workbox-strategies.prod.js")
+#: all of them in one answer (:func:`kept_pages`): one request per change of the table, not six
+KEPT = "offline.kept_pages"
+#: the headers a kept page is stored with (the page's own, as its route answered)
+KEPT_HEADERS = ("Content-Type", "Content-Security-Policy", "X-Content-Type-Options", "Referrer-Policy",
+                "X-Frame-Options", "Content-Language")
 
 _STATIC_REF = re.compile(r"""url_for\(\s*['"]static['"]\s*,\s*filename\s*=\s*['"]([^'"]+)['"]""")
 _IMPORT = re.compile(r"""^\s*import\s[^;]*?from\s+["']\./([^"']+)["']""", re.M)
@@ -169,6 +175,7 @@ def settings() -> dict[str, Any]:
         "sheet": _template(KEPT_PAGES[0]),
         "warm": [_template(e) for e in WARMED],
         "warm_last": [_template(e) for e in WARMED_LAST],
+        "kept": _template(KEPT),
         **engine_versions(static),
     }
     _made.update(stamp=stamp, app=id(current_app), settings=made, folder=str(static))
@@ -213,3 +220,57 @@ def service_worker() -> Response:
     response.add_etag()
     return response.make_conditional(request)
 
+
+
+def _inner(path: str, cookie: str | None) -> Response:
+    """``GET path`` answered by the app for this very phone (its cookies, or ``cookie`` in
+    their place; its address and scheme as the proxy told them; quiet as this request is),
+    in an application context of its own."""
+    environ = {k: v for k, v in request.environ.items() if k not in ("CONTENT_LENGTH", "CONTENT_TYPE", "wsgi.input")}
+    environ.update(REQUEST_METHOD="GET", PATH_INFO=path, QUERY_STRING="", HTTP_ACCEPT="text/html")
+    environ.pop("HTTP_ACCEPT_ENCODING", None)  # the pages as they are: the whole answer is compressed
+    if cookie is not None:
+        environ["HTTP_COOKIE"] = cookie
+    app = current_app._get_current_object()  # type: ignore[attr-defined]
+    with app.app_context(), app.request_context(environ):
+        return app.full_dispatch_request()
+
+
+def _with_form_secret() -> str | None:
+    """The Cookie header the pages are made with when this phone's session had no form
+    secret yet (Flask-WTF's): one made here, so that every kept page's form carries a token
+    of the secret this answer's own cookie gives the phone; ``None`` when it had one."""
+    if "csrf_token" in session:
+        return None
+    generate_csrf()
+    app = current_app._get_current_object()  # type: ignore[attr-defined]
+    name = app.config["SESSION_COOKIE_NAME"]
+    value = app.session_interface.get_signing_serializer(app).dumps(dict(session))  # type: ignore[attr-defined]
+    others = [f"{k}={v}" for k, v in request.cookies.items() if k != name]
+    return "; ".join([*others, f"{name}={value}"])
+
+
+@bp.get("/e/<key>/kept")
+@permission("view")
+def kept_pages(key: str) -> Response:
+    """The table's pages the service worker keeps for offline use (``WARMED``, and with
+    ``?last=N`` hand N's page and correction form, ``WARMED_LAST``) in one answer instead
+    of a request each (issue 23 item 1): ``{"pages": [{"path", "headers", "html"}]}``,
+    only those answered 200 for this phone (a viewer gets no scorer's form). Each page is
+    made by its own route with this request's cookies, so it is the page the phone would
+    get; the answer is compressed whole (the pages share their frame)."""
+    paths = [_template(e).replace("{key}", key) for e in WARMED]
+    last = request.args.get("last", "")
+    if last.isdigit() and 0 < int(last) < 10**6:
+        paths += [_template(e).replace("{key}", key).replace("{number}", str(int(last))) for e in WARMED_LAST]
+    cookie = _with_form_secret()
+    pages = []
+    for path in paths:
+        answer = _inner(path, cookie)
+        if answer.status_code == 200 and answer.mimetype == "text/html":
+            pages.append({"path": path, "html": answer.get_data(as_text=True),
+                          "headers": {h: answer.headers[h] for h in KEPT_HEADERS if h in answer.headers}})
+    response = jsonify(pages=pages)
+    response.headers["Cache-Control"] = "no-store"
+    response.vary.add("Cookie")
+    return response

@@ -1,0 +1,126 @@
+"""What one hand costs the server, request by request, with the real browser's mix (issue 23
+item 2): the figure that bounds how many tables one box holds.
+
+``benchmarks/load.py`` says where a box's knee is; this says why. In one process (Flask's test
+client, no waitress, no network), on a throwaway PostgreSQL schema, a table of ``--hands``
+hands is played on: each round the scorer reads the table and saves a hand as quick entry
+does, then every path of the mix (``--mix``, default ``benchmarks/phone_mix.json``, written
+by ``benchmarks/wire.py --mix-out``; read by :func:`load.load_mix`, one model for both) is
+asked once, the scorer's own (its service worker's warm-up, ``sw``) by the scorer's phone,
+the rest by a viewer's. For each request: the CPU time of the thread that served it, and
+its SQL statements; then the CPU of one hand, each request weighted by how often the phones
+of a table send it per hand, against ``/healthz`` (the same-run floor).
+
+A box holds about ``cores × 60 s / (CPU per hand)`` tables playing a hand a minute, less what
+nginx, PostgreSQL (and, in a benchmark, the load generator) take. Nothing is asserted.
+
+    .venv/bin/python benchmarks/mix_cost.py [--hands 30] [--rounds 20] [--database URL]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import secrets
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from load import MIX, drop_schema, load_mix, make_schema, make_tables  # noqa: E402 - benchmarks/load.py
+
+#: the scorer's own requests (load.share deals them to the scorer's phone too)
+SCORERS = ("warm-up", "sw")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--hands", type=int, default=30, help="hands already played at the table")
+    parser.add_argument("--rounds", type=int, default=20, help="hands saved and measured (two more warm up)")
+    parser.add_argument("--mix", default=str(MIX))
+    parser.add_argument("--database", default=os.environ.get("TEST_POSTGRES_URL", "postgresql://127.0.0.1:5432/test"))
+    args = parser.parse_args()
+    os.environ.setdefault("PSYCOPG_IMPL", "python")  # as nap serve asks (scorer.cli.serve.choose_psycopg)
+    base = args.database.replace("postgresql+psycopg://", "postgresql://")
+    schema, url = make_schema(base)
+    try:
+        run(url, args.hands, args.rounds, load_mix(args.mix))
+    finally:
+        drop_schema(base, schema)
+
+
+def run(url: str, hands: int, rounds: int, mix: list[dict[str, Any]]) -> None:
+    import sqlalchemy as sa
+
+    from scorer import create_app
+    from scorer.storage.models import db
+
+    ((key, edit_key),) = make_tables(url, 1, hands)
+    app = create_app({"SECRET_KEY": "mix-cost", "SQLALCHEMY_DATABASE_URI": url, "NAP_LIVE_LISTEN": False})
+    statements: Counter[str] = Counter()
+    current = [""]
+    with app.app_context():
+
+        @sa.event.listens_for(db.engine, "before_cursor_execute")
+        def count(*_: Any) -> None:
+            statements[current[0]] += 1
+
+    scorer, viewer = app.test_client(), app.test_client()
+    assert scorer.get(f"/e/{key}/scorer/{edit_key}").status_code in (200, 302)
+    assert viewer.get(f"/e/{key}").status_code == 200
+    weights: Counter[str] = Counter()
+    whose: dict[str, Any] = {}
+    for entry in mix:
+        weights[entry["path"]] += entry["per_hand"]
+        whose[entry["path"]] = scorer if entry["kind"] in SCORERS else viewer
+    paths = ["state", "save", *sorted(weights), "/healthz"]
+    weights.update({"state": 1, "save": 1})
+    cpu: Counter[str] = Counter()
+    revision, state = 0, {}
+    accept = {"Accept-Encoding": "br, gzip"}
+    for round_ in range(rounds + 2):
+        measured = round_ >= 2
+        for path in paths:
+            current[0] = path if measured else ""
+            started = time.thread_time()
+            if path == "state":
+                state = scorer.get(f"/api/e/{key}").get_json()
+            elif path == "save":
+                hand = {"number": len(state["hands"]) + 1, "token": secrets.token_urlsafe(12),
+                        "facts": {"dealer": state["next_dealer"], "auction": ["three", "pass", "pass", "pass"],
+                                  "tricks": 2}}
+                answer = scorer.post(f"/api/e/{key}/hands", json=hand)
+                assert answer.status_code == 201, answer.data
+                revision = answer.get_json()["revision"]
+            else:
+                target = (path.replace("{key}", key).replace("since={n}", f"since={revision - 1}")
+                          .replace("{n}", str(revision)))
+                answer = whose.get(path, viewer).get(target, headers=accept)
+                assert answer.status_code < 500, (target, answer.status_code)
+            if measured:
+                cpu[path] += time.thread_time() - started
+    floor = cpu["/healthz"] / rounds
+    print(f"one table of {hands} hands, {rounds} hands saved; CPU per request (thread time), SQL statements, "
+          f"requests per hand (the mix), CPU per hand; /healthz {floor * 1000:.2f} ms")
+    print(f"{'request':46} {'CPU ms':>7} {'×healthz':>9} {'SQL':>5} {'per hand':>9} {'ms/hand':>8}")
+    total = 0.0
+    for path in paths:
+        each = cpu[path] / rounds
+        share = each * weights.get(path, 0)
+        total += share
+        print(f"{path[:46]:46} {each * 1000:7.2f} {each / floor:9.1f} {statements[path] / rounds:5.1f} "
+              f"{weights.get(path, 0):9.2f} {share * 1000:8.1f}")
+    requests = sum(weights.values())
+    print(f"one hand: {requests:.1f} requests, {total * 1000:.0f} ms of CPU (×{total / floor:.0f} /healthz); "
+          f"a hand a minute per table: {total / 60 * 1000:.2f} ms per table-second, "
+          f"one core holds about {60 / total:.0f} tables")
+    print(f"machine load average: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+
+
+if __name__ == "__main__":
+    main()
