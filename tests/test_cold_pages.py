@@ -283,6 +283,56 @@ def test_the_season_pieces_print_what_the_page_helpers_print(app: Any) -> None:
                 assert helpers["url_for"]("groups.group", key="g1") == url_for("groups.group", key="g1")
 
 
+def test_the_season_pieces_printed_in_python_are_what_the_template_prints(app: Any) -> None:
+    """The season's rows and lines are printed in Python (scorer/web/season_pieces.py, not
+    a Jinja call per figure): byte for byte what _season_pieces.html prints, in every
+    language and under a root that is not /, for names that need escaping or isolating, an
+    evening with one winner, with two, with none, and one left out of the season."""
+    from scorer.evening.ledger import HandError
+    from scorer.rules import RulesError
+    from scorer.storage.groups import EveningLine
+    from scorer.web import season_pieces
+    from scorer.web.caches import RevisionCache, render_pieces
+    from scorer.web.views.groups import _piece_helpers
+
+    try:
+        get_variant("pagat").check_setup(EveningSetup("pagat", ("Ann",), 0, {}, None))
+        raise AssertionError("one player was accepted")
+    except RulesError as error:
+        problem = HandError(3, error)
+    pagat, hoyle = get_variant("pagat").name, get_variant("hoyle").name
+    lines = [
+        EveningLine("k1", "Night <1> & \"Co\"", date(2026, 1, 9), pagat, 1, ("Ann",), False),
+        EveningLine("k_2-x", "\u2068محمد\u2069", date(2026, 12, 31), hoyle, 25, ("Bob <b>", "Cat & Dan"), True),
+        EveningLine("k3", "Empty", date(1999, 2, 28), pagat, 0, (), False),
+        EveningLine("k4", "Broken", date(2026, 3, 1), hoyle, 3, (), False, problem),
+    ]
+    rows = [(lines[0], ((9, 9), None, (-1234, -1225))), (lines[1], (None, (0, 0), (1234567, 1234567))),
+            (lines[2], ())]
+    printed = {}
+    for code in ("en", "ru", "nb", "pt_BR"):
+        for root in ("", "/nap"):
+            with app.test_request_context("/", headers={"Accept-Language": code}, base_url=f"http://localhost{root}/"):
+                helpers = _piece_helpers()
+                for kind, items in (("row", rows), ("line", lines)):
+                    keys = [None] * len(items)
+                    jinja = render_pieces("_season_pieces.html", kind, items, keys, RevisionCache(), **helpers)
+                    python = render_pieces(season_pieces.printer(kind, helpers), kind, items, keys, RevisionCache())
+                    assert [str(p) for p in python] == [str(p) for p in jinja]
+                    printed[code, root, kind] = "".join(python)
+    line = printed["en", "/nap", "line"]
+    assert '<a class="card" href="/nap/e/k1">' in line
+    assert "<strong>2026-01-09 · <bdi>Night &lt;1&gt; &amp; &#34;Co&#34;</bdi></strong>" in line
+    assert "1 hand · winner: Ann</span>" in line
+    assert "25 hands · winners: Bob &lt;b&gt;, Cat &amp; Dan</span>" in line
+    assert "<bdi>محمد</bdi>" in line and "0 hands</span>" in line
+    assert '<span class="disputed">Left out of the season: Hand 3: British Nap, basic (Pagat) is for 3 to 6 ' \
+           'players, not 1. (P-1)</span>' in line
+    row = printed["ru", "", "row"]
+    assert '<td class="num"><span class="chg">\u22121\xa0234</span><span class="run">\u22121\xa0225</span></td>' in row
+    assert '<td class="num"><span class="muted">–</span></td>' in row and "9 янв. 2026\u202fг." in row
+
+
 # --- the one-tap Undo offer ---------------------------------------------------------------
 
 

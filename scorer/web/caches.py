@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from typing import Any, Generic, TypeVar
 
 from flask import abort, render_template, request
@@ -172,21 +172,28 @@ def recall_sheet(key: str, variant: tuple[Any, ...], revision: int) -> dict[str,
 PIECE = "<!--piece-->"
 
 
-def render_pieces(template: str, kind: str, items: Sequence[Any], keys: Sequence[Hashable | None],
-                  cache: RevisionCache[Markup], **context: Any) -> list[Markup]:
+def render_pieces(template: str | Callable[[Sequence[Any]], list[Markup]], kind: str, items: Sequence[Any],
+                  keys: Sequence[Hashable | None], cache: RevisionCache[Markup], **context: Any) -> list[Markup]:
     """``template`` rendered for each of ``items`` (in the phone's language), the pieces
     kept in ``cache`` by (language, ``kind``, key): a page made of many rows renders only
     the rows whose key it has not met (and only under this request's :func:`link_root`,
     which the rows' links start with). ``keys[i]`` must hold everything the piece of
     ``items[i]`` shows (``None``: render it, keep nothing). The template loops over
-    ``items`` (the missing ones, in order) and ends each piece with :data:`PIECE`."""
+    ``items`` (the missing ones, in order) and ends each piece with :data:`PIECE`; or
+    ``template`` is a function printing the missing ones, a piece each (stripped, with one
+    newline after: :mod:`scorer.web.season_pieces`)."""
     locale = (str(get_locale()), link_root())
     out: list[Markup | None] = [None if k is None else cache.get((*locale, kind, k)) for k in keys]
     missing = [i for i, piece in enumerate(out) if piece is None]
     if missing:
-        html = render_template(template, kind=kind, items=[items[i] for i in missing], **context)
-        for i, part in zip(missing, html.split(PIECE), strict=False):
-            out[i] = Markup(part.strip() + "\n")  # the same however many are rendered together
+        if callable(template):
+            printed = template([items[i] for i in missing])
+        else:
+            html = render_template(template, kind=kind, items=[items[i] for i in missing], **context)
+            # the same however many are rendered together
+            printed = [Markup(part.strip() + "\n") for part in html.split(PIECE)[:len(missing)]]
+        for i, piece in zip(missing, printed, strict=False):
+            out[i] = piece
             if keys[i] is not None:
-                cache.put((*locale, kind, keys[i]), out[i])
+                cache.put((*locale, kind, keys[i]), piece)
     return [piece or Markup() for piece in out]

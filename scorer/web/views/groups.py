@@ -23,7 +23,7 @@ from ...storage import events, group_queries, groups, units
 from ...storage.commands import AlreadySaved, Saved, execute
 from ...storage.groups import AddToGroup, MergeNames, NewGroup, RemoveFromGroup, UnmergeNames
 from ...storage.models import Group
-from .. import access
+from .. import access, season_pieces
 from ..answers import form_answer, sender
 from ..caches import RevisionCache, render_pieces
 from ..group_forms import AddEveningForm, GroupForm, ItemForm, MergeForm
@@ -115,7 +115,9 @@ def _open_payments(group: Group) -> list[tuple[Any, list[Any], int]]:
 def _season_fragment(group: Group, season: groups.Season) -> Markup:
     """The season's part of the group's page; each evening's row and line rendered only
     when it is new or changed (a row changes with the running totals before it). The
-    pieces are rendered with the phone's language fixed once (:func:`_piece_helpers`)."""
+    pieces are printed in Python with the phone's language fixed once (:func:`_piece_helpers`,
+    :mod:`scorer.web.season_pieces`: the text ``_season_pieces.html`` prints, without a
+    call through Jinja per figure)."""
     helpers = _piece_helpers()
     book_rows = []
     for book in season.books:
@@ -123,12 +125,12 @@ def _season_fragment(group: Group, season: groups.Season) -> Markup:
         items = [(e, tuple(None if cell[0] is None else cell for cell in cells))
                  for e, cells in zip(book.evenings, zip(*columns) if columns else ((),) * len(book.evenings))]
         keys = [(e.key, e.name, e.played_on, cells) for e, cells in items]
-        book_rows.append(Markup("".join(render_pieces("_season_pieces.html", "row", items, keys, piece_cache,
-                                                      **helpers))))
+        book_rows.append(Markup("".join(render_pieces(season_pieces.printer("row", helpers), "row", items, keys,
+                                                      piece_cache))))
     lines = season.lines[::-1]
     keys = [None if e.problem else (e.key, e.name, e.played_on, e.variant, e.hands, e.winners) for e in lines]
     return Markup(render_template("_season.html", group=group, season=season, book_rows=book_rows, lines=Markup(
-        "".join(render_pieces("_season_pieces.html", "line", lines, keys, piece_cache, **helpers)))))
+        "".join(render_pieces(season_pieces.printer("line", helpers), "line", lines, keys, piece_cache)))))
 
 
 def _piece_helpers() -> dict[str, Any]:
