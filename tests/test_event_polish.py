@@ -211,3 +211,66 @@ def test_the_other_event_commands_sent_again_change_nothing(app: Any) -> None:
     left = twice(f"/api/ev/{key}/leave", {"name": "Ivy"})
     assert "Ivy" not in left["players"]
     assert twice(f"/api/ev/{key}/finish", {})["finished"] is True
+
+
+def test_a_table_plays_its_round_not_the_evenings_end(app: Any) -> None:
+    """A round of 2 hands: the table's page counts the round's hands, never pagat's 8 hands (2 deals each) of
+    the evening's own end (P-14); once the round is over it shows no next hand, only the finish."""
+    owner = app.test_client()
+    t1 = night(owner, "ev-round-end")["tables"][0]["evening"]
+    alone = post(owner, "/api/evenings", {"variant": "pagat", "players": FOUR, "token": "alone-end"}).get_json()["key"]
+    for key in (t1, alone):
+        hand(owner, key, 1, "Ann")
+    standalone = owner.get(f"/e/{alone}").get_data(as_text=True)  # the control: an evening of its own
+    assert re.search(r'<p class="remaining">7 hands to the agreed end', standalone)
+    assert '<p class="to-deal">' in standalone and 'id="round-left"' not in standalone
+    page = owner.get(f"/e/{t1}").get_data(as_text=True)
+    assert re.search(r'id="round-left">([^<]+)</p>', page).group(1) == \
+        "Round 1: 2 hands a table, 1 still to play here."  # type: ignore[union-attr]
+    assert '<p class="remaining">' not in page and '<p class="to-deal">' not in page
+    assert "Hand 2: <strong>" in page and ">Record hand 2</a>" in page  # the round plays on
+    hand(owner, t1, 2, "Bob")
+    for client in (owner, app.test_client()):
+        over = client.get(f"/e/{t1}").get_data(as_text=True)
+        assert 'id="round-over"' in over and 'id="round-left"' not in over
+        assert '<p class="next"' not in over and "Hand 3:" not in over
+        assert 'id="record-hand"' not in over and "Record hand 3" not in over
+    assert 'id="finish-table"' in owner.get(f"/e/{t1}").get_data(as_text=True)
+
+
+def test_a_finished_table_of_a_club_night_offers_no_rematch(app: Any) -> None:
+    owner = app.test_client()
+    t1 = night(owner, "ev-rematch")["tables"][0]["evening"]
+    alone = post(owner, "/api/evenings", {"variant": "pagat", "players": FOUR, "token": "alone-re"}).get_json()["key"]
+    for key in (t1, alone):
+        hand(owner, key, 1, "Ann")
+        revision = owner.get(f"/api/e/{key}").get_json()["revision"]
+        assert post(owner, f"/api/e/{key}/finish", {"revision": revision}).status_code == 200
+    assert 'id="rematch"' in owner.get(f"/e/{alone}").get_data(as_text=True)  # the control
+    page = owner.get(f"/e/{t1}").get_data(as_text=True)
+    assert "The evening is finished." in page and 'id="rematch"' not in page
+    assert "Rematch: same players" not in page
+    before = owner.get(f"/api/e/{t1}").get_json()["revision"]
+    refused = post(owner, f"/api/e/{t1}/rematch", {})
+    assert refused.status_code == 422
+    assert refused.get_json()["error"]["message"] == \
+        "A table of a club night has no rematch: the club night seats the next round."
+    assert owner.get(f"/api/e/{t1}").get_json()["revision"] == before  # nothing changed
+    with app.app_context():
+        from scorer.storage.models import Evening
+
+        assert db.session.scalar(sa.select(sa.func.count()).select_from(Evening)
+                                 .where(Evening.rematch_of.is_not(None))) == 0
+
+
+def test_the_room_screen_names_the_seating_of_the_round_being_played(app: Any) -> None:
+    owner = app.test_client()
+    made = night(owner, "ev-room-label")
+    room = f"/ev/{made['key']}/room"
+    for table, dealer in zip((t["evening"] for t in made["tables"]), ("Ann", "Eve"), strict=True):
+        hand(owner, table, 1, dealer)
+        revision = owner.get(f"/api/e/{table}").get_json()["revision"]
+        assert post(owner, f"/api/e/{table}/finish", {"revision": revision}).status_code == 200
+    page = app.test_client().get(room).get_data(as_text=True)  # round 2 seated and begun, no hand yet
+    assert re.search(r"<h2>([^<]+)</h2>\s*<ol class=\"room-seating", page).group(1) == "Round 2 seating"  # type: ignore[union-attr]
+    assert "Next seating" not in page

@@ -88,11 +88,20 @@ def rematch_of(evening_id: int) -> str | None:
     return db.session.scalar(sa.select(Evening.key).where(Evening.rematch_of == evening_id))
 
 
+def in_event(evening_id: int) -> bool:
+    """Whether evening ``evening_id`` is a table of a club night (an event)."""
+    from .event_models import EventTable
+
+    return db.session.scalar(sa.select(EventTable.id).where(EventTable.evening_id == evening_id).limit(1)) is not None
+
+
 @handles(StartRematch)
 def _rematch(command: StartRematch, evening: Evening, device: Device) -> Saved:
     made = rematch_of(evening.id)
     if made is not None:  # a second tap, or another phone first: the one made
         return Saved(evening.key, changed=False, detail=made)
+    if in_event(evening.id):  # a new evening outside the night's rotation: the next round seats them
+        raise ScorerError(Text("A table of a club night has no rematch: the club night seats the next round."))
     ledger = ledger_of(evening)
     if not is_closed(evening, ledger) or not ledger.rows:
         raise ScorerError(Text("A rematch starts from a finished evening: finish this one first."))

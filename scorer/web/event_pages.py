@@ -142,6 +142,7 @@ class RoundEnd:
 
     reached: str | None  # what says so ("its 10 hands are played"), or None while it plays on
     due: datetime | None  # a timed round's end (UTC): the phone asks again then
+    left: int | None = None  # a round of a number of hands: the hands this table still plays
 
 
 def round_end(place: Any, now: datetime | None = None) -> RoundEnd:
@@ -174,7 +175,7 @@ def round_end(place: Any, now: datetime | None = None) -> RoundEnd:
         return RoundEnd(None, None)
     if event.amount and len(ledger.rows) >= event.amount:
         return RoundEnd(ngettext("its %(num)d hand is played", "its %(num)d hands are played", event.amount), None)
-    return RoundEnd(None, None)
+    return RoundEnd(None, None, event.amount - len(ledger.rows) if event.amount else None)
 
 
 def event_line(evening_key: str, scorer: bool) -> Markup:

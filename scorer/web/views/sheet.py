@@ -3,6 +3,7 @@ and PDF exports; finishing an evening and opening it again."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from flask import (
@@ -40,7 +41,7 @@ from ...storage import disputes, evening_writes, evenings, payments, units
 from ...storage.commands import Saved, SetFinished, execute
 from ...storage.groups import evening_head
 from ...storage.kept_ledgers import Settled, resumable
-from ...storage.notes import SetEveningNote, StartRematch, rematch_of
+from ...storage.notes import SetEveningNote, StartRematch, in_event, rematch_of
 from ...storage.records import record_of
 from .. import access
 from ..answers import form_answer, outcome_text, sender
@@ -103,6 +104,7 @@ def render_sheet(found: Settled) -> tuple[str, bool, Markup, tuple[Markup, ...]]
             start_names=[ledger.setup.players[s] for s in ledger.setup.seated_at_start],
             disputed=disputed, waiting=waiting, record=record_of(found),
             rematch=rematch_of(evening.id) if evenings.is_closed(evening, ledger) else None,
+            in_event=closed and in_event(evening.id),
             party=lambda p: names[p] if isinstance(p, int) else (ledger.variant.pool_name(ledger.setup.options)
                                                                  or "pool"),
         )
@@ -183,8 +185,25 @@ def with_event_line(page: str, key: str, scorer: bool) -> str:
     line = event_line(key, scorer)
     if not line:
         return page
+    if 'id="round-over"' in line or "data-by-hands" in line:
+        page = without_evening_end(page, 'id="round-over"' in line)
     script = Markup('<script src="%s" defer></script>') % url_for("static", filename="event-line.js")
     return page.replace("<div data-live=", f"{line}{script}<div data-live=", 1)
+
+
+#: The scoresheet's lines of the evening's own end (P-14, B-14) and, once the table's round
+#: is over, its next hand (the dealer line and the "Record hand" button).
+_EVENING_END = re.compile(r'\s*<p class="(?:remaining|to-deal)">.*?</p>', re.S)
+_NEXT_HAND = re.compile(r'\s*<p class="next" .*?</p>|\s*<div class="recordbar"><a [^>]*id="record-hand".*?</div>', re.S)
+
+
+def without_evening_end(page: str, over: bool) -> str:
+    """A club night's table plays its round, not the evening's agreed end: the scoresheet
+    without the lines of that end (the event's line says how many hands the round has left)
+    and, once the round is over at this table, without its next hand (the event's line
+    offers "Finish this table"). ``static/app.css`` hides the same after a live update."""
+    page = _EVENING_END.sub("", page)
+    return _NEXT_HAND.sub("", page) if over else page
 
 
 #: Where the scoresheet's fragment, its revision and this phone's messages go in its frame
