@@ -123,15 +123,28 @@ def test_call_the_referee_on_a_phone_keeps_the_totals_on_the_first_screen(browse
     # ten hands played (the round's length): the scorer's bar offers to finish the table
     seated = t1["players"]
     assert owner.get(local(t1["scorers_link"])).status_code == 302
-    for number in range(1, 11):
+    def played(number: int) -> None:
         post(owner, f"/api/e/{t1['evening']}/hands", {"number": number, "token": f"t1-{number}", "facts": {
             "dealer": seated[(number - 1) % 5], "auction": ["pass"] * 5}})
+
+    for number in range(1, 10):
+        played(number)
     context = browser.new_context(viewport={"width": 390, "height": 844}, locale="en-GB", has_touch=True,
                                   is_mobile=True, device_scale_factor=2)
     page = context.new_page()
     try:
         page.goto(base + local(t1["scorers_link"]))
         page.goto(f"{base}/e/{t1['evening']}")
+        # nine of the round's ten hands: the table counts the round, not pagat's end point (P-14)
+        assert page.locator("#round-left").inner_text() == "Round 1: 10 hands a table, 1 still to play here."
+        assert page.locator(".status .remaining").count() == 0 and page.locator(".status .to-deal").count() == 0
+        assert page.locator("#record-hand").inner_text() == "Record hand 10"
+        played(10)  # saved by another phone: this page learns it live, without a reload
+        page.wait_for_selector("#round-over", timeout=15000)
+        page.wait_for_function("!document.querySelector('.status p.next')"
+                               " || document.querySelector('.status p.next').textContent.startsWith('Hand 11')")
+        assert page.locator(".status p.next").is_hidden() and page.locator("#record-hand").is_hidden()
+        assert page.locator(".status .remaining").is_hidden()
         assert page.locator(".recordbar:visible").count() == 1
         assert page.locator(".recordbar:visible button").inner_text() == "Finish this table"
         assert page.locator("#record-hand").is_hidden()
