@@ -153,7 +153,7 @@ def test_a_whole_club_night(browser: Any, site: tuple[Any, str], tmp_path: Path)
     fingerprint = night.state()["fingerprint"]
     assert standings_lines(pages[0]) == FINAL and fingerprint in pages[0]
     assert [bool(re.search(rf"^\s*Round {n}\b", p, re.M)) for n, p in enumerate(pages[1:4], start=1)] == [True] * 3
-    assert "Round 2 · Table 1: dispute on hand 1 · ruled by Rita" in pages[4] and NOTE in pages[4]
+    assert "Round 2 · Table 1: dispute on hand 1 · claim upheld by Rita" in pages[4] and NOTE in pages[4]
     table_print = re.search(r"Table 1 · 1 hand · finished.*?Fingerprint of the record: (\S+)", pages[2], re.S)
     assert table_print is not None
 

@@ -68,7 +68,7 @@ def test_the_event_pdf_in_two_languages(app: Any) -> None:
     # round 2, table 1 after the referee's ruling: Hal +12, the four others −3
     assert re.search(r"Hal — winner\s+\+12", rounds[1].split("Table 1 ·", 1)[1])
     rulings = next(p for p in pages if "The referee’s rulings" in p)
-    assert re.search(r"Round 2 · Table 1: dispute on hand 1 · ruled by Rita", rulings)
+    assert re.search(r"Round 2 · Table 1: dispute on hand 1 · claim upheld by Rita", rulings)
     assert NOTE in rulings and fingerprint in rulings
     assert all(fingerprint in p for p in pages)  # the footer of every page
 
@@ -81,5 +81,5 @@ def test_the_event_pdf_in_two_languages(app: Any) -> None:
     assert standings_lines(pages_nb[0]) == FINAL and fingerprint in pages_nb[0]
     assert re.search(r"Runde 2\b", "\n".join(pages_nb))
     # a ruling's words in Norwegian, the referee's name and the note as typed
-    assert "Rita" in pages_nb[-1] and NOTE in pages_nb[-1]
+    assert "innsigelsen godtatt av Rita" in pages_nb[-1] and NOTE in pages_nb[-1]
     assert app.test_client().get("/ev/nosuchevent/event.pdf").status_code == 404

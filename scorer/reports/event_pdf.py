@@ -62,6 +62,7 @@ class Ruling:
     outcome: str
     referee: str
     raised_by: str
+    upheld: bool | None = None  # a ruled claim: upheld (True) or rejected (False); None: no claim
 
 
 def _table_summary(event: Event, number: int, evening: Any, value: Callable[[int], str]) -> TableSummary:
@@ -115,6 +116,7 @@ def rulings_of(event: Event) -> list[Ruling]:
             c.outcome,
             c.closer.name if c.closer is not None else "",
             c.device,
+            referees.ruled_upheld(c),
         )
         for c in closed
     ]

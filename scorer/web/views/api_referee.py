@@ -30,6 +30,7 @@ from ...storage.referees import (
 from .. import access
 from ..answers import dispute_of, fresh_evening, json_answer, outcome_text, refused_json, sender
 from ..json_body import BadBody, body, flag, integer, json_blueprint, text, token
+from ..lan import external_url
 from ..permissions import permission
 from ..referee_pages import event_or_404, ruling_facts
 from .common import evening_or_404
@@ -116,10 +117,8 @@ def name_referee(key: str) -> Any:
 
 
 def _referee_json(row: Referee, key: str) -> dict[str, Any]:
-    from flask import url_for
-
     return {"id": row.id, "name": row.name, "pin": row.pin, "revoked": row.revoked_at is not None,
-            "link": url_for("referee.join_link", key=key, link_key=row.link_key, _external=True),
+            "link": external_url("referee.join_link", key=key, link_key=row.link_key),
             "phones": len(row.phones)}
 
 

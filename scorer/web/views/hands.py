@@ -247,6 +247,7 @@ def hand(key: str, number: int) -> Any:
         open_disputes=disputes.open_disputes(evening).get(number, []), dispute_names=DISPUTE_NAMES,
         waiting=number in disputes.marks(evening.id, [h.id for h in evening.hands])[1], scorer=access.is_scorer(key),
         this_phone=access.device_id(), event_table=referees.table_of(evening.id) is not None,
+        claim_referees=referees.claim_referees(evening.id, record.id) if row.facts.claims else {},
     )
 
 

@@ -20,6 +20,7 @@ from ...storage.models import Evening
 from .. import access, json_body
 from ..answers import form_answer, json_answer, sender
 from ..json_body import BadBody
+from ..lan import external_url
 from ..payment_words import card_text, lines_of, standings
 from ..payment_words import party as party_name
 from ..permissions import permission
@@ -50,8 +51,9 @@ def page(key: str) -> Any:
     links = []
     if scorer and money_ is not None:
         secret = _secret()
-        links = [(name, url_for(".player_link", key=key, seat=s, sig=payments.party_sig(secret, evening, s),
-                                _external=True)) for s, name in enumerate(ledger.setup.players)]
+        links = [(name, external_url("payments.player_link", key=key, seat=s,
+                                     sig=payments.party_sig(secret, evening, s)))
+                 for s, name in enumerate(ledger.setup.players)]
     return render_template(
         "payments.html", action=ActionForm(), evening=evening, ledger=ledger, money=money_, scorer=scorer, party=party,
         lines=lines_of(ledger, money_) if money_ is not None else [], links=links,

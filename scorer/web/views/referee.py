@@ -34,6 +34,7 @@ from ...storage.referees import (
 from .. import access
 from ..answers import form_answer, sender
 from ..form_fields import choices, strip_text
+from ..lan import external_url
 from ..permissions import permission
 from ..referee_pages import event_or_404, referee_names, ruling_facts
 from ..table_forms import DISPUTE_NAMES, ActionForm, PinForm
@@ -53,6 +54,31 @@ class NameForm(FlaskForm):
     """The event's owner names a referee."""
 
     name = StringField(validators=[Length(max=40)], filters=[strip_text])
+
+
+@bp.app_context_processor
+def desk_link() -> dict[str, Any]:
+    """``referee_desk()`` for every page: on a page of an event's table (``/e/<key>…``), the
+    link back to the referee's desk when this phone is a referee of that event; else ``None``
+    (a referee who ruled lands on the table's hand page and must find the way back). The
+    scoresheet's page is shared by every phone of a language and role (its caches): there
+    the link is in the event line (``in_event_line``), made for each phone."""
+    return {"referee_desk": _desk_url}
+
+
+def _desk_url(in_event_line: bool = False) -> str | None:
+    key = (request.view_args or {}).get("key")
+    if not isinstance(key, str) or not request.path.startswith("/e/"):
+        return None
+    if request.endpoint == "sheet.scoresheet" and not in_event_line:
+        return None
+    event = referees.table_of_key(key)
+    if event is None:
+        return None
+    device = access.current_device()
+    if referees.referee_of(device.id if device else None, event.id) is None:
+        return None
+    return url_for("referee.desk", key=event.key)
 
 
 def _no_store(page: str, status: int = 200) -> Response:
@@ -169,7 +195,7 @@ def manage(key: str) -> Any:
     elif form.is_submitted():
         status = 422
     rows = referees.referees(event.id)
-    links = {r.id: url_for(".join_link", key=key, link_key=r.link_key, _external=True) for r in rows}
+    links = {r.id: external_url("referee.join_link", key=key, link_key=r.link_key) for r in rows}
     return _no_store(render_template("referee_manage.html", event=event, form=form, referees=rows, links=links,
                                      action=ActionForm(), token=secrets.token_urlsafe(16)), status)
 
