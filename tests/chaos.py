@@ -193,8 +193,14 @@ def server_side(database_url: str, key: str) -> dict[str, Any]:
 
 #: put one hand in the page's own outbox, as quick entry does (a promise of its state)
 QUEUE_HAND = """async ([key, facts]) => {
-  const send = await import("/static/outbox-send.js");
-  const store = await import("/static/outbox-store.js");
+  // the page's own modules (their content-hashed names, as its scripts import them): a plain
+  // "/static/outbox-send.js" is another URL, so another instance of the module, with a second
+  // send loop and state of its own beside the page's, which no real tap ever makes
+  const own = (stem) => performance.getEntriesByType("resource").map((e) => new URL(e.name).pathname)
+    .find((p) => p.startsWith("/static/" + stem + ".") && /^[0-9a-f]{12}\\.js$/.test(p.slice(stem.length + 9)))
+    || "/static/" + stem + ".js";
+  const send = await import(own("outbox-send"));
+  const store = await import(own("outbox-store"));
   const live = document.querySelector("[data-live][data-revision]");
   const next = document.querySelector("[data-next-hand]");
   if (!live || !next || !document.querySelector("[data-outbox-list]")) return "no-sheet";
