@@ -102,7 +102,7 @@ def rounds_of(event: Event, value: Callable[[int], str]) -> list[RoundSummary]:
 def rulings_of(event: Event) -> list[Ruling]:
     """The referee's closed calls, oldest first (none when the referee module is absent)."""
     try:
-        from ..storage import referees
+        from ..storage import referee_rulings, referees
     except ImportError:  # the referee's module not in this build: the PDF says there were none
         return []
     closed = [c for c in referees.calls(event.id) if c.closed_at is not None]
@@ -116,7 +116,7 @@ def rulings_of(event: Event) -> list[Ruling]:
             c.outcome,
             c.closer.name if c.closer is not None else "",
             c.device,
-            referees.ruled_upheld(c),
+            referee_rulings.ruled_upheld(c),
         )
         for c in closed
     ]

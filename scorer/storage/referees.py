@@ -31,9 +31,9 @@ from ..rules import Text
 from . import disputes
 from .commands import Command, CorrectHand, Device, Saved, handles
 from .errors import EveningFinished, HandConflict, OwnerOnly, ScorerError
-from .evenings import facts_of, normalise
+from .evenings import normalise
 from .hand_writes import named_hand, save_version
-from .models import Change, Dispute, Evening, Event, EventAccess, EventRound, EventTable, Hand, db, new_pin, utcnow
+from .models import Change, Dispute, Evening, Event, EventAccess, EventRound, EventTable, db, new_pin, utcnow
 from .referee_models import OUTCOMES, Referee, RefereeCall, RefereePhone, RefereePinMiss
 from .units import bump, valid_key, writing
 
@@ -115,32 +115,6 @@ def calls(event_id: int, *, open_only: bool = False) -> list[RefereeCall]:
         query = query.where(RefereeCall.closed_at.is_(None))
     found = list(db.session.scalars(query.order_by(RefereeCall.id)))
     return [c for c in found if c.closed_at is None] + [c for c in reversed(found) if c.closed_at is not None]
-
-
-def claim_referees(evening_id: int, hand_id: int) -> dict[tuple[str, int | None], str]:
-    """The referee who ruled from the desk on each claim (kind, accused seat) of hand
-    ``hand_id`` of table ``evening_id``, by name (the hand's page names them)."""
-    rows = db.session.execute(
-        sa.select(Dispute.kind, Dispute.accused, Referee.name)
-        .join(RefereeCall, RefereeCall.dispute_id == Dispute.id).join(Referee, Referee.id == RefereeCall.closed_by)
-        .where(RefereeCall.evening_id == evening_id, RefereeCall.outcome == "ruled", Dispute.hand_id == hand_id)
-        .order_by(RefereeCall.id))
-    return {(kind, accused): name for kind, accused, name in rows}
-
-
-def ruled_upheld(call: RefereeCall) -> bool | None:
-    """Whether the claim call ``call`` ruled on stands upheld in its hand now (``False``:
-    rejected); ``None`` when the call ruled on no claim (closed otherwise, a misdeal, a
-    wrong score, or the claim is no longer among the hand's claims)."""
-    if call.outcome != "ruled" or call.dispute_id is None:
-        return None
-    dispute = db.session.get(Dispute, call.dispute_id)
-    hand = db.session.get(Hand, dispute.hand_id) if dispute is not None else None
-    evening = db.session.get(Evening, call.evening_id)
-    if dispute is None or hand is None or evening is None:
-        return None
-    claims = facts_of(hand.current, len(evening.players)).claims
-    return next((c.upheld for c in claims if (c.kind, c.accused) == (dispute.kind, dispute.accused)), None)
 
 
 def table_calls(evening_id: int) -> list[RefereeCall]:

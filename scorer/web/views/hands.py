@@ -18,7 +18,7 @@ from ...reports.words import error_text, tr
 from ...rules import HERE, PASS, RULES, HandFacts, Override, RulesError, isolate
 from ...rules.auction import AuctionState
 from ...rules.sources import QUOTES, SOURCE_LANGUAGES
-from ...storage import disputes, evenings, referees, tokens
+from ...storage import disputes, evenings, referee_rulings, referees, tokens
 from ...storage.commands import CorrectHand, OverrideRuling, RestoreVersion, SetHandNote, execute
 from ...storage.models import Evening
 from .. import access
@@ -247,7 +247,7 @@ def hand(key: str, number: int) -> Any:
         open_disputes=disputes.open_disputes(evening).get(number, []), dispute_names=DISPUTE_NAMES,
         waiting=number in disputes.marks(evening.id, [h.id for h in evening.hands])[1], scorer=access.is_scorer(key),
         this_phone=access.device_id(), event_table=referees.table_of(evening.id) is not None,
-        claim_referees=referees.claim_referees(evening.id, record.id) if row.facts.claims else {},
+        claim_referees=referee_rulings.claim_referees(evening.id, record.id) if row.facts.claims else {},
     )
 
 
