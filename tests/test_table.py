@@ -108,7 +108,8 @@ def _urls(app: Any, key: str, edit_key: str) -> list[tuple[str, str]]:
             continue
         values = {"key": key, "number": 1, "version": 1, "edit_key": edit_key,
                   "hand_id": 1, "access_id": 1, "dispute_id": 1,  # table A's first hand, phone and dispute
-                  "call_id": 1, "referee_id": 1, "link_key": edit_key}  # the referee's routes (issue 22 item 5)
+                  "call_id": 1, "referee_id": 1, "link_key": edit_key,  # the referee's routes (issue 22 item 5)
+                  "seat": 0, "sig": edit_key}  # a player's own link (issue 22 item 7), signed with A's key
         url = rule.build({k: values[k] for k in rule.arguments if k in values}, append_unknown=False)[1]
         for method in sorted((rule.methods or set()) - {"HEAD", "OPTIONS"}):
             out.append((method, url))
