@@ -45,10 +45,10 @@ def _brotli() -> Any | None:
     return brotli
 
 
-def chosen(accept_encoding: str) -> str | None:
-    """``"br"``, ``"gzip"`` or None (identity) for an ``Accept-Encoding`` header: br when
-    accepted (and installed), else gzip; a coding given ``q=0`` is refused."""
-    offered: dict[str, float] = {}
+def offered(accept_encoding: str) -> dict[str, float]:
+    """The codings an ``Accept-Encoding`` header names, lower-case, each with its q (1.0 when
+    not given, 0.0 when unreadable)."""
+    found: dict[str, float] = {}
     for part in accept_encoding.lower().split(","):
         name, _, params = part.strip().partition(";")
         q = 1.0
@@ -60,12 +60,19 @@ def chosen(accept_encoding: str) -> str | None:
                 except ValueError:
                     q = 0.0
         if name:
-            offered[name] = q
-    star = offered.get("*", 0.0)
+            found[name] = q
+    return found
+
+
+def chosen(accept_encoding: str) -> str | None:
+    """``"br"``, ``"gzip"`` or None (identity) for an ``Accept-Encoding`` header: br when
+    accepted (and installed), else gzip; a coding given ``q=0`` is refused."""
+    codings = offered(accept_encoding)
+    star = codings.get("*", 0.0)
     for coding in ("br", "gzip"):
         if coding == "br" and _brotli() is None:
             continue
-        if offered.get(coding, star) > 0:
+        if codings.get(coding, star) > 0:
             return coding
     return None
 

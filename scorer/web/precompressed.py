@@ -19,6 +19,8 @@ from pathlib import Path
 
 from flask import Response, current_app, request, send_file
 
+from . import compression
+
 #: the folder under static/ and the files in it sent precompressed
 FOLDER = "vendor/pyodide/"
 FILES = ("pyodide.asm.wasm", "python_stdlib.zip", "pyodide.asm.mjs", "pyodide.mjs", "pyodide-lock.json")
@@ -81,20 +83,8 @@ def answer(filename: str) -> Response | None:
 
 def _accepts(accept_encoding: str, coding: str) -> bool:
     """Whether ``Accept-Encoding`` takes ``coding``: named (or ``*``) with a q above 0."""
-    offered = {}
-    for part in accept_encoding.lower().split(","):
-        name, _, params = part.strip().partition(";")
-        q = 1.0
-        for param in params.split(";"):
-            key, _, value = param.strip().partition("=")
-            if key == "q":
-                try:
-                    q = float(value)
-                except ValueError:
-                    q = 0.0
-        if name:
-            offered[name] = q
-    return offered.get(coding, offered.get("*", 0.0)) > 0
+    codings = compression.offered(accept_encoding)
+    return codings.get(coding, codings.get("*", 0.0)) > 0
 
 
 if __name__ == "__main__":  # pragma: no cover - scripts/setup
