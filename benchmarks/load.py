@@ -17,8 +17,8 @@ each, then simulates what the phones of a club night do (they arrive during the 
   ``/changes`` and charts, the scorer's page and its service worker's warm-up ("mix"); with
   ``--mix none``, the old model: the scoresheet ``GET /e/<key>`` ("page");
 - one phone per table, a scorer, saves a hand every ``--save-every`` seconds (60: a hand
-  a minute; less compresses time): it reads the table (``GET /api/e/<key>``, "state")
-  and sends the hand as quick entry's outbox does, ``POST /api/e/<key>/hands`` with a
+  a minute; less compresses time): it reads the table once (``GET /api/e/<key>``, "state"),
+  then sends each hand as quick entry's outbox does, ``POST /api/e/<key>/hands`` with a
   new token ("save");
 - ``--event N`` (issue 22): the tables are the N tables of one club night (4 players each,
   pagat, round 1 typed and begun, ``--hands`` hands already played at each), and
@@ -446,6 +446,7 @@ class Table:
     def __init__(self) -> None:
         self.saved: dict[int, float] = {}  # revision → when its save was sent (monotonic)
         self.sending: float | None = None  # when the save not yet answered was sent
+        self.number: int | None = None  # the next hand's number, once the scorer knows it
 
 
 def load_mix(path: str) -> list[dict[str, Any]]:
@@ -582,18 +583,27 @@ async def next_tick(tick: float, tally: Tally, count: bool = True) -> float:
 
 
 async def save(session: Any, key: str, tally: Tally, rng: random.Random, table: Table) -> None:
-    """Quick entry's save: read the table, then send the next hand with a new token."""
-    state = await request(session, tally, "state", "GET", f"/api/e/{key}", (200,))
-    if state is None or state["closed"]:
-        return
-    hand = {"number": len(state["hands"]) + 1, "token": secrets.token_urlsafe(12),
-            "facts": {"dealer": state["next_dealer"], "auction": ["three", "pass", "pass", "pass"],
-                      "tricks": rng.randint(1, 5)}}
+    """Quick entry's save: the next hand with a new token, as quick entry's outbox sends it
+    (``{"number", "token", "facts"}``, the dealer left to the server, which takes the next
+    dealer as quick entry's page says it). The scorer's page knows the next number; here the
+    table is read once (``GET /api/e/<key>``, "state") and then each save's answer says the
+    number saved; read again only after a refusal (another phone's hand of that number). The
+    real browser sends no such read per hand (``benchmarks/wire.py`` counted none)."""
+    if table.number is None:
+        state = await request(session, tally, "state", "GET", f"/api/e/{key}", (200,))
+        if state is None or state["closed"]:
+            return
+        table.number = len(state["hands"]) + 1
+    hand = {"number": table.number, "token": secrets.token_urlsafe(12),
+            "facts": {"auction": ["three", "pass", "pass", "pass"], "tricks": rng.randint(1, 5)}}
     table.sending = sent = time.monotonic()
     answer = await request(session, tally, "save", "POST", f"/api/e/{key}/hands", (201,), json=hand)
     table.sending = None
     if isinstance(answer, dict) and isinstance(answer.get("revision"), int):
         table.saved[answer["revision"]] = sent
+        table.number = answer["hand"]["number"] + 1
+    else:
+        table.number = None  # refused or lost: read the table again before the next hand
 
 
 async def probe(base: str, tally: Tally, end: float, rng: random.Random) -> None:
