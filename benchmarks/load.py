@@ -462,15 +462,25 @@ def load_mix(path: str) -> list[dict[str, Any]]:
 
 
 def share(mix: list[dict[str, Any]], seat: int, rng: random.Random) -> list[str]:
-    """The paths phone ``seat`` (0: the scorer) sends for one hand: the scorer's own pages and
-    its service worker's (warm-up, sw) are the scorer's; the rest are dealt round the table;
-    a fraction of a request per hand is sent that often."""
+    """The paths phone ``seat`` (0: the scorer) sends for one hand. A mix that says whose
+    each request was (``"who"``: ``scorer`` or ``viewers``, wire.py tells them by the scorer's
+    device cookie): the scorer's are the scorer's, the viewers' are shared by the four viewers
+    (each sends a quarter of them). An older mix: the scorer's own pages and its service
+    worker's (warm-up, sw) are the scorer's, the rest dealt round the table. A fraction of a
+    request per hand is sent that often."""
     paths = []
     for i, entry in enumerate(mix):
-        mine = seat == 0 if entry["kind"] in ("warm-up", "sw") else i % PHONES == seat
+        who = entry.get("who")
+        per_hand = entry["per_hand"]
+        if who == "scorer":
+            mine = seat == 0
+        elif who == "viewers":
+            mine, per_hand = seat != 0, per_hand / (PHONES - 1)
+        else:
+            mine = seat == 0 if entry["kind"] in ("warm-up", "sw") else i % PHONES == seat
         if not mine:
             continue
-        count = int(entry["per_hand"]) + (rng.random() < entry["per_hand"] % 1)
+        count = int(per_hand) + (rng.random() < per_hand % 1)
         paths += [entry["path"]] * count
     return paths
 

@@ -76,8 +76,11 @@ def run(url: str, hands: int, rounds: int, mix: list[dict[str, Any]]) -> None:
     weights: Counter[str] = Counter()
     whose: dict[str, Any] = {}
     for entry in mix:
-        weights[entry["path"]] += entry["per_hand"]
-        whose[entry["path"]] = scorer if entry["kind"] in SCORERS else viewer
+        # whose phone asks it (wire.py says, by the scorer's device cookie; an older mix: by kind)
+        mine = entry.get("who") == "scorer" if "who" in entry else entry["kind"] in SCORERS
+        label = f"{entry['path']}{' (scorer)' if mine else ''}"
+        weights[label] += entry["per_hand"]
+        whose[label] = scorer if mine else viewer
     paths = ["state", "save", *sorted(weights), "/healthz"]
     # the table read (GET /api/e/<key>) is priced but weighs nothing: the browser sends none per
     # hand (quick entry's page knows the next number; load.py reads it once per table)
@@ -100,8 +103,8 @@ def run(url: str, hands: int, rounds: int, mix: list[dict[str, Any]]) -> None:
                 assert answer.status_code == 201, answer.data
                 revision = answer.get_json()["revision"]
             else:
-                target = (path.replace("{key}", key).replace("since={n}", f"since={revision - 1}")
-                          .replace("{n}", str(revision)))
+                target = (path.removesuffix(" (scorer)").replace("{key}", key)
+                          .replace("since={n}", f"since={revision - 1}").replace("{n}", str(revision)))
                 answer = whose.get(path, viewer).get(target, headers=accept)
                 assert answer.status_code < 500, (target, answer.status_code)
             if measured:
@@ -109,13 +112,13 @@ def run(url: str, hands: int, rounds: int, mix: list[dict[str, Any]]) -> None:
     floor = cpu["/healthz"] / rounds
     print(f"one table of {hands} hands, {rounds} hands saved; CPU per request (thread time), SQL statements, "
           f"requests per hand (the mix), CPU per hand; /healthz {floor * 1000:.2f} ms")
-    print(f"{'request':46} {'CPU ms':>7} {'×healthz':>9} {'SQL':>5} {'per hand':>9} {'ms/hand':>8}")
+    print(f"{'request':56} {'CPU ms':>7} {'×healthz':>9} {'SQL':>5} {'per hand':>9} {'ms/hand':>8}")
     total = 0.0
     for path in paths:
         each = cpu[path] / rounds
         share = each * weights.get(path, 0)
         total += share
-        print(f"{path[:46]:46} {each * 1000:7.2f} {each / floor:9.1f} {statements[path] / rounds:5.1f} "
+        print(f"{path[:56]:56} {each * 1000:7.2f} {each / floor:9.1f} {statements[path] / rounds:5.1f} "
               f"{weights.get(path, 0):9.2f} {share * 1000:8.1f}")
     requests = sum(weights.values())
     print(f"one hand: {requests:.1f} requests, {total * 1000:.0f} ms of CPU (×{total / floor:.0f} /healthz); "

@@ -35,7 +35,9 @@ Prints a table per kind (requests and KiB per hand, before → after, and the ra
 delay from the scorer's tap that saves a hand to the hand's row on each viewer's screen
 (the DOM change, seen by a MutationObserver in the page).
 
-``--mix-out FILE`` writes what the phones sent per hand, by path (the after run), as JSON:
+``--mix-out FILE`` writes what the phones sent per hand, by path and by whose phone sent it
+(``"who"``: ``scorer``, told by its device cookie in the request, its service worker's
+included, or ``viewers``, the four together) (the after run), as JSON:
 the request mix ``benchmarks/load.py --mix FILE`` replays for many tables (one model of a
 phone, measured here, used there).
 
@@ -80,7 +82,9 @@ SEP = "\x1f"
 LOG_FORMAT = SEP.join(("$request_method", "$request_uri", "$status", "$bytes_sent", "$request_length",
                        "$http_referer", "$sent_http_content_type", "$sent_http_content_encoding",
                        # for reading the kept log (NAP_WIRE_LOG): what the browser asked with
-                       "$http_if_none_match", "$http_service_worker", "$http_cache_control"))
+                       "$http_if_none_match", "$http_service_worker", "$http_cache_control",
+                       # which phone: the scorer's device cookie is in it (its service worker's too)
+                       "$http_cookie"))
 # the live channel: the polls of the revision, or the one stream of pushed revisions
 POLL = re.compile(r"/e/[A-Za-z0-9_-]+/(revision|events)")
 CHART = re.compile(r"/e/[A-Za-z0-9_-]+/chart\.svg")
@@ -96,11 +100,13 @@ class Line:
     referer: str
     content_type: str
     encoding: str
+    cookie: str = ""
 
     @classmethod
     def parse(cls, raw: str) -> Line:
-        method, uri, status, sent, received, referer, ctype, enc, *_debug = raw.rstrip("\n").split(SEP)
-        return cls(method, uri, int(status), int(sent), int(received), referer, ctype, enc)
+        method, uri, status, sent, received, referer, ctype, enc, *rest = raw.rstrip("\n").split(SEP)
+        return cls(method, uri, int(status), int(sent), int(received), referer, ctype, enc,
+                   rest[3] if len(rest) > 3 else "")
 
     @property
     def kind(self) -> str:
@@ -133,8 +139,10 @@ class Tally:
     seconds: float = 0.0
     paths: dict[str, int] = field(default_factory=lambda: defaultdict(int))
     delays: list[float] = field(default_factory=list)
-    #: (kind, method, path with {key} and {n}) → requests, for --mix-out
-    mix: dict[tuple[str, str, str], int] = field(default_factory=lambda: defaultdict(int))
+    #: (kind, method, path with {key} and {n}, who) → requests, for --mix-out
+    mix: dict[tuple[str, str, str, str], int] = field(default_factory=lambda: defaultdict(int))
+    #: the scorer's device cookie's value: a request carrying it is the scorer's phone's
+    scorer_device: str = ""
 
     def add(self, line: Line) -> None:
         kind = line.kind
@@ -148,14 +156,16 @@ class Tally:
             self.paths[f"{kind:8} {line.method} {path} {line.status}"] += 1
             # a number in the path or query (a hand, a revision): {n}, the table's latest at replay
             template = re.sub(r"(?<=[=/])\d+(?=$|[&/#])", "{n}", path.replace("/e/<key>", "/e/{key}"))
-            self.mix[(kind, line.method, template)] += 1
+            who = "scorer" if self.scorer_device and self.scorer_device in line.cookie else "viewers"
+            self.mix[(kind, line.method, template, who)] += 1
 
     def mix_out(self, path: Path) -> None:
         """Write the per-hand request mix (benchmarks/load.py --mix)."""
         import json
 
-        requests = [{"kind": kind, "method": method, "path": template, "per_hand": round(count / self.hands, 3)}
-                    for (kind, method, template), count in sorted(self.mix.items())]
+        requests = [{"kind": kind, "method": method, "path": template, "who": who,
+                     "per_hand": round(count / self.hands, 3)}
+                    for (kind, method, template, who), count in sorted(self.mix.items())]
         path.write_text(json.dumps({"source": "benchmarks/wire.py", "hands": self.hands, "phones": 5,
                                     "requests": requests}, indent=1) + "\n")
 
@@ -326,7 +336,8 @@ def measure(browser: Any, root: Path, postgres: str, hands: int, quiet: float) -
                     if seen:
                         delays.append((int(seen) - tapped) / 1000)
                 site.quiet(quiet)
-            tally = Tally(hands, seconds=time.monotonic() - began, delays=delays)
+            device = next((c["value"] for c in contexts[0].cookies() if c["name"].endswith("nap_device")), "")
+            tally = Tally(hands, seconds=time.monotonic() - began, delays=delays, scorer_device=device)
             if os.environ.get("NAP_WIRE_LOG"):  # keep nginx's log to read (a file of that name)
                 Path(os.environ["NAP_WIRE_LOG"]).write_text(site.log.read_text())
             for line in site.lines()[start:]:
