@@ -65,6 +65,9 @@ class Command:
     key: str
     token_kind: ClassVar[str] = ""
     scope: ClassVar[str] = "evening"
+    #: whether the runner reads the evening's players, seat changes, hands and versions with
+    #: its row under the lock (``False``: the handler reads what it needs, see :class:`RecordHand`)
+    loads: ClassVar[bool] = True
     collision: ClassVar[Text] = Text("The table changed on another phone while you were editing; here it is now.")
 
     @property
@@ -94,6 +97,7 @@ class RecordHand(Command):
     token: str | None = None
     played_at: datetime | None = None
     token_kind: ClassVar[str] = "record"
+    loads: ClassVar[bool] = False  # the kept ledger at the locked revision says what it needs, if kept
     collision: ClassVar[Text] = Text("Hand {number} has already been recorded (perhaps from another phone).")
 
     @property
@@ -311,11 +315,10 @@ def execute(command: Command, *, device: Device | None = None) -> Outcome:
                 made = handler(command, None, device)
                 tokens.remember(command.token_, content)
                 return made
-            evening = lock_key(command.key)
+            evening = lock_key(command.key, load=command.loads)
             if evening is None:
                 return Conflict(Text("There is no such evening."))
-            tokens.same_content(command.token_, content)
-            used = tokens.token_used(command.token_, evening, command.token_kind, command.hand_)
+            used = tokens.retry_of(command.token_, content, evening, command.token_kind, command.hand_)
             if used is not None:  # answered before any check: the first one made the command stale
                 return AlreadySaved(tokens.SAVED_TWICE, used.hand_number, used.hand_id)
             outcome = handler(command, evening, device)

@@ -76,9 +76,10 @@ def version_of(number: int, facts: HandFacts) -> HandVersion:
 
 
 def log(evening: Evening, kind: str, number: int | None, before: HandFacts | None, after: HandFacts | None,
-        device: str) -> None:
-    """Add one history entry to the pending transaction (see :class:`~scorer.storage.models.Change`)."""
-    players = tuple(p.name for p in evening.players)
+        device: str, players: tuple[str, ...] | None = None) -> None:
+    """Add one history entry to the pending transaction (see :class:`~scorer.storage.models.Change`);
+    ``players``: their names, when known without reading the evening's players."""
+    players = tuple(p.name for p in evening.players) if players is None else players
     db.session.add(Change(
         evening_id=evening.id, kind=kind, hand_number=number, device=(device or "")[:40],
         before=None if before is None else encode_hand(before, players),
@@ -136,9 +137,9 @@ def played_by_change(evening: Evening, changes: Sequence[Change]) -> dict[int, d
     return found
 
 
-def after_write(evening: Evening, revision: int, ledger: Ledger, fingerprint: settled.Fingerprint
-                ) -> tuple[settled.EveningHead, Ledger, settled.Fingerprint]:
+def after_write(evening: Evening, revision: int, ledger: Ledger, fingerprint: settled.Fingerprint,
+                players: tuple[str, ...] | None = None) -> tuple[settled.EveningHead, Ledger, settled.Fingerprint]:
     """What :func:`scorer.storage.kept_ledgers.remember` keeps once the write to ``evening`` (locked,
     its revision bumped once, to ``revision``) commits: read before the commit, which
-    expires the ORM's objects."""
-    return dataclasses.replace(settled.head_of(evening), revision=revision), ledger, fingerprint
+    expires the ORM's objects. ``players``: as :func:`scorer.storage.kept_ledgers.head_of`."""
+    return dataclasses.replace(settled.head_of(evening, players), revision=revision), ledger, fingerprint

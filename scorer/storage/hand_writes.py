@@ -46,7 +46,7 @@ from .evenings import (
 )
 from .models import Evening, Hand, HandVersion, db, utcnow
 from .notes import clean_note
-from .units import bump, on_commit, write_locked
+from .units import bump, loaded, on_commit, write_locked
 
 TAKEN = Text("Hand {number} has already been recorded (perhaps from another phone).")
 
@@ -63,7 +63,8 @@ def _remember(kept: tuple[settled.EveningHead, Ledger, settled.Fingerprint] | No
 
 @write_locked
 def record_hand(evening: Evening, number: int, facts: HandFacts, *, device: str = "",
-                device_id: int | None = None, played_at: datetime | None = None) -> Hand:
+                device_id: int | None = None, played_at: datetime | None = None,
+                kept: settled.Settled | None = None) -> Hand:
     """Save hand ``number`` (which must be the next one) with ``facts``.
 
     The engine rules on the facts first; nothing is saved if it refuses them
@@ -72,12 +73,15 @@ def record_hand(evening: Evening, number: int, facts: HandFacts, *, device: str 
     another phone, or a double tap). ``device`` names the phone in the history;
     ``device_id`` is its row, kept with the hand for confirmation (see :mod:`scorer.storage.disputes`).
     ``played_at``: when the phone says it was played (kept on version 1, shown in the history).
+    ``kept``: the evening as this process keeps it settled at the revision read under the
+    lock (:func:`scorer.storage.kept_ledgers.kept_at`): its ledger, hands and players are
+    the kept ones, and the evening's are not read (issue 23 item 2).
     """
     facts = normalise(facts)
-    ledger = ledger_of(evening)
+    ledger = ledger_of(evening) if kept is None else kept.ledger
     if is_closed(evening, ledger):
         raise EveningFinished(Text("This evening is finished: no more hands can be recorded."))
-    expected = len(evening.hands) + 1
+    expected = (len(evening.hands) if kept is None else len(kept.fingerprint)) + 1
     if number < expected:
         raise HandConflict(Text(str(TAKEN), number=number), number)
     if number > expected:
@@ -102,9 +106,11 @@ def record_hand(evening: Evening, number: int, facts: HandFacts, *, device: str 
     revision = bump(evening)
     db.session.add(hand)
     db.session.flush()  # the hand's row id (and two at once collide on its number here)
-    log(evening, "new", number, None, facts, device)
-    _remember(None if after is None else after_write(evening, revision, after,
-                                                     settled.fingerprint_of(evening) + ((hand.id, 1),)))
+    players = None if kept is None else kept.head.players
+    log(evening, "new", number, None, facts, device, players)
+    if after is not None:
+        fingerprint = settled.fingerprint_of(evening) if kept is None else kept.fingerprint
+        _remember(after_write(evening, revision, after, fingerprint + ((hand.id, 1),), players))
     return hand
 
 
@@ -258,11 +264,17 @@ def _seated_since(evening: Evening, number: int, facts: HandFacts) -> bool:
 
 @handles(RecordHand)
 def _record(command: RecordHand, evening: Evening, device: Device) -> Saved:
+    # the runner locked the evening's row only (RecordHand.loads): its hands are read only
+    # when this process does not keep it settled at that revision
+    kept = settled.kept_at(evening.key, evening.revision, evening.group_id)
+    if kept is None:
+        evening = loaded(evening)
     try:
         hand = record_hand.on_locked(evening, command.number, command.facts, device=device.name,
-                                     device_id=device.id, played_at=command.played_at)
+                                     device_id=device.id, played_at=command.played_at, kept=kept)
     except RulesError:
-        if _seated_since(evening, command.number, command.facts):
+        # kept: no change of seats in play (kept_at), so none for the phone to have missed
+        if kept is None and _seated_since(evening, command.number, command.facts):
             raise HandConflict(TABLE_CHANGED, 0) from None
         raise
     return Saved(evening.key, hand.id, hand.number, 1)

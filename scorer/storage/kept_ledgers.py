@@ -406,11 +406,25 @@ def settled(key: str, head: Mapping[str, Any] | None = None) -> Settled | None:
     return found
 
 
-def head_of(evening: Evening) -> EveningHead:
-    """An ORM evening's :class:`EveningHead`."""
+def head_of(evening: Evening, players: tuple[str, ...] | None = None) -> EveningHead:
+    """An ORM evening's :class:`EveningHead` (``players``: their names, when known without
+    reading the evening's players)."""
     row = {c.key: getattr(evening, c.key) for c in HEAD_COLUMNS}
     row["options"], row["draw"] = dict(row["options"] or {}), list(row["draw"] or ())
-    return EveningHead(**row, players=tuple(p.name for p in evening.players))
+    return EveningHead(**row, players=tuple(p.name for p in evening.players) if players is None else players)
+
+
+def kept_at(key: str, revision: int, group_id: int | None) -> Settled | None:
+    """The evening ``key`` as this process keeps it settled at ``revision`` (in group
+    ``group_id``), to be resumed (no change of seats in play, no hand the rules refuse);
+    else ``None``. No query: for a write that has read the revision under the evening's
+    row lock, so that its hands, players and set-up are the kept ones (every change to them
+    bumps the revision), without reading them again."""
+    kept = ledgers.get((_where(), key))
+    if (kept is None or kept.revision < 0 or kept.revision != revision or kept.head.group_id != group_id
+            or kept.error is not None or not resumable(kept.ledger)):
+        return None
+    return kept
 
 
 def fingerprint_of(evening: Evening) -> Fingerprint:

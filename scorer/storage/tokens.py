@@ -53,7 +53,11 @@ def token_used(token: str | None, evening: Evening, command: str, hand_id: int |
     and ``ValueError`` for a token that is not :data:`TOKEN` (forms and the API check first)."""
     if not token:
         return None
-    used = _submission(token)
+    return _retry(_submission(token), evening, command, hand_id)
+
+
+def _retry(used: Submission | None, evening: Evening, command: str, hand_id: int | None) -> Submission | None:
+    """:func:`token_used` of the token's row ``used`` (``None``: never used)."""
     if used is None:
         return None
     same = (used.evening_id == evening.id and used.command in ("", command)
@@ -98,6 +102,18 @@ def same_content(token: str | None, content: str | None) -> None:
     used = _submission(token)
     if used is not None and used.digest is not None and used.digest != content:
         raise TokenReused(REUSED)
+
+
+def retry_of(token: str | None, content: str | None, evening: Evening, command: str,
+             hand_id: int | None = None) -> Submission | None:
+    """:func:`same_content`, then :func:`token_used`, with one reading of the token's row
+    (the runner's first check on an evening, under its lock)."""
+    if not token:
+        return None
+    used = _submission(token)
+    if used is not None and content is not None and used.digest is not None and used.digest != content:
+        raise TokenReused(REUSED)
+    return _retry(used, evening, command, hand_id)
 
 
 def remember(token: str | None, content: str | None) -> None:

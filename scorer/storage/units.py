@@ -34,6 +34,11 @@ def valid_key(key: object) -> bool:
     return isinstance(key, str) and KEY.fullmatch(key) is not None
 
 
+#: what :func:`get_evening` reads with an evening
+_LOADED = (selectinload(Evening.players), selectinload(Evening.seat_changes),
+           selectinload(Evening.hands).selectinload(Hand.versions))
+
+
 def get_evening(key: str, *, fresh: bool = False) -> Evening | None:
     """The evening with URL key ``key``, players and hands loaded, or ``None``.
 
@@ -45,9 +50,7 @@ def get_evening(key: str, *, fresh: bool = False) -> Evening | None:
     shared = _SHARED.get()
     if shared is not None and not fresh and key in shared:
         return shared[key]
-    query = (sa.select(Evening).where(Evening.key == key)
-             .options(selectinload(Evening.players), selectinload(Evening.seat_changes),
-                      selectinload(Evening.hands).selectinload(Hand.versions)))
+    query = sa.select(Evening).where(Evening.key == key).options(*_LOADED)
     if fresh:
         query = query.execution_options(populate_existing=True)
     return db.session.scalar(query)
@@ -160,23 +163,38 @@ def lock(evening: Evening) -> Evening:
     Returns the evening, re-read with its players, hands and versions (also what this
     unit has written to it so far: a write nested in another sees the outer one's).
     """
-    key = evening.key
-    db.session.execute(sa.select(Evening.id).where(Evening.id == evening.id).with_for_update())
-    fresh = get_evening(key, fresh=True)
+    fresh = _locked(sa.select(Evening).where(Evening.id == evening.id))
     assert fresh is not None  # evenings are never deleted
     return fresh
 
 
-def lock_key(key: str) -> Evening | None:
-    """:func:`lock` the evening with URL key ``key`` (``None`` if there is no such evening)."""
+def lock_key(key: str, *, load: bool = True) -> Evening | None:
+    """:func:`lock` the evening with URL key ``key`` (``None`` if there is no such evening).
+    ``load`` ``False``: its own row only (its players, seat changes and hands are read when
+    asked, e.g. by :func:`loaded`), for a write that reads them from the kept ledger."""
     if not valid_key(key):
         return None
-    evening_id = db.session.scalar(sa.select(Evening.id).where(Evening.key == key).with_for_update())
-    if evening_id is None:
-        return None
-    evening = get_evening(key, fresh=True)
-    assert evening is not None  # evenings are never deleted
-    return evening
+    return _locked(sa.select(Evening).where(Evening.key == key), load=load)
+
+
+def _locked(query: Any, *, load: bool = True) -> Evening | None:
+    """The evening of ``query`` read under its row lock: the lock is the statement that reads
+    its row (``SELECT … FOR UPDATE``, the unit's first: on PostgreSQL it waits for any other
+    write to the evening and then reads the row as that one committed it), and its players,
+    seat changes, hands and versions are read after it (not locked: every write to them
+    takes the evening's lock first). One statement less than the lock and a read after it."""
+    query = query.with_for_update().execution_options(populate_existing=True)
+    if load:
+        query = query.options(*_LOADED)
+    return db.session.scalar(query)
+
+
+def loaded(evening: Evening) -> Evening:
+    """``evening`` (locked by :func:`lock_key` without ``load``) read again with its players,
+    seat changes, hands and versions, as :func:`lock` reads it."""
+    fresh = get_evening(evening.key, fresh=True)
+    assert fresh is not None  # evenings are never deleted
+    return fresh
 
 
 def on_commit(action: Callable[[], None]) -> None:
