@@ -56,19 +56,30 @@ class SeasonRow:
     problem: HandError | None = None
 
 
-def _upsert(rows: Sequence[dict[str, Any]]) -> Any:
+def _upsert(rows: Sequence[dict[str, Any]] | None = None) -> Any:
     """``INSERT … ON CONFLICT (evening_id) DO UPDATE`` of ``rows``, replacing a kept row
-    only with one of a later revision (PostgreSQL and SQLite)."""
+    only with one of a later revision (PostgreSQL and SQLite). Without ``rows``: the
+    statement whose row is given when it is executed, made once per dialect (each save
+    keeps one row: building and compiling the statement anew cost more than running it)."""
     dialect = db.session.get_bind().dialect.name
+    if rows is None and dialect in _UPSERTS:
+        return _UPSERTS[dialect]
     if dialect == "postgresql":
         from sqlalchemy.dialects.postgresql import insert
     else:
         from sqlalchemy.dialects.sqlite import insert
-    statement = insert(SettledResult).values(list(rows))
-    return statement.on_conflict_do_update(
+    statement = insert(SettledResult) if rows is None else insert(SettledResult).values(list(rows))
+    statement = statement.on_conflict_do_update(
         index_elements=[SettledResult.evening_id],
         set_={c: statement.excluded[c] for c in ("revision", "hands", "players", "totals", "winners")},
         where=SettledResult.revision < statement.excluded.revision)
+    if rows is None:
+        _UPSERTS[dialect] = statement
+    return statement
+
+
+#: :func:`_upsert`'s statement of one row, by dialect
+_UPSERTS: dict[str, Any] = {}
 
 
 def _row(evening_id: int, revision: int, result: EveningResult) -> dict[str, Any]:
@@ -79,7 +90,7 @@ def _row(evening_id: int, revision: int, result: EveningResult) -> dict[str, Any
 def keep(evening_id: int, revision: int, ledger: Ledger) -> None:
     """Keep ``ledger`` as evening ``evening_id``'s result at ``revision``, in the pending
     unit of work (the write that settled it, holding the evening's row lock)."""
-    db.session.execute(_upsert([_row(evening_id, revision, EveningResult.of(ledger))]))
+    db.session.connection().execute(_upsert(), _row(evening_id, revision, EveningResult.of(ledger)))
 
 
 def keep_many(settled: Iterable[tuple[int, int, EveningResult]]) -> None:

@@ -44,6 +44,8 @@ import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
+import sqlalchemy as sa
+
 log = logging.getLogger("scorer")
 
 #: Seconds an entry is trusted when no listener tells this process about changes (SQLite).
@@ -254,11 +256,12 @@ class Revisions:
                 raise TimeoutError(f"no heartbeat back for {now - heard:.1f} s")
 
 
-def notify_sql(dialect: str) -> str | None:
-    """The statement that announces a change (parameter ``key``) in the pending
-    transaction, or ``None`` where nobody listens (SQLite)."""
+def notify_call(dialect: str, key: str) -> Any:
+    """What announces a change of the table ``key`` in the pending transaction, as a column
+    a statement returns (``pg_notify``: the bump's ``UPDATE … RETURNING``, one statement
+    instead of two), or ``None`` where nobody listens (SQLite)."""
     if dialect == "postgresql":
-        return f"SELECT pg_notify('{CHANNEL}', :key)"
+        return sa.func.pg_notify(CHANNEL, sa.literal(key, sa.String))
     return None
 
 

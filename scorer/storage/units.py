@@ -20,6 +20,7 @@ from typing import Any
 import sqlalchemy as sa
 from flask import current_app
 from sqlalchemy.orm import selectinload
+from sqlalchemy.orm.attributes import set_committed_value
 
 from . import live
 from .models import WRITING, Evening, Hand, HandVersion, db
@@ -140,10 +141,12 @@ def bump(evening: Evening) -> int:
     writers to one evening queue on its row instead of losing a bump). Returns the
     revision after it (the evening was read under its row lock, :func:`lock`)."""
     revision = evening.revision + 1
-    db.session.execute(sa.update(Evening).where(Evening.id == evening.id).values(revision=Evening.revision + 1))
-    notify = live.notify_sql(db.session.get_bind().dialect.name)
+    statement = sa.update(Evening).where(Evening.id == evening.id).values(revision=Evening.revision + 1)
+    notify = live.notify_call(db.session.get_bind().dialect.name, evening.key)
     if notify is not None:  # the other processes' pollers are told once this transaction commits
-        db.session.execute(sa.text(notify), {"key": evening.key})
+        statement = statement.returning(notify)  # by the same statement
+    db.session.execute(statement.execution_options(synchronize_session=False))
+    set_committed_value(evening, "revision", revision)  # as the database has it now
     unit = _UNIT.get()
     if unit is None:
         revisions().forget(evening.key)
