@@ -76,15 +76,19 @@ def version_of(number: int, facts: HandFacts) -> HandVersion:
 
 
 def log(evening: Evening, kind: str, number: int | None, before: HandFacts | None, after: HandFacts | None,
-        device: str, players: tuple[str, ...] | None = None) -> None:
+        device: str, players: tuple[str, ...] | None = None, *, at_once: bool = False) -> None:
     """Add one history entry to the pending transaction (see :class:`~scorer.storage.models.Change`);
-    ``players``: their names, when known without reading the evening's players."""
+    ``players``: their names, when known without reading the evening's players. ``at_once``:
+    inserted now, with no ORM object (the unit of work's flush costs more than the row), for
+    a write that has flushed what it had pending (the entries keep their order)."""
     players = tuple(p.name for p in evening.players) if players is None else players
-    db.session.add(Change(
-        evening_id=evening.id, kind=kind, hand_number=number, device=(device or "")[:40],
-        before=None if before is None else encode_hand(before, players),
-        after=None if after is None else encode_hand(after, players),
-    ))
+    row = {"evening_id": evening.id, "kind": kind, "hand_number": number, "device": (device or "")[:40],
+           "before": None if before is None else encode_hand(before, players),
+           "after": None if after is None else encode_hand(after, players)}
+    if at_once:
+        db.session.connection().execute(sa.insert(Change), row)
+    else:
+        db.session.add(Change(**row))
 
 
 def history(evening: Evening, limit: int = 500) -> list[Change]:

@@ -107,7 +107,7 @@ def record_hand(evening: Evening, number: int, facts: HandFacts, *, device: str 
     db.session.add(hand)
     db.session.flush()  # the hand's row id (and two at once collide on its number here)
     players = None if kept is None else kept.head.players
-    log(evening, "new", number, None, facts, device, players)
+    log(evening, "new", number, None, facts, device, players, at_once=True)  # nothing pending: flushed above
     if after is not None:
         fingerprint = settled.fingerprint_of(evening) if kept is None else kept.fingerprint
         _remember(after_write(evening, revision, after, fingerprint + ((hand.id, 1),), players))

@@ -129,10 +129,12 @@ def remember(token: str | None, content: str | None) -> None:
 def keep(token: str | None, evening: Evening, command: str, *, number: int | None = None,
          hand_id: int | None = None, content: str | None = None) -> None:
     """Add ``token`` to the pending unit as used by ``command`` (on hand ``number``, row
-    ``hand_id``), with the command's digest ``content``."""
+    ``hand_id``), with the command's digest ``content``: inserted now, with no ORM object
+    (two posts at once: the second one's collides here)."""
     if token:
-        db.session.add(Submission(token=token, evening_id=evening.id, hand_number=number, command=command,
-                                  hand_id=hand_id, digest=content))
+        db.session.connection().execute(sa.insert(Submission), {
+            "token": token, "evening_id": evening.id, "hand_number": number, "command": command,
+            "hand_id": hand_id, "digest": content})
 
 
 def creation_retry(token: str | None, command: str) -> None:
