@@ -83,10 +83,12 @@ def check_permission() -> Any:
         return None  # a group's link is its key: holding it is enough to manage it
     if subject == "event":
         return _check_event(key)
+    if not units.valid_key(key):
+        abort(404)
+    if access.is_scorer(key):  # a scorer's row is joined to the table's: the table exists
+        return None
     if units.evening_revision(key) is None:
         abort(404)
-    if access.is_scorer(key):
-        return None
     if level == "pay" and access.party_seat(key) is not None:
         return None
     message = _("Only the table's scorers can change the score. Enter the table's PIN to become one.")
