@@ -26,6 +26,7 @@ from ..rules import VARIANTS, Text
 from . import tokens, units
 from .commands import Command, Device, Saved, handles
 from .errors import AlreadyCreated, ScorerError, TokenReused
+from .event_models import EventTable
 from .kept_ledgers import HEAD_COLUMNS
 from .kept_results import season_rows
 from .models import Evening, Group, GroupAlias, db
@@ -73,17 +74,25 @@ def evening_head(evening_key: str) -> tuple[int, tuple[str, str] | None, dict[st
     """``(evening revision, (group key, group name) or None, the evening's row)`` in one
     small query (the scoresheet's), or ``None`` if there is no such evening. The row holds
     :data:`scorer.storage.kept_ledgers.HEAD_COLUMNS` by name, for :func:`scorer.storage.kept_ledgers.settled_many`."""
+    found = sheet_head(evening_key)
+    return None if found is None else found[:3]
+
+
+def sheet_head(evening_key: str) -> tuple[int, tuple[str, str] | None, dict[str, Any], bool] | None:
+    """:func:`evening_head` and, in the same query, whether the evening is a table of an
+    event (the scoresheet asks for the event's line only then: most evenings are of none)."""
     if not units.valid_key(evening_key):
         return None
+    in_event = sa.exists().where(EventTable.evening_id == Evening.id).label("in_event")
     row = db.session.execute(
-        sa.select(*HEAD_COLUMNS, Group.key.label("group_key"), Group.name.label("group_name"))
+        sa.select(*HEAD_COLUMNS, Group.key.label("group_key"), Group.name.label("group_name"), in_event)
         .outerjoin(Group, Evening.group_id == Group.id).where(Evening.key == evening_key)
     ).first()
     if row is None:
         return None
     head = row._asdict()
-    group_key, group_name = head.pop("group_key"), head.pop("group_name")
-    return head["revision"], None if group_key is None else (group_key, group_name), head
+    group_key, group_name, event = head.pop("group_key"), head.pop("group_name"), head.pop("in_event")
+    return head["revision"], None if group_key is None else (group_key, group_name), head, bool(event)
 
 
 def state(group: Group) -> Hashable:

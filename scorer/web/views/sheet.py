@@ -39,7 +39,7 @@ from ...reports.presenters import seat_lines
 from ...reports.spreadsheet import ledger_csv, score_sheet_csv
 from ...storage import disputes, evening_writes, evenings, payments, units
 from ...storage.commands import Saved, SetFinished, execute
-from ...storage.groups import evening_head
+from ...storage.groups import evening_head, sheet_head
 from ...storage.kept_ledgers import Settled, resumable
 from ...storage.notes import SetEveningNote, StartRematch, in_event, rematch_of
 from ...storage.records import record_of
@@ -134,10 +134,10 @@ def shown_as(scorer: bool) -> str:
 def scoresheet(key: str) -> str:
     # the fragment differs by language and by role (scorers get the buttons that change things)
     # one small query for the revision and the group: an unchanged evening is served from the cache
-    head = evening_head(key)
+    head = sheet_head(key)
     if head is None:
         abort(404)
-    revision, group, row = head
+    revision, group, row, in_event = head
     scorer = access.is_scorer(key)
     locale = str(get_locale())
     access.remember(key)
@@ -149,7 +149,7 @@ def scoresheet(key: str) -> str:
     plain = "_flashes" not in session
     page = page_cache.get(page_key) if plain else None
     if page is not None:
-        return with_event_line(page, key, scorer)
+        return with_event_line(page, key, scorer, in_event)
     rendered = by_revision(sheet_cache, key, render_sheet, locale, scorer, root, revision=revision, head=row)
     remember_sheet(key, (locale, scorer, root), revision, rendered)  # what live updates diff against
     title, finished, fragment, rows = rendered
@@ -175,14 +175,15 @@ def scoresheet(key: str) -> str:
     page = "".join((before, *rows, after))
     if shared:
         page_cache.put(page_key, page)
-    return with_event_line(page, key, scorer)
+    return with_event_line(page, key, scorer, in_event)
 
 
-def with_event_line(page: str, key: str, scorer: bool) -> str:
+def with_event_line(page: str, key: str, scorer: bool, in_event: bool = True) -> str:
     """The scoresheet with, for a table of a club night, the event's line above the score
     (which table of which round; the next table of each player once it is seated): one small
-    query, never cached with the page (the next round is seated by another table's finish)."""
-    line = event_line(key, scorer)
+    query, never cached with the page (the next round is seated by another table's finish).
+    ``in_event`` ``False``: the table is of no event (read with its row): no line, no query."""
+    line = event_line(key, scorer) if in_event else Markup("")
     if not line:
         return page
     if 'id="round-over"' in line or "data-by-hands" in line:
