@@ -77,6 +77,13 @@ def sharing_evening(key: str) -> Iterator[Evening | None]:
         _SHARED.reset(token)
 
 
+def shared_evening(key: str) -> Evening | None:
+    """The evening with URL key ``key`` as :func:`sharing_evening` has read it for this block,
+    or ``None`` outside one (nothing is read)."""
+    shared = _SHARED.get()
+    return None if shared is None else shared.get(key)
+
+
 def evening_revision(key: str) -> int | None:
     """The evening's current revision (one cheap query), or ``None`` if there is no such evening."""
     if not valid_key(key):

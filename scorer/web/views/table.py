@@ -31,7 +31,7 @@ from ...evening.ledger import table_ledger, to_evening
 from ...reports.presenters import seat_change_text
 from ...reports.words import money, signed
 from ...rules import RulesError, SeatChange, Stake, get_variant, isolate
-from ...storage import evenings, notes, units
+from ...storage import evenings, kept_ledgers, notes, units
 from ...storage.commands import (
     ChangeSeats,
     ChangeSettings,
@@ -410,12 +410,20 @@ def undo(key: str) -> Any:
 def quick(key: str) -> Any:
     """Quick entry: declarer, contract (and trump where named), then one tap on the
     declarer's tricks saves the hand. Misdeal and all-pass are one tap each."""
-    evening = evening_or_404(key)
-    full = evenings.ledger_of(evening)
+    if request.method == "GET" and units.shared_evening(key) is None:  # (the warm-up has read the evening)
+        # the page needs the evening's name, key and revision: its kept head, with the ledger
+        found = kept_ledgers.settled(key)  # one small query when this process keeps it (issue 23 item 2)
+        if found is None:
+            abort(404)
+        evening: Any = found.head
+        full = found.ledger
+    else:
+        evening = evening_or_404(key)
+        full = evenings.ledger_of(evening)
     ledger = table_ledger(full)  # the players seated now, seats 0… among them (issue 12)
     setup, variant = ledger.setup, ledger.variant
     number = len(ledger.rows) + 1
-    if request.method == "GET" and evenings.is_closed(evening, full):  # a post: the command says so
+    if request.method == "GET" and (evening.finished_at is not None or full.end_reached):  # as is_closed
         flash(_("This evening is finished: no more hands can be recorded."))
         return redirect(url_for("sheet.scoresheet", key=key))
     ladder = variant.ladder(setup.options)
