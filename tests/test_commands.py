@@ -153,6 +153,54 @@ def test_the_kept_ledger_is_remembered_only_once_committed(app: Any, monkeypatch
         assert len(remembered) == 1
 
 
+
+def test_a_save_kept_at_the_locked_revision_reads_no_hand_and_keeps_the_same_ledger(any_db_app: Any) -> None:
+    """RecordHand under the evening's lock resumes the ledger this process keeps at the
+    revision it read with the lock, without reading the hands; not kept (another process
+    wrote, or a restart), it reads them as ever. Both save the same rows, and the ledger
+    each keeps is the evening's settled in full."""
+    from scorer.evening.ledger import settle_evening
+    from scorer.storage import evenings, kept_ledgers
+
+    def facts(number: int) -> HandFacts:
+        return HandFacts((number - 1) % 4, ("three", "pass", "pass", "pass"), 3)
+
+    with any_db_app.app_context():
+        key = _evening().key
+        assert isinstance(execute(RecordHand(key, 1, facts(1), "k-1")), Saved)
+        seen: list[str] = []
+
+        def count(_conn: Any, _cursor: Any, statement: str, *_: Any) -> None:
+            seen.append(" ".join(statement.split()))
+
+        sa.event.listen(db.engine, "before_cursor_execute", count)
+        try:
+            kept = execute(RecordHand(key, 2, facts(2), "k-2"))  # the first save left its ledger kept
+            read_kept = [s for s in seen if "FROM hand" in s or "JOIN hand" in s]
+            kept_ledgers.ledgers.clear()
+            seen.clear()
+            missed = execute(RecordHand(key, 3, facts(3), "k-3"))
+            read_missed = [s for s in seen if "FROM hand" in s or "JOIN hand" in s]
+        finally:
+            sa.event.remove(db.engine, "before_cursor_execute", count)
+        assert isinstance(kept, Saved) and isinstance(missed, Saved)
+        assert read_kept == [] and read_missed != []
+        remembered = kept_ledgers.ledgers.get((str(db.engine.url), key))
+        evening = units.get_evening(key)
+        assert evening is not None and remembered is not None
+        assert remembered.ledger == settle_evening(evenings.setup_of(evening), evenings.current_facts(evening), [])
+        assert remembered.fingerprint == tuple((h.id, 1) for h in evening.hands)
+        assert remembered.revision == remembered.head.revision == evening.revision == 3
+        assert remembered.head.players == ("Ann", "Bob", "Cat", "Dan")
+        assert [h.number for h in evening.hands] == [1, 2, 3]
+        assert [(c.kind, c.hand_number, c.after is not None) for c in evenings.history(evening)][:3] == [
+            ("new", 3, True), ("new", 2, True), ("new", 1, True)]
+        assert sorted(db.session.scalars(sa.select(Submission.token).where(Submission.evening_id == evening.id))) \
+            == ["k-1", "k-2", "k-3"]
+        again = execute(RecordHand(key, 2, facts(2), "k-2"))  # a retry of the kept one: answered as ever
+        assert again == AlreadySaved(again.message, 2, kept.hand_id)
+
+
 # --------------------------------------------------------------------------- both adapters
 def _json_hand(client: Any, key: str, number: int, facts: dict[str, Any], token: str) -> Any:
     return _post(client, f"/api/e/{key}/hands", {"number": number, "facts": facts, "token": token})
