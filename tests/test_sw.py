@@ -6,6 +6,7 @@ match the table's pages, made from Flask's URL rules."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import shutil
@@ -168,3 +169,41 @@ def test_the_page_registers_the_worker_with_its_language(app: Any) -> None:
     assert 'document.documentElement.getAttribute("lang")' in script
     page = app.test_client().get("/", headers={"Accept-Language": "pt-BR"}).get_data(as_text=True)
     assert '<html lang="pt-BR">' in page and re.search(r"/static/register-sw\.[0-9a-f]{12}\.js", page)
+
+
+def test_the_worker_is_made_once_per_language_and_files(app: Any, tmp_path: Path) -> None:
+    """The answer is made once per language and state of the static files (issue 23 item 2:
+    phones check for a new worker often): the same bytes and ETag each time, compressed the
+    same, a matching conditional request answered 304; another language is another answer,
+    and a changed file is in the very next answer."""
+    import brotli
+
+    from scorer.web.views import offline
+
+    copy = tmp_path / "static"
+    shutil.copytree(app.static_folder, copy)
+    app.static_folder = str(copy)
+    client = app.test_client()
+    first = client.get("/sw.js?lang=en")
+    again = client.get("/sw.js?lang=en")
+    assert first.status_code == again.status_code == 200
+    assert first.data == again.data and first.headers["ETag"] == again.headers["ETag"]
+    assert first.headers["ETag"].strip('"') == hashlib.sha1(first.data).hexdigest()
+    packed = [client.get("/sw.js?lang=en", headers={"Accept-Encoding": "br"}) for _ in range(2)]
+    assert [p.headers["Content-Encoding"] for p in packed] == ["br", "br"]
+    assert packed[0].data == packed[1].data and brotli.decompress(packed[1].data) == first.data
+    assert packed[1].headers["ETag"] == first.headers["ETag"][:-1] + ':br"'
+    assert "Accept-Encoding" in packed[1].headers["Vary"]
+    unchanged = client.get("/sw.js?lang=en", headers={"If-None-Match": first.headers["ETag"]})
+    assert unchanged.status_code == 304 and unchanged.data == b""
+    with app.test_request_context("/sw.js?lang=en"):
+        assert offline._worker(offline._settings(), "en") is offline._worker(offline._settings(), "en")
+    russian = client.get("/sw.js?lang=ru")
+    assert russian.data != first.data and "Не сохранено" in russian.get_data(as_text=True)
+    assert russian.headers["ETag"] != first.headers["ETag"]
+    assert client.get("/sw.js?lang=en").data == first.data  # each language kept: English again
+    (copy / "sw.js").write_text((copy / "sw.js").read_text(encoding="utf-8") + "\n// a new worker\n",
+                                encoding="utf-8")
+    fresh = client.get("/sw.js?lang=en", headers={"If-None-Match": first.headers["ETag"]})
+    assert fresh.status_code == 200 and fresh.get_data(as_text=True).endswith("\n// a new worker\n")
+    assert fresh.headers["ETag"] != first.headers["ETag"]

@@ -25,7 +25,7 @@ from __future__ import annotations
 import gzip
 from typing import Any
 
-from flask import Flask, Response, request
+from flask import Flask, Response, g, request
 from flask_compress import Compress
 
 #: what is worth compressing (the types the pages, charts, scripts and commands use)
@@ -91,8 +91,33 @@ def compressible(mimetype: str | None) -> bool:
     return (mimetype or "") in MIMETYPES
 
 
+def keep_compressed(kept: dict[str, bytes]) -> None:
+    """This request's answer is one the view keeps and answers again unchanged (the service
+    worker, a table's live changes): its compressed body is taken from ``kept`` (by coding),
+    or compressed as usual and put there. The caller keeps ``kept`` with the body it compresses
+    (never shared with another body). Flask-Compress does the rest as for any answer (its
+    headers, ETag suffix, conditional answer): only the compression is saved."""
+    g.nap_compressed = kept
+
+
+class _Kept:
+    """Flask-Compress's cache (``COMPRESS_CACHE_BACKEND``), which it asks for every answer it
+    compresses: only an answer whose view called :func:`keep_compressed` is looked up or kept
+    (in the view's own ``kept``); any other is compressed as if there were no cache."""
+
+    def get(self, key: str) -> bytes | None:
+        kept: dict[str, bytes] | None = g.get("nap_compressed")
+        return None if kept is None else kept.get(key.partition(";")[0])
+
+    def set(self, key: str, value: bytes) -> None:
+        kept: dict[str, bytes] | None = g.get("nap_compressed")
+        if kept is not None:
+            kept[key.partition(";")[0]] = value
+
+
 def init_app(app: Flask) -> None:
-    """Compress the app's answers (Flask-Compress), the Share page aside."""
+    """Compress the app's answers (Flask-Compress), the Share page aside; an answer a view
+    keeps is compressed once per coding (:func:`keep_compressed`)."""
     app.config.setdefault("COMPRESS_MIMETYPES", MIMETYPES)
     app.config.setdefault("COMPRESS_ALGORITHM", ["br", "gzip"] if _brotli() else ["gzip"])
     # a streamed answer (a static file under its old name) is compressed only by brotli
@@ -100,6 +125,8 @@ def init_app(app: Flask) -> None:
     app.config.setdefault("COMPRESS_BR_LEVEL", 5)
     app.config.setdefault("COMPRESS_MIN_SIZE", 500)
     app.config["COMPRESS_REGISTER"] = False
+    app.config["COMPRESS_CACHE_BACKEND"] = _Kept
+    app.config["COMPRESS_CACHE_KEY"] = lambda _request: ""  # the coding is the key ("br;"): see _Kept
     compress.init_app(app)
 
     @app.after_request
