@@ -188,6 +188,7 @@ def _other_process() -> None:
     caches.sheet_history.clear()
     caches.page_cache.clear()
     caches.frame_cache.clear()
+    caches.changes_cache.clear()
 
 
 def _forget_kept(app: Any) -> None:
@@ -239,3 +240,37 @@ def test_only_the_last_revisions_are_kept_and_an_older_one_is_answered_reload(ap
     assert [r for _, r in _kept(app, key)] == list(range(latest - sheet_digests.DEPTH + 1, latest + 1))
     _other_process()
     assert phone.ask() == {"revision": latest, "reload": True}
+
+
+def test_the_phones_of_a_table_share_one_answer_and_a_correction_is_never_answered_from_it(app: Any) -> None:
+    """The phones watching a table ask the same question after each hand (issue 23 item 2):
+    the answer is made once per process and the others get the same bytes (compressed once
+    too); a hand corrected meanwhile is a new revision, so a phone still at the older one
+    gets the corrected rows, never the answer kept for the revision before."""
+    import brotli
+
+    scorer = app.test_client()
+    key = start_evening(scorer)
+    assert post_hand(scorer, key, 1, 0, {2: "four"}, 4).status_code == 302  # Cat Four made: +12
+    phones = [Phone(app.test_client(), key) for _ in range(3)]
+    assert {p.revision for p in phones} == {1}
+    assert post_hand(scorer, key, 2, 1, {3: "nap"}, 5).status_code == 302
+    url = f"{phones[0].changes}&since=1"
+    asked = [p.client.get(url, headers={"Accept-Encoding": "br"}) for p in phones[:2]]
+    assert [a.headers["Content-Encoding"] for a in asked] == ["br", "br"]
+    assert asked[0].data == asked[1].data  # the second phone got the kept answer
+    kept = caches.changes_cache.get((key, 2, 1, "en", False, ""))
+    assert kept is not None and brotli.decompress(asked[0].data) == kept.body
+    first = phones[0].follow()  # placed as live.js places it: the fresh page
+    assert first["revision"] == 2 and list(first["rows"]) == ["2"] and '<span class="chg">+12</span>' not in str(first)
+    # hand 1 corrected before the third phone asks: it is still at revision 1
+    _correct_hand_one(scorer, app, key, 1, 3)  # Cat's Four now defeated: −12
+    late = phones[2].follow()
+    assert late["revision"] == 3 and sorted(late["rows"]) == ["1", "2"]
+    assert '<span class="chg">−12</span>' in late["rows"]["1"]
+    assert late != first and caches.changes_cache.get((key, 3, 1, "en", False, "")) is not None
+    # the first phone, at revision 2, gets the correction as well
+    assert sorted(phones[0].follow()["rows"]) == ["1", "2"]
+    # an unknown revision or another role's question is still answered reload, never from the memo
+    assert phones[1].client.get(f"/e/{key}/changes?shown=en/scorer&since=1").get_json() == {"revision": 3,
+                                                                                             "reload": True}

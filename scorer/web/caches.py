@@ -109,6 +109,12 @@ page_cache: RevisionCache[str] = RevisionCache(128)
 #: role shares (no message waiting, no form with its own CSRF token) are kept.
 frame_cache: RevisionCache[str] = RevisionCache(128)
 
+#: The answers of ``GET /e/<key>/changes`` (:class:`scorer.web.compression.Kept`: JSON, and its
+#: compressed bodies) by (evening key, revision, since, language, role, link root): the phones
+#: watching a table ask the same question after each hand, and only the first in each process
+#: has it made. A new revision is a new key: never answered from an older one.
+changes_cache: RevisionCache[Any] = RevisionCache(2048)
+
 #: The running-totals chart (SVG bytes) by (evening key, revision).
 chart_cache: RevisionCache[bytes] = RevisionCache(64)
 

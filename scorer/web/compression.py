@@ -91,6 +91,15 @@ def compressible(mimetype: str | None) -> bool:
     return (mimetype or "") in MIMETYPES
 
 
+class Kept:
+    """An answer's body made once and answered again unchanged, with its compressed bodies by
+    coding (``compressed``, filled as phones ask for them: :func:`keep_compressed`)."""
+
+    def __init__(self, body: bytes) -> None:
+        self.body = body
+        self.compressed: dict[str, bytes] = {}
+
+
 def keep_compressed(kept: dict[str, bytes]) -> None:
     """This request's answer is one the view keeps and answers again unchanged (the service
     worker, a table's live changes): its compressed body is taken from ``kept`` (by coding),

@@ -244,14 +244,13 @@ def service_worker() -> Response:
     return response.make_conditional(request)
 
 
-class Made:
-    """An answer made once and kept: its ``body``, its ``etag`` (what :meth:`Response.add_etag`
-    gives it) and its ``compressed`` bodies by coding (filled as phones ask for them)."""
+class Made(compression.Kept):
+    """The worker's answer made once and kept, with its ``etag`` (what :meth:`Response.add_etag`
+    gives it)."""
 
     def __init__(self, body: bytes) -> None:
-        self.body = body
+        super().__init__(body)
         self.etag = hashlib.sha1(body).hexdigest()
-        self.compressed: dict[str, bytes] = {}
 
 
 #: the worker's answers by language, for the settings they were made with (``"made"``)

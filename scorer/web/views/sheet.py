@@ -10,6 +10,7 @@ from flask import (
     Blueprint,
     Response,
     abort,
+    current_app,
     flash,
     jsonify,
     redirect,
@@ -43,10 +44,11 @@ from ...storage.groups import evening_head, sheet_head
 from ...storage.kept_ledgers import Settled, resumable
 from ...storage.notes import SetEveningNote, StartRematch, in_event, rematch_of
 from ...storage.records import record_of
-from .. import access
+from .. import access, compression
 from ..answers import form_answer, outcome_text, sender
 from ..caches import (
     by_revision,
+    changes_cache,
     chart_cache,
     frame_cache,
     link_root,
@@ -431,27 +433,57 @@ def changes(key: str) -> Response:
     true}`` when the phone should fetch the page (its revision is no longer in memory,
     :func:`scorer.web.caches.recall_sheet`; its language or role changed; or the change is
     not one :func:`sheet_changes` can say).
-    (docs/api.md) Never kept by a cache: the answer depends on the phone's cookies."""
+    (docs/api.md) Never kept by a cache: the answer depends on the phone's cookies. Each
+    process makes an answer once (:data:`scorer.web.caches.changes_cache`), for the revision
+    the live poll reads (:func:`scorer.storage.units.polled_revision`'s memory)."""
     since = request.args.get("since", type=int)
-    head = evening_head(key)
-    if head is None:
+    head = None
+
+    def read() -> int | None:
+        nonlocal head
+        head = evening_head(key)
+        return None if head is None else head[0]
+
+    revision = units.revisions().fill(key, read)
+    if revision is None:
         abort(404)
-    revision, _group, row = head
     scorer = access.is_scorer(key)
-    locale, root = str(get_locale()), link_root()
-    answer: dict[str, Any] = {"revision": revision}
-    delta: dict[str, Any] | None = None
-    if since == revision and request.args.get("shown") == shown_as(scorer):
-        delta = {"parts": {}, "rows": {}, "removed": []}
-    elif since is not None and since < revision and request.args.get("shown") == shown_as(scorer):
-        old = recall_sheet(key, (locale, scorer, root), since)
-        if old is not None:
-            new = by_revision(sheet_cache, key, render_sheet, locale, scorer, root, revision=revision, head=row)
-            remember_sheet(key, (locale, scorer, root), revision, new)
-            delta = sheet_changes(old, new)
-    answer.update(delta if delta is not None else {"reload": True})
-    response = jsonify(answer)
+    variant = (str(get_locale()), scorer, link_root())
+    shown = request.args.get("shown") == shown_as(scorer)
+    if shown and since is not None and since < revision:
+        kept = changes_cache.get((key, revision, since, *variant))
+        if kept is None:
+            if head is None:  # the revision came from memory: the evening's row for the render
+                head = evening_head(key)
+                if head is None:
+                    abort(404)
+            kept = _changes_since(key, since, variant, head)
+        response = current_app.response_class(kept.body, mimetype="application/json")
+        compression.keep_compressed(kept.compressed)
+    else:
+        response = jsonify(revision=revision, **({"parts": {}, "rows": {}, "removed": []} if shown and since == revision
+                                                 else {"reload": True}))
     response.headers["Cache-Control"] = "no-store"
     response.vary.add("Cookie")
     response.vary.add("Accept-Language")
     return response
+
+
+def _changes_since(key: str, since: int, variant: tuple[str, bool, str], head: Any) -> compression.Kept:
+    """The answer of :func:`changes` for a phone at revision ``since`` (older than the
+    evening's, ``head``: :func:`scorer.storage.groups.evening_head`), kept in
+    :data:`changes_cache` when it holds for good: made from the render of the evening's revision and
+    from the digests of revision ``since`` (not kept when these are gone: a reload)."""
+    revision, _group, row = head
+    answer: dict[str, Any] = {"revision": revision}
+    delta: dict[str, Any] | None = None
+    old = recall_sheet(key, variant, since) if since < revision else None
+    if old is not None:
+        new = by_revision(sheet_cache, key, render_sheet, *variant, revision=revision, head=row)
+        remember_sheet(key, variant, revision, new)
+        delta = sheet_changes(old, new)
+    answer.update(delta if delta is not None else {"reload": True})
+    kept = compression.Kept(jsonify(answer).get_data())
+    if old is not None and sheet_cache.get((key, revision, *variant)) is new:  # the render of that revision
+        changes_cache.put((key, revision, since, *variant), kept)
+    return kept
