@@ -14,7 +14,12 @@ of a table send it per hand, against ``/healthz`` (the same-run floor).
 A box holds about ``cores × 60 s / (CPU per hand)`` tables playing a hand a minute, less what
 nginx, PostgreSQL (and, in a benchmark, the load generator) take. Nothing is asserted.
 
-    .venv/bin/python benchmarks/mix_cost.py [--hands 30] [--rounds 20] [--database URL]
+``--viewers N`` asks each table's live changes (``/changes``, the same question from every
+watching phone after a hand) once from each of ``N`` viewers' phones: its row is then the
+mean of the N (the first phone's answer is made, the others' kept, in one process); by default
+one viewer asks, as before.
+
+    .venv/bin/python benchmarks/mix_cost.py [--hands 30] [--rounds 20] [--viewers 1] [--database URL]
 """
 
 from __future__ import annotations
@@ -42,6 +47,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--hands", type=int, default=30, help="hands already played at the table")
     parser.add_argument("--rounds", type=int, default=20, help="hands saved and measured (two more warm up)")
+    parser.add_argument("--viewers", type=int, default=1, help="viewers' phones asking each /changes")
     parser.add_argument("--mix", default=str(MIX))
     parser.add_argument("--database", default=os.environ.get("TEST_POSTGRES_URL", "postgresql://127.0.0.1:5432/test"))
     args = parser.parse_args()
@@ -49,12 +55,12 @@ def main() -> None:
     base = args.database.replace("postgresql+psycopg://", "postgresql://")
     schema, url = make_schema(base)
     try:
-        run(url, args.hands, args.rounds, load_mix(args.mix))
+        run(url, args.hands, args.rounds, load_mix(args.mix), max(1, args.viewers))
     finally:
         drop_schema(base, schema)
 
 
-def run(url: str, hands: int, rounds: int, mix: list[dict[str, Any]]) -> None:
+def run(url: str, hands: int, rounds: int, mix: list[dict[str, Any]], viewers: int = 1) -> None:
     import sqlalchemy as sa
 
     from scorer import create_app
@@ -73,6 +79,10 @@ def run(url: str, hands: int, rounds: int, mix: list[dict[str, Any]]) -> None:
     scorer, viewer = app.test_client(), app.test_client()
     assert scorer.get(f"/e/{key}/scorer/{edit_key}").status_code in (200, 302)
     assert viewer.get(f"/e/{key}").status_code == 200
+    watchers = [viewer] + [app.test_client() for _ in range(viewers - 1)]
+    for other in watchers[1:]:
+        assert other.get(f"/e/{key}").status_code == 200
+    asked: Counter[str] = Counter()  # requests made per round, by path
     weights: Counter[str] = Counter()
     whose: dict[str, Any] = {}
     for entry in mix:
@@ -105,8 +115,12 @@ def run(url: str, hands: int, rounds: int, mix: list[dict[str, Any]]) -> None:
             else:
                 target = (path.removesuffix(" (scorer)").replace("{key}", key)
                           .replace("since={n}", f"since={revision - 1}").replace("{n}", str(revision)))
-                answer = whose.get(path, viewer).get(target, headers=accept)
-                assert answer.status_code < 500, (target, answer.status_code)
+                phone = whose.get(path, viewer)
+                phones = watchers if "/changes" in path and phone is viewer else [phone]
+                for phone in phones:
+                    answer = phone.get(target, headers=accept)
+                    assert answer.status_code < 500, (target, answer.status_code)
+                asked[path] = len(phones)
             if measured:
                 cpu[path] += time.thread_time() - started
     floor = cpu["/healthz"] / rounds
@@ -114,11 +128,14 @@ def run(url: str, hands: int, rounds: int, mix: list[dict[str, Any]]) -> None:
           f"requests per hand (the mix), CPU per hand; /healthz {floor * 1000:.2f} ms")
     print(f"{'request':56} {'CPU ms':>7} {'×healthz':>9} {'SQL':>5} {'per hand':>9} {'ms/hand':>8}")
     total = 0.0
+    if viewers > 1:
+        print(f"/changes asked by {viewers} viewers' phones each hand: its row is the mean of their requests")
     for path in paths:
-        each = cpu[path] / rounds
+        times = rounds * (asked[path] or 1)
+        each = cpu[path] / times
         share = each * weights.get(path, 0)
         total += share
-        print(f"{path[:56]:56} {each * 1000:7.2f} {each / floor:9.1f} {statements[path] / rounds:5.1f} "
+        print(f"{path[:56]:56} {each * 1000:7.2f} {each / floor:9.1f} {statements[path] / times:5.1f} "
               f"{weights.get(path, 0):9.2f} {share * 1000:8.1f}")
     requests = sum(weights.values())
     print(f"one hand: {requests:.1f} requests, {total * 1000:.0f} ms of CPU (×{total / floor:.0f} /healthz); "
