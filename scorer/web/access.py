@@ -72,6 +72,20 @@ def is_scorer(key: str) -> bool:
     return cache[key]
 
 
+def is_scorer_only(key: str) -> bool:
+    """:func:`is_scorer` for a request that reads nothing else about the phone (the live
+    changes, asked by every watching phone after each hand): one query with the device id,
+    not one for the phone's row and one for its role, unless this request has read its row."""
+    cache: dict[str, bool] = g.setdefault("nap_scorer_of", {})
+    if key not in cache:
+        if "nap_device" in g:
+            cache[key] = roles.is_scorer(g.nap_device, key)
+        else:
+            token = cookie_token()
+            cache[key] = bool(token) and isinstance(key, str) and roles.is_scorer_by_token(str(token), key)
+    return cache[key]
+
+
 def party_seat(key: str) -> int | None:
     """The player (seat) whose phone this is at table ``key`` (their own link, issue 22 item
     7), or ``None``; cached for the request."""

@@ -447,7 +447,7 @@ def changes(key: str) -> Response:
     revision = units.revisions().fill(key, read)
     if revision is None:
         abort(404)
-    scorer = access.is_scorer(key)
+    scorer = access.is_scorer_only(key)
     variant = (str(get_locale()), scorer, link_root())
     shown = request.args.get("shown") == shown_as(scorer)
     if shown and since is not None and since < revision:
