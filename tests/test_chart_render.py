@@ -70,3 +70,28 @@ def test_the_charts_options_are_read_as_pygal_reads_them() -> None:
     svg = chart._render(line)
     assert 'viewBox="0 0 300 ' in svg and 'class="legends"' not in svg
     assert line.state is None  # torn down after the render
+
+
+def test_the_tree_is_written_as_elementtree_writes_it() -> None:
+    """:func:`scorer.reports.chart._write` against ``ElementTree.tostring``: escaping in text,
+    tails and attributes (quotes, line ends, tabs), comments, empty elements; a tree with a
+    namespaced name or a processing instruction is left to ElementTree."""
+    from xml.etree import ElementTree as ET
+
+    root = ET.Element("svg", {"xmlns": "http://www.w3.org/2000/svg", "id": 'a"b<c>&d'})
+    root.append(ET.Comment(" made by <pygal> & co "))
+    group = ET.SubElement(root, "g", {"class": "x\ty\nz\r"})
+    ET.SubElement(group, "path", {"d": "M0 0"})
+    text = ET.SubElement(group, "text", {"x": "1"})
+    text.text = "O'Neil & <Sons> > 3"
+    text.tail = "tail & <more>"
+    ET.SubElement(root, "desc").text = ""
+    out: list[str] = []
+    chart._write(root, out.append)
+    assert "".join(out) == ET.tostring(root, encoding="unicode")
+    assert '<path d="M0 0" />' in "".join(out) and "&amp; &lt;Sons&gt; &gt; 3" in "".join(out)
+    for odd in (ET.Element("{http://www.w3.org/1999/xlink}a"), ET.ProcessingInstruction("pi", "x")):
+        tree = ET.Element("svg")
+        tree.append(odd)
+        with pytest.raises(chart._Unusual):
+            chart._write(tree, [].append)
