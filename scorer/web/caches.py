@@ -115,8 +115,9 @@ frame_cache: RevisionCache[str] = RevisionCache(128)
 #: has it made. A new revision is a new key: never answered from an older one.
 changes_cache: RevisionCache[Any] = RevisionCache(2048)
 
-#: The running-totals chart (SVG bytes) by (evening key, revision).
-chart_cache: RevisionCache[bytes] = RevisionCache(64)
+#: The running-totals chart (SVG, :class:`scorer.web.compression.Kept`: with its compressed
+#: bodies) by (evening key, revision).
+chart_cache: RevisionCache[Any] = RevisionCache(64)
 
 
 def by_revision(cache: RevisionCache[Any], key: str, build: Any, *variant: Any, revision: int | None = None,

@@ -417,10 +417,12 @@ def chart(key: str) -> Response:
     """The running-totals chart as SVG (pygal, no script), shown on the scoresheet in an
     ``<img>``. Its own CSP lets pygal's ``<style>`` apply and nothing else load."""
     # drawn small, so that its words stay legible on a phone (the PDF draws its own, larger)
-    svg = by_revision(chart_cache, key, lambda found: ledger_chart_svg(found.ledger, width=440, height=320))
-    response = Response(svg, mimetype="image/svg+xml")
+    kept = by_revision(chart_cache, key, lambda found: compression.Kept(
+        ledger_chart_svg(found.ledger, width=440, height=320)))
+    response = Response(kept.body, mimetype="image/svg+xml")
     response.headers["Content-Security-Policy"] = SVG_CSP
     response.add_etag()
+    compression.keep_compressed(kept.compressed)  # compressed once per coding, as it is kept
     return response.make_conditional(request)
 
 
