@@ -274,3 +274,40 @@ def test_the_phones_of_a_table_share_one_answer_and_a_correction_is_never_answer
     # an unknown revision or another role's question is still answered reload, never from the memo
     assert phones[1].client.get(f"/e/{key}/changes?shown=en/scorer&since=1").get_json() == {"revision": 3,
                                                                                              "reload": True}
+
+
+def test_a_change_through_another_process_is_answered_though_this_one_has_not_heard_of_it(
+        app: Any, monkeypatch: Any) -> None:
+    """Two app processes, no LISTEN (SQLite): this one's memory of the table's revision is
+    older than a hand saved through the other. A phone that heard of the new hand asks this
+    one what changed since the revision it shows: not "nothing" (the memory is not newer than
+    the phone's, so the database is read), and its page's chart of the new revision is drawn
+    at that revision."""
+    from conftest import _dispose, make_app
+
+    from scorer.storage import live, units
+    from webhelpers import second_scorer
+
+    monkeypatch.setattr(live, "POLL_TTL", 60.0)  # this process goes on believing its memory
+    scorer = app.test_client()
+    key = start_evening(scorer)
+    assert post_hand(scorer, key, 1, 0, {2: "four"}, 4).status_code == 302
+    phone = Phone(app.test_client(), key)
+    assert phone.client.get(f"/e/{key}/revision").get_json() == {"revision": 1}  # the poll fills the memory
+    first_chart = phone.client.get(f"/e/{key}/chart.svg?r=1").data
+    assert caches.chart_cache.get((key, 1)).body == first_chart  # type: ignore[union-attr]
+    other = make_app(app.config["SQLALCHEMY_DATABASE_URI"])
+    try:
+        assert post_hand(second_scorer(other, key), key, 2, 1, {3: "nap"}, 5).status_code == 302
+    finally:
+        _dispose(other)
+    with app.app_context():
+        assert units.revisions().cached(key) == 1  # not heard of here
+    answer = phone.follow()  # placed: the fresh page, byte for byte
+    assert answer["revision"] == 2 and list(answer["rows"]) == ["2"]
+    with app.app_context():
+        units.revisions().forget(key)
+        assert units.revisions().fill(key, lambda: 1) == 1  # not heard of here, still
+    drawn = phone.client.get(f"/e/{key}/chart.svg?r=2")
+    assert drawn.status_code == 200 and drawn.data != first_chart  # not the kept chart of revision 1
+    assert drawn.data == caches.chart_cache.get((key, 2)).body  # type: ignore[union-attr]

@@ -417,8 +417,11 @@ def chart(key: str) -> Response:
     """The running-totals chart as SVG (pygal, no script), shown on the scoresheet in an
     ``<img>``. Its own CSP lets pygal's ``<style>`` apply and nothing else load."""
     # drawn small, so that its words stay legible on a phone (the PDF draws its own, larger)
+    # the revision as the live poll knows it, if that is the page's (``?r=``) or newer: else read
+    known, shown = units.revisions().cached(key), request.args.get("r", type=int)
     kept = by_revision(chart_cache, key, lambda found: compression.Kept(
-        ledger_chart_svg(found.ledger, width=440, height=320)))
+        ledger_chart_svg(found.ledger, width=440, height=320)),
+        revision=known if known is not None and shown is not None and shown <= known else None)
     response = Response(kept.body, mimetype="image/svg+xml")
     response.headers["Content-Security-Policy"] = SVG_CSP
     response.add_etag()
@@ -435,9 +438,9 @@ def changes(key: str) -> Response:
     true}`` when the phone should fetch the page (its revision is no longer in memory,
     :func:`scorer.web.caches.recall_sheet`; its language or role changed; or the change is
     not one :func:`sheet_changes` can say).
-    (docs/api.md) Never kept by a cache: the answer depends on the phone's cookies. Each
-    process makes an answer once (:data:`scorer.web.caches.changes_cache`), for the revision
-    the live poll reads (:func:`scorer.storage.units.polled_revision`'s memory)."""
+    (docs/api.md) Never kept by a cache: the answer depends on the phone's cookies. Each process
+    makes an answer once (:data:`scorer.web.caches.changes_cache`) for the revision the live poll
+    knows (:func:`scorer.storage.units.polled_revision`) if newer than ``since``, else read."""
     since = request.args.get("since", type=int)
     head = None
 
@@ -446,7 +449,12 @@ def changes(key: str) -> Response:
         head = evening_head(key)
         return None if head is None else head[0]
 
-    revision = units.revisions().fill(key, read)
+    revisions = units.revisions()
+    revision = revisions.cached(key)
+    if revision is None:
+        revision = revisions.fill(key, read)
+    elif since is None or since >= revision:
+        revision = read()
     if revision is None:
         abort(404)
     scorer = access.is_scorer_only(key)
