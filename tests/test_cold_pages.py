@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 import sqlalchemy as sa
+from markupsafe import Markup, escape
 
 from scorer import create_app
 from scorer.evening.file import EveningFile
@@ -303,7 +304,7 @@ def test_the_season_pieces_printed_in_python_are_what_the_template_prints(app: A
     pagat, hoyle = get_variant("pagat").name, get_variant("hoyle").name
     lines = [
         EveningLine("k1", "Night <1> & \"Co\"", date(2026, 1, 9), pagat, 1, ("Ann",), False),
-        EveningLine("k_2-x", "\u2068محمد\u2069", date(2026, 12, 31), hoyle, 25, ("Bob <b>", "Cat & Dan"), True),
+        EveningLine("k_2-x", "\u2068محمد\u2069", date(2026, 12, 31), hoyle, 25, ("Bob <b>", "Cat & D'an"), True),
         EveningLine("k3", "Empty", date(1999, 2, 28), pagat, 0, (), False),
         EveningLine("k4", "Broken", date(2026, 3, 1), hoyle, 3, (), False, problem),
     ]
@@ -324,11 +325,14 @@ def test_the_season_pieces_printed_in_python_are_what_the_template_prints(app: A
     assert '<a class="card" href="/nap/e/k1">' in line
     assert "<strong>2026-01-09 · <bdi>Night &lt;1&gt; &amp; &#34;Co&#34;</bdi></strong>" in line
     assert "1 hand · winner: Ann</span>" in line
-    assert "25 hands · winners: Bob &lt;b&gt;, Cat &amp; Dan</span>" in line
+    assert "25 hands · winners: Bob &lt;b&gt;, Cat &amp; D&#39;an</span>" in line
     assert "<bdi>محمد</bdi>" in line and "0 hands</span>" in line
     assert '<span class="disputed">Left out of the season: Hand 3: British Nap, basic (Pagat) is for 3 to 6 ' \
            'players, not 1. (P-1)</span>' in line
     row = printed["ru", "", "row"]
+    for text in ("", "plain", "&amp;", "<'\"&>", "a&b<c>d'e\"f", "\u2068محمد\u2069 & 🂡", "&&<<>>''\"\""):
+        assert season_pieces._text(text) == str(escape(text))  # as markupsafe escapes it, without a Markup
+    assert season_pieces._text(Markup("<b>")) == "<b>" and season_pieces._text(7) == "7"
     assert '<td class="num"><span class="chg">\u22121\xa0234</span><span class="run">\u22121\xa0225</span></td>' in row
     assert '<td class="num"><span class="muted">–</span></td>' in row and "9 янв. 2026\u202fг." in row
 
