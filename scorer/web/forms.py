@@ -14,13 +14,7 @@ from typing import Any
 from flask_babel import gettext
 from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
-from wtforms import (
-    BooleanField,
-    HiddenField,
-    RadioField,
-    StringField,
-    SubmitField,
-)
+from wtforms import SubmitField
 from wtforms.validators import Length, NumberRange, Optional, ValidationError
 
 from ..evening.codec import encode_hand
@@ -30,6 +24,7 @@ from ..rules import BIDS, PASS, Claim, EveningSetup, HandFacts, RulesError, clea
 from ..rules.cards import RANKS_36, RANKS_52, SUITS, parse_card
 from ..rules.claims import CLAIM_KINDS
 from ..rules.core import TRICKS_PER_HAND
+from .fast_widgets import BooleanField, HiddenField, RadioField, StringField
 from .form_fields import SUIT_PILLS, WholeNumberField, choices, known_suit, one_time_token, strip_text
 
 

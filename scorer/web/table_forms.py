@@ -9,17 +9,13 @@ from flask import request
 from flask_babel import gettext, lazy_gettext
 from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
-from wtforms import (
-    HiddenField,
-    RadioField,
-    StringField,
-    SubmitField,
-)
+from wtforms import SubmitField
 from wtforms.validators import Length, Optional, ValidationError
 
 from ..reports.words import tr
 from ..rules.claims import CLAIM_KINDS
 from ..rules.variants.base import TRICKS_PER_HAND
+from .fast_widgets import HiddenField, RadioField, StringField
 from .form_fields import WholeNumberField, choices, is_number, known_suit, one_time_token, strip_text
 
 
