@@ -36,6 +36,7 @@ from ..reports.words import (
     number,
     reason_text,
     tr,
+    translations,
     zone_label,
 )
 from .extensions import babel
@@ -167,6 +168,15 @@ def init_app(app: Flask) -> None:
     app.config.setdefault("BABEL_TRANSLATION_DIRECTORIES", str(TRANSLATIONS))
     app.config.setdefault("BABEL_DEFAULT_LOCALE", "en")
     babel.init_app(app, locale_selector=select_locale)
+    # Flask-Babel's own callables for the templates' _() and the like, with the request's
+    # catalog looked up once (:func:`scorer.reports.words.translations`), not per call
+    app.jinja_env.install_gettext_callables(  # type: ignore[attr-defined]
+        gettext=lambda s: translations().ugettext(s),
+        ngettext=lambda s, p, n: translations().ungettext(s, p, n),
+        newstyle=True,
+        pgettext=lambda c, s: translations().upgettext(c, s),
+        npgettext=lambda c, s, p, n: translations().unpgettext(c, s, p, n),
+    )
 
     @app.context_processor
     def i18n_helpers() -> dict[str, Any]:
