@@ -65,3 +65,19 @@ def test_the_fields_print_what_wtforms_prints(app: Any) -> None:
         a, b = theirs(meta={"csrf": False}), ours(meta={"csrf": False})
         assert a.validate() == b.validate() and a.errors == b.errors and a.data == b.data
         assert _printed(b) == _printed(a)
+
+
+def test_a_radio_fields_options_are_wtforms_options(app: Any) -> None:
+    theirs, ours = _forms()
+
+    def options(form: Any) -> list[Any]:
+        return [(type(sub).__name__, sub.id, sub.name, sub.short_name, sub.label.field_id, sub.label.text, sub.data,
+                 sub.object_data, sub.checked, sub.choice, sub.process_errors, [type(v) for v in sub.validators],
+                 sub.render_kw, sub.filters, sub.default, sorted(vars(sub.flags).items()), sub._value(),
+                 sub.meta is form.meta)
+                for field in (form.pick, form.picked) for sub in field]
+
+    with app.test_request_context():
+        a, b = theirs(meta={"csrf": False}), ours(meta={"csrf": False})
+        assert options(b) == options(a)
+        assert len(options(a)) == 6 and options(a)[1][8] is True  # "a", the default, checked

@@ -13,6 +13,7 @@ tests/test_fast_widgets.py holds them to WTForms' output.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 from markupsafe import Markup, escape
@@ -100,6 +101,28 @@ class StringField(fields.StringField):
 
 class RadioField(fields.RadioField):
     option_widget = RadioInput()
+
+    def __iter__(self) -> Iterator[Any]:
+        """WTForms' options (``RadioField.__iter__``), the second on a copy of the first with
+        its own id, label, choice and data: all else an option's ``Field.__init__`` sets (its
+        name, validators, flags, widget) is the field's, the same for each, and making it
+        again for each of a hand form's ~300 options was a tenth of the form's CPU."""
+        first = None
+        for i, choice in enumerate(self._iter_choices_normalized()):
+            if first is None:
+                opt = first = self._Option(id=f"{self.id}-{i}", label=choice.label or choice.value,
+                                           widget=self.option_widget, validators=self.validators, name=self.name,
+                                           render_kw=self.render_kw, _form=self._form, _meta=self.meta)
+                kept = dict(first.__dict__)
+            else:
+                opt = object.__new__(type(first))
+                opt.__dict__.update(kept)
+                opt.id = f"{self.id}-{i}"
+                opt.label = fields.Label(opt.id, choice.label or choice.value)
+            opt.choice = choice
+            opt.checked = choice.selected
+            opt.process(None, choice.value)
+            yield opt
 
 
 class BooleanField(fields.BooleanField):
