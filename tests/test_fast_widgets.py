@@ -81,3 +81,24 @@ def test_a_radio_fields_options_are_wtforms_options(app: Any) -> None:
         a, b = theirs(meta={"csrf": False}), ours(meta={"csrf": False})
         assert options(b) == options(a)
         assert len(options(a)) == 6 and options(a)[1][8] is True  # "a", the default, checked
+
+
+@pytest.mark.parametrize("lang", ["en", "ru", "nb", "pt-BR"])
+def test_wtforms_own_messages_are_flask_wtfs_in_each_language(app: Any, lang: str) -> None:
+    from wtforms.validators import NumberRange
+
+    def make(base: type) -> type:
+        class Form(base):  # type: ignore[valid-type, misc]
+            must = wt.StringField(validators=[DataRequired()])
+            short = wt.StringField(validators=[Length(max=2)])
+            number = wt.IntegerField(validators=[NumberRange(min=1, max=3)])
+            hidden = fast.HiddenField()
+        return Form
+
+    data = {"must": "", "short": "abc", "number": "x"}
+    with app.test_request_context("/", method="POST", data=data, headers={"Accept-Language": lang}):
+        theirs, ours = make(FlaskForm)(meta={"csrf": False}), make(fast.TableForm)(meta={"csrf": False})
+        assert not theirs.validate() and not ours.validate()
+        assert ours.errors == theirs.errors and ours.hidden.label.text == theirs.hidden.label.text
+    if lang == "ru":
+        assert "Обязательное поле." in ours.errors["must"]

@@ -16,8 +16,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from babel import support
+from flask import current_app, has_request_context
+from flask_babel import get_locale
+from flask_wtf import FlaskForm
 from markupsafe import Markup, escape
 from wtforms import fields, widgets
+from wtforms.i18n import messages_path
 from wtforms.widgets.core import clean_key
 
 #: attribute names as printed (clean_key, escaped), by keyword: the templates' own few
@@ -127,3 +132,47 @@ class RadioField(fields.RadioField):
 
 class BooleanField(fields.BooleanField):
     widget = CheckboxInput()
+
+
+#: WTForms' own messages by language, read once per process (:class:`Catalog`)
+_CATALOGS: dict[str, Any] = {}
+
+
+class Catalog:
+    """``flask_wtf.i18n.translations`` — WTForms' own messages (a hidden field's label, a
+    validator's error) in the request's language — with each language's catalog read from
+    its file once per process: Flask-WTF reads it again for every request that makes a
+    form, each page of the warm-up among them."""
+
+    @staticmethod
+    def _catalog() -> Any:
+        if not has_request_context() or "babel" not in current_app.extensions:
+            return None
+        locale = get_locale()
+        key = str(locale)
+        if key not in _CATALOGS:
+            _CATALOGS[key] = support.Translations.load(messages_path(), [locale], domain="wtforms")
+        return _CATALOGS[key]
+
+    def gettext(self, string: str) -> str:
+        catalog = self._catalog()
+        return string if catalog is None else catalog.ugettext(string)  # type: ignore[no-any-return]
+
+    def ngettext(self, singular: str, plural: str, n: int) -> str:
+        catalog = self._catalog()
+        if catalog is None:
+            return singular if n == 1 else plural
+        return catalog.ungettext(singular, plural, n)  # type: ignore[no-any-return]
+
+
+CATALOG = Catalog()
+
+
+class TableForm(FlaskForm):
+    """A Flask-WTF form whose WTForms messages come from :data:`CATALOG`."""
+
+    class Meta:
+        def get_translations(self, form: Any) -> Any:
+            if not current_app.config.get("WTF_I18N_ENABLED", True):
+                return super().get_translations(form)  # type: ignore[misc]
+            return CATALOG

@@ -24,7 +24,7 @@ from ..rules import BIDS, PASS, Claim, EveningSetup, HandFacts, RulesError, clea
 from ..rules.cards import RANKS_36, RANKS_52, SUITS, parse_card
 from ..rules.claims import CLAIM_KINDS
 from ..rules.core import TRICKS_PER_HAND
-from .fast_widgets import BooleanField, HiddenField, RadioField, StringField
+from .fast_widgets import BooleanField, HiddenField, RadioField, StringField, TableForm
 from .form_fields import SUIT_PILLS, WholeNumberField, choices, known_suit, one_time_token, strip_text
 
 
@@ -40,7 +40,7 @@ def _tricks(form: FlaskForm, field: RadioField) -> None:
         raise ValidationError(gettext("The declarer wins 0 to %(n)s tricks.", n=TRICKS_PER_HAND))
 
 
-class HandFormBase(FlaskForm):
+class HandFormBase(TableForm):
     """Record or correct one hand: dealer, one call per player, tricks.
 
     The calls are fields ``call_<seat>`` added by :func:`hand_form_for`. ``number``
