@@ -263,6 +263,33 @@ SHORT_NAMES = {"one": "1", "two": "2", "three": "3", "four": "4", "wellington": 
 
 
 
+#: the hand form classes made (:func:`_hand_form_class`), by players, calls (as printed) and peeks
+_CLASSES: dict[tuple[Any, ...], type[HandFormBase]] = {}
+
+
+def _hand_form_class(players: tuple[str, ...], calls: list[Any], peeks: bool) -> type[HandFormBase]:
+    """The form class with a call field (and, with ``peeks``, a peek box) per player: made once
+    for each table's players and calls in a language, not for each form (making a form class
+    and finding its fields is a tenth of a hand form's CPU). Never changed once made."""
+    key = (players, tuple((c.value, str(c.label)) for c in calls), peeks)
+    found = _CLASSES.get(key)
+    if found is not None:
+        return found
+
+    class HandForm(HandFormBase):
+        pass
+
+    for seat, name in enumerate(players):
+        setattr(HandForm, f"call_{seat}",
+                RadioField(name, choices=calls, default=PASS, validate_choice=False, validators=[_known_call]))
+        if peeks:
+            setattr(HandForm, f"peek_{seat}", BooleanField(name))
+    if len(_CLASSES) >= 512:
+        _CLASSES.clear()
+    _CLASSES[key] = HandForm
+    return HandForm
+
+
 def hand_form_for(setup: EveningSetup, ladder: tuple[Any, ...], claim_kinds: Any = (), pack_size: int = 52,
                   **kwargs: Any) -> HandFormBase:
     """A hand form for this evening's players and bids; the claim's card picker offers
@@ -271,20 +298,9 @@ def hand_form_for(setup: EveningSetup, ladder: tuple[Any, ...], claim_kinds: Any
     them for the summary, ``form.claim_needs`` gives each kind's ``data-needs`` and
     ``form.claim_parts`` the parts of the claim form any of them needs."""
 
-    class HandForm(HandFormBase):
-        pass
-
-    HandForm.setup = setup
     calls = choices([(PASS, gettext("Pass"))] + [(b.id, SHORT_NAMES.get(b.id, tr(b.name))) for b in ladder])
-    for seat, name in enumerate(setup.players):
-        setattr(
-            HandForm,
-            f"call_{seat}",
-            RadioField(name, choices=calls, default=PASS, validate_choice=False, validators=[_known_call]),
-        )
-        if setup.options.get("widow") == "peep":
-            setattr(HandForm, f"peek_{seat}", BooleanField(name))
-    form = HandForm(**kwargs)
+    form = _hand_form_class(tuple(setup.players), calls, setup.options.get("widow") == "peep")(**kwargs)
+    form.setup = setup
     form.dealer.choices = choices(enumerate(setup.players))
     seats = choices(enumerate(setup.players))
     form.claim_accused.choices = seats
