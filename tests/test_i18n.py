@@ -345,3 +345,18 @@ def test_the_kept_catalog_follows_the_language_of_the_moment(app: Any) -> None:
         english = render_template_string(page)
     assert english == "Online|5 hands"
     assert russian.split("|")[0] == "В сети" and norwegian.split("|")[0] not in ("Online", "В сети")
+
+
+
+@pytest.mark.parametrize("lang", ["en", "ru", "nb", "pt-BR"])
+def test_the_forms_gettext_is_flask_babels(app: Any, lang: str) -> None:
+    import flask_babel
+
+    from scorer.reports import words
+
+    with app.test_request_context("/", headers={"Accept-Language": lang}):
+        for message, variables in (("Online", {}), ("Hand %(n)s", {"n": 7}), ("Note (optional)", {}), ("", {})):
+            assert words.gettext(message, **variables) == flask_babel.gettext(message, **variables)
+            assert str(words.lazy_gettext(message, **variables)) == str(flask_babel.lazy_gettext(message, **variables))
+            assert isinstance(words.lazy_gettext(message), flask_babel.LazyString)
+    assert words.gettext("Hand %(n)s", n=2) == "Hand 2"  # no app context: the message itself

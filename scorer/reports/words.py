@@ -24,8 +24,8 @@ from babel.dates import format_date, get_timezone_location
 from babel.dates import format_datetime as babel_format_datetime
 from babel.numbers import format_currency, format_decimal, get_currency_name
 from flask.globals import _cv_app
+from flask_babel import LazyString, get_locale, get_translations
 from flask_babel import format_date as _format_date
-from flask_babel import get_locale, get_translations
 from markupsafe import Markup
 
 from ..evening.file import EveningFileError
@@ -63,6 +63,17 @@ def translations() -> Any:
     if spaces is not None and spaces.__dict__.get("babel_locale") is not None:
         spaces.nap_translations = (spaces.babel_locale, spaces.__dict__.get("babel_domain"), found)
     return found
+
+
+def gettext(string: str, **variables: Any) -> str:
+    """``flask_babel.gettext`` (``%``-formatted with ``variables``) from :func:`translations`."""
+    found: str = translations().ugettext(string)
+    return found if not variables else found % variables
+
+
+def lazy_gettext(string: str, **variables: Any) -> LazyString:
+    """``flask_babel.lazy_gettext`` made with :func:`gettext`: a form's labels, translated when printed."""
+    return LazyString(gettext, string, **variables)
 
 
 # ----------------------------------------------------------------- the engine's text

@@ -11,15 +11,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from flask_babel import gettext
-from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
 from wtforms import SubmitField
 from wtforms.validators import Length, NumberRange, Optional, ValidationError
 
 from ..evening.codec import encode_hand
 from ..evening.limits import NOTE_LIMIT
-from ..reports.words import tr
+from ..reports.words import gettext, tr
+from ..reports.words import lazy_gettext as _l
 from ..rules import BIDS, PASS, Claim, EveningSetup, HandFacts, RulesError, clean_text
 from ..rules.cards import RANKS_36, RANKS_52, SUITS, parse_card
 from ..rules.claims import CLAIM_KINDS

@@ -6,12 +6,11 @@ from __future__ import annotations
 from typing import Any
 
 from flask import request
-from flask_babel import gettext, lazy_gettext
-from flask_babel import lazy_gettext as _l
 from wtforms import SubmitField
 from wtforms.validators import Length, Optional, ValidationError
 
-from ..reports.words import tr
+from ..reports.words import gettext, lazy_gettext, tr
+from ..reports.words import lazy_gettext as _l
 from ..rules.claims import CLAIM_KINDS
 from ..rules.variants.base import TRICKS_PER_HAND
 from .fast_widgets import HiddenField, RadioField, StringField, TableForm
