@@ -102,6 +102,16 @@ def shared_read(what: Any, read: Callable[[], T]) -> T:
     return reads[what]  # type: ignore[no-any-return]
 
 
+def shared_of(evening: Evening, what: str, read: Callable[[], T]) -> T:
+    """:func:`shared_read` of ``what`` about ``evening`` when it is the evening
+    :func:`sharing_evening` shares (each page of the warm-up settles the same evening: its
+    ledger is settled once); ``read()`` for any other."""
+    shared = _SHARED.get()
+    if shared is None or shared.get(evening.key) is not evening:
+        return read()
+    return shared_read((what, evening.key), read)
+
+
 def evening_revision(key: str) -> int | None:
     """The evening's current revision (one cheap query), or ``None`` if there is no such evening;
     inside :func:`sharing_evening`, the revision of the evening it read (no query)."""
