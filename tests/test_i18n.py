@@ -322,3 +322,41 @@ def test_the_outbox_line_has_a_form_for_each_plural_category_of_the_language(
     found = re.search(r"data-unruled='([^']*)'", page)
     assert found, "no outbox line"
     assert json.loads(html.unescape(found.group(1))) == forms
+
+
+def test_the_kept_catalog_follows_the_language_of_the_moment(app: Any) -> None:
+    """The templates' ``_()`` reads the request's catalog once (scorer.reports.words.translations),
+    and still follows a language forced for a moment, and the language the phone chose."""
+    from flask import render_template_string
+    from flask_babel import force_locale, get_translations
+
+    from scorer.reports.words import translations
+
+    page = "{{ _('Online') }}|{{ ngettext('%(num)s hand', '%(num)s hands', 5) }}"
+    with app.test_request_context("/", headers={"Accept-Language": "ru"}):
+        assert translations() is get_translations()
+        russian = render_template_string(page)
+        with force_locale("nb"):
+            assert translations() is get_translations()
+            norwegian = render_template_string(page)
+        assert render_template_string(page) == russian
+        assert translations() is get_translations()
+    with app.test_request_context("/", headers={"Accept-Language": "en"}):
+        english = render_template_string(page)
+    assert english == "Online|5 hands"
+    assert russian.split("|")[0] == "В сети" and norwegian.split("|")[0] not in ("Online", "В сети")
+
+
+
+@pytest.mark.parametrize("lang", ["en", "ru", "nb", "pt-BR"])
+def test_the_forms_gettext_is_flask_babels(app: Any, lang: str) -> None:
+    import flask_babel
+
+    from scorer.reports import words
+
+    with app.test_request_context("/", headers={"Accept-Language": lang}):
+        for message, variables in (("Online", {}), ("Hand %(n)s", {"n": 7}), ("Note (optional)", {}), ("", {})):
+            assert words.gettext(message, **variables) == flask_babel.gettext(message, **variables)
+            assert str(words.lazy_gettext(message, **variables)) == str(flask_babel.lazy_gettext(message, **variables))
+            assert isinstance(words.lazy_gettext(message), flask_babel.LazyString)
+    assert words.gettext("Hand %(n)s", n=2) == "Hand 2"  # no app context: the message itself

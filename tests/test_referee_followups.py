@@ -130,6 +130,13 @@ def test_a_referee_finds_the_desk_from_the_tables_pages(app: Any) -> None:
     assert 'id="referee-desk-back"' not in mary.get(f"/ev/{key}").get_data(as_text=True)  # not a table's page
     ru = mary.get(f"/e/{tables[0]}/hand/1", headers={"Accept-Language": "ru"}).get_data(as_text=True)
     assert f'href="/ev/{key}/calls">Место судьи</a>' in ru
+    # the service worker's warm-up (one request, the desk read once for its pages) keeps each page with its link
+    for client, count in ((mary, 1), (owner, 0)):
+        kept = client.get(f"/e/{tables[0]}/kept?last=1", headers={"X-Nap-Warm": "1"}).get_json()["pages"]
+        assert [p["path"] for p in kept][-1] == f"/e/{tables[0]}/hand/1"
+        for page in kept:
+            assert page["html"].count(link) == count, page["path"]
+            assert _hidden_blank(page["html"]) == _hidden_blank(client.get(page["path"]).get_data(as_text=True))
     # revoked, the phone is no referee: no link
     with app.app_context():
         mary_id = db.session.scalar(sa.select(Referee.id).where(Referee.name == "Mary"))
@@ -146,3 +153,8 @@ def test_the_referees_page_leads_back_and_keeps_revoke_and_the_name_apart(app: A
     # .button is a flex box: "Revoke " and <bdi>Mary</bdi> as two flex items lost the space between them
     assert '<button class="button" type="submit"><span>Revoke <bdi>Mary</bdi></span></button>' in page
     assert owner.get(f"/ev/{key}").status_code == 200
+
+
+def _hidden_blank(html: str) -> str:
+    """``html`` with the value of every hidden field blanked (one-time tokens, CSRF)."""
+    return re.sub(r'(type="hidden"[^>]*?value=")[^"]*', r"\1", html)

@@ -97,6 +97,28 @@ def test_a_viewer_and_a_scorer_warm_up_each_their_own_pages(app: Any) -> None:
     assert theirs[f"/e/{key}/hand/1"] != mine[f"/e/{key}/hand/1"]  # the scorer's has its forms
 
 
+def test_the_warm_up_settles_the_evening_once_for_its_pages(app: Any, monkeypatch: Any) -> None:
+    from scorer.storage import evenings
+
+    scorer = app.test_client()
+    key = start_evening(scorer)
+    assert post_hand(scorer, key, 1, 0, {1: "three"}, tricks=3).status_code == 302
+    scorer.get(f"/e/{key}")
+    settled: list[str] = []
+    real = evenings._ledger_of
+
+    def counted(evening: Any) -> Any:
+        settled.append(evening.key)
+        return real(evening)
+
+    monkeypatch.setattr(evenings, "_ledger_of", counted)
+    pages, _ = _warm(app, scorer, f"/e/{key}/kept?last=1")
+    assert len(pages) == 6 and settled == [key]
+    settled.clear()
+    _same_as_routes(scorer, pages)
+    assert len(settled) > 1  # asked one by one, each page settles it for itself
+
+
 # -- the save's answer (scorer/web/views/api.py: _kept_hand_saved) --------------------------
 THREE = {"dealer": "Ann", "auction": ["three", "pass", "pass", "pass"], "tricks": 3}
 

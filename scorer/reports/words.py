@@ -23,8 +23,9 @@ from typing import Any
 from babel.dates import format_date, get_timezone_location
 from babel.dates import format_datetime as babel_format_datetime
 from babel.numbers import format_currency, format_decimal, get_currency_name
+from flask.globals import _cv_app
+from flask_babel import LazyString, get_locale, get_translations
 from flask_babel import format_date as _format_date
-from flask_babel import get_locale, get_translations
 from markupsafe import Markup
 
 from ..evening.file import EveningFileError
@@ -44,20 +45,51 @@ def locale_code() -> str:
         return "en"
 
 
+def translations() -> Any:
+    """``flask_babel.get_translations()``, kept in this application context's Babel namespace
+    with the locale and domain it is for: each page asks it hundreds of times (every ``_()``
+    of its templates, every engine text), and Flask-Babel looks the context, domain and
+    locale up again each time (issue 23 item 2). A changed locale (``force_locale``,
+    ``refresh``) or domain is another object, so it is looked up again."""
+    ctx = _cv_app.get(None)
+    spaces = None if ctx is None else ctx.g.__dict__.get("_flask_babel")
+    if spaces is not None:
+        kept = spaces.__dict__.get("nap_translations")
+        if (kept is not None and kept[0] is spaces.__dict__.get("babel_locale")
+                and kept[1] is spaces.__dict__.get("babel_domain")):
+            return kept[2]
+    found = get_translations()
+    spaces = None if ctx is None else ctx.g.__dict__.get("_flask_babel")
+    if spaces is not None and spaces.__dict__.get("babel_locale") is not None:
+        spaces.nap_translations = (spaces.babel_locale, spaces.__dict__.get("babel_domain"), found)
+    return found
+
+
+def gettext(string: str, **variables: Any) -> str:
+    """``flask_babel.gettext`` (``%``-formatted with ``variables``) from :func:`translations`."""
+    found: str = translations().ugettext(string)
+    return found if not variables else found % variables
+
+
+def lazy_gettext(string: str, **variables: Any) -> LazyString:
+    """``flask_babel.lazy_gettext`` made with :func:`gettext`: a form's labels, translated when printed."""
+    return LazyString(gettext, string, **variables)
+
+
 # ----------------------------------------------------------------- the engine's text
 def _gettext(message: str) -> str:
     """The catalog's translation of ``message`` (no %-formatting: engine templates use ``{}``)."""
     if not message:
         return message
     try:
-        return get_translations().ugettext(message)
+        return translations().ugettext(message)  # type: ignore[no-any-return]
     except RuntimeError:
         return message
 
 
 def _ngettext(singular: str, plural: str, n: int) -> str:
     try:
-        return get_translations().ungettext(singular, plural, n)
+        return translations().ungettext(singular, plural, n)  # type: ignore[no-any-return]
     except RuntimeError:
         return singular if n == 1 else plural
 

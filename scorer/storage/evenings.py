@@ -14,6 +14,7 @@ from ..evening.codec import decode_hand, encode_hand
 from ..evening.ledger import Ledger, settle_evening
 from ..rules import EveningSetup, HandFacts, SeatChange
 from . import kept_ledgers as settled
+from . import units
 from .models import Change, Evening, Hand, HandVersion, db
 
 __all__ = ["seat_changes_of", "setup_of", "facts_of", "current_facts", "ledger_of", "is_closed", "normalise",
@@ -49,7 +50,13 @@ def ledger_of(evening: Evening) -> Ledger:
     :func:`seat_changes_of`. Without a change of seats in play it reuses this process's
     kept ledger for the hands it shares (:mod:`scorer.storage.kept_ledgers`); with one (issue 12) it
     settles the whole evening every time, which is simple and safe.
-    Raises :class:`~scorer.evening.ledger.HandError` for a stored hand the rules refuse."""
+    Raises :class:`~scorer.evening.ledger.HandError` for a stored hand the rules refuse.
+    The pages of the service worker's warm-up share one evening and settle it once
+    (:func:`scorer.storage.units.shared_of`)."""
+    return units.shared_of(evening, "ledger", lambda: _ledger_of(evening))
+
+
+def _ledger_of(evening: Evening) -> Ledger:
     changes = seat_changes_of(evening)
     setup = setup_of(evening, changes)
     if changes or not settled.resumable_setup(setup):

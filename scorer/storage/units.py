@@ -15,7 +15,7 @@ import functools
 import re
 from collections.abc import Callable, Iterator
 from contextvars import ContextVar
-from typing import Any
+from typing import Any, TypeVar
 
 import sqlalchemy as sa
 from flask import current_app
@@ -59,6 +59,9 @@ def get_evening(key: str, *, fresh: bool = False) -> Evening | None:
 
 #: the evenings read once for several pages made in one request (:func:`sharing_evening`)
 _SHARED: ContextVar[dict[str, Evening] | None] = ContextVar("nap_shared_evenings", default=None)
+#: what those pages read alike, read once (:func:`shared_read`)
+_READS: ContextVar[dict[Any, Any] | None] = ContextVar("nap_shared_reads", default=None)
+T = TypeVar("T")
 
 
 @contextlib.contextmanager
@@ -71,9 +74,11 @@ def sharing_evening(key: str) -> Iterator[Evening | None]:
     item 2). The pages only read it. Yields the evening, or ``None`` when there is none."""
     evening = get_evening(key)
     token = _SHARED.set({key: evening} if evening is not None else {})
+    reads = _READS.set({})
     try:
         yield evening
     finally:
+        _READS.reset(reads)
         _SHARED.reset(token)
 
 
@@ -84,10 +89,37 @@ def shared_evening(key: str) -> Evening | None:
     return None if shared is None else shared.get(key)
 
 
+def shared_read(what: Any, read: Callable[[], T]) -> T:
+    """``read()``; inside :func:`sharing_evening`, what it answered the first time ``what`` was
+    asked in the block: each page of the warm-up asks whether its table is an event's (the
+    referee's desk link), and the answer is the same for all six. Keep no ORM object in it
+    (each page's session ends with its page)."""
+    reads = _READS.get()
+    if reads is None:
+        return read()
+    if what not in reads:
+        reads[what] = read()
+    return reads[what]  # type: ignore[no-any-return]
+
+
+def shared_of(evening: Evening, what: str, read: Callable[[], T]) -> T:
+    """:func:`shared_read` of ``what`` about ``evening`` when it is the evening
+    :func:`sharing_evening` shares (each page of the warm-up settles the same evening: its
+    ledger is settled once); ``read()`` for any other."""
+    shared = _SHARED.get()
+    if shared is None or shared.get(evening.key) is not evening:
+        return read()
+    return shared_read((what, evening.key), read)
+
+
 def evening_revision(key: str) -> int | None:
-    """The evening's current revision (one cheap query), or ``None`` if there is no such evening."""
+    """The evening's current revision (one cheap query), or ``None`` if there is no such evening;
+    inside :func:`sharing_evening`, the revision of the evening it read (no query)."""
     if not valid_key(key):
         return None
+    shared = _SHARED.get()
+    if shared is not None and key in shared:
+        return shared[key].revision
     return db.session.scalar(sa.select(Evening.revision).where(Evening.key == key))
 
 

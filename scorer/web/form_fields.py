@@ -8,7 +8,6 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from flask_babel import gettext
 from flask_wtf import FlaskForm
 from wtforms import (
     HiddenField,
@@ -18,6 +17,7 @@ from wtforms import (
 )
 from wtforms.validators import ValidationError
 
+from ..reports.words import gettext
 from ..rules import clean_text
 from ..storage.tokens import TOKEN
 from .i18n import parse_number_text

@@ -11,25 +11,19 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from flask_babel import gettext
-from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
-from wtforms import (
-    BooleanField,
-    HiddenField,
-    RadioField,
-    StringField,
-    SubmitField,
-)
+from wtforms import SubmitField
 from wtforms.validators import Length, NumberRange, Optional, ValidationError
 
 from ..evening.codec import encode_hand
 from ..evening.limits import NOTE_LIMIT
-from ..reports.words import tr
+from ..reports.words import gettext, tr
+from ..reports.words import lazy_gettext as _l
 from ..rules import BIDS, PASS, Claim, EveningSetup, HandFacts, RulesError, clean_text
 from ..rules.cards import RANKS_36, RANKS_52, SUITS, parse_card
 from ..rules.claims import CLAIM_KINDS
 from ..rules.core import TRICKS_PER_HAND
+from .fast_widgets import BooleanField, HiddenField, RadioField, StringField, TableForm
 from .form_fields import SUIT_PILLS, WholeNumberField, choices, known_suit, one_time_token, strip_text
 
 
@@ -45,7 +39,7 @@ def _tricks(form: FlaskForm, field: RadioField) -> None:
         raise ValidationError(gettext("The declarer wins 0 to %(n)s tricks.", n=TRICKS_PER_HAND))
 
 
-class HandFormBase(FlaskForm):
+class HandFormBase(TableForm):
     """Record or correct one hand: dealer, one call per player, tricks.
 
     The calls are fields ``call_<seat>`` added by :func:`hand_form_for`. ``number``
@@ -268,6 +262,33 @@ SHORT_NAMES = {"one": "1", "two": "2", "three": "3", "four": "4", "wellington": 
 
 
 
+#: the hand form classes made (:func:`_hand_form_class`), by players, calls (as printed) and peeks
+_CLASSES: dict[tuple[Any, ...], type[HandFormBase]] = {}
+
+
+def _hand_form_class(players: tuple[str, ...], calls: list[Any], peeks: bool) -> type[HandFormBase]:
+    """The form class with a call field (and, with ``peeks``, a peek box) per player: made once
+    for each table's players and calls in a language, not for each form (making a form class
+    and finding its fields is a tenth of a hand form's CPU). Never changed once made."""
+    key = (players, tuple((c.value, str(c.label)) for c in calls), peeks)
+    found = _CLASSES.get(key)
+    if found is not None:
+        return found
+
+    class HandForm(HandFormBase):
+        pass
+
+    for seat, name in enumerate(players):
+        setattr(HandForm, f"call_{seat}",
+                RadioField(name, choices=calls, default=PASS, validate_choice=False, validators=[_known_call]))
+        if peeks:
+            setattr(HandForm, f"peek_{seat}", BooleanField(name))
+    if len(_CLASSES) >= 512:
+        _CLASSES.clear()
+    _CLASSES[key] = HandForm
+    return HandForm
+
+
 def hand_form_for(setup: EveningSetup, ladder: tuple[Any, ...], claim_kinds: Any = (), pack_size: int = 52,
                   **kwargs: Any) -> HandFormBase:
     """A hand form for this evening's players and bids; the claim's card picker offers
@@ -276,20 +297,9 @@ def hand_form_for(setup: EveningSetup, ladder: tuple[Any, ...], claim_kinds: Any
     them for the summary, ``form.claim_needs`` gives each kind's ``data-needs`` and
     ``form.claim_parts`` the parts of the claim form any of them needs."""
 
-    class HandForm(HandFormBase):
-        pass
-
-    HandForm.setup = setup
     calls = choices([(PASS, gettext("Pass"))] + [(b.id, SHORT_NAMES.get(b.id, tr(b.name))) for b in ladder])
-    for seat, name in enumerate(setup.players):
-        setattr(
-            HandForm,
-            f"call_{seat}",
-            RadioField(name, choices=calls, default=PASS, validate_choice=False, validators=[_known_call]),
-        )
-        if setup.options.get("widow") == "peep":
-            setattr(HandForm, f"peek_{seat}", BooleanField(name))
-    form = HandForm(**kwargs)
+    form = _hand_form_class(tuple(setup.players), calls, setup.options.get("widow") == "peep")(**kwargs)
+    form.setup = setup
     form.dealer.choices = choices(enumerate(setup.players))
     seats = choices(enumerate(setup.players))
     form.claim_accused.choices = seats

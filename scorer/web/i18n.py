@@ -22,7 +22,8 @@ from urllib.parse import urlencode, urlsplit
 
 from babel import Locale
 from babel.numbers import NumberFormatError, format_decimal, get_decimal_symbol, get_group_symbol, parse_decimal
-from flask import Flask, Response, has_request_context, request
+from flask import Flask, Response, current_app, has_request_context, request
+from markupsafe import Markup
 
 from ..reports.words import (
     MINUS,
@@ -36,6 +37,7 @@ from ..reports.words import (
     number,
     reason_text,
     tr,
+    translations,
     zone_label,
 )
 from .extensions import babel
@@ -163,10 +165,33 @@ def plural_samples() -> list[tuple[str, int]]:
     return sorted(found.items())
 
 
+def netstate() -> Markup:
+    """templates/_netstate.html (the frame's words for the network state, two dozen of them)
+    in the phone's language: the same on every page of a language, so printed once per
+    language, not on every page (issue 23 item 2); printed each time while templates are
+    reloaded as they change (``TEMPLATES_AUTO_RELOAD``, debugging)."""
+    env = current_app.jinja_env
+    printed: dict[str, Markup] = current_app.extensions.setdefault("nap_netstate", {})
+    code = locale_code()
+    found = printed.get(code)
+    if found is None or env.auto_reload:
+        found = printed[code] = Markup(env.get_template("_netstate.html").render())
+    return found
+
+
 def init_app(app: Flask) -> None:
     app.config.setdefault("BABEL_TRANSLATION_DIRECTORIES", str(TRANSLATIONS))
     app.config.setdefault("BABEL_DEFAULT_LOCALE", "en")
     babel.init_app(app, locale_selector=select_locale)
+    # Flask-Babel's own callables for the templates' _() and the like, with the request's
+    # catalog looked up once (:func:`scorer.reports.words.translations`), not per call
+    app.jinja_env.install_gettext_callables(  # type: ignore[attr-defined]
+        gettext=lambda s: translations().ugettext(s),
+        ngettext=lambda s, p, n: translations().ungettext(s, p, n),
+        newstyle=True,
+        pgettext=lambda c, s: translations().upgettext(c, s),
+        npgettext=lambda c, s, p, n: translations().unpgettext(c, s, p, n),
+    )
 
     @app.context_processor
     def i18n_helpers() -> dict[str, Any]:
@@ -180,6 +205,7 @@ def init_app(app: Flask) -> None:
         }
 
     app.jinja_env.filters["tr"] = tr
+    app.jinja_env.globals["netstate"] = netstate
     # Whatever engine text a template prints — a variant's or option's name, a bid, a
     # ruling's reason (``reason.text``), an amount (``stake.format(…)``) — comes out in
     # the phone's language, in every template (the PDF and the season pages too).

@@ -6,24 +6,18 @@ from __future__ import annotations
 from typing import Any
 
 from flask import request
-from flask_babel import gettext, lazy_gettext
-from flask_babel import lazy_gettext as _l
-from flask_wtf import FlaskForm
-from wtforms import (
-    HiddenField,
-    RadioField,
-    StringField,
-    SubmitField,
-)
+from wtforms import SubmitField
 from wtforms.validators import Length, Optional, ValidationError
 
-from ..reports.words import tr
+from ..reports.words import gettext, lazy_gettext, tr
+from ..reports.words import lazy_gettext as _l
 from ..rules.claims import CLAIM_KINDS
 from ..rules.variants.base import TRICKS_PER_HAND
+from .fast_widgets import HiddenField, RadioField, StringField, TableForm
 from .form_fields import WholeNumberField, choices, is_number, known_suit, one_time_token, strip_text
 
 
-class OverrideFormBase(FlaskForm):
+class OverrideFormBase(TableForm):
     """Overrule a ruling: each player's change (``units_<seat>``), the pool's, and why."""
 
     version = HiddenField()
@@ -50,7 +44,7 @@ def override_form_for(players: tuple[str, ...], **kwargs: Any) -> OverrideFormBa
     return OverrideForm(**kwargs)
 
 
-class PlayForm(FlaskForm):
+class PlayForm(TableForm):
     """The record of play being built one card at a time: ``record`` holds the tricks
     so far ("AS 2S 3S 4S|KS …"); ``version`` the hand version the page showed."""
 
@@ -64,11 +58,11 @@ class PlayForm(FlaskForm):
         return [t.split()[:6] for t in data.split("|") if t.strip()][:6]
 
 
-class ActionForm(FlaskForm):
+class ActionForm(TableForm):
     """A form with only a CSRF token, for buttons such as Finish and Reopen."""
 
 
-class QuickFormBase(FlaskForm):
+class QuickFormBase(TableForm):
     """The common hand in a few taps: who declared what, then the declarer's tricks
     (one button per count, which also saves); everyone else passed. Anything else
     (claims, widow, purchase, a different dealer) goes through the full hand form.
@@ -105,13 +99,13 @@ def quick_form_for(players: tuple[str, ...], ladder: tuple[Any, ...], **kwargs: 
     return form
 
 
-class PinForm(FlaskForm):
+class PinForm(TableForm):
     """The table's edit PIN, typed by a viewer who wants to score."""
 
     pin = StringField(lazy_gettext("Table PIN"), validators=[Length(max=12)], filters=[strip_text])
 
 
-class DeviceForm(FlaskForm):
+class DeviceForm(TableForm):
     """This phone's name in the history; ``next`` is the page to go back to."""
 
     device = StringField(lazy_gettext("This phone's name"), validators=[Length(max=40)], filters=[strip_text])
@@ -123,7 +117,7 @@ DISPUTE_NAMES = {**{k.id: lazy_gettext(k.dispute) for k in CLAIM_KINDS.values()}
                  "misdeal": _l("Misdeal"), "score": _l("The score is wrong")}
 
 
-class DisputeFormBase(FlaskForm):
+class DisputeFormBase(TableForm):
     """Dispute a hand from any phone (see :mod:`scorer.storage.disputes`): what is wrong, who is
     accused (for a claim), who raises it, the trick, a note. Seat choices are set by
     :func:`dispute_form_for`."""

@@ -18,7 +18,7 @@ from wtforms import SelectField, StringField
 from wtforms.validators import Length
 
 from ...rules import isolate
-from ...storage import disputes, referees
+from ...storage import disputes, referees, units
 from ...storage.commands import Saved, execute
 from ...storage.models import Dispute, Evening, db
 from ...storage.referee_models import Referee, RefereeCall
@@ -72,6 +72,11 @@ def _desk_url(in_event_line: bool = False) -> str | None:
         return None
     if request.endpoint == "sheet.scoresheet" and not in_event_line:
         return None
+    # the same for every page of the table the service worker's warm-up makes in one request
+    return units.shared_read(("referee_desk", key), lambda: _read_desk_url(key))
+
+
+def _read_desk_url(key: str) -> str | None:
     event = referees.table_of_key(key)
     if event is None:
         return None

@@ -1,0 +1,178 @@
+"""The form fields the table's forms are built from, printing their HTML faster than WTForms'
+own widgets and byte for byte the same (issue 23 item 2: the two hand forms the service
+worker keeps have about a hundred inputs each, and WTForms' attribute maker —
+``Markup.format`` per attribute, ``dir()`` of the field's flags per input — was a third of
+such a page's CPU).
+
+The fields are WTForms' (same processing, validation and data); only their widgets differ:
+:func:`html_params` is WTForms' ``html_params`` (sorted attributes, ``True`` alone, ``False``
+left out, values escaped, ``"`` as ``&quot;``) with plain string formatting, and an input's
+validation attributes are read from the field's flags as set (what ``dir(flags)`` finds).
+tests/test_fast_widgets.py holds them to WTForms' output.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from babel import support
+from flask import current_app, has_request_context
+from flask_babel import get_locale
+from flask_wtf import FlaskForm
+from markupsafe import Markup, escape
+from wtforms import fields, widgets
+from wtforms.i18n import messages_path
+from wtforms.widgets.core import clean_key
+
+#: attribute names as printed (clean_key, escaped), by keyword: the templates' own few
+_NAMES: dict[str, str] = {}
+
+
+def html_params(**kwargs: Any) -> Markup:
+    """``wtforms.widgets.html_params``, the same string, made with str formatting."""
+    parts = []
+    for key, value in sorted(kwargs.items()):
+        name = _NAMES.get(key)
+        if name is None:
+            name = str(escape(clean_key(key)))
+            if len(_NAMES) < 512:
+                _NAMES[key] = name
+        if value is True:
+            parts.append(name)
+        elif value is not False:
+            parts.append(f'{name}="{str(escape(value)).replace(chr(34), "&quot;")}"')
+    return Markup(" ".join(parts))
+
+
+def _input(widget: Any, field: Any, kwargs: dict[str, Any]) -> Markup:
+    """``wtforms.widgets.Input.__call__`` with :func:`html_params`."""
+    kwargs.setdefault("id", field.id)
+    kwargs.setdefault("type", widget.input_type)
+    if "value" not in kwargs:
+        kwargs["value"] = field._value()
+    datalist = getattr(field, "_datalist", None)
+    if datalist is not None and "list" not in kwargs:
+        kwargs["list"] = datalist if isinstance(datalist, str) else datalist.id
+    flags = getattr(field, "flags", None)
+    # dir(flags) finds the flags set on it (Flags has no public attribute of its own)
+    set_flags = vars(flags) if isinstance(flags, fields.Flags) else dict.fromkeys(dir(flags or {}))
+    for key in widget.validation_attrs:
+        if key in set_flags and key not in kwargs:
+            value = getattr(flags, key)
+            kwargs[key] = value() if callable(value) else value
+    return Markup(f"<input {html_params(name=field.name, **kwargs)}>")
+
+
+class HiddenInput(widgets.HiddenInput):
+    html_params = staticmethod(html_params)
+
+    def __call__(self, field: Any, **kwargs: Any) -> Markup:
+        return _input(self, field, kwargs)
+
+
+class TextInput(widgets.TextInput):
+    html_params = staticmethod(html_params)
+
+    def __call__(self, field: Any, **kwargs: Any) -> Markup:
+        return _input(self, field, kwargs)
+
+
+class RadioInput(widgets.RadioInput):
+    html_params = staticmethod(html_params)
+
+    def __call__(self, field: Any, **kwargs: Any) -> Markup:
+        if field.checked:
+            kwargs.setdefault("checked", True)
+        return _input(self, field, kwargs)
+
+
+class CheckboxInput(widgets.CheckboxInput):
+    html_params = staticmethod(html_params)
+
+    def __call__(self, field: Any, **kwargs: Any) -> Markup:
+        if getattr(field, "checked", field.data):
+            kwargs.setdefault("checked", True)
+        return _input(self, field, kwargs)
+
+
+class HiddenField(fields.HiddenField):
+    widget = HiddenInput()
+
+
+class StringField(fields.StringField):
+    widget = TextInput()
+
+
+class RadioField(fields.RadioField):
+    option_widget = RadioInput()
+
+    def __iter__(self) -> Iterator[Any]:
+        """WTForms' options (``RadioField.__iter__``), the second on a copy of the first with
+        its own id, label, choice and data: all else an option's ``Field.__init__`` sets (its
+        name, validators, flags, widget) is the field's, the same for each, and making it
+        again for each of a hand form's ~300 options was a tenth of the form's CPU."""
+        first = None
+        for i, choice in enumerate(self._iter_choices_normalized()):
+            if first is None:
+                opt = first = self._Option(id=f"{self.id}-{i}", label=choice.label or choice.value,
+                                           widget=self.option_widget, validators=self.validators, name=self.name,
+                                           render_kw=self.render_kw, _form=self._form, _meta=self.meta)
+                kept = dict(first.__dict__)
+            else:
+                opt = object.__new__(type(first))
+                opt.__dict__.update(kept)
+                opt.id = f"{self.id}-{i}"
+                opt.label = fields.Label(opt.id, choice.label or choice.value)
+            opt.choice = choice
+            opt.checked = choice.selected
+            opt.process(None, choice.value)
+            yield opt
+
+
+class BooleanField(fields.BooleanField):
+    widget = CheckboxInput()
+
+
+#: WTForms' own messages by language, read once per process (:class:`Catalog`)
+_CATALOGS: dict[str, Any] = {}
+
+
+class Catalog:
+    """``flask_wtf.i18n.translations`` — WTForms' own messages (a hidden field's label, a
+    validator's error) in the request's language — with each language's catalog read from
+    its file once per process: Flask-WTF reads it again for every request that makes a
+    form, each page of the warm-up among them."""
+
+    @staticmethod
+    def _catalog() -> Any:
+        if not has_request_context() or "babel" not in current_app.extensions:
+            return None
+        locale = get_locale()
+        key = str(locale)
+        if key not in _CATALOGS:
+            _CATALOGS[key] = support.Translations.load(messages_path(), [locale], domain="wtforms")
+        return _CATALOGS[key]
+
+    def gettext(self, string: str) -> str:
+        catalog = self._catalog()
+        return string if catalog is None else catalog.ugettext(string)  # type: ignore[no-any-return]
+
+    def ngettext(self, singular: str, plural: str, n: int) -> str:
+        catalog = self._catalog()
+        if catalog is None:
+            return singular if n == 1 else plural
+        return catalog.ungettext(singular, plural, n)  # type: ignore[no-any-return]
+
+
+CATALOG = Catalog()
+
+
+class TableForm(FlaskForm):
+    """A Flask-WTF form whose WTForms messages come from :data:`CATALOG`."""
+
+    class Meta:
+        def get_translations(self, form: Any) -> Any:
+            if not current_app.config.get("WTF_I18N_ENABLED", True):
+                return super().get_translations(form)  # type: ignore[misc]
+            return CATALOG
