@@ -671,14 +671,20 @@ def run_phones(base: str, tables: list[tuple[str, str]], probes: int, start: flo
         if event:
             tasks += [room_screen(base, event, tally, end, random.Random(rng.random())) for _ in range(room_screens)]
         tasks.append(loop_lag(tally, end))
+        tasks.append(measured_from(tally.since))
         await asyncio.sleep(max(0.0, start - time.monotonic()))
         await asyncio.gather(*tasks)
         return tally
 
-    used = resource.getrusage(resource.RUSAGE_SELF)
+    used: list[Any] = []
+
+    async def measured_from(since: float) -> None:  # the CPU from the measured window's start only
+        await asyncio.sleep(max(0.0, since - time.monotonic()))
+        used.append(resource.getrusage(resource.RUSAGE_SELF))
+
     tally = asyncio.run(main())
     after = resource.getrusage(resource.RUSAGE_SELF)
-    return {"cpu": after.ru_utime + after.ru_stime - used.ru_utime - used.ru_stime,
+    return {"cpu": after.ru_utime + after.ru_stime - used[0].ru_utime - used[0].ru_stime,
             "times": dict(tally.times), "errors": dict(tally.errors), "samples": tally.samples,
             "skipped": tally.skipped}
 
