@@ -77,13 +77,23 @@ def _desk_url(in_event_line: bool = False) -> str | None:
 
 
 def _read_desk_url(key: str) -> str | None:
-    event = referees.table_of_key(key)
+    event = event_of_table(key)
     if event is None:
         return None
     device = access.current_device()
-    if referees.referee_of(device.id if device else None, event.id) is None:
+    if referees.referee_of(device.id if device else None, event[0]) is None:
         return None
-    return url_for("referee.desk", key=event.key)
+    return url_for("referee.desk", key=event[1])
+
+
+def event_of_table(key: str) -> tuple[int, str] | None:
+    """The id and key of the event whose table has URL key ``key``, or ``None``: read once for
+    the pages of the service worker's warm-up (the desk link of each, the hand page's event
+    line), once each elsewhere."""
+    def read() -> tuple[int, str] | None:
+        event = referees.table_of_key(key)
+        return None if event is None else (event.id, event.key)
+    return units.shared_read(("event_of_table", key), read)
 
 
 def _no_store(page: str, status: int = 200) -> Response:
