@@ -43,7 +43,7 @@ def html_params(**kwargs: Any) -> Markup:
         if value is True:
             parts.append(name)
         elif value is not False:
-            parts.append(f'{name}="{str(escape(value)).replace(chr(34), "&quot;")}"')
+            parts.append(f'{name}="{_value(value)}"')
     return Markup(" ".join(parts))
 
 
@@ -140,11 +140,45 @@ class RadioField(fields.RadioField):
         same bytes without Jinja's steps for each option (a call, an escape and the finalizer
         per value printed): a hand form prints ~100."""
         out = []
-        for sub in self:
+        shared: dict[str, str] | None = None
+        for i, sub in enumerate(self):
+            if i == 0:
+                shared = _shared(sub)
             head = f"{cls} suit-{_printed(sub.data or 'none')}" if suit else cls
             extra = f' {attr}="{_printed(_attr(of, sub.data))}"' if attr else ""
-            out.append(f'<label class="{head}"{extra}>{_printed(sub())}<span>{_printed(sub.label.text)}</span></label>')
+            field = sub() if shared is None else _radio(sub, shared)
+            out.append(f'<label class="{head}"{extra}>{_printed(field)}<span>{_printed(sub.label.text)}</span></label>')
         return Markup("".join(out))
+
+
+def _shared(option: Any) -> dict[str, str] | None:
+    """The attributes a radio field's options print alike (its name, type and the validation
+    attributes its flags set: :func:`_input`), each printed as :func:`html_params` prints it;
+    ``None`` when its options are printed otherwise (``render_kw``, another widget: ``sub()``)."""
+    widget = option.widget
+    if option.render_kw or type(widget) is not RadioInput or not isinstance(option.flags, fields.Flags):
+        return None
+    alike: dict[str, Any] = {"name": option.name, "type": widget.input_type}
+    set_flags = vars(option.flags)
+    for key in widget.validation_attrs:
+        if key in set_flags and key not in ("checked", "id", "value"):
+            value = getattr(option.flags, key)
+            alike[key] = value() if callable(value) else value
+    return {key: str(html_params(**{key: value})) for key, value in alike.items()}
+
+
+def _radio(option: Any, shared: dict[str, str]) -> Markup:
+    """``option()`` (:class:`RadioInput`) with the attributes its field's options share printed
+    once (:func:`_shared`): its own are its id, value and whether it is checked."""
+    own = dict(shared, id=f'id="{_value(option.id)}"', value=f'value="{_value(option._value())}"')
+    if option.checked:
+        own["checked"] = "checked"
+    return Markup(f"<input {' '.join(part for _, part in sorted(own.items()) if part)}>")
+
+
+def _value(value: Any) -> str:
+    """An attribute's value as :func:`html_params` prints it."""
+    return str(escape(value)).replace(chr(34), "&quot;")
 
 
 def _attr(of: Any, data: Any) -> Any:
