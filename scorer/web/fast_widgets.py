@@ -139,15 +139,19 @@ class RadioField(fields.RadioField):
         attribute ``attr="{{ of(sub.data) }}"``, or ``of.get(sub.data, '')`` of a mapping), the
         same bytes without Jinja's steps for each option (a call, an escape and the finalizer
         per value printed): a hand form prints ~100."""
+        first = next(iter(self), None)
+        shared = None if first is None else _shared(first)
+        options: Iterator[tuple[Any, Any, Markup]]
+        if shared is None:  # each option printed by its widget
+            options = ((sub.data, sub.label.text, sub()) for sub in self)
+        else:  # what an option of __iter__ is made of (its data, label, id, checked), without making it
+            options = ((c.value, c.label or c.value, _radio(f"{self.id}-{i}", c.value, c.selected, shared))
+                       for i, c in enumerate(self._iter_choices_normalized()))
         out = []
-        shared: dict[str, str] | None = None
-        for i, sub in enumerate(self):
-            if i == 0:
-                shared = _shared(sub)
-            head = f"{cls} suit-{_printed(sub.data or 'none')}" if suit else cls
-            extra = f' {attr}="{_printed(_attr(of, sub.data))}"' if attr else ""
-            field = sub() if shared is None else _radio(sub, shared)
-            out.append(f'<label class="{head}"{extra}>{_printed(field)}<span>{_printed(sub.label.text)}</span></label>')
+        for data, label, field in options:
+            head = f"{cls} suit-{_printed(data or 'none')}" if suit else cls
+            extra = f' {attr}="{_printed(_attr(of, data))}"' if attr else ""
+            out.append(f'<label class="{head}"{extra}>{_printed(field)}<span>{_printed(label)}</span></label>')
         return Markup("".join(out))
 
 
@@ -167,11 +171,12 @@ def _shared(option: Any) -> dict[str, str] | None:
     return {key: str(html_params(**{key: value})) for key, value in alike.items()}
 
 
-def _radio(option: Any, shared: dict[str, str]) -> Markup:
-    """``option()`` (:class:`RadioInput`) with the attributes its field's options share printed
-    once (:func:`_shared`): its own are its id, value and whether it is checked."""
-    own = dict(shared, id=f'id="{_value(option.id)}"', value=f'value="{_value(option._value())}"')
-    if option.checked:
+def _radio(option_id: str, data: Any, checked: Any, shared: dict[str, str]) -> Markup:
+    """``option()`` (:class:`RadioInput`) of the option ``option_id`` whose data is ``data``, with
+    the attributes its field's options share printed once (:func:`_shared`): its own are its
+    id, value (``str(data)``, the option's ``_value()``) and whether it is checked."""
+    own = dict(shared, id=f'id="{_value(option_id)}"', value=f'value="{_value(str(data))}"')
+    if checked:
         own["checked"] = "checked"
     return Markup(f"<input {' '.join(part for _, part in sorted(own.items()) if part)}>")
 
