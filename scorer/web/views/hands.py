@@ -27,8 +27,7 @@ from ..form_fields import error_messages
 from ..forms import HandFormBase, hand_form_for
 from ..permissions import permission
 from ..table_forms import DISPUTE_NAMES, ActionForm, override_form_for
-from .common import load_evening, posted_hand_id, posted_int, row_of
-from .referee import event_of_table
+from .common import event_of_table, load_evening, posted_hand_id, posted_int, row_of
 
 bp = Blueprint("hands", __name__)
 

@@ -38,7 +38,7 @@ from ..lan import external_url
 from ..permissions import permission
 from ..referee_pages import event_or_404, referee_names, ruling_facts
 from ..table_forms import DISPUTE_NAMES, ActionForm, PinForm
-from .common import evening_or_404, posted_int
+from .common import evening_or_404, event_of_table, posted_int
 
 bp = Blueprint("referee", __name__)
 
@@ -84,16 +84,6 @@ def _read_desk_url(key: str) -> str | None:
     if referees.referee_of(device.id if device else None, event[0]) is None:
         return None
     return url_for("referee.desk", key=event[1])
-
-
-def event_of_table(key: str) -> tuple[int, str] | None:
-    """The id and key of the event whose table has URL key ``key``, or ``None``: read once for
-    the pages of the service worker's warm-up (the desk link of each, the hand page's event
-    line), once each elsewhere."""
-    def read() -> tuple[int, str] | None:
-        event = referees.table_of_key(key)
-        return None if event is None else (event.id, event.key)
-    return units.shared_read(("event_of_table", key), read)
 
 
 def _no_store(page: str, status: int = 200) -> Response:
