@@ -20,8 +20,10 @@ from babel import support
 from flask import current_app, has_request_context
 from flask_babel import get_locale
 from flask_wtf import FlaskForm
+from flask_wtf.csrf import _FlaskFormCSRF
 from markupsafe import Markup, escape
 from wtforms import fields, widgets
+from wtforms.csrf import core as csrf_core
 from wtforms.i18n import messages_path
 from wtforms.widgets.core import clean_key
 
@@ -95,6 +97,16 @@ class CheckboxInput(widgets.CheckboxInput):
     def __call__(self, field: Any, **kwargs: Any) -> Markup:
         if getattr(field, "checked", field.data):
             kwargs.setdefault("checked", True)
+        return _input(self, field, kwargs)
+
+
+class NumberInput(widgets.NumberInput):
+    html_params = staticmethod(html_params)
+
+    def __call__(self, field: Any, **kwargs: Any) -> Markup:
+        for key in ("step", "min", "max"):
+            if getattr(self, key) is not None:
+                kwargs.setdefault(key, getattr(self, key))
         return _input(self, field, kwargs)
 
 
@@ -234,10 +246,25 @@ class Catalog:
 CATALOG = Catalog()
 
 
+class CSRFTokenField(csrf_core.CSRFTokenField):
+    """The form's secret token (Flask-WTF's), printed by :class:`HiddenInput`."""
+
+    widget = HiddenInput()
+
+
+class FormCSRF(_FlaskFormCSRF):
+    """Flask-WTF's form token, whose field is :class:`CSRFTokenField`."""
+
+    field_class = CSRFTokenField
+
+
 class TableForm(FlaskForm):
-    """A Flask-WTF form whose WTForms messages come from :data:`CATALOG`."""
+    """A Flask-WTF form whose WTForms messages come from :data:`CATALOG`, its token field
+    printed by :class:`HiddenInput`."""
 
     class Meta:
+        csrf_class = FormCSRF
+
         def get_translations(self, form: Any) -> Any:
             if not current_app.config.get("WTF_I18N_ENABLED", True):
                 return super().get_translations(form)  # type: ignore[misc]
