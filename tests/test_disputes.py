@@ -128,6 +128,13 @@ def test_confirmation_waits_for_another_phone(app: Any) -> None:
                                                           "kind": "misdeal"}).status_code == 302
     sheet = scorer.get(f"/e/{key}").get_data(as_text=True)
     assert 'class="badge waiting"' not in sheet and 'class="badge disputed"' in sheet
+    # each hand's own page says the same (its disputes read with the hand's, in one query)
+    pages = {n: viewer.get(f"/e/{key}/hand/{n}").get_data(as_text=True) for n in (1, 2, 3)}
+    assert not any('id="confirm"' in pages[n] for n in (1, 2, 3))
+    assert 'id="disputes"' in pages[3] and not any('id="disputes"' in pages[n] for n in (1, 2))
+    assert post_hand(scorer, key, 4, 2, {0: "three"}, tricks=3).status_code == 302
+    page = viewer.get(f"/e/{key}/hand/4").get_data(as_text=True)
+    assert 'id="confirm"' in page and "Accept hand 4" in page and 'id="disputes"' not in page
 
 
 def test_a_phone_cannot_flood_a_hand_with_disputes_or_dispute_a_finished_evening(app: Any) -> None:

@@ -102,3 +102,68 @@ def test_wtforms_own_messages_are_flask_wtfs_in_each_language(app: Any, lang: st
         assert ours.errors == theirs.errors and ours.hidden.label.text == theirs.hidden.label.text
     if lang == "ru":
         assert "Обязательное поле." in ours.errors["must"]
+
+
+LOOPS = {
+    "plain": ("{% for sub in f %}<label class=\"pill\">{{ sub() }}<span>{{ sub.label.text }}</span></label>"
+              "{% endfor %}", "{{ f.pills() }}"),
+    "suit": ("{% for sub in f %}<label class=\"pill suit-{{ sub.data or 'none' }}\">{{ sub() }}<span>"
+             "{{ sub.label.text }}</span></label>{% endfor %}", "{{ f.pills(suit=True) }}"),
+    "call": ("{% for sub in f %}<label class=\"pill\" data-name=\"{{ name(sub.data) }}\">{{ sub() }}<span>"
+             "{{ sub.label.text }}</span></label>{% endfor %}", "{{ f.pills(attr='data-name', of=name) }}"),
+    "needs": ("{% for sub in f %}<label class=\"pill\" data-needs=\"{{ needs.get(sub.data, '') }}\">{{ sub() }}<span>"
+              "{{ sub.label.text }}</span></label>{% endfor %}", "{{ f.pills(attr='data-needs', of=needs) }}"),
+}
+
+
+@pytest.mark.parametrize("loop", sorted(LOOPS))
+def test_pills_print_what_the_templates_loop_printed(app: Any, loop: str) -> None:
+    """hand_form.html prints a radio field's options with ``pills()``: the bytes its loop printed,
+    with WTForms' own fields and ours, the field required or not, an option checked or none."""
+    theirs, ours = _forms()
+    before, after = LOOPS[loop]
+    context = {"name": lambda data: f'<{data}> "n"', "needs": {"a": 'x "y"', "<b>": "<z>"}}
+    checked = []
+    for form_data in ({}, {"pick": "<b>", "picked": "2"}, {"pick": "nothing", "picked": ""}):
+        with app.test_request_context(method="POST" if form_data else "GET", data=form_data):
+            for field in ("pick", "picked"):
+                a, b = theirs(meta={"csrf": False}), ours(meta={"csrf": False})
+                looped = app.jinja_env.from_string(before).render(f=a[field], **context)
+                assert app.jinja_env.from_string(before).render(f=b[field], **context) == looped
+                assert app.jinja_env.from_string(after).render(f=b[field], **context) == looped
+                assert "<input " in looped
+                checked.append("checked" in looped)
+    assert checked == [True, False, True, True, False, False]  # the default, none; posted; nothing that fits
+
+
+def test_number_inputs_and_the_form_token_print_what_wtforms_prints(app: Any) -> None:
+    """A whole number (the override form's, the start form's) and the form's token field."""
+    from flask_wtf import FlaskForm as Theirs
+
+    from scorer.web.form_fields import WholeNumberField
+
+    def make(base: type, widget: Any) -> type:
+        class Form(base):  # type: ignore[valid-type, misc]
+            units = wt.IntegerField("Units", [Optional()], default=0, widget=widget)
+            must = wt.IntegerField("Must", [DataRequired()], widget=widget)
+            whole = WholeNumberField("Whole", [Optional()], default=-3)
+        return Form
+
+    theirs = make(Theirs, wt.IntegerField.widget)
+    ours = make(fast.TableForm, fast.NumberInput())
+    limited = (wt.IntegerField("L", widget=type(wt.IntegerField.widget)(step=2, min=0, max=9)),
+               wt.IntegerField("L", widget=fast.NumberInput(step=2, min=0, max=9)))
+    with app.test_request_context():
+        a, b = theirs(meta={"csrf": True}), ours(meta={"csrf": True})
+        for name in ("units", "must", "whole", "csrf_token"):
+            assert str(b[name]()) == str(a[name]())
+            assert str(b[name](size=3, disabled=True)) == str(a[name](size=3, disabled=True))
+        assert 'type="hidden"' in str(b.csrf_token()) and type(b.csrf_token.widget) is fast.HiddenInput
+        assert type(b.whole.widget) is fast.NumberInput and str(b.whole()) == str(wt.IntegerField.widget(b.whole))
+
+        class Limited(Theirs):
+            x = limited[0]
+
+        class LimitedOurs(fast.TableForm):
+            x = limited[1]
+        assert str(LimitedOurs(meta={"csrf": False}).x(size=2)) == str(Limited(meta={"csrf": False}).x(size=2))

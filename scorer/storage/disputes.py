@@ -317,6 +317,13 @@ def _open(evening: Evening) -> list[Dispute]:
                                                             Dispute.resolved_at.is_(None)).order_by(Dispute.id)))
 
 
+def of_hand(evening_id: int, hand_id: int) -> list[Dispute]:
+    """Every dispute of the hand row ``hand_id`` of the evening ``evening_id``, resolved ones
+    too, oldest first."""
+    return list(db.session.scalars(sa.select(Dispute).where(Dispute.evening_id == evening_id,
+                                                            Dispute.hand_id == hand_id).order_by(Dispute.id)))
+
+
 def open_disputes(evening: Evening) -> dict[int, list[Dispute]]:
     """The open disputes of the hands in play, by hand number (oldest first)."""
     numbers = {hand.id: hand.number for hand in evening.hands}

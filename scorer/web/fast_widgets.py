@@ -13,17 +13,21 @@ tests/test_fast_widgets.py holds them to WTForms' output.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from babel import support
 from flask import current_app, has_request_context
 from flask_babel import get_locale
 from flask_wtf import FlaskForm
+from flask_wtf.csrf import _FlaskFormCSRF
 from markupsafe import Markup, escape
 from wtforms import fields, widgets
+from wtforms.csrf import core as csrf_core
 from wtforms.i18n import messages_path
 from wtforms.widgets.core import clean_key
+
+from ..reports.words import finalize
 
 #: attribute names as printed (clean_key, escaped), by keyword: the templates' own few
 _NAMES: dict[str, str] = {}
@@ -41,7 +45,7 @@ def html_params(**kwargs: Any) -> Markup:
         if value is True:
             parts.append(name)
         elif value is not False:
-            parts.append(f'{name}="{str(escape(value)).replace(chr(34), "&quot;")}"')
+            parts.append(f'{name}="{_value(value)}"')
     return Markup(" ".join(parts))
 
 
@@ -96,6 +100,16 @@ class CheckboxInput(widgets.CheckboxInput):
         return _input(self, field, kwargs)
 
 
+class NumberInput(widgets.NumberInput):
+    html_params = staticmethod(html_params)
+
+    def __call__(self, field: Any, **kwargs: Any) -> Markup:
+        for key in ("step", "min", "max"):
+            if getattr(self, key) is not None:
+                kwargs.setdefault(key, getattr(self, key))
+        return _input(self, field, kwargs)
+
+
 class HiddenField(fields.HiddenField):
     widget = HiddenInput()
 
@@ -128,6 +142,70 @@ class RadioField(fields.RadioField):
             opt.checked = choice.selected
             opt.process(None, choice.value)
             yield opt
+
+    def pills(self, cls: str = "pill", *, suit: bool = False, attr: str = "",
+              of: Callable[[Any], Any] | Mapping[Any, Any] | None = None) -> Markup:
+        """The options as the table's templates print them, each input in its label, joined:
+        ``{% for sub in field %}<label class="pill">{{ sub() }}<span>{{ sub.label.text }}</span></label>{% endfor %}``
+        (``suit``: the class ``pill suit-{{ sub.data or 'none' }}``; ``attr``: the label's
+        attribute ``attr="{{ of(sub.data) }}"``, or ``of.get(sub.data, '')`` of a mapping), the
+        same bytes without Jinja's steps for each option (a call, an escape and the finalizer
+        per value printed): a hand form prints ~100."""
+        first = next(iter(self), None)
+        shared = None if first is None else _shared(first)
+        options: Iterator[tuple[Any, Any, Markup]]
+        if shared is None:  # each option printed by its widget
+            options = ((sub.data, sub.label.text, sub()) for sub in self)
+        else:  # what an option of __iter__ is made of (its data, label, id, checked), without making it
+            options = ((c.value, c.label or c.value, _radio(f"{self.id}-{i}", c.value, c.selected, shared))
+                       for i, c in enumerate(self._iter_choices_normalized()))
+        out = []
+        for data, label, field in options:
+            head = f"{cls} suit-{_printed(data or 'none')}" if suit else cls
+            extra = f' {attr}="{_printed(_attr(of, data))}"' if attr else ""
+            out.append(f'<label class="{head}"{extra}>{_printed(field)}<span>{_printed(label)}</span></label>')
+        return Markup("".join(out))
+
+
+def _shared(option: Any) -> dict[str, str] | None:
+    """The attributes a radio field's options print alike (its name, type and the validation
+    attributes its flags set: :func:`_input`), each printed as :func:`html_params` prints it;
+    ``None`` when its options are printed otherwise (``render_kw``, another widget: ``sub()``)."""
+    widget = option.widget
+    if option.render_kw or type(widget) is not RadioInput or not isinstance(option.flags, fields.Flags):
+        return None
+    alike: dict[str, Any] = {"name": option.name, "type": widget.input_type}
+    set_flags = vars(option.flags)
+    for key in widget.validation_attrs:
+        if key in set_flags and key not in ("checked", "id", "value"):
+            value = getattr(option.flags, key)
+            alike[key] = value() if callable(value) else value
+    return {key: str(html_params(**{key: value})) for key, value in alike.items()}
+
+
+def _radio(option_id: str, data: Any, checked: Any, shared: dict[str, str]) -> Markup:
+    """``option()`` (:class:`RadioInput`) of the option ``option_id`` whose data is ``data``, with
+    the attributes its field's options share printed once (:func:`_shared`): its own are its
+    id, value (``str(data)``, the option's ``_value()``) and whether it is checked."""
+    own = dict(shared, id=f'id="{_value(option_id)}"', value=f'value="{_value(str(data))}"')
+    if checked:
+        own["checked"] = "checked"
+    return Markup(f"<input {' '.join(part for _, part in sorted(own.items()) if part)}>")
+
+
+def _value(value: Any) -> str:
+    """An attribute's value as :func:`html_params` prints it."""
+    return str(escape(value)).replace(chr(34), "&quot;")
+
+
+def _attr(of: Any, data: Any) -> Any:
+    return of.get(data, "") if isinstance(of, Mapping) else of(data)
+
+
+def _printed(value: Any) -> str:
+    """What Jinja prints for ``{{ value }}`` in the app's templates (autoescaped, through the
+    app's finalizer: engine text translated)."""
+    return str(escape(finalize(value)))
 
 
 class BooleanField(fields.BooleanField):
@@ -168,10 +246,25 @@ class Catalog:
 CATALOG = Catalog()
 
 
+class CSRFTokenField(csrf_core.CSRFTokenField):
+    """The form's secret token (Flask-WTF's), printed by :class:`HiddenInput`."""
+
+    widget = HiddenInput()
+
+
+class FormCSRF(_FlaskFormCSRF):
+    """Flask-WTF's form token, whose field is :class:`CSRFTokenField`."""
+
+    field_class = CSRFTokenField
+
+
 class TableForm(FlaskForm):
-    """A Flask-WTF form whose WTForms messages come from :data:`CATALOG`."""
+    """A Flask-WTF form whose WTForms messages come from :data:`CATALOG`, its token field
+    printed by :class:`HiddenInput`."""
 
     class Meta:
+        csrf_class = FormCSRF
+
         def get_translations(self, form: Any) -> Any:
             if not current_app.config.get("WTF_I18N_ENABLED", True):
                 return super().get_translations(form)  # type: ignore[misc]

@@ -20,6 +20,7 @@ from wtforms.validators import ValidationError
 from ..reports.words import gettext
 from ..rules import clean_text
 from ..storage.tokens import TOKEN
+from .fast_widgets import NumberInput
 from .i18n import parse_number_text
 
 MAX_PLAYERS = 6
@@ -49,7 +50,10 @@ def one_time_token(form: FlaskForm, field: HiddenField) -> None:
 
 
 class WholeNumberField(IntegerField):
-    """An integer field whose error for "abc" says what to type (and only that)."""
+    """An integer field whose error for "abc" says what to type (and only that), printed by
+    :class:`scorer.web.fast_widgets.NumberInput` (WTForms' input, the same bytes)."""
+
+    widget = NumberInput()
 
     def post_validate(self, form: Any, validation_stopped: bool) -> None:
         if self.process_errors:

@@ -20,7 +20,7 @@ from flask_babel import gettext
 from ...evening.ledger import Ledger, LedgerRow
 from ...reports.words import error_text
 from ...rules import HandFacts, RulesError
-from ...storage import evenings, units
+from ...storage import evenings, referees, units
 from ...storage.models import Evening
 from ..table_forms import ActionForm
 
@@ -114,3 +114,11 @@ def row_of(ledger: Ledger, number: int) -> Any:
     return ledger.rows[number - 1]
 
 
+def event_of_table(key: str) -> tuple[int, str] | None:
+    """The id and key of the event whose table has URL key ``key``, or ``None``: read once for
+    the pages of the service worker's warm-up (the desk link of each, the hand page's "Call the
+    referee"), once each elsewhere."""
+    def read() -> tuple[int, str] | None:
+        event = referees.table_of_key(key)
+        return None if event is None else (event.id, event.key)
+    return units.shared_read(("event_of_table", key), read)

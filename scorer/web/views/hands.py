@@ -18,7 +18,7 @@ from ...reports.words import error_text, tr
 from ...rules import HERE, PASS, RULES, HandFacts, Override, RulesError, isolate
 from ...rules.auction import AuctionState
 from ...rules.sources import QUOTES, SOURCE_LANGUAGES
-from ...storage import disputes, evenings, referee_rulings, referees, tokens
+from ...storage import disputes, evenings, referee_rulings, tokens
 from ...storage.commands import CorrectHand, OverrideRuling, RestoreVersion, SetHandNote, execute
 from ...storage.models import Evening
 from .. import access
@@ -27,7 +27,7 @@ from ..form_fields import error_messages
 from ..forms import HandFormBase, hand_form_for
 from ..permissions import permission
 from ..table_forms import DISPUTE_NAMES, ActionForm, override_form_for
-from .common import load_evening, posted_hand_id, posted_int, row_of
+from .common import event_of_table, load_evening, posted_hand_id, posted_int, row_of
 
 bp = Blueprint("hands", __name__)
 
@@ -237,6 +237,9 @@ def hand(key: str, number: int) -> Any:
     first_cite: dict[str, int] = {}
     for i, reason in enumerate(row.ruling.reasons):
         first_cite.setdefault(reason.rule, i)
+    # its disputes, resolved too: the open ones shown, and whether it waits for another phone
+    # (confirmation on, not accepted, never disputed: disputes.marks), in one query
+    disputed = disputes.of_hand(evening.id, record.id)
     return render_template(
         "hand.html", evening=evening, ledger=ledger, row=row, auction=auction_of(ledger, row), record=record,
         versions=versions, closed=evening.finished_at is not None, quotes=QUOTES, first_cite=first_cite,
@@ -244,9 +247,9 @@ def hand(key: str, number: int) -> Any:
         source_lang=lambda rid: SOURCE_LANGUAGES.get(RULES[rid].source, "en") if rid in RULES else "en",
         describe_claim=lambda claim: ledger.variant.describe_claim(ledger.setup, claim),
         override_form=override_form, action=ActionForm(), new_token=lambda: secrets.token_urlsafe(16),
-        open_disputes=disputes.open_disputes(evening).get(number, []), dispute_names=DISPUTE_NAMES,
-        waiting=number in disputes.marks(evening.id, [h.id for h in evening.hands])[1], scorer=access.is_scorer(key),
-        this_phone=access.device_id(), event_table=referees.table_of(evening.id) is not None,
+        open_disputes=[d for d in disputed if d.resolved_at is None], dispute_names=DISPUTE_NAMES,
+        waiting=evening.confirmation and record.confirmed_at is None and not disputed, scorer=access.is_scorer(key),
+        this_phone=access.device_id(), event_table=event_of_table(key) is not None,
         claim_referees=referee_rulings.claim_referees(evening.id, record.id) if row.facts.claims else {},
     )
 

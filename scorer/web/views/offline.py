@@ -16,16 +16,19 @@ saved" (issue 21, item 8) — are in the language the page registered it with
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
 import os
 import re
 import stat
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from flask import Blueprint, Response, abort, current_app, g, jsonify, request, session
+from flask.ctx import RequestContext
 from flask_babel import force_locale, gettext
 from flask_wtf.csrf import generate_csrf
 
@@ -286,22 +289,40 @@ def _worker(made: dict[str, Any], code: str) -> Made:
     return found
 
 
-def _inner(path: str, cookie: str | None, known: dict[str, Any] | None = None) -> Response:
+def _inner(path: str, cookie: str | None, known: dict[str, Any] | None = None,
+           opened: dict[str, Any] | None = None) -> Response:
     """``GET path`` answered by the app for this very phone (its cookies, or ``cookie`` in
     their place; its address and scheme as the proxy told them; quiet as this request is),
     in an application context of its own; ``known``: what this request already found out
     about the phone (:func:`scorer.web.access.current_device`, ``is_scorer``), which the
-    page's request would read again."""
+    page's request would read again; ``opened``: the session the first page opened from the
+    cookie, kept there (:func:`_opened`) for the next pages (the same cookie: the same
+    session, each page given a copy of its own as it was opened, not read and checked again)."""
     environ = {k: v for k, v in request.environ.items() if k not in ("CONTENT_LENGTH", "CONTENT_TYPE", "wsgi.input")}
     environ.update(REQUEST_METHOD="GET", PATH_INFO=path, QUERY_STRING="", HTTP_ACCEPT="text/html")
     environ.pop("HTTP_ACCEPT_ENCODING", None)  # the pages as they are: the whole answer is compressed
     if cookie is not None:
         environ["HTTP_COOKIE"] = cookie
     app = current_app._get_current_object()  # type: ignore[attr-defined]
-    with app.app_context(), app.request_context(environ):
+    kept = opened.get("session") if opened is not None else None
+    with app.app_context(), RequestContext(app, environ, session=kept() if kept else None) as page:
+        if opened is not None and kept is None:
+            opened["session"] = _opened(page.session)
         for name, value in (known or {}).items():
             setattr(g, name, dict(value) if isinstance(value, dict) else value)
         return app.full_dispatch_request()
+
+
+def _opened(session: Any) -> Callable[[], Any]:
+    """What makes a copy of ``session`` as it is now (just opened: neither read nor changed by
+    its page), deep: a page's change to its session (a message flashed) is its own."""
+    data, kind, modified = copy.deepcopy(dict(session)), type(session), session.modified
+
+    def again() -> Any:
+        made = kind(copy.deepcopy(data))
+        made.modified = modified
+        return made
+    return again
 
 
 def _with_form_secret() -> str | None:
@@ -335,9 +356,10 @@ def kept_pages(key: str) -> Response:
     pages = []
     # the same phone asks for each page: who it is and whether it scores here, read once
     known = {"nap_device": access.current_device(), "nap_scorer_of": {key: access.is_scorer(key)}}
+    opened: dict[str, Any] = {}
     with units.sharing_evening(key):  # read once for the six pages, not once each
         for path in paths:
-            answer = _inner(path, cookie, known)
+            answer = _inner(path, cookie, known, opened)
             if answer.status_code == 200 and answer.mimetype == "text/html":
                 pages.append({"path": path, "html": answer.get_data(as_text=True),
                               "headers": {h: answer.headers[h] for h in KEPT_HEADERS if h in answer.headers}})

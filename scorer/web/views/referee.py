@@ -38,7 +38,7 @@ from ..lan import external_url
 from ..permissions import permission
 from ..referee_pages import event_or_404, referee_names, ruling_facts
 from ..table_forms import DISPUTE_NAMES, ActionForm, PinForm
-from .common import evening_or_404, posted_int
+from .common import evening_or_404, event_of_table, posted_int
 
 bp = Blueprint("referee", __name__)
 
@@ -77,13 +77,13 @@ def _desk_url(in_event_line: bool = False) -> str | None:
 
 
 def _read_desk_url(key: str) -> str | None:
-    event = referees.table_of_key(key)
+    event = event_of_table(key)
     if event is None:
         return None
     device = access.current_device()
-    if referees.referee_of(device.id if device else None, event.id) is None:
+    if referees.referee_of(device.id if device else None, event[0]) is None:
         return None
-    return url_for("referee.desk", key=event.key)
+    return url_for("referee.desk", key=event[1])
 
 
 def _no_store(page: str, status: int = 200) -> Response:
