@@ -215,5 +215,6 @@ def init_app(app: Flask) -> None:
     @app.after_request
     def vary_by_language(response: Response) -> Response:
         # the same URL answers in the phone's language: caches must keep one copy per language
-        response.vary.update(("Accept-Language", "Cookie"))  # (the header read and written once)
+        response.vary.add("Accept-Language")
+        response.vary.add("Cookie")
         return response
