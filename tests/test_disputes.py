@@ -195,3 +195,27 @@ def test_a_fresh_cookie_cannot_confirm_a_hand(app: Any) -> None:
     sheet = scorer.get(f"/e/{key}").get_data(as_text=True)
     assert "waits for another phone" not in sheet and "Hand confirmed" in scorer.get(f"/e/{key}/history").get_data(
         as_text=True)
+
+
+def test_one_rule_says_which_hands_wait_for_another_phone() -> None:
+    """``disputes.waiting_ids`` is the rule both the scoresheet's marks and the hand page
+    ask: confirmation on (the unconfirmed set is filled only then), not accepted, never
+    disputed (a resolved dispute too: the hand waited for its ruling, not a confirmation)."""
+    from types import SimpleNamespace
+
+    from scorer.storage import disputes
+    from scorer.storage.fingerprints import HandMarks
+
+    known = HandMarks(open=frozenset({12}), disputed=frozenset({12, 13}), unconfirmed=frozenset({11, 12, 13, 14}))
+    assert disputes.waiting_ids(known) == frozenset({11, 14})
+    # the scoresheet: the same rule, by hand number (hand rows 11..14 are hands 1..4)
+    assert disputes.marks(1, [11, 12, 13, 14], known=known) == ({2}, {1, 4})
+    # the hand page: one hand row, its disputes and the evening's setting
+    hand = SimpleNamespace(id=21, confirmed_at=None)
+    resolved = SimpleNamespace(hand_id=21, resolved_at="2026-12-07")
+    assert disputes.waiting_ids(disputes.hand_marks(True, hand, [])) == frozenset({21})
+    assert disputes.waiting_ids(disputes.hand_marks(False, hand, [])) == frozenset()
+    assert disputes.waiting_ids(disputes.hand_marks(True, hand, [resolved])) == frozenset()
+    confirmed = SimpleNamespace(id=21, confirmed_at="2026-12-07")
+    assert disputes.waiting_ids(disputes.hand_marks(True, confirmed, [])) == frozenset()
+    assert disputes.hand_marks(True, hand, [resolved]).open == frozenset()

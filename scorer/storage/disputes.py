@@ -347,8 +347,32 @@ def marks(evening_id: int, hand_ids: Sequence[int], confirmation: bool | None = 
         known = _read_marks(evening_id, confirmation)
     numbers = {hand_id: number for number, hand_id in enumerate(hand_ids, 1)}
     disputed = {numbers[i] for i in known.open if i in numbers}
-    waiting = {numbers[i] for i in known.unconfirmed if i in numbers and i not in known.disputed}
+    waiting = {numbers[i] for i in waiting_ids(known) if i in numbers}
     return disputed, waiting
+
+
+def waiting_ids(known: HandMarks) -> frozenset[int]:
+    """The hand row ids of ``known`` that wait for another phone: confirmation on and not
+    accepted (``known.unconfirmed``, filled only when the table asks for confirmation)
+    and never disputed (a disputed hand waits for its ruling, not for a confirmation).
+    The one place of that rule: the scoresheet's marks (:func:`marks`) and the hand page
+    (:func:`hand_marks`) both ask it."""
+    return known.unconfirmed - known.disputed
+
+
+def hand_marks(confirmation: bool, hand: Hand, its_disputes: Sequence[Dispute]) -> HandMarks:
+    """The marks of one hand row ``hand`` from its disputes, resolved ones too
+    (:func:`of_hand`), and the evening's confirmation setting: the same shape
+    :func:`marks` reads for the scoresheet, without a query."""
+    return _marks_of(its_disputes, frozenset([hand.id]) if confirmation and hand.confirmed_at is None else frozenset())
+
+
+def _marks_of(found: Sequence[Dispute] | Sequence[sa.Row[tuple[int, datetime | None]]],
+              unconfirmed: frozenset[int]) -> HandMarks:
+    """The marks from disputes (rows or ``(hand_id, resolved_at)`` rows) and the unconfirmed
+    hands: open ones, ever disputed ones."""
+    return HandMarks(frozenset(d.hand_id for d in found if d.resolved_at is None),
+                     frozenset(d.hand_id for d in found), unconfirmed)
 
 
 def _read_marks(evening_id: int, confirmation: bool | None) -> HandMarks:
@@ -359,6 +383,5 @@ def _read_marks(evening_id: int, confirmation: bool | None) -> HandMarks:
     unconfirmed = frozenset(db.session.scalars(
         sa.select(Hand.id).where(Hand.evening_id == evening_id, Hand.number > 0, Hand.confirmed_at.is_(None)))
     ) if confirmation else frozenset()
-    return HandMarks(frozenset(d.hand_id for d in disputes if d.resolved_at is None),
-                     frozenset(d.hand_id for d in disputes), unconfirmed)
+    return _marks_of(disputes, unconfirmed)
 

@@ -238,7 +238,7 @@ def hand(key: str, number: int) -> Any:
     for i, reason in enumerate(row.ruling.reasons):
         first_cite.setdefault(reason.rule, i)
     # its disputes, resolved too: the open ones shown, and whether it waits for another phone
-    # (confirmation on, not accepted, never disputed: disputes.marks), in one query
+    # (disputes.waiting_ids, the scoresheet's rule too), in one query
     disputed = disputes.of_hand(evening.id, record.id)
     return render_template(
         "hand.html", evening=evening, ledger=ledger, row=row, auction=auction_of(ledger, row), record=record,
@@ -248,7 +248,8 @@ def hand(key: str, number: int) -> Any:
         describe_claim=lambda claim: ledger.variant.describe_claim(ledger.setup, claim),
         override_form=override_form, action=ActionForm(), new_token=lambda: secrets.token_urlsafe(16),
         open_disputes=[d for d in disputed if d.resolved_at is None], dispute_names=DISPUTE_NAMES,
-        waiting=evening.confirmation and record.confirmed_at is None and not disputed, scorer=access.is_scorer(key),
+        waiting=record.id in disputes.waiting_ids(disputes.hand_marks(evening.confirmation, record, disputed)),
+        scorer=access.is_scorer(key),
         this_phone=access.device_id(), event_table=event_of_table(key) is not None,
         claim_referees=referee_rulings.claim_referees(evening.id, record.id) if row.facts.claims else {},
     )
