@@ -55,18 +55,40 @@ def main() -> None:
     if args.perturb:
         site = tmp / "site"
         site.mkdir()
-        (site / "sitecustomize.py").write_text("import importlib.abc, importlib.util  # noqa: F401\n")
+        (site / "sitecustomize.py").write_text(
+            "import importlib.abc, importlib.util  # noqa: F401\n"
+            "import os, sys\n"
+            "for _name in filter(None, os.environ.get('SEGV_BLOCK', '').split(',')):\n"
+            "    sys.modules[_name] = None  # its import fails: the pure-Python fallback is used\n"
+            "if os.environ.get('SEGV_PURE_SQLALCHEMY'):  # SQLAlchemy's *_cy modules from their .py source\n"
+            "    import importlib.machinery\n"
+            "    class _Source(importlib.machinery.PathFinder):\n"
+            "        @classmethod\n"
+            "        def find_spec(cls, name, path=None, target=None):\n"
+            "            pure = os.environ['SEGV_PURE_SQLALCHEMY'].split(',')\n"
+            "            if not (name.startswith('sqlalchemy.') and name.endswith('_cy')) or not path:\n"
+            "                return None\n"
+            "            if 'all' not in pure and name.rsplit('.', 1)[1] not in pure:\n"
+            "                return None\n"
+            "            source = os.path.join(path[0], name.rsplit('.', 1)[1] + '.py')\n"
+            "            return importlib.util.spec_from_file_location(name, source)\n"
+            "    sys.meta_path.insert(0, _Source)\n")
         popen = subprocess.Popen
 
         def with_site(*popen_args: Any, **kwargs: Any) -> subprocess.Popen[bytes]:
             env = kwargs.get("env")
             if env is not None and env.get("PYTHONPATH"):
                 env["PYTHONPATH"] = f"{site}{os.pathsep}{env['PYTHONPATH']}"
+            wrap = os.environ.get("SEGV_WRAP", "").split()  # e.g. "valgrind --tool=memcheck"
+            if wrap and popen_args and isinstance(popen_args[0], list) and "serve" in popen_args[0]:
+                popen_args = (wrap + popen_args[0], *popen_args[1:])
             return popen(*popen_args, **kwargs)
 
+        listening = cold.listening
+        cold.listening = lambda process, port, timeout, *rest: listening(process, port, timeout * 20, *rest)
         cold.subprocess.Popen = with_site  # type: ignore[assignment,misc]
     try:
-        table = cold.make_data(url, [], 20, args.hands, args.saves + 5, args.migration).long
+        table = cold.make_data(url, [], 20, args.hands, 0, args.migration, long_saves=args.saves + 5).long
         server = cold.Server(url, args.app.resolve(), "segv-" + secrets.token_hex(8), tmp, "a")
 
         def phone() -> cold.Phone:
