@@ -85,3 +85,45 @@ def test_an_sqlite_file_named_any_way_is_readable_by_its_owner_only(tmp_path: Pa
     finally:
         os.umask(old_umask)
     assert not (tmp_path / "relative.sqlite3").exists()
+
+
+def test_every_answer_carries_the_security_headers_once_and_a_views_own_policy_wins(client: Any) -> None:
+    """The headers are added after the view (unless it set its own), in one order, once each."""
+    from scorer.web.app import ENGINE_CSP, SECURITY_HEADERS
+
+    key = start_evening(client)
+    page = client.get(f"/e/{key}")
+    names = [name for name, _ in page.headers if name in SECURITY_HEADERS]
+    assert names == list(SECURITY_HEADERS)  # in this order, each once
+    assert all(page.headers[name] == value for name, value in SECURITY_HEADERS.items())
+    assert page.headers["Vary"] == "Accept-Language, Cookie, Accept-Encoding"
+    assert "Strict-Transport-Security" not in page.headers  # plain HTTP
+    chart = client.get(f"/e/{key}/qr.svg")  # the view's own policy is kept, the others added
+    assert chart.headers.get_all("Content-Security-Policy") == ["default-src 'none'; frame-ancestors 'none'"]
+    assert chart.headers["X-Frame-Options"] == "DENY" and chart.headers["Referrer-Policy"] == "same-origin"
+    worker = client.get("/static/engine/worker.js")
+    worker.close()  # (a file's answer)
+    assert worker.headers.get_all("Content-Security-Policy") == [ENGINE_CSP]
+    assert "'wasm-unsafe-eval'" in ENGINE_CSP
+    secure = client.get("/healthz", base_url="https://localhost")
+    assert secure.headers.get_all("Strict-Transport-Security") == ["max-age=31536000"]
+    names = [name for name, _ in secure.headers]
+    assert names.index("Strict-Transport-Security") == names.index("X-Frame-Options") + 1  # after the others
+
+
+def test_the_session_cookies_serializer_is_made_once_per_secret_key(app: Any, client: Any) -> None:
+    """It was made for every request (a tenth of a request that reads no session); a new
+    secret key (with the old one as a fallback) makes a new one, and old cookies still open."""
+    interface = app.session_interface
+    first = interface.get_signing_serializer(app)
+    assert first is not None and interface.get_signing_serializer(app) is first
+    with client.session_transaction() as sess:
+        sess["kept"] = "yes"
+    app.secret_key, app.config["SECRET_KEY_FALLBACKS"] = "a-new-secret", ["test-secret"]
+    second = interface.get_signing_serializer(app)
+    assert second is not first and interface.get_signing_serializer(app) is second
+    with client.session_transaction() as sess:  # signed with the old key, read with its fallback
+        assert sess["kept"] == "yes"
+    app.config["SECRET_KEY_FALLBACKS"] = None
+    with client.session_transaction() as sess:  # the old key no longer accepted: an empty session
+        assert "kept" not in sess

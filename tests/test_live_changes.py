@@ -9,7 +9,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
+import pytest
 import sqlalchemy as sa
+from conftest import _dispose, make_app
 
 from scorer.storage import sheet_digests
 from scorer.storage.models import SheetDigest, db
@@ -197,6 +199,14 @@ def _forget_kept(app: Any) -> None:
         db.session.commit()
 
 
+@pytest.fixture(params=["sqlite", "postgresql"])
+def any_app(request: Any, sqlite_url: str) -> Any:
+    url = request.getfixturevalue("postgres_url") if request.param == "postgresql" else sqlite_url
+    app = make_app(url, NAP_LIVE_LISTEN=False)
+    yield app
+    _dispose(app)
+
+
 def _kept(app: Any, key: str) -> list[tuple[str, int]]:
     with app.app_context():
         return [tuple(r) for r in db.session.execute(  # type: ignore[misc]
@@ -204,10 +214,11 @@ def _kept(app: Any, key: str) -> list[tuple[str, int]]:
             .order_by(SheetDigest.variant, SheetDigest.revision)).all()]
 
 
-def test_a_phone_whose_page_another_process_rendered_gets_the_change_not_the_page(app: Any) -> None:
+def test_a_phone_whose_page_another_process_rendered_gets_the_change_not_the_page(any_app: Any) -> None:
     """Two app processes behind the proxy: the page was rendered by one, the phone's next
     question goes to the other, which never rendered that revision. It reads what the page
     showed (the digests of its parts and rows) from the database and answers the change."""
+    app = any_app
     scorer, viewer_client = app.test_client(), app.test_client()
     key = start_evening(scorer)
     assert post_hand(scorer, key, 1, 0, {2: "four"}, 4).status_code == 302
@@ -228,7 +239,9 @@ def test_a_phone_whose_page_another_process_rendered_gets_the_change_not_the_pag
     assert sorted(phone.follow()["rows"]) == ["1", "2"]
 
 
-def test_only_the_last_revisions_are_kept_and_an_older_one_is_answered_reload(app: Any) -> None:
+def test_only_the_last_revisions_are_kept_and_an_older_one_is_answered_reload(any_app: Any) -> None:
+    """On PostgreSQL the keeping and the forgetting are one statement (scorer.storage.sheet_digests.keep)."""
+    app = any_app
     client = app.test_client()
     key = start_evening(client, opt_hands_per_dealer="5")
     assert post_hand(client, key, 1, 0, {2: "four"}, 4).status_code == 302

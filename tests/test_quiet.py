@@ -102,6 +102,10 @@ def test_the_warm_up_in_one_answer_takes_no_message_and_keeps_the_first_csrf_sec
 @pytest.mark.parametrize(("method", "headers", "expected"), [
     ("GET", WARM, True), ("HEAD", WARM, True), ("POST", WARM, False), ("GET", {"X-Nap-Warm": "0"}, False),
     ("GET", {}, False), ("GET", {"Sec-Purpose": "prefetch"}, True), ("GET", {"X-Moz": "prefetch"}, True),
+    ("GET", {"X-Nap-Live": "1"}, True), ("GET", {"X-Nap-Live": "yes"}, False), ("GET", {"Purpose": "Prefetch"}, True),
+    ("GET", {"Sec-Purpose": "prefetch;prerender"}, True), ("GET", {"X-Purpose": "PRERENDER"}, True),
+    ("GET", {"Sec-Purpose": ""}, False), ("GET", {"X-Purpose": "preview"}, False),
+    ("POST", {"Purpose": "prefetch"}, False),
 ])
 def test_which_requests_are_quiet(app: Any, method: str, headers: dict[str, str], expected: bool) -> None:
     with app.test_request_context("/", method=method, headers=headers):

@@ -121,6 +121,19 @@ def is_scorer_by_token(token: str, key: str) -> bool:
     return found is not None and holds_role(found, found.access_generation)  # type: ignore[arg-type]
 
 
+def device_and_role(token: str, key: str) -> tuple[Device | None, bool]:
+    """:func:`find_device` of ``token`` and :func:`is_scorer` of that device at table ``key``, in
+    one query: the device's row with its row at the table, if any (a page reads both)."""
+    at_table = sa.join(TableAccess, Evening, sa.and_(TableAccess.evening_id == Evening.id, Evening.key == key))
+    found = db.session.execute(
+        sa.select(Device, TableAccess.via, TableAccess.revoked_at, TableAccess.generation, Evening.access_generation)
+        .select_from(sa.outerjoin(Device, at_table, TableAccess.device_id == Device.id))
+        .where(Device.token_hash == token_hash(token))).first()
+    if found is None:
+        return None, False
+    return found[0], holds_role(found, found.access_generation)  # type: ignore[arg-type]
+
+
 def evening_id(key: str) -> int | None:
     """The row id of the evening with URL key ``key``, or ``None``."""
     return db.session.scalar(sa.select(Evening.id).where(Evening.key == key)) if isinstance(key, str) else None

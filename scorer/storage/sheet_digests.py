@@ -19,7 +19,7 @@ import sqlalchemy as sa
 from sqlalchemy.exc import SQLAlchemyError
 
 from . import units
-from .models import SheetDigest, db
+from .models import WRITING, SheetDigest, db
 
 log = logging.getLogger(__name__)
 
@@ -37,17 +37,36 @@ def _insert(row: dict[str, Any]) -> Any:
         index_elements=[SheetDigest.evening_key, SheetDigest.variant, SheetDigest.revision])
 
 
+def _forget(key: str, variant: str, revision: int) -> Any:
+    return sa.delete(SheetDigest).where(SheetDigest.evening_key == key, SheetDigest.variant == variant,
+                                        SheetDigest.revision <= revision - DEPTH)
+
+
 def keep(key: str, variant: str, revision: int, digests: dict[str, Any]) -> None:
     """Keep ``digests`` of the scoresheet of ``key`` at ``revision`` for ``variant`` (e.g.
     ``"en/viewer/"``) in a unit of work of its own, and forget the table's revisions of that
-    variant older than the last :data:`DEPTH`. A failure is logged and changes nothing."""
+    variant older than the last :data:`DEPTH`. A failure is logged and changes nothing.
+
+    On PostgreSQL, when the request has nothing of its own pending, both in one statement
+    (the forgetting a ``WITH`` of the keeping), committed with the request's transaction
+    (which only read: each statement sees what is committed, as a new transaction's would),
+    not a unit of work of its own: two round trips instead of five, on the first view of
+    each revision."""
+    row = {"evening_key": key, "variant": variant, "revision": revision, "digests": digests}
+    session = db.session
     try:
+        if (session.get_bind().dialect.name == "postgresql" and not WRITING.get()
+                and not (session.new or session.dirty or session.deleted)):
+            try:
+                session.execute(_insert(row).add_cte(_forget(key, variant, revision).cte("forgotten")))
+                session.commit()
+            except BaseException:
+                session.rollback()
+                raise
+            return
         with units.writing():
-            db.session.execute(_insert({"evening_key": key, "variant": variant, "revision": revision,
-                                        "digests": digests}))
-            db.session.execute(sa.delete(SheetDigest).where(
-                SheetDigest.evening_key == key, SheetDigest.variant == variant,
-                SheetDigest.revision <= revision - DEPTH))
+            session.execute(_insert(row))
+            session.execute(_forget(key, variant, revision))
     except SQLAlchemyError:
         log.warning("could not keep the scoresheet's digests of revision %d", revision, exc_info=True)
 

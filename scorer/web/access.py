@@ -65,10 +65,15 @@ def current_device(create: bool = False) -> Device | None:
 
 def is_scorer(key: str) -> bool:
     """Whether this phone may enter and correct hands at table ``key``: one query (none
-    for a phone without a device id), cached for the request."""
+    for a phone without a device id; with its row, :func:`current_device`, when this request
+    has not read it yet), cached for the request."""
     cache: dict[str, bool] = g.setdefault("nap_scorer_of", {})
     if key not in cache:
-        cache[key] = roles.is_scorer(current_device(), key)
+        token = cookie_token() if "nap_device" not in g and isinstance(key, str) else None
+        if token:  # the phone's row not read yet: read with its role, in one query
+            g.nap_device, cache[key] = roles.device_and_role(token, key)
+        else:
+            cache[key] = roles.is_scorer(current_device(), key)
     return cache[key]
 
 

@@ -115,6 +115,9 @@ class SessionInterface(SecureCookieSessionInterface):
     Over HTTPS its cookie is named ``__Host-session`` (Secure, ``Path=/``, no Domain, issue
     21 item 3); a session still under the old name is read once and moved to the new one."""
 
+    def __init__(self) -> None:
+        self._serializers: dict[tuple[Any, ...], Any] = {}
+
     def get_cookie_secure(self, app: Flask) -> bool:
         return bool(super().get_cookie_secure(app) or (has_request_context() and request.is_secure))
 
@@ -128,6 +131,18 @@ class SessionInterface(SecureCookieSessionInterface):
 
     def get_cookie_domain(self, app: Flask) -> str | None:
         return None if has_request_context() and request.is_secure else super().get_cookie_domain(app)
+
+    def get_signing_serializer(self, app: Flask) -> Any:
+        """Flask's serializer of the session cookie, made once per secret key (and fallbacks)
+        rather than for every request: making one serializes an empty session to tell text
+        from bytes (itsdangerous), a tenth of what a request that reads no session costs."""
+        if not app.secret_key:
+            return None
+        key = (app.secret_key, tuple(app.config["SECRET_KEY_FALLBACKS"] or ()))
+        made = self._serializers.get(key)
+        if made is None:
+            made = self._serializers[key] = super().get_signing_serializer(app)
+        return made
 
     def open_session(self, app: Flask, request: Any) -> Any:
         session = super().open_session(app, request)
@@ -396,12 +411,18 @@ HSTS = "max-age=31536000"
 def register_headers(app: Flask) -> None:
     @app.after_request
     def security_headers(response):  # type: ignore[no-untyped-def]
-        if request.path.startswith("/static/engine/"):
-            response.headers.setdefault("Content-Security-Policy", ENGINE_CSP)
+        # each header added unless the view set its own (as headers.setdefault, whose look-up
+        # of a header not there raises and catches a KeyError: the view has set none, mostly)
+        headers = response.headers
+        present = {name.lower() for name in headers.keys()}
+        if request.path.startswith("/static/engine/") and "content-security-policy" not in present:
+            headers.add("Content-Security-Policy", ENGINE_CSP)
+            present.add("content-security-policy")
         for name, value in SECURITY_HEADERS.items():
-            response.headers.setdefault(name, value)
-        if request.is_secure:  # over HTTPS (directly, or as the trusted proxy says)
-            response.headers.setdefault("Strict-Transport-Security", HSTS)
+            if name.lower() not in present:
+                headers.add(name, value)
+        if request.is_secure and "strict-transport-security" not in present:  # over HTTPS (or as the proxy says)
+            headers.add("Strict-Transport-Security", HSTS)
         return response
 
 

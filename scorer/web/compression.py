@@ -22,6 +22,7 @@ weighed, and only the Share page is left uncompressed:
 
 from __future__ import annotations
 
+import functools
 import gzip
 from typing import Any
 
@@ -64,9 +65,11 @@ def offered(accept_encoding: str) -> dict[str, float]:
     return found
 
 
+@functools.lru_cache(maxsize=64)
 def chosen(accept_encoding: str) -> str | None:
     """``"br"``, ``"gzip"`` or None (identity) for an ``Accept-Encoding`` header: br when
-    accepted (and installed), else gzip; a coding given ``q=0`` is refused."""
+    accepted (and installed), else gzip; a coding given ``q=0`` is refused. (Asked by every
+    answer; the few headers browsers send are each read once.)"""
     codings = offered(accept_encoding)
     star = codings.get("*", 0.0)
     for coding in ("br", "gzip"):

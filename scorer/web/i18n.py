@@ -215,6 +215,5 @@ def init_app(app: Flask) -> None:
     @app.after_request
     def vary_by_language(response: Response) -> Response:
         # the same URL answers in the phone's language: caches must keep one copy per language
-        response.vary.add("Accept-Language")
-        response.vary.add("Cookie")
+        response.vary.update(("Accept-Language", "Cookie"))  # (the header read and written once)
         return response

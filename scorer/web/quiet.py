@@ -28,14 +28,33 @@ _FLASHES = "_flashes"
 _NONE = object()
 
 
+def _environ_key(name: str) -> str:
+    """Where WSGI puts the request header ``name`` (as werkzeug's ``request.headers`` reads it)."""
+    return "HTTP_" + name.upper().replace("-", "_")
+
+
+_WARM_KEYS = (_environ_key(WARM_HEADER), _environ_key(LIVE_HEADER))
+_PREFETCH_KEYS = tuple(_environ_key(name) for name in PREFETCH_HEADERS)
+
+
 def is_quiet() -> bool:
-    """Whether this request (GET or HEAD) was made to keep a page rather than show it."""
+    """Whether this request (GET or HEAD) was made to keep a page rather than show it.
+
+    (Read from the WSGI environ, as ``request.headers`` would: every request asks, and
+    most carry none of these headers, each of which ``request.headers.get`` looked for by
+    raising and catching a KeyError.)"""
     if request.method not in ("GET", "HEAD"):
         return False
-    if request.headers.get(WARM_HEADER) == "1" or request.headers.get(LIVE_HEADER) == "1":
+    environ = request.environ
+    if any(environ.get(key) == "1" for key in _WARM_KEYS):
         return True
-    return any("prefetch" in request.headers.get(name, "").lower() or
-               "prerender" in request.headers.get(name, "").lower() for name in PREFETCH_HEADERS)
+    for key in _PREFETCH_KEYS:
+        value = environ.get(key)
+        if value:
+            value = value.lower()
+            if "prefetch" in value or "prerender" in value:
+                return True
+    return False
 
 
 def hold_messages() -> None:
