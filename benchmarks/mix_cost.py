@@ -51,7 +51,6 @@ def main() -> None:
     parser.add_argument("--mix", default=str(MIX))
     parser.add_argument("--database", default=os.environ.get("TEST_POSTGRES_URL", "postgresql://127.0.0.1:5432/test"))
     args = parser.parse_args()
-    os.environ.setdefault("PSYCOPG_IMPL", "python")  # as nap serve asks (scorer.cli.serve.choose_psycopg)
     base = args.database.replace("postgresql+psycopg://", "postgresql://")
     schema, url = make_schema(base)
     try:

@@ -127,38 +127,6 @@ def test_workers_default_to_one_per_core_on_postgresql(monkeypatch: pytest.Monke
     assert default_workers("sqlite:////var/lib/nap/nap.sqlite3") == 3
 
 
-def test_nap_serve_asks_for_psycopgs_pure_python_implementation() -> None:
-    """psycopg's compiled module crashed `nap serve` on long evenings (benchmarks/segv_repro.py):
-    the server asks for the pure-Python one unless the operator chose, and says so without libpq."""
-    import io
-
-    from scorer.cli.serve import choose_psycopg
-
-    environ: dict[str, str] = {}
-    assert choose_psycopg(environ, find_library=lambda name: "libpq.so.5") == "python"
-    assert environ == {"PSYCOPG_IMPL": "python"}
-    chosen = {"PSYCOPG_IMPL": "binary"}
-    assert choose_psycopg(chosen, find_library=lambda name: "libpq.so.5") == "binary"
-    assert chosen == {"PSYCOPG_IMPL": "binary"}
-    said = io.StringIO()
-    missing: dict[str, str] = {}
-    assert choose_psycopg(missing, find_library=lambda name: None, out=said) == ""
-    assert missing == {} and "libpq5" in said.getvalue()
-
-
-def test_the_pure_python_psycopg_loads_on_this_machine() -> None:
-    """./scripts/setup installs libpq5, so the implementation `nap serve` asks for is there."""
-    import subprocess
-    import sys
-
-    done = subprocess.run(
-        [sys.executable, "-c", "import psycopg; print(psycopg.pq.__impl__)"],
-        env={"PSYCOPG_IMPL": "python", "PATH": "/usr/bin:/bin"}, capture_output=True, text=True, timeout=60,
-    )
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == "python"
-
-
 def test_the_stream_server_runs_behind_a_proxy_unless_told(monkeypatch: pytest.MonkeyPatch) -> None:
     from scorer.cli.serve import live_port_of
 

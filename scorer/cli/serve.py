@@ -86,44 +86,15 @@ def default_workers(database_url: str) -> int:
     return 1
 
 
-def choose_psycopg(environ: dict[str, str] | None = None, find_library: Callable[[str], str | None] | None = None,
-                   out: TextIO | None = None) -> str:
-    """Ask for psycopg's pure-Python implementation (``PSYCOPG_IMPL=python``) unless the
-    operator chose one; returns the implementation asked for (``"python"``, or what was set,
-    or ``""`` when libpq is missing and psycopg will pick its compiled one).
-
-    Why: ``nap serve`` on PostgreSQL died of a segmentation fault on long evenings (a garbage
-    collection pass meeting freed memory; the crash follows psycopg's compiled module, 3.2.13
-    to 3.3.9, and comes and goes with the collector's timing; reproducer
-    ``benchmarks/segv_repro.py``). The pure-Python implementation, which talks to the system's
-    libpq (Debian ``libpq5``, installed by ``./scripts/setup``), never crashed there (it costs
-    each database round trip a little more Python). Must run before psycopg
-    is first imported; the worker processes inherit the choice."""
-    import ctypes.util
-
-    environ = os.environ if environ is None else environ
-    find_library = find_library or ctypes.util.find_library
-    out = out or sys.stderr
-    chosen = environ.get("PSYCOPG_IMPL", "").strip()
-    if chosen:
-        return chosen
-    if not find_library("pq"):
-        print("Nap scorer: libpq (Debian: libpq5) is missing, so PostgreSQL is reached through psycopg's "
-              "compiled module, which has crashed long evenings; install libpq5.", file=out, flush=True)
-        return ""
-    environ["PSYCOPG_IMPL"] = "python"
-    return "python"
-
-
 def serve(host: str = "0.0.0.0", port: int = 5000, *, upgrade: bool = True,  # noqa: S104 - the table's phones
           workers: int | None = None, live_port: int | None = None) -> None:
     """Build the app (``DATABASE_URL``, SQLite in ``instance/`` by default), bring the
     database up to the newest migration if ``upgrade``, and serve it until stopped, in
     ``workers`` processes (:func:`default_workers` if ``None``), with the live stream server
     (:mod:`scorer.web.live_stream`) on ``live_port`` (:func:`live_port_of` if ``None``; 0: none).
-    On PostgreSQL, psycopg's pure-Python implementation is asked for first (:func:`choose_psycopg`)."""
-    if os.environ.get("DATABASE_URL", "").startswith("postgres") and "psycopg" not in sys.modules:
-        choose_psycopg()
+    psycopg picks its own implementation (the compiled one; ``PSYCOPG_IMPL`` chooses another):
+    the crash that made this ask for the pure-Python one was CPython's, guarded by
+    :mod:`scorer.storage.state_guard`."""
     import waitress
 
     from ..storage.db import db

@@ -184,9 +184,10 @@ def _read_rows(group_id: int) -> list[Any]:
 
 def _read_document(group_id: int) -> list[Any]:
     """:func:`_read` in one JSON document PostgreSQL builds (an array of rows): psycopg's
-    pure-Python implementation (:func:`scorer.cli.serve.choose_psycopg`) cost ~4 µs a value,
-    56 ms of a new process's first view of a 1,000-evening season for 14,000 values, which
-    :func:`json.loads` reads in a few ms."""
+    pure-Python implementation (which ``nap serve`` asked for until the crash it avoided was
+    found to be CPython's: :mod:`scorer.storage.state_guard`) cost ~4 µs a value, 56 ms of a
+    new process's first view of a 1,000-evening season for 14,000 values, which
+    :func:`json.loads` reads in a few ms (one value for any implementation)."""
     from sqlalchemy.dialects.postgresql import aggregate_order_by
 
     document = db.session.scalar(_statement(sa.cast(sa.func.json_agg(aggregate_order_by(
