@@ -1,19 +1,28 @@
-"""Reproducer of the segmentation fault of ``nap serve`` on PostgreSQL (found by
-benchmarks/cold.py): one ``nap serve`` (one app process) on a throwaway schema, one long
-evening (``--hands``), ``--saves`` hands saved through the HTML hand form, each followed by
-two views of the scoresheet it redirects to (as cold.py's "redirect" rounds). A server that
-dies is started again; the run prints how many saves crashed it and where its logs are
-(faulthandler's dump of every thread, ``PYTHONFAULTHANDLER=1``).
+"""Reproducer of the segmentation fault of ``nap serve`` on long evenings (found by
+benchmarks/cold.py; the cause was CPython 3.11's double free of inline attribute values,
+guarded by scorer/storage/state_guard.py): one ``nap serve`` (one app process) on a
+throwaway PostgreSQL schema, one long evening (``--hands``), ``--saves`` hands saved through
+the HTML hand form, each followed by two views of the scoresheet it redirects to (as
+cold.py's "redirect" rounds). A server that dies is started again; the run prints how many
+saves crashed it and where its logs are (faulthandler's dump of every thread,
+``PYTHONFAULTHANDLER=1``).
 
-The crash depends on the process's exact sequence of allocations: any change to the code
-or to what is loaded can hide it or bring it back (see the branch ``segv`` report). Run it
-with environment settings to compare, e.g. ``PSYCOPG_IMPL=python`` or
-``NAP_LISTEN_HEARTBEAT=0``; ``--poll`` asks for one live poll first, which starts the LISTEN
-thread (it starts on the first poll only); ``--perturb`` makes the server import a little
-more first, which brings the crash back on main (about 4 saves in 6 crash, with or without
-the listener; without it main as it is did not crash in 40 saves). Nothing is asserted.
+The crash depended on the process's exact sequence of allocations: any change to the code
+or to what is loaded could hide it or bring it back. ``--perturb`` makes the server import a
+little more first (a sitecustomize.py of its own), which brought it back on main (2 of 4
+saves without the guard; 0 of 12 with it). With ``--perturb``, the environment also says:
 
-    .venv/bin/python benchmarks/segv_repro.py --hands 1000 --saves 10 --perturb [--poll]
+- ``SEGV_BLOCK=mod1,mod2``: those modules' imports fail (their pure-Python fallbacks are used);
+- ``SEGV_PURE_SQLALCHEMY=all`` or ``=_result_cy,_row_cy,…``: SQLAlchemy's Cython modules
+  loaded from their ``.py`` source instead;
+- ``SEGV_WRAP="valgrind --tool=memcheck --num-callers=40"``: the server runs under that
+  command (with ``PYTHONMALLOC=malloc`` valgrind sees every object: this is what found the
+  double free, "Invalid free … free_values … dictresize", first freed in a weak-reference
+  callback during a collector pass).
+
+Nothing is asserted.
+
+    .venv/bin/python benchmarks/segv_repro.py --hands 2000 --saves 4 --perturb [--poll]
     .venv/bin/python benchmarks/segv_repro.py --app /path/to/other/checkout --migration 0016_pin_budget
 """
 
