@@ -324,3 +324,41 @@ def test_a_change_through_another_process_is_answered_though_this_one_has_not_he
     drawn = phone.client.get(f"/e/{key}/chart.svg?r=2")
     assert drawn.status_code == 200 and drawn.data != first_chart  # not the kept chart of revision 1
     assert drawn.data == caches.chart_cache.get((key, 2)).body  # type: ignore[union-attr]
+
+
+def test_the_digests_a_render_carries_are_its_parts_and_rows_hashed_again(app: Any) -> None:
+    """Each row's digest is made once, with the row, and kept with it (issue 23 item 4: a
+    2,000-hand evening's rows were hashed again at every revision): what a render carries is
+    what hashing its fragment and every row again gives (the way digests_of made them), in the
+    same order, after new hands, a correction, a dispute (a row rendered again with its mark)
+    and a change of seats (rows rendered whole, the line of the change among them)."""
+    from scorer.web.sheet_changes import digest, parts_of, rows_by_hand
+
+    scorer = app.test_client()
+    key = start_evening(scorer)
+    viewer = Phone(app.test_client(), key)
+
+    def check() -> None:
+        viewer.load()
+        assert scorer.get(f"/e/{key}").status_code == 200
+        renders = [value for (cached, *_), value in list(caches.sheet_cache._data.items()) if cached == key]
+        assert len(renders) >= 2  # the viewer's and the scorer's
+        for rendered in renders:
+            rows, loose = rows_by_hand(rendered[3])
+            again = {"parts": {name: digest(html) for name, html in parts_of(rendered[2]).items()},
+                     "rows": {str(n): digest(html) for n, html in rows.items()}, "loose": digest("\0".join(loose))}
+            assert rendered[4] == again and list(rendered[4]["rows"]) == list(again["rows"])
+
+    for number, dealer, calls, tricks in ((1, 0, {2: "four"}, 4), (2, 1, {3: "nap"}, 5), (3, 2, {0: "three"}, 3)):
+        assert post_hand(scorer, key, number, dealer, calls, tricks).status_code == 302
+    check()
+    _correct_hand_one(scorer, app, key, 1, 3)
+    check()
+    raised = viewer.client.post(f"/e/{key}/hand/2/dispute", data={
+        "hand_id": hand_id(app, key, 2), "kind": "score", "note": "Dan took four"})
+    assert raised.status_code == 302
+    check()
+    assert 'class="badge disputed"' in viewer.rows[2]
+    assert scorer.post(f"/e/{key}/seats", data={"action": "join", "name": "Eve", "left_of": "1"}).status_code == 302
+    check()
+    assert "Eve joined before hand 4" in viewer.rows[3]

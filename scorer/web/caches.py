@@ -23,7 +23,7 @@ from markupsafe import Markup
 from ..reports.render_failures import FailureMemory
 from ..storage import kept_ledgers as settled
 from ..storage import sheet_digests, units
-from .sheet_changes import digests_of
+from .sheet_changes import Rendered, digests_of
 
 V = TypeVar("V")
 
@@ -76,7 +76,7 @@ def load_settled(key: str, head: Mapping[str, Any] | None = None) -> settled.Set
 
 #: Rendered scoresheets by (evening key, revision): several phones reloading an
 #: unchanged evening cost one small query each, not a full settle and render.
-sheet_cache: RevisionCache[tuple[str, bool, Markup, tuple[Markup, ...]]] = RevisionCache(64)
+sheet_cache: RevisionCache[Rendered] = RevisionCache(64)
 
 #: What the scoresheets rendered last for each (evening key, language, role, link root)
 #: showed: their newest few revisions, ``((revision, digests), …)`` oldest first

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Sequence
 from typing import Any
 
 from markupsafe import Markup
@@ -27,7 +28,10 @@ PART = re.compile(r'<div data-live-part="([a-z]+)">(.*?)</div><!--/part-->', re.
 #: The hand a row of the scoresheet shows (templates/_sheet_rows.html).
 HAND = re.compile(r'<tbody id="hand-([0-9]+)"')
 
-Rendered = tuple[str, bool, Markup, "tuple[Markup, ...]"]
+#: A render of the scoresheet (:func:`scorer.web.views.sheet.render_sheet`): its title, whether
+#: the evening is finished, its fragment, its rows of hands (newest first) and its
+#: :func:`digests_of` (made with it, from its rows' :func:`row_digest`, :func:`digests_from`).
+Rendered = tuple[str, bool, Markup, "tuple[Markup, ...]", dict[str, Any]]
 
 
 def parts_of(fragment: str) -> dict[str, str]:
@@ -54,12 +58,32 @@ def digest(text: str) -> str:
     return hashlib.blake2b(text.encode(), digest_size=10).hexdigest()
 
 
+def row_digest(row: str) -> tuple[int | None, str]:
+    """The hand a rendered row shows (``None``: a line that shows none, see :func:`rows_by_hand`)
+    and the row's :func:`digest`: a pure function of its text, so a row kept from one revision
+    to the next (:meth:`scorer.storage.kept_ledgers.Settled.per_hand`) is searched and hashed once."""
+    found = HAND.search(row)
+    return (int(found.group(1)) if found else None, digest(row))
+
+
 def digests_of(rendered: Rendered) -> dict[str, Any]:
     """What :func:`sheet_changes` needs of an older render: ``{"parts": {name: digest},
-    "rows": {"n": digest}, "loose": digest}`` (JSON, kept where every process finds it)."""
-    rows, loose = rows_by_hand(rendered[3])
-    return {"parts": {name: digest(html) for name, html in parts_of(rendered[2]).items()},
-            "rows": {str(n): digest(html) for n, html in rows.items()}, "loose": digest("\0".join(loose))}
+    "rows": {"n": digest}, "loose": digest}`` (JSON, kept where every process finds it), made
+    with the render (:func:`digests_from`)."""
+    return rendered[4]
+
+
+def digests_from(fragment: str, rows: Sequence[str], digested: Sequence[tuple[int | None, str]] | None = None
+                 ) -> dict[str, Any]:
+    """:func:`digests_of` the render of ``fragment`` and ``rows`` (newest first): the digest of
+    each part, of each row by its hand (:func:`rows_by_hand`) and of the rows that show no
+    hand together. ``digested[i]``, if given, is ``rows[i]``'s :func:`row_digest` (kept with
+    the row: the rows of a long evening are not hashed again at each revision)."""
+    if digested is None:
+        digested = [row_digest(row) for row in rows]
+    return {"parts": {name: digest(html) for name, html in parts_of(fragment).items()},
+            "rows": {str(n): hashed for n, hashed in digested if n is not None},
+            "loose": digest("\0".join(str(row) for row, (n, _) in zip(rows, digested) if n is None))}
 
 
 def sheet_changes(old: dict[str, Any], new: Rendered) -> dict[str, Any] | None:
@@ -68,19 +92,21 @@ def sheet_changes(old: dict[str, Any], new: Rendered) -> dict[str, Any] | None:
     "rows": {number: html}, "removed": [numbers]}`` holding only what differs (a row
     whose running totals moved after a corrected hand differs too), or ``None`` when
     the difference cannot be said that way (the frame of the rows changed: the first
-    hand, the last one undone; the lines before hand 1 changed; a part appeared)."""
+    hand, the last one undone; the lines before hand 1 changed; a part appeared). The
+    digests of ``new`` are those made with it (:func:`digests_of`): its rows are not hashed again."""
     old_parts, new_parts = old.get("parts", {}), parts_of(new[2])
-    if old_parts.keys() != new_parts.keys() or old_parts.get("hands") != digest(new_parts.get("hands", "")):
+    hashed = digests_of(new)
+    if old_parts.keys() != new_parts.keys() or old_parts.get("hands") != hashed["parts"].get("hands", digest("")):
         return None
     if HANDS not in new_parts.get("hands", ""):
         return None  # no table to place rows in (or a template without the marker)
     old_rows = old.get("rows", {})
-    new_rows, new_loose = rows_by_hand(new[3])
-    if old.get("loose") != digest("\0".join(new_loose)):
+    if old.get("loose") != hashed["loose"]:
         return None
+    new_rows, hashed_rows = rows_by_hand(new[3])[0], hashed["rows"]
     return {
-        "parts": {name: html for name, html in new_parts.items() if old_parts[name] != digest(html)},
-        "rows": {str(n): html for n, html in sorted(new_rows.items()) if old_rows.get(str(n)) != digest(html)},
+        "parts": {name: html for name, html in new_parts.items() if old_parts[name] != hashed["parts"][name]},
+        "rows": {str(n): html for n, html in sorted(new_rows.items()) if old_rows.get(str(n)) != hashed_rows[str(n)]},
         "removed": sorted(int(n) for n in old_rows if int(n) not in new_rows),
     }
 

@@ -62,18 +62,18 @@ from ..caches import (
 from ..event_pages import event_line
 from ..payment_words import lines_of
 from ..permissions import permission
-from ..sheet_changes import HANDS, sheet_changes
+from ..sheet_changes import HANDS, Rendered, digests_from, row_digest, sheet_changes
 from ..table_forms import ActionForm
 from .common import SVG_CSP, client_id, content_disposition, load_evening, undo_offer
 
 bp = Blueprint("sheet", __name__)
 
 
-
-def render_sheet(found: Settled) -> tuple[str, bool, Markup, tuple[Markup, ...]]:
-    """The scoresheet's fragment with :data:`HANDS` where its rows of hands go, and those
-    rows (newest first). Each row without a mark (disputed, unconfirmed) is rendered once,
-    when its hand is new or changed (:meth:`scorer.storage.kept_ledgers.Settled.per_hand`, by language);
+def render_sheet(found: Settled) -> Rendered:
+    """The scoresheet's fragment with :data:`HANDS` where its rows of hands go, those rows
+    (newest first) and their digests (:func:`scorer.web.sheet_changes.digests_of`). Each row
+    without a mark (disputed, unconfirmed) is rendered and hashed once, when its hand is new
+    or changed (:meth:`scorer.storage.kept_ledgers.Settled.per_hand`, by language);
     the few rows with a mark are rendered again for each revision (a dispute changes the
     revision, not the hand). An evening with changes of seats (issue 12) is rendered whole,
     its lines of seat changes between the rows, and nothing of it is kept."""
@@ -82,12 +82,17 @@ def render_sheet(found: Settled) -> tuple[str, bool, Markup, tuple[Markup, ...]]
     lines = seat_lines(ledger)
     disputed, waiting = disputes.marks(evening.id, [hand_id for hand_id, _ in found.fingerprint],
                                        evening.confirmation, found.marks)
+    digested = None
     if resumable(ledger):
-        rows = list(found.per_hand(("sheet", str(get_locale()), link_root()),
+        variant = (str(get_locale()), link_root())
+        rows = list(found.per_hand(("sheet", *variant),
                                    lambda start, stop: _sheet_rows(found, start, stop, {}, set(), set())))
+        digested = list(found.per_hand(("sheet digests", *variant),
+                                       lambda start, stop: [row_digest(row) for row in rows[start:stop]]))
         for number in sorted(disputed | waiting):
             if number <= len(rows):
                 rows[number - 1] = _sheet_rows(found, number - 1, number, {}, disputed, waiting)[0]
+                digested[number - 1] = row_digest(rows[number - 1])
     else:
         rows = _sheet_rows(found, 0, len(ledger.rows), lines, disputed, waiting)
         if ledger.rows and lines.get(1):  # the changes before the first hand, below it
@@ -111,7 +116,8 @@ def render_sheet(found: Settled) -> tuple[str, bool, Markup, tuple[Markup, ...]]
                                                                  or "pool"),
         )
     )
-    return evening.name, evening.finished_at is not None, fragment, tuple(rows[::-1])
+    return (evening.name, evening.finished_at is not None, fragment, tuple(rows[::-1]),
+            digests_from(fragment, rows[::-1], None if digested is None else digested[::-1]))
 
 
 def _sheet_rows(found: Settled, start: int, stop: int, lines: dict[int, list[str]], disputed: set[int],
@@ -154,7 +160,7 @@ def scoresheet(key: str) -> str:
         return with_event_line(page, key, scorer, in_event)
     rendered = by_revision(sheet_cache, key, render_sheet, locale, scorer, root, revision=revision, head=row)
     remember_sheet(key, (locale, scorer, root), revision, rendered)  # what live updates diff against
-    title, finished, fragment, rows = rendered
+    title, finished, fragment, rows, _ = rendered
     # the same for every phone of this language and role; not a scorer's page with a
     # form in its fragment that needs this phone's CSRF token (Rematch). A page with a
     # message waiting (the saving phone's redirect: "Hand 7 saved" and its Undo) is the
@@ -243,7 +249,6 @@ def frame_of(key: str, locale: str, scorer: bool, group: Any, title: str, finish
 CSRF = "<!--csrf-->"
 
 
-
 @permission("manage")
 def _set_finished(key: str, finished: bool) -> Any:
     """Close the evening (no more hands) or open it again."""
@@ -257,9 +262,7 @@ def _set_finished(key: str, finished: bool) -> Any:
     return redirect(url_for(".scoresheet", key=key))
 
 
-
 bp.add_url_rule("/e/<key>/finish", "finish", _set_finished, methods=["POST"], defaults={"finished": True})
-
 
 
 @bp.get("/e/<key>/finish")
@@ -272,9 +275,7 @@ def confirm_finish(key: str) -> str:
     return render_template("confirm_finish.html", evening=evening, action=ActionForm())
 
 
-
 bp.add_url_rule("/e/<key>/reopen", "reopen", _set_finished, methods=["POST"], defaults={"finished": False})
-
 
 
 @bp.post("/e/<key>/rematch")
@@ -293,7 +294,6 @@ def rematch(key: str) -> Any:
               else gettext("The rematch had already started: here it is."))
         return redirect(url_for(".scoresheet", key=outcome.detail))
     return form_answer(outcome, saved=None, to=url_for(".scoresheet", key=key))
-
 
 
 @bp.route("/e/<key>/note", methods=["GET", "POST"])
@@ -320,7 +320,6 @@ def evening_note(key: str) -> Any:
     return render_template("evening_note.html", evening=evening, form=form, note=note), status
 
 
-
 @bp.get("/e/<key>/rules")
 @permission("view")
 def rules(key: str) -> str:
@@ -329,7 +328,6 @@ def rules(key: str) -> str:
     return render_template(f"rules/{ledger.variant.id}.html", evening=evening, ledger=ledger,
                            setup=ledger.setup, o=ledger.setup.options, stake=ledger.setup.stake,
                            variant=ledger.variant)
-
 
 
 @bp.get("/e/<key>/evening.json")
@@ -344,7 +342,6 @@ def export_json(key: str) -> Response:
     return response
 
 
-
 @bp.get("/e/<key>/ledger.csv")
 @permission("view")
 def export_csv(key: str) -> Response:
@@ -353,7 +350,6 @@ def export_csv(key: str) -> Response:
     response = Response(ledger_csv(ledger), mimetype="text/csv")
     response.headers["Content-Disposition"] = content_disposition("attachment", evening.name, "csv")
     return response
-
 
 
 @bp.get("/e/<key>/scoresheet.csv")
@@ -365,7 +361,6 @@ def export_spreadsheet(key: str) -> Response:
     response = Response(score_sheet_csv(ledger), mimetype="text/csv")
     response.headers["Content-Disposition"] = content_disposition("attachment", f"{evening.name} score sheet", "csv")
     return response
-
 
 
 @bp.get("/e/<key>/evening.pdf")
@@ -391,7 +386,6 @@ def export_pdf(key: str) -> Any:
     return response
 
 
-
 @bp.app_errorhandler(PdfError)
 def pdf_error(error: PdfError) -> Any:
     """Any PDF (the evening's, a season's) that took too long or failed: 503 with a clear
@@ -408,7 +402,6 @@ def pdf_error(error: PdfError) -> Any:
     else:
         headers = {"Retry-After": "60"}
     return render_template("error.html", code=503, message=str(error)), 503, headers
-
 
 
 @bp.get("/e/<key>/chart.svg")
