@@ -130,12 +130,17 @@ def last_hand(key: str) -> tuple[int, int, int] | None:
     play, or it is finished (nothing to undo)."""
     if not valid_key(key):
         return None
-    version = sa.select(sa.func.max(HandVersion.version)).where(HandVersion.hand_id == Hand.id).scalar_subquery()
-    row = db.session.execute(  # the last hand by the (evening, number) index; its versions by their hand's
-        sa.select(Hand.number, version, Hand.id).join(Evening, Evening.id == Hand.evening_id)
-        .where(Evening.key == key, Evening.finished_at.is_(None), Hand.number > 0)
-        .order_by(Hand.number.desc()).limit(1)).first()
+    row = db.session.execute(_LAST_HAND, {"key": key}).first()
     return None if row is None else (row[0], row[1], row[2])
+
+
+#: :func:`last_hand`'s statement (built once): the last hand by the (evening, number) index; its
+#: versions by their hand's.
+_LAST_HAND = (sa.select(Hand.number, sa.select(sa.func.max(HandVersion.version))
+                        .where(HandVersion.hand_id == Hand.id).scalar_subquery(), Hand.id)
+              .join(Evening, Evening.id == Hand.evening_id)
+              .where(Evening.key == sa.bindparam("key"), Evening.finished_at.is_(None), Hand.number > 0)
+              .order_by(Hand.number.desc()).limit(1))
 
 
 def evening_name(key: str) -> str:
