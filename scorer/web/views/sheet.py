@@ -159,7 +159,6 @@ def scoresheet(key: str) -> str:
     if page is not None:
         return with_event_line(page, key, scorer, in_event)
     rendered = by_revision(sheet_cache, key, render_sheet, locale, scorer, root, revision=revision, head=row)
-    remember_sheet(key, (locale, scorer, root), revision, rendered)  # what live updates diff against
     title, finished, fragment, rows, _ = rendered
     # the same for every phone of this language and role; not a scorer's page with a
     # form in its fragment that needs this phone's CSRF token (Rematch). A page with a
@@ -183,7 +182,12 @@ def scoresheet(key: str) -> str:
     page = "".join((before, *rows, after))
     if shared:
         page_cache.put(page_key, page)
-    return with_event_line(page, key, scorer, in_event)
+    page = with_event_line(page, key, scorer, in_event)
+    # what live updates diff against, kept once the page has read all it reads: keeping it
+    # commits (the request's transaction, or a unit of work of its own), and no read begins
+    # another transaction after it
+    remember_sheet(key, (locale, scorer, root), revision, rendered)
+    return page
 
 
 def with_event_line(page: str, key: str, scorer: bool, in_event: bool = True) -> str:
