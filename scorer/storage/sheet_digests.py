@@ -27,19 +27,32 @@ log = logging.getLogger(__name__)
 DEPTH = 8
 
 
-def _insert(row: dict[str, Any]) -> Any:
-    dialect = db.session.get_bind().dialect.name
-    if dialect == "postgresql":
-        from sqlalchemy.dialects.postgresql import insert
-    else:
-        from sqlalchemy.dialects.sqlite import insert
-    return insert(SheetDigest).values(row).on_conflict_do_nothing(
-        index_elements=[SheetDigest.evening_key, SheetDigest.variant, SheetDigest.revision])
+_TABLE = SheetDigest.__table__
+
+#: Forget the table's revisions of one variant older than the last :data:`DEPTH`. The statements
+#: of :func:`keep` are built once (each first view of a revision runs them: building them and
+#: their cache keys cost more than running them), with these parameters and the row's columns.
+_FORGET = sa.delete(_TABLE).where(_TABLE.c.evening_key == sa.bindparam("forget_key"),
+                                  _TABLE.c.variant == sa.bindparam("forget_variant"),
+                                  _TABLE.c.revision <= sa.bindparam("forget_below"))
+#: ``INSERT … ON CONFLICT DO NOTHING`` of one row by dialect, and on PostgreSQL the same with
+#: the forgetting as its ``WITH`` (:func:`_statements`).
+_STATEMENTS: dict[str, tuple[Any, Any]] = {}
 
 
-def _forget(key: str, variant: str, revision: int) -> Any:
-    return sa.delete(SheetDigest).where(SheetDigest.evening_key == key, SheetDigest.variant == variant,
-                                        SheetDigest.revision <= revision - DEPTH)
+def _statements(dialect: str) -> tuple[Any, Any]:
+    """The keeping alone, and on PostgreSQL the keeping with the forgetting (else ``None``)."""
+    made = _STATEMENTS.get(dialect)
+    if made is None:
+        if dialect == "postgresql":
+            from sqlalchemy.dialects.postgresql import insert
+        else:
+            from sqlalchemy.dialects.sqlite import insert
+        keeping = insert(_TABLE).on_conflict_do_nothing(
+            index_elements=[_TABLE.c.evening_key, _TABLE.c.variant, _TABLE.c.revision])
+        made = _STATEMENTS[dialect] = (keeping, keeping.add_cte(_FORGET.cte("forgotten"))
+                                       if dialect == "postgresql" else None)
+    return made
 
 
 def keep(key: str, variant: str, revision: int, digests: dict[str, Any]) -> None:
@@ -53,20 +66,22 @@ def keep(key: str, variant: str, revision: int, digests: dict[str, Any]) -> None
     not a unit of work of its own: two round trips instead of five, on the first view of
     each revision."""
     row = {"evening_key": key, "variant": variant, "revision": revision, "digests": digests}
+    forget = {"forget_key": key, "forget_variant": variant, "forget_below": revision - DEPTH}
     session = db.session
     try:
-        if (session.get_bind().dialect.name == "postgresql" and not WRITING.get()
+        keeping, with_forgetting = _statements(session.get_bind().dialect.name)
+        if (with_forgetting is not None and not WRITING.get()
                 and not (session.new or session.dirty or session.deleted)):
             try:
-                session.execute(_insert(row).add_cte(_forget(key, variant, revision).cte("forgotten")))
+                session.execute(with_forgetting, {**row, **forget})
                 session.commit()
             except BaseException:
                 session.rollback()
                 raise
             return
         with units.writing():
-            session.execute(_insert(row))
-            session.execute(_forget(key, variant, revision))
+            session.execute(keeping, row)
+            session.execute(_FORGET, forget)
     except SQLAlchemyError:
         log.warning("could not keep the scoresheet's digests of revision %d", revision, exc_info=True)
 
