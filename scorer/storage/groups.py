@@ -10,6 +10,7 @@ a merge of spellings only changes how the season counts them.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Hashable
 from dataclasses import dataclass, replace
@@ -78,16 +79,21 @@ def evening_head(evening_key: str) -> tuple[int, tuple[str, str] | None, dict[st
     return None if found is None else found[:3]
 
 
+@functools.cache
+def _sheet_head() -> sa.Select[Any]:
+    """:func:`sheet_head`'s statement, built once (its key a parameter): building it and its
+    cache key on every page cost about as much as running it."""
+    in_event = sa.exists().where(EventTable.evening_id == Evening.id).label("in_event")
+    return (sa.select(*HEAD_COLUMNS, Group.key.label("group_key"), Group.name.label("group_name"), in_event)
+            .outerjoin(Group, Evening.group_id == Group.id).where(Evening.key == sa.bindparam("key")))
+
+
 def sheet_head(evening_key: str) -> tuple[int, tuple[str, str] | None, dict[str, Any], bool] | None:
     """:func:`evening_head` and, in the same query, whether the evening is a table of an
     event (the scoresheet asks for the event's line only then: most evenings are of none)."""
     if not units.valid_key(evening_key):
         return None
-    in_event = sa.exists().where(EventTable.evening_id == Evening.id).label("in_event")
-    row = db.session.execute(
-        sa.select(*HEAD_COLUMNS, Group.key.label("group_key"), Group.name.label("group_name"), in_event)
-        .outerjoin(Group, Evening.group_id == Group.id).where(Evening.key == evening_key)
-    ).first()
+    row = db.session.execute(_sheet_head(), {"key": evening_key}).first()
     if row is None:
         return None
     head = row._asdict()
