@@ -19,7 +19,7 @@ from typing import Any, TypeVar
 
 import sqlalchemy as sa
 from flask import current_app
-from sqlalchemy.orm import selectinload
+from sqlalchemy.orm import joinedload, lazyload, selectinload
 from sqlalchemy.orm.attributes import set_committed_value
 
 from . import live
@@ -38,6 +38,13 @@ def valid_key(key: object) -> bool:
 #: what :func:`get_evening` reads with an evening
 _LOADED = (selectinload(Evening.players), selectinload(Evening.seat_changes),
            selectinload(Evening.hands).selectinload(Hand.versions))
+#: what :func:`sharing_evening` reads with the warm-up's evening: its players and changes of
+#: seats in the evening's own statement, not its hands (each of them, and a version of each, is
+#: most of what reading an evening costs): the pages' ledger and the hand they show are read
+#: without them (:func:`scorer.storage.evenings.ledger_of`, :func:`scorer.storage.evenings.hand_in_play`);
+#: a page that asks for ``evening.hands`` still gets them, with their versions, read then
+_LIGHT = (joinedload(Evening.players), joinedload(Evening.seat_changes),
+          lazyload(Evening.hands).selectinload(Hand.versions))
 
 
 def get_evening(key: str, *, fresh: bool = False) -> Evening | None:
@@ -71,8 +78,10 @@ def sharing_evening(key: str) -> Iterator[Evening | None]:
     service worker's warm-up (:func:`scorer.web.views.offline.kept_pages`) makes six pages
     of one table, each by its own route in an application context (and a session) of its
     own, and each read the whole evening again, a sixth of the warm-up's CPU each (issue 23
-    item 2). The pages only read it. Yields the evening, or ``None`` when there is none."""
-    evening = get_evening(key)
+    item 2). The pages only read it. It is read without its hands (:data:`_LIGHT`). Yields the
+    evening, or ``None`` when there is none."""
+    evening = db.session.scalar(sa.select(Evening).where(Evening.key == key).options(*_LIGHT)) \
+        if valid_key(key) else None
     token = _SHARED.set({key: evening} if evening is not None else {})
     reads = _READS.set({})
     try:
