@@ -33,7 +33,7 @@ from flask_babel import force_locale, gettext
 from flask_wtf.csrf import generate_csrf
 
 from ...storage import units
-from .. import access, compression
+from .. import access, compression, quiet
 from ..engine_bundle import build_bundle
 from ..i18n import LANGUAGES, select_locale
 from ..permissions import permission
@@ -300,6 +300,7 @@ def _inner(path: str, cookie: str | None, known: dict[str, Any] | None = None,
     session, each page given a copy of its own as it was opened, not read and checked again)."""
     environ = {k: v for k, v in request.environ.items() if k not in ("CONTENT_LENGTH", "CONTENT_TYPE", "wsgi.input")}
     environ.update(REQUEST_METHOD="GET", PATH_INFO=path, QUERY_STRING="", HTTP_ACCEPT="text/html")
+    environ[quiet.INNER_PAGE] = True  # its session is not written: its cookie is not kept
     environ.pop("HTTP_ACCEPT_ENCODING", None)  # the pages as they are: the whole answer is compressed
     if cookie is not None:
         environ["HTTP_COOKIE"] = cookie
