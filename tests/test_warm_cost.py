@@ -61,9 +61,14 @@ def test_the_warm_up_reads_the_evening_once_for_its_six_pages(app: Any) -> None:
     hands = [s for s in statements if re.search(r"\bFROM hand\b", s)]
     assert len(hands) == 1 and re.search(r"WHERE hand\.id = ", hands[0]) and "hand_version" in hands[0]
     assert not [s for s in statements if re.match(r"SELECT hand_version\.hand_id\b", s)]
-    # who the phone is and whether it scores here: read once, not once per page
-    assert sum(1 for s in statements if re.search(r"FROM device\s+WHERE device\.token_hash", s)) == 1
-    assert sum(1 for s in statements if re.match(r"SELECT table_access\.id\b", s)) == 1
+    # who the phone is and whether it scores here: read once, in one query, not once per page
+    phone = [s for s in statements if re.search(r"\bFROM device\b", s)]
+    assert len(phone) == 1 and "table_access" in phone[0] and "WHERE device.token_hash" in phone[0]
+    assert not [s for s in statements if re.match(r"SELECT table_access\.id\b", s)]
+    # whether the table is an event's (the referee's desk link): with the evening
+    assert not [s for s in statements if re.search(r"\bFROM event\b", s)]
+    # four in all: the phone, the evening, its last hand, that hand's disputes
+    assert len([s for s in statements if s.strip() != "BEGIN"]) == 4
     _same_as_routes(scorer, pages)
 
 

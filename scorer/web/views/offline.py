@@ -355,8 +355,10 @@ def kept_pages(key: str) -> Response:
         paths += [_template(e).replace("{key}", key).replace("{number}", str(int(last))) for e in WARMED_LAST]
     cookie = _with_form_secret()
     pages = []
-    # the same phone asks for each page: who it is and whether it scores here, read once
-    known = {"nap_device": access.current_device(), "nap_scorer_of": {key: access.is_scorer(key)}}
+    # the same phone asks for each page: who it is and whether it scores here, read once (its
+    # role first: with its row, in one query)
+    scorer = access.is_scorer(key)
+    known = {"nap_device": access.current_device(), "nap_scorer_of": {key: scorer}}
     opened: dict[str, Any] = {}
     with units.sharing_evening(key):  # read once for the six pages, not once each
         for path in paths:
