@@ -158,6 +158,24 @@ def test_the_warm_up_without_the_evenings_hands_has_each_page_as_its_route_makes
             assert len([s for s in statements if re.search(r"WHERE hand\.id = ", s)]) == (2 if last == 1 else 1)
 
 
+def test_the_warm_ups_forms_carry_one_token_signed_once_and_good(app: Any) -> None:
+    """The forms' token (Flask-WTF's) is signed once for the warm-up's pages, as each page would
+    sign it this second, and a form posted from a kept page with it is taken."""
+    scorer = app.test_client()
+    key = start_evening(scorer)
+    assert post_hand(scorer, key, 1, 0, {1: "three"}, tricks=3).status_code == 302
+    scorer.get(f"/e/{key}")
+    app.config["WTF_CSRF_ENABLED"] = True
+    pages, _ = _warm(app, scorer, f"/e/{key}/kept?last=1")
+    token = re.compile(r'name="csrf_token" type="hidden" value="([^"]+)"')
+    tokens = {found for html in pages.values() for found in token.findall(html)}
+    assert len(tokens) == 1
+    undo = pages[f"/e/{key}/undo"]
+    fields = dict(re.findall(r'<input type="hidden" name="(\w+)" value="([^"]*)"', undo))
+    assert scorer.post(f"/e/{key}/undo", data={"csrf_token": tokens.pop(), **fields}).status_code == 302
+    assert scorer.get(f"/api/e/{key}").get_json()["hands"] == []  # undone: the token was good
+
+
 # -- the save's answer (scorer/web/views/api.py: _kept_hand_saved) --------------------------
 THREE = {"dealer": "Ann", "auction": ["three", "pass", "pass", "pass"], "tricks": 3}
 

@@ -358,7 +358,10 @@ def kept_pages(key: str) -> Response:
     # the same phone asks for each page: who it is and whether it scores here, read once (its
     # role first: with its row, in one query)
     scorer = access.is_scorer(key)
-    known = {"nap_device": access.current_device(), "nap_scorer_of": {key: scorer}}
+    known = {"nap_device": access.current_device(), "nap_scorer_of": {key: scorer},
+             # the forms' token (Flask-WTF's, kept in g): signed once for the pages, not once each
+             # (the same secret, this second: the token each page would sign)
+             current_app.config.get("WTF_CSRF_FIELD_NAME", "csrf_token"): generate_csrf()}
     opened: dict[str, Any] = {}
     with units.sharing_evening(key):  # read once for the six pages, not once each
         for path in paths:
