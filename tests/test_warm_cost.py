@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+import pytest
 import sqlalchemy as sa
 
 from scorer.storage import units
@@ -52,12 +53,22 @@ def test_the_warm_up_reads_the_evening_once_for_its_six_pages(app: Any) -> None:
     scorer.get(f"/e/{key}")  # the "saved" message, once
     pages, statements = _warm(app, scorer, f"/e/{key}/kept?last=2")
     assert len(pages) == 6
-    # the hands' versions are read with the evening (selectinload): once, not once per page
-    assert sum(1 for s in statements if re.match(r"SELECT hand_version\.hand_id\b", s)) == 1
+    # the evening is read once, with its players and changes of seats, without its hands: the
+    # ledger is the one the save handed over (no query), and the one hand the pages show (the
+    # last: its page, its correction form, the undo page) is read alone, with its versions, once
     assert sum(1 for s in statements if re.match(r"SELECT evening\.id\b", s)) == 1
-    # who the phone is and whether it scores here: read once, not once per page
-    assert sum(1 for s in statements if re.search(r"FROM device\s+WHERE device\.token_hash", s)) == 1
-    assert sum(1 for s in statements if re.match(r"SELECT table_access\.id\b", s)) == 1
+    assert not [s for s in statements if re.search(r"\bFROM evening AS evening_1 JOIN hand\b", s)]
+    hands = [s for s in statements if re.search(r"\bFROM hand\b", s)]
+    assert len(hands) == 1 and re.search(r"WHERE hand\.id = ", hands[0]) and "hand_version" in hands[0]
+    assert not [s for s in statements if re.match(r"SELECT hand_version\.hand_id\b", s)]
+    # who the phone is and whether it scores here: read once, in one query, not once per page
+    phone = [s for s in statements if re.search(r"\bFROM device\b", s)]
+    assert len(phone) == 1 and "table_access" in phone[0] and "WHERE device.token_hash" in phone[0]
+    assert not [s for s in statements if re.match(r"SELECT table_access\.id\b", s)]
+    # whether the table is an event's (the referee's desk link): with the evening
+    assert not [s for s in statements if re.search(r"\bFROM event\b", s)]
+    # four in all: the phone, the evening, its last hand, that hand's disputes
+    assert len([s for s in statements if s.strip() != "BEGIN"]) == 4
     _same_as_routes(scorer, pages)
 
 
@@ -117,6 +128,52 @@ def test_the_warm_up_settles_the_evening_once_for_its_pages(app: Any, monkeypatc
     settled.clear()
     _same_as_routes(scorer, pages)
     assert len(settled) > 1  # asked one by one, each page settles it for itself
+
+
+@pytest.mark.parametrize("kept", [True, False])
+def test_the_warm_up_without_the_evenings_hands_has_each_page_as_its_route_makes_it(app: Any, kept: bool) -> None:
+    """The warm-up reads the evening without its hands: its ledger (kept by this process, or
+    settled from the database when not: another process saved the hand) and the hands its pages
+    show are the same as each page reads for itself, a change of seats in play too (issue 12)."""
+    from scorer.storage import kept_ledgers
+
+    scorer = app.test_client()
+    key = start_evening(scorer)
+    for number, dealer in ((1, 0), (2, 1), (3, 2)):
+        assert post_hand(scorer, key, number, dealer, {(dealer + 1) % 4: "three"}, tricks=3).status_code == 302
+    for joined in (False, True):
+        if joined:
+            assert scorer.post(f"/e/{key}/seats", data={"action": "join", "name": "Eve", "left_of": "1"}
+                               ).status_code == 302
+            assert post_hand(scorer, key, 4, 3, {0: "three"}, tricks=2).status_code == 302
+        scorer.get(f"/e/{key}")
+        n = 4 if joined else 3
+        for last in (1, n):
+            if not kept:
+                kept_ledgers.ledgers.clear()
+            pages, statements = _warm(app, scorer, f"/e/{key}/kept?last={last}")
+            assert len(pages) == 6
+            _same_as_routes(scorer, pages)
+            # hand 1 (its page and form) and the last (the undo page) are read alone, no other hand
+            assert len([s for s in statements if re.search(r"WHERE hand\.id = ", s)]) == (2 if last == 1 else 1)
+
+
+def test_the_warm_ups_forms_carry_one_token_signed_once_and_good(app: Any) -> None:
+    """The forms' token (Flask-WTF's) is signed once for the warm-up's pages, as each page would
+    sign it this second, and a form posted from a kept page with it is taken."""
+    scorer = app.test_client()
+    key = start_evening(scorer)
+    assert post_hand(scorer, key, 1, 0, {1: "three"}, tricks=3).status_code == 302
+    scorer.get(f"/e/{key}")
+    app.config["WTF_CSRF_ENABLED"] = True
+    pages, _ = _warm(app, scorer, f"/e/{key}/kept?last=1")
+    token = re.compile(r'name="csrf_token" type="hidden" value="([^"]+)"')
+    tokens = {found for html in pages.values() for found in token.findall(html)}
+    assert len(tokens) == 1
+    undo = pages[f"/e/{key}/undo"]
+    fields = dict(re.findall(r'<input type="hidden" name="(\w+)" value="([^"]*)"', undo))
+    assert scorer.post(f"/e/{key}/undo", data={"csrf_token": tokens.pop(), **fields}).status_code == 302
+    assert scorer.get(f"/api/e/{key}").get_json()["hands"] == []  # undone: the token was good
 
 
 # -- the save's answer (scorer/web/views/api.py: _kept_hand_saved) --------------------------

@@ -58,6 +58,33 @@ def test_pages_link_static_files_by_hashed_names_served_immutable(app: Any) -> N
         old.close()
 
 
+def test_the_frames_links_printed_once_follow_the_root_and_the_static_files(app: Any, tmp_path: Path) -> None:
+    """The frame's head (templates/_frame_head.html) is printed once and kept
+    (scorer.web.static_names.frame_head): the links each ``url_for`` gives, under each root the
+    app is mounted at, and new ones once a static file changes."""
+    import shutil
+
+    from flask import url_for
+
+    client = app.test_client()
+    key = start_evening(client)
+    for root in ("", "/nap", ""):
+        page = client.get(f"/e/{key}/big", environ_overrides={"SCRIPT_NAME": root}).get_data(as_text=True)
+        with app.test_request_context(f"/e/{key}/big", environ_overrides={"SCRIPT_NAME": root}):
+            app.preprocess_request()
+            wanted = [url_for("static", filename=name) for name in ("app.css", "outbox.js", "register-sw.js")]
+        assert all(f'"{url}"' in page for url in wanted), root
+        assert all(url.startswith(f"{root}/static/") for url in wanted)
+    static = tmp_path / "static"
+    shutil.copytree(app.static_folder, static, ignore=shutil.ignore_patterns("pyodide"))
+    app.static_folder = str(static)
+    before = _refs(client.get(f"/e/{key}/big").get_data(as_text=True))
+    (static / "app.css").write_text((static / "app.css").read_text() + "\n/* changed */\n")
+    after = _refs(client.get(f"/e/{key}/big").get_data(as_text=True))
+    changed = [(a, b) for a, b in zip(before, after, strict=True) if a != b]
+    assert [HASHED.fullmatch(b).group(1) for _, b in changed] == ["app"]  # type: ignore[union-attr]
+
+
 def test_a_hashed_module_imports_the_hashed_names_and_the_old_name_the_old_ones(app: Any) -> None:
     client = app.test_client()
     html = client.get("/").get_data(as_text=True)

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 
 import sqlalchemy as sa
+from sqlalchemy.orm import joinedload, object_session
 
 from ..evening.codec import decode_hand, encode_hand
 from ..evening.ledger import Ledger, settle_evening
@@ -57,11 +58,43 @@ def ledger_of(evening: Evening) -> Ledger:
 
 
 def _ledger_of(evening: Evening) -> Ledger:
+    if units.shared_evening(evening.key) is evening and "hands" not in evening.__dict__:
+        return _warm(evening).ledger
     changes = seat_changes_of(evening)
     setup = setup_of(evening, changes)
     if changes or not settled.resumable_setup(setup):
         return settle_evening(setup, current_facts(evening), changes)
     return settled.ledger_of_loaded(evening, setup)
+
+
+def _warm(evening: Evening) -> settled.Settled:
+    """The warm-up's evening (:func:`scorer.storage.units.sharing_evening`, read without its
+    hands) settled at the revision it was read at: the kept ledger with no query when this
+    process keeps it (the phone that saved the hand has handed it over), else read as the
+    scoresheet reads it (:func:`scorer.storage.kept_ledgers.settled`), never from the ORM's hands."""
+    def read() -> settled.Settled:
+        found = settled.settled(evening.key, head=settled.head_row(evening))
+        assert found is not None  # just read; evenings are never deleted
+        return found
+    return units.shared_of(evening, "settled", read)
+
+
+def hand_in_play(evening: Evening, number: int) -> Hand:
+    """``evening.hands[number - 1]``, hand ``number`` in play (a number its ledger has, with
+    its versions). The warm-up's evening has not read its hands: that hand alone is read, by
+    the row id its ledger was settled from, in the evening's own session, once for the pages
+    that show it (its page and its correction form)."""
+    if units.shared_evening(evening.key) is not evening or "hands" in evening.__dict__:
+        return evening.hands[number - 1]
+    hand_id = _warm(evening).fingerprint[number - 1][0]
+    session = object_session(evening)
+    assert session is not None
+
+    def read() -> Hand:
+        found = session.scalar(sa.select(Hand).where(Hand.id == hand_id).options(joinedload(Hand.versions)))
+        assert found is not None  # hands are never deleted
+        return found
+    return units.shared_of(evening, f"hand {number}", read)
 
 
 def is_closed(evening: Evening, ledger: Ledger) -> bool:

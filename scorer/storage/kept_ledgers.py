@@ -406,12 +406,18 @@ def settled(key: str, head: Mapping[str, Any] | None = None) -> Settled | None:
     return found
 
 
+def head_row(evening: Evening) -> dict[str, Any]:
+    """An ORM evening's own columns (:data:`HEAD_COLUMNS`), as :func:`settled` takes them."""
+    row = {c.key: getattr(evening, c.key) for c in HEAD_COLUMNS}
+    row["options"], row["draw"] = dict(row["options"] or {}), list(row["draw"] or ())
+    return row
+
+
 def head_of(evening: Evening, players: tuple[str, ...] | None = None) -> EveningHead:
     """An ORM evening's :class:`EveningHead` (``players``: their names, when known without
     reading the evening's players)."""
-    row = {c.key: getattr(evening, c.key) for c in HEAD_COLUMNS}
-    row["options"], row["draw"] = dict(row["options"] or {}), list(row["draw"] or ())
-    return EveningHead(**row, players=tuple(p.name for p in evening.players) if players is None else players)
+    return EveningHead(**head_row(evening), players=tuple(p.name for p in evening.players) if players is None
+                       else players)
 
 
 def kept_at(key: str, revision: int, group_id: int | None) -> Settled | None:

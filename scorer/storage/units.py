@@ -19,10 +19,11 @@ from typing import Any, TypeVar
 
 import sqlalchemy as sa
 from flask import current_app
-from sqlalchemy.orm import selectinload
+from sqlalchemy.orm import joinedload, lazyload, selectinload
 from sqlalchemy.orm.attributes import set_committed_value
 
 from . import live
+from .event_models import Event, EventTable
 from .models import WRITING, Evening, Hand, HandVersion, db
 
 #: An evening's URL key (or scorers' key): 22 URL-safe base64 characters as made; at most 32.
@@ -38,6 +39,13 @@ def valid_key(key: object) -> bool:
 #: what :func:`get_evening` reads with an evening
 _LOADED = (selectinload(Evening.players), selectinload(Evening.seat_changes),
            selectinload(Evening.hands).selectinload(Hand.versions))
+#: what :func:`sharing_evening` reads with the warm-up's evening: its players and changes of
+#: seats in the evening's own statement, not its hands (each of them, and a version of each, is
+#: most of what reading an evening costs): the pages' ledger and the hand they show are read
+#: without them (:func:`scorer.storage.evenings.ledger_of`, :func:`scorer.storage.evenings.hand_in_play`);
+#: a page that asks for ``evening.hands`` still gets them, with their versions, read then
+_LIGHT = (joinedload(Evening.players), joinedload(Evening.seat_changes),
+          lazyload(Evening.hands).selectinload(Hand.versions))
 
 
 def get_evening(key: str, *, fresh: bool = False) -> Evening | None:
@@ -57,6 +65,9 @@ def get_evening(key: str, *, fresh: bool = False) -> Evening | None:
     return db.session.scalar(query)
 
 
+#: what :func:`shared_read` keeps the event of a table under, ``(EVENT_OF, key)``: ``(its id, its
+#: key)`` or ``None`` (:func:`scorer.web.views.common.event_of_table`), read with the shared evening
+EVENT_OF = "event_of_table"
 #: the evenings read once for several pages made in one request (:func:`sharing_evening`)
 _SHARED: ContextVar[dict[str, Evening] | None] = ContextVar("nap_shared_evenings", default=None)
 #: what those pages read alike, read once (:func:`shared_read`)
@@ -71,10 +82,15 @@ def sharing_evening(key: str) -> Iterator[Evening | None]:
     service worker's warm-up (:func:`scorer.web.views.offline.kept_pages`) makes six pages
     of one table, each by its own route in an application context (and a session) of its
     own, and each read the whole evening again, a sixth of the warm-up's CPU each (issue 23
-    item 2). The pages only read it. Yields the evening, or ``None`` when there is none."""
-    evening = get_evening(key)
+    item 2). The pages only read it. It is read without its hands (:data:`_LIGHT`), and with the
+    event it is a table of (:data:`EVENT_OF`). Yields the evening, or ``None`` when there is none."""
+    row = db.session.execute(  # with the event it is a table of (at most one), if any
+        sa.select(Evening, Event.id, Event.key).outerjoin(EventTable, EventTable.evening_id == Evening.id)
+        .outerjoin(Event, Event.id == EventTable.event_id).where(Evening.key == key).options(*_LIGHT)
+    ).unique().first() if valid_key(key) else None
+    evening = None if row is None else row[0]
     token = _SHARED.set({key: evening} if evening is not None else {})
-    reads = _READS.set({})
+    reads = _READS.set({} if row is None else {(EVENT_OF, key): None if row[1] is None else (row[1], row[2])})
     try:
         yield evening
     finally:

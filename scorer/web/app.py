@@ -161,6 +161,8 @@ class SessionInterface(SecureCookieSessionInterface):
 
     def save_session(self, app: Flask, session: Any, response: Any) -> None:
         if has_request_context():
+            if quiet.unsaved():
+                return
             quiet.settle(session)  # a warm-up or prefetch neither takes nor leaves a message
         super().save_session(app, session, response)
         old = app.config["SESSION_COOKIE_NAME"]

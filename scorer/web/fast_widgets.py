@@ -153,17 +153,18 @@ class RadioField(fields.RadioField):
         per value printed): a hand form prints ~100."""
         first = next(iter(self), None)
         shared = None if first is None else _shared(first)
-        options: Iterator[tuple[Any, Any, Markup]]
+        options: Iterator[tuple[Any, Any, str]]
         if shared is None:  # each option printed by its widget
-            options = ((sub.data, sub.label.text, sub()) for sub in self)
+            options = ((sub.data, sub.label.text, _printed(sub())) for sub in self)
         else:  # what an option of __iter__ is made of (its data, label, id, checked), without making it
-            options = ((c.value, c.label or c.value, _radio(f"{self.id}-{i}", c.value, c.selected, shared))
+            layout = _layout(shared)
+            options = ((c.value, c.label or c.value, _radio(f"{self.id}-{i}", c.value, c.selected, layout))
                        for i, c in enumerate(self._iter_choices_normalized()))
         out = []
         for data, label, field in options:
             head = f"{cls} suit-{_printed(data or 'none')}" if suit else cls
             extra = f' {attr}="{_printed(_attr(of, data))}"' if attr else ""
-            out.append(f'<label class="{head}"{extra}>{_printed(field)}<span>{_printed(label)}</span></label>')
+            out.append(f'<label class="{head}"{extra}>{field}<span>{_printed(label)}</span></label>')
         return Markup("".join(out))
 
 
@@ -183,14 +184,29 @@ def _shared(option: Any) -> dict[str, str] | None:
     return {key: str(html_params(**{key: value})) for key, value in alike.items()}
 
 
-def _radio(option_id: str, data: Any, checked: Any, shared: dict[str, str]) -> Markup:
-    """``option()`` (:class:`RadioInput`) of the option ``option_id`` whose data is ``data``, with
-    the attributes its field's options share printed once (:func:`_shared`): its own are its
-    id, value (``str(data)``, the option's ``_value()``) and whether it is checked."""
-    own = dict(shared, id=f'id="{_value(option_id)}"', value=f'value="{_value(str(data))}"')
-    if checked:
-        own["checked"] = "checked"
-    return Markup(f"<input {' '.join(part for _, part in sorted(own.items()) if part)}>")
+def _layout(shared: dict[str, str]) -> tuple[str, str, str, str, str]:
+    """Where an option's own attributes (``checked``, ``id``, ``value``) fall among those its
+    field's options share (:func:`_shared`), in :func:`html_params`' sorted order: the shared
+    ones printed before ``checked``, then (with a space each side as needed) between ``checked``
+    and ``id``, between ``id`` and ``value``, after ``value``; and between ``checked`` and ``id``
+    when the option is not checked."""
+    groups: list[list[str]] = [[], [], [], []]
+    for key, part in sorted(shared.items()):
+        if part:
+            groups[(key > "checked") + (key > "id") + (key > "value")].append(part)
+    before, between, middle, after = (" ".join(g) for g in groups)
+    return (f"<input {before} " if before else "<input ", f" {between} " if between else " ",
+            f" {middle} " if middle else " ", f" {after}>" if after else ">",
+            f"{between} " if between else "")
+
+
+def _radio(option_id: str, data: Any, checked: Any, layout: tuple[str, str, str, str, str]) -> str:
+    """``option()`` (:class:`RadioInput`) of the option ``option_id`` whose data is ``data``,
+    printed: the attributes its field's options share placed once for all (:func:`_layout`) around
+    its own, its id, value (``str(data)``, the option's ``_value()``) and whether it is checked."""
+    start, between, middle, end, unchecked = layout
+    own = f'id="{_value(option_id)}"{middle}value="{_value(str(data))}"{end}'
+    return f"{start}checked{between}{own}" if checked else f"{start}{unchecked}{own}"
 
 
 def _value(value: Any) -> str:

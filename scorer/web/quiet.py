@@ -24,6 +24,11 @@ LIVE_HEADER = "X-Nap-Live"
 #: Where browsers say a request is a prefetch or a prerender.
 PREFETCH_HEADERS = ("Sec-Purpose", "Purpose", "X-Purpose", "X-Moz")
 
+#: The WSGI environ's mark on a page made inside another request for its answer (the warm-up's
+#: pages, :func:`scorer.web.views.offline.kept_pages`): only its body and a few headers are kept
+#: (never its cookie), so its session is not written (:func:`unsaved`); the outer request's is.
+INNER_PAGE = "nap.inner_page"
+
 _FLASHES = "_flashes"
 _NONE = object()
 
@@ -78,6 +83,13 @@ def settle(sess: Any) -> None:
         sess[_FLASHES] = held
     if dict(sess) == before:
         sess.modified = False
+
+
+def unsaved() -> bool:
+    """Whether this request's session is left unwritten: a page made inside another request
+    (:data:`INNER_PAGE`), whose ``Set-Cookie`` nobody reads (writing it signed the session
+    again for each of the warm-up's six pages)."""
+    return request.environ.get(INNER_PAGE) is True
 
 
 def init_app(app: Flask) -> None:

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from flask import Flask, Response, current_app, g, request
+from markupsafe import Markup
 
 from . import compression, precompressed
 
@@ -140,6 +141,27 @@ def hashed_url(name: str) -> str:
     return "/static/" + names().hashed.get(name, name)
 
 
+#: the most roots (``SCRIPT_NAME``) :func:`frame_head` keeps a head for (a served app has one)
+HEADS_KEPT = 8
+
+
+def frame_head() -> Markup:
+    """templates/_frame_head.html, the frame's links to its stylesheet, icons and scripts: the
+    same on every page of the app's root for one state of the static files (their hashed names,
+    :func:`names`), so printed once for them, not with a dozen ``url_for`` on every page (the
+    warm-up's six pages among them, issue 23 item 2); printed each time while templates are
+    reloaded as they change (``TEMPLATES_AUTO_RELOAD``, debugging)."""
+    env = current_app.jinja_env
+    table, root = names(), request.script_root
+    kept: dict[str, tuple[Names, Markup]] = current_app.extensions.setdefault("nap_frame_head", {})
+    found = kept.get(root)
+    if found is None or found[0] is not table or env.auto_reload:
+        if len(kept) >= HEADS_KEPT:
+            kept.clear()
+        found = kept[root] = (table, Markup(env.get_template("_frame_head.html").render()))
+    return found[1]
+
+
 def serve_static(filename: str) -> Response:
     """The static view: a hashed name ``immutable`` (a module with its imports
     rewritten), any other name as Flask serves it (``no-cache``, revalidated); a hashed
@@ -171,6 +193,7 @@ def serve_static(filename: str) -> Response:
 def init_app(app: Flask) -> None:
     """Serve the static files under hashed names too, and build links to them."""
     app.view_functions["static"] = serve_static
+    app.jinja_env.globals["frame_head"] = frame_head
 
     @app.url_defaults
     def _hashed(endpoint: str | None, values: dict[str, Any]) -> None:

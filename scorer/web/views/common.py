@@ -121,4 +121,4 @@ def event_of_table(key: str) -> tuple[int, str] | None:
     def read() -> tuple[int, str] | None:
         event = referees.table_of_key(key)
         return None if event is None else (event.id, event.key)
-    return units.shared_read(("event_of_table", key), read)
+    return units.shared_read((units.EVENT_OF, key), read)

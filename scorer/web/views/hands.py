@@ -224,7 +224,7 @@ def new_hand(key: str) -> Any:
 def hand(key: str, number: int) -> Any:
     evening, ledger = load_evening(key)
     row = row_of(ledger, number)
-    record = evening.hands[number - 1]
+    record = evenings.hand_in_play(evening, number)
     versions = []
     for v in reversed(record.versions):
         facts = evenings.facts_of(v, ledger.setup.n)
@@ -343,7 +343,7 @@ def edit_hand(key: str, number: int) -> Any:
     seated = row.seated or tuple(range(full.setup.n))
     ledger = table_ledger(full, seated)  # the players seated for that hand (issue 12)
     row = dataclasses.replace(row, facts=to_table(row.facts, seated, full.setup.players))
-    record = evening.hands[number - 1]
+    record = evenings.hand_in_play(evening, number)
     if request.method == "GET" and evening.finished_at is not None:  # a post: the command says so
         flash(gettext("This evening is finished: reopen it to correct a hand."))
         return redirect(url_for(".hand", key=key, number=number))

@@ -33,7 +33,7 @@ from flask_babel import force_locale, gettext
 from flask_wtf.csrf import generate_csrf
 
 from ...storage import units
-from .. import access, compression
+from .. import access, compression, quiet
 from ..engine_bundle import build_bundle
 from ..i18n import LANGUAGES, select_locale
 from ..permissions import permission
@@ -300,6 +300,7 @@ def _inner(path: str, cookie: str | None, known: dict[str, Any] | None = None,
     session, each page given a copy of its own as it was opened, not read and checked again)."""
     environ = {k: v for k, v in request.environ.items() if k not in ("CONTENT_LENGTH", "CONTENT_TYPE", "wsgi.input")}
     environ.update(REQUEST_METHOD="GET", PATH_INFO=path, QUERY_STRING="", HTTP_ACCEPT="text/html")
+    environ[quiet.INNER_PAGE] = True  # its session is not written: its cookie is not kept
     environ.pop("HTTP_ACCEPT_ENCODING", None)  # the pages as they are: the whole answer is compressed
     if cookie is not None:
         environ["HTTP_COOKIE"] = cookie
@@ -354,8 +355,13 @@ def kept_pages(key: str) -> Response:
         paths += [_template(e).replace("{key}", key).replace("{number}", str(int(last))) for e in WARMED_LAST]
     cookie = _with_form_secret()
     pages = []
-    # the same phone asks for each page: who it is and whether it scores here, read once
-    known = {"nap_device": access.current_device(), "nap_scorer_of": {key: access.is_scorer(key)}}
+    # the same phone asks for each page: who it is and whether it scores here, read once (its
+    # role first: with its row, in one query)
+    scorer = access.is_scorer(key)
+    known = {"nap_device": access.current_device(), "nap_scorer_of": {key: scorer},
+             # the forms' token (Flask-WTF's, kept in g): signed once for the pages, not once each
+             # (the same secret, this second: the token each page would sign)
+             current_app.config.get("WTF_CSRF_FIELD_NAME", "csrf_token"): generate_csrf()}
     opened: dict[str, Any] = {}
     with units.sharing_evening(key):  # read once for the six pages, not once each
         for path in paths:

@@ -374,11 +374,11 @@ def option_changes(variant: Any, change: Any) -> list[tuple[str, str, str]]:
 def confirm_undo(key: str) -> Any:
     """Ask before taking the last hand out of play."""
     evening = evening_or_404(key)
-    if not evening.hands:
+    ledger = evenings.ledger_of(evening)  # a row for each hand in play
+    if not ledger.rows:
         flash(_("There is no hand to undo."))
         return redirect(url_for("sheet.scoresheet", key=key))
-    last = evening.hands[-1]
-    ledger = evenings.ledger_of(evening)
+    last = evenings.hand_in_play(evening, len(ledger.rows))
     return render_template("confirm_undo.html", evening=evening, ledger=ledger, row=ledger.rows[-1],
                            version=last.current.version, hand_id=last.id, action=ActionForm())
 
