@@ -104,6 +104,15 @@ def app(sqlite_url: str):  # type: ignore[no-untyped-def]
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
+def any_app(request: pytest.FixtureRequest, sqlite_url: str):  # type: ignore[no-untyped-def]
+    """An app on each database without the live poll's LISTEN thread (the live-changes tests)."""
+    url = request.getfixturevalue("postgres_url") if request.param == "postgresql" else sqlite_url
+    app = make_app(url, NAP_LIVE_LISTEN=False)
+    yield app
+    _dispose(app)
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
 def any_db_app(request: pytest.FixtureRequest):  # type: ignore[no-untyped-def]
     url = request.getfixturevalue("sqlite_url" if request.param == "sqlite" else "postgres_url")
     app = make_app(url)

@@ -9,7 +9,6 @@ from __future__ import annotations
 import re
 from typing import Any
 
-import pytest
 import sqlalchemy as sa
 from conftest import _dispose, make_app
 
@@ -199,14 +198,6 @@ def _forget_kept(app: Any) -> None:
         db.session.commit()
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
-def any_app(request: Any, sqlite_url: str) -> Any:
-    url = request.getfixturevalue("postgres_url") if request.param == "postgresql" else sqlite_url
-    app = make_app(url, NAP_LIVE_LISTEN=False)
-    yield app
-    _dispose(app)
-
-
 def _kept(app: Any, key: str) -> list[tuple[str, int]]:
     with app.app_context():
         return [tuple(r) for r in db.session.execute(  # type: ignore[misc]
@@ -296,7 +287,6 @@ def test_a_change_through_another_process_is_answered_though_this_one_has_not_he
     one what changed since the revision it shows: not "nothing" (the memory is not newer than
     the phone's, so the database is read), and its page's chart of the new revision is drawn
     at that revision."""
-    from conftest import _dispose, make_app
 
     from scorer.storage import live, units
     from webhelpers import second_scorer

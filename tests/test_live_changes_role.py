@@ -8,9 +8,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-import pytest
 import sqlalchemy as sa
-from conftest import _dispose, make_app
 
 from scorer.storage.models import Evening, db
 from scorer.web import access
@@ -100,14 +98,6 @@ def _page_reads(app: Any, phone: Any, key: str, role_first: bool) -> tuple[int |
         finally:
             sa.event.remove(db.engine, "before_cursor_execute", count)
         return (device.id if device is not None else None), scorer, len(statements)
-
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-def any_app(request: Any, sqlite_url: str) -> Any:
-    url = request.getfixturevalue("postgres_url") if request.param == "postgresql" else sqlite_url
-    app = make_app(url, NAP_LIVE_LISTEN=False)
-    yield app
-    _dispose(app)
 
 
 def test_a_page_reads_the_phones_row_and_its_role_in_one_query(any_app: Any) -> None:

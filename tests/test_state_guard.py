@@ -86,14 +86,18 @@ def test_without_it_the_interpreter_frees_the_values_twice_or_loses_the_callback
         assert bare.stdout.splitlines()[0] == "0 ['k0', 'new_name', 'ref']"
 
 
+class Base(DeclarativeBase):
+    pass
+
+
+class Row(Base):
+    """A mapped class of the tests' own: each object of it has an InstanceState."""
+
+    __tablename__ = "row"
+    id: Mapped[int] = mapped_column(primary_key=True)
+
+
 def test_every_instance_state_has_its_dict_from_the_start() -> None:
-    class Base(DeclarativeBase):
-        pass
-
-    class Row(Base):
-        __tablename__ = "row"
-        id: Mapped[int] = mapped_column(primary_key=True)
-
     state = sa.inspect(Row(id=7))
     held = gc.get_referents(state)  # a made dict is among them; inline values are not a dict
     assert any(found is state.__dict__ for found in held)
@@ -101,16 +105,8 @@ def test_every_instance_state_has_its_dict_from_the_start() -> None:
     assert Row(id=8).id == 8
 
 
-def test_the_guard_costs_no_attribute() -> None:
-    """The same object either way: the guard adds no attribute of its own to a state."""
-    class Base(DeclarativeBase):
-        pass
-
-    class Other(Base):
-        __tablename__ = "other"
-        id: Mapped[int] = mapped_column(primary_key=True)
-
-    row = Other(id=1)
+def test_the_guard_adds_no_attribute_and_keeps_the_object() -> None:
+    row = Row(id=1)
     state = sa.inspect(row)
     assert "_nap_dict_made_first" not in vars(state)
     assert state.obj() is row and row.id == 1
