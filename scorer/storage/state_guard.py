@@ -45,9 +45,9 @@ def install() -> bool:
     if getattr(init, _MARK, False):
         return False
 
-    def __init__(self: InstanceState[Any], obj: Any, manager: Any) -> None:
+    def __init__(self: InstanceState[Any], *args: Any, **kwargs: Any) -> None:
         self.__dict__  # noqa: B018 - makes the dict now, while no callback can name this state
-        init(self, obj, manager)
+        init(self, *args, **kwargs)  # (obj, manager) in SQLAlchemy 2.x: passed on as they come
 
     setattr(__init__, _MARK, True)
     __init__.__wrapped__ = init  # type: ignore[attr-defined]
