@@ -10,7 +10,6 @@ a merge of spellings only changes how the season counts them.
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Hashable
 from dataclasses import dataclass, replace
@@ -79,13 +78,12 @@ def evening_head(evening_key: str) -> tuple[int, tuple[str, str] | None, dict[st
     return None if found is None else found[:3]
 
 
-@functools.cache
-def _sheet_head() -> sa.Select[Any]:
-    """:func:`sheet_head`'s statement, built once (its key a parameter): building it and its
-    cache key on every page cost about as much as running it."""
-    in_event = sa.exists().where(EventTable.evening_id == Evening.id).label("in_event")
-    return (sa.select(*HEAD_COLUMNS, Group.key.label("group_key"), Group.name.label("group_name"), in_event)
-            .outerjoin(Group, Evening.group_id == Group.id).where(Evening.key == sa.bindparam("key")))
+#: :func:`sheet_head`'s statement, built once (its key a parameter), as the role queries are
+#: (:mod:`scorer.storage.roles`): building it and its cache key on every page cost about as
+#: much as running it.
+_SHEET_HEAD = (sa.select(*HEAD_COLUMNS, Group.key.label("group_key"), Group.name.label("group_name"),
+                         sa.exists().where(EventTable.evening_id == Evening.id).label("in_event"))
+               .outerjoin(Group, Evening.group_id == Group.id).where(Evening.key == sa.bindparam("key")))
 
 
 def sheet_head(evening_key: str) -> tuple[int, tuple[str, str] | None, dict[str, Any], bool] | None:
@@ -93,7 +91,7 @@ def sheet_head(evening_key: str) -> tuple[int, tuple[str, str] | None, dict[str,
     event (the scoresheet asks for the event's line only then: most evenings are of none)."""
     if not units.valid_key(evening_key):
         return None
-    row = db.session.execute(_sheet_head(), {"key": evening_key}).first()
+    row = db.session.execute(_SHEET_HEAD, {"key": evening_key}).first()
     if row is None:
         return None
     head = row._asdict()
