@@ -53,9 +53,11 @@ from .models import Evening, Hand, db
 
 #: The most hands the kept ledgers of one process hold together (the least recently
 #: used evenings are forgotten first): a hand's ledger row is about 3 KB (measured on a
-#: 500-hand evening), about 4 KB with its rendered scoresheet row, so at most about 80 MB;
-#: 200 tables of 100 hands fit.
-HANDS_KEPT = 20_000
+#: 500-hand evening), about 4 KB with its rendered scoresheet row, so at most about 240 MB;
+#: a club night of 1,000 tables of 60 hands fits (issue 23 item 2: with 20,000, a room of
+#: 1,000 tables of 30 hands pushed each table out before its next hand, and every view
+#: settled it again).
+HANDS_KEPT = 60_000
 
 T = TypeVar("T")
 

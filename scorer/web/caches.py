@@ -74,9 +74,18 @@ def load_settled(key: str, head: Mapping[str, Any] | None = None) -> settled.Set
     return found
 
 
-#: Rendered scoresheets by (evening key, revision): several phones reloading an
-#: unchanged evening cost one small query each, not a full settle and render.
-sheet_cache: RevisionCache[Rendered] = RevisionCache(64)
+#: How many tables playing at once the per-table caches below are sized for: a club night of
+#: 1,000 tables on one box (issue 23 item 2). Each of them keeps a few entries per table (its
+#: current revision for the scorer's phone and for the viewers', a language or two); sized for
+#: fewer, a room of more tables than they hold pushes each table's entry out before its next
+#: hand, and every view renders again (measured with ``benchmarks/load.py --tables 1000``:
+#: 8.8 ms of the app's CPU a request with 64 to 2,048 entries, 7.3 ms sized so). The memory it
+#: costs, a 30-hand table: README, "Capacity".
+TABLES_KEPT = 1_000
+
+#: Rendered scoresheets by (evening key, revision, language, role, link root): several phones
+#: reloading an unchanged evening cost one small query each, not a full settle and render.
+sheet_cache: RevisionCache[Rendered] = RevisionCache(3 * TABLES_KEPT)
 
 #: What the scoresheets rendered last for each (evening key, language, role, link root)
 #: showed: their newest few revisions, ``((revision, digests), …)`` oldest first
@@ -85,7 +94,7 @@ sheet_cache: RevisionCache[Rendered] = RevisionCache(64)
 #: other tables, whose new revisions churn :data:`sheet_cache`, do not push out the revision
 #: every phone of this table shows; and in the database too (:mod:`scorer.storage.sheet_digests`),
 #: for the phones the proxy sends to another app process.
-sheet_history: RevisionCache[tuple[tuple[int, dict[str, Any]], ...]] = RevisionCache(512)
+sheet_history: RevisionCache[tuple[tuple[int, dict[str, Any]], ...]] = RevisionCache(3 * TABLES_KEPT)
 
 #: How many revisions of a table :data:`sheet_history` keeps (phones a hand or two behind).
 HISTORY_DEPTH = 3
@@ -101,23 +110,23 @@ pdf_cache: RevisionCache[bytes] = RevisionCache(8)
 pdf_failures = FailureMemory(64)
 
 #: Whole scoresheet pages by (evening key, revision, language, role, group, link root).
-page_cache: RevisionCache[str] = RevisionCache(128)
+page_cache: RevisionCache[str] = RevisionCache(3 * TABLES_KEPT)
 
 #: The scoresheet's page around its fragment by (evening key, language, role, group,
 #: title, finished, link root): the same at every revision, so the first view after a new hand
 #: renders only the fragment and the new row. Only pages every phone of a language and
 #: role shares (no message waiting, no form with its own CSRF token) are kept.
-frame_cache: RevisionCache[str] = RevisionCache(128)
+frame_cache: RevisionCache[str] = RevisionCache(3 * TABLES_KEPT)
 
 #: The answers of ``GET /e/<key>/changes`` (:class:`scorer.web.compression.Kept`: JSON, and its
 #: compressed bodies) by (evening key, revision, since, language, role, link root): the phones
 #: watching a table ask the same question after each hand, and only the first in each process
 #: has it made. A new revision is a new key: never answered from an older one.
-changes_cache: RevisionCache[Any] = RevisionCache(2048)
+changes_cache: RevisionCache[Any] = RevisionCache(4 * TABLES_KEPT)
 
 #: The running-totals chart (SVG, :class:`scorer.web.compression.Kept`: with its compressed
 #: bodies) by (evening key, revision).
-chart_cache: RevisionCache[Any] = RevisionCache(64)
+chart_cache: RevisionCache[Any] = RevisionCache(2 * TABLES_KEPT)
 
 
 def by_revision(cache: RevisionCache[Any], key: str, build: Any, *variant: Any, revision: int | None = None,
