@@ -46,6 +46,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
+import gzip
+import json
 import multiprocessing
 import os
 import random
@@ -57,6 +60,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import zlib
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
@@ -174,8 +178,8 @@ async def room_screen(base: str, event: str, tally: Tally, end: float, rng: rand
     screen again when it moved (``static/room.js``)."""
     import aiohttp
 
-    async with aiohttp.ClientSession(base, connector=aiohttp.TCPConnector(limit=1),
-                                     timeout=aiohttp.ClientTimeout(total=TIMEOUT)) as session:
+    async with client_session(base, connector=aiohttp.TCPConnector(limit=1),
+                              timeout=aiohttp.ClientTimeout(total=TIMEOUT)) as session:
         await asyncio.sleep(rng.uniform(0, ROOM_EVERY))
         await request(session, tally, "room", "GET", f"/ev/{event}/room", (200,))
         shown = None
@@ -194,21 +198,43 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_server(url: str, port: int, workers: int, app_root: Path, live_port: int = 0) -> subprocess.Popen[bytes]:
+def free_ports(count: int) -> int:
+    """The first of ``count`` consecutive free ports below the kernel's ephemeral range (where a
+    connection of the run's own could take one before the server binds it)."""
+    rng = random.Random()
+    while True:
+        first = rng.randrange(20000, 32000 - count)
+        try:
+            with contextlib.ExitStack() as held:
+                for port in range(first, first + count):
+                    s = held.enter_context(socket.socket())
+                    s.bind(("127.0.0.1", port))
+            return first
+        except OSError:
+            continue
+
+
+def start_server(url: str, port: int, workers: int, app_root: Path, live_port: int = 0,
+                 worker_ports: int = 0) -> subprocess.Popen[bytes]:
     """``nap serve`` on 127.0.0.1:``port`` (from ``app_root``), once it accepts connections;
-    its live stream server on ``live_port`` (0: none, the phones poll)."""
+    its live stream server on ``live_port`` (0: none, the phones poll); each worker also on a
+    port of its own from ``worker_ports`` (0: none)."""
     env = dict(os.environ, DATABASE_URL=url, SECRET_KEY="load-" + secrets.token_hex(8),
                NAP_INSTANCE=tempfile.mkdtemp(prefix="nap-load-"), PYTHONPATH=str(app_root),
                NAP_LIVE_PORT=str(live_port), NAP_LIVE_PER_ADDRESS="100000")  # every phone: 127.0.0.1
     command = [sys.executable, "-m", "scorer", "serve", "--host", "127.0.0.1", "--port", str(port)]
     if workers:
         command += ["--workers", str(workers)]
+    if worker_ports:
+        command += ["--worker-ports", str(worker_ports)]
     # its log goes to a file: a pipe nobody reads would fill and stop the server mid-run
     log = Path(env["NAP_INSTANCE"]) / "serve.log"
     with log.open("wb") as out:
         server = subprocess.Popen(command, cwd=app_root, env=env, stdout=out, stderr=subprocess.STDOUT)
     _LOGS[server.pid] = log
     listening(server, port, 120, "nap serve", log)
+    for own in range(worker_ports, worker_ports + (workers if worker_ports else 0)):
+        listening(server, own, 60, "a worker's own port", log)
     return listening(server, live_port, 60, "the stream server", log) if live_port else server
 
 
@@ -221,9 +247,11 @@ def server_log(server: subprocess.Popen[Any]) -> Path:
     return _LOGS[server.pid]
 
 
-def start_nginx(app_port: int, port: int, tmp: Path, live_port: int = 0) -> subprocess.Popen[bytes]:
+def start_nginx(app_port: int, port: int, tmp: Path, live_port: int = 0,
+                app_ports: list[int] | None = None) -> subprocess.Popen[bytes]:
     """nginx with ``deploy/nginx.conf`` (plain HTTP on loopback ``port``; a throwaway
-    certificate for its ssl lines) in front of the app on ``app_port``, once it listens."""
+    certificate for its ssl lines) in front of the app on ``app_port``, or of its workers on
+    ``app_ports`` (one ``server`` line each: a table to one worker), once it listens."""
     import shutil
 
     cert, key = tmp / "cert.pem", tmp / "key.pem"
@@ -233,6 +261,8 @@ def start_nginx(app_port: int, port: int, tmp: Path, live_port: int = 0) -> subp
     # every phone here comes from 127.0.0.1: the per-address limits (for the internet) would
     # refuse a club night from one address, so they are left out of this measurement
     site = re.sub(r"(?m)^\s*limit_(req|conn) .*$", "", site)
+    # one server line per worker, each on its own port (nap serve --worker-ports)
+    site = site.replace("server @APP@;", "\n".join(f"server 127.0.0.1:{p};" for p in app_ports or [app_port]))
     for name, value in {"LISTEN": f"127.0.0.1:{port}", "SERVER_NAME": "nap.test", "CERT": str(cert),
                         "KEY": str(key), "APP": f"127.0.0.1:{app_port}",
                         "LIVE": f"127.0.0.1:{live_port or app_port}",
@@ -295,6 +325,17 @@ def own_cpu(pid: int) -> float:
         return 0.0
 
 
+def rss_mib(pid: int) -> float:
+    """The resident memory of ``pid`` in MiB (Linux /proc; 0 if it is gone)."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return 0.0
+
+
 def box_cpu() -> float:
     """CPU seconds the whole machine spent busy (every core; /proc/stat)."""
     fields = [int(f) for f in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
@@ -327,7 +368,10 @@ class Meter:
         cpu: dict[str, float] = defaultdict(float)
         cpu["app"] += own_cpu(self.server.pid)  # the supervisor (or the one process)
         for child in children(self.server.pid):
-            cpu["stream" if comm(child) == "nap-live" else "app"] += cpu_seconds(child)
+            role = "stream" if comm(child) == "nap-live" else "app"
+            cpu[role] += cpu_seconds(child)
+            if role == "app":  # each web worker's own share too: is the load spread evenly?
+                cpu[f"worker {child}"] = cpu_seconds(child)
         if self.proxy is not None:
             cpu["nginx"] = cpu_seconds(self.proxy.pid)
         cpu["postgres"] = sum(self.seen.values())
@@ -371,6 +415,8 @@ class Meter:
         self._thread.join()
         self._sample(self.conn)
         self.after = self.roles()
+        # each web worker's resident memory at the end (its kept ledgers and pages: /proc's VmRSS)
+        self.memory = [rss_mib(child) for child in children(self.server.pid) if comm(child) != "nap-live"]
         self.box = box_cpu() - self.box_before
         self.load_after = os.getloadavg()
         self.conn.close()
@@ -386,9 +432,12 @@ class Meter:
 
     def report(self, duration: float, clients: float) -> None:
         used = self.used()
-        ours = sum(used.values()) + clients
+        ours = sum(v for role, v in used.items() if not role.startswith("worker ")) + clients
         parts = [f"{role} {used[role] / duration * 100:.0f}%" for role in ("app", "stream", "nginx", "postgres")
                  if role in used]
+        workers = [used[role] / duration * 100 for role in sorted(used) if role.startswith("worker ")]
+        if len(workers) > 1:  # the app's web workers one by one (one process uses at most one core)
+            parts[0] += " (" + " + ".join(f"{w:.0f}%" for w in workers) + ")"
         print(f"CPU, % of one core: {', '.join(parts)}, load generator {clients / duration * 100:.0f}%; "
               f"the whole box {self.box / duration * 100:.0f}% of {os.cpu_count() * 100}% "
               f"(others {max(0.0, self.box - ours) / duration * 100:.0f}%)")
@@ -397,6 +446,9 @@ class Meter:
         waits = ", ".join(f"{w} {n}" for w, n in sorted(self.waits.items(), key=lambda x: -x[1])[:4]) or "none"
         print(f"PostgreSQL: {total} connections of the app; active per second p50 {active[len(active) // 2]}, "
               f"max {active[-1]}; waits of active ones (samples): {waits}")
+        if getattr(self, "memory", None):
+            print("memory of the app's web workers at the end: "
+                  + ", ".join(f"{m:.0f} MiB" for m in self.memory))
         count, deepest = self.queue()
         print(f"waitress queue: {count} 'Task queue depth' warnings, deepest {deepest}")
         print(f"load average: {self.load_before[0]:.1f} before, {self.load_after[0]:.1f} after "
@@ -424,20 +476,61 @@ class Tally:
 
 
 async def request(session: Any, tally: Tally, kind: str, method: str, url: str, expect: tuple[int, ...],
-                  **kwargs: Any) -> Any:
-    """One request, timed into ``tally``; the JSON body (or text), or ``None`` on an error."""
+                  read_json: bool = True, **kwargs: Any) -> Any:
+    """One request, timed into ``tally``; ``None`` on an error, else its JSON body (decoded only
+    when ``read_json``) or its body as it came (bytes). The body is read whole but not
+    decompressed unless it is read as JSON: a phone's browser does that work on the phone, and a
+    load generator that did it for every page on the measured box took CPU from the server."""
     import aiohttp
 
     started = time.monotonic()
     try:
         async with session.request(method, url, **kwargs) as response:
-            body = await (response.json() if response.content_type == "application/json" else response.text())
+            raw = await response.read()
             ok = response.status in expect
             tally.add(kind, started, ok, f"HTTP {response.status}")
-            return body if ok else None
+            if not ok:
+                return None
+            if read_json and response.content_type == "application/json":
+                return json.loads(decoded(raw, response.headers.get("Content-Encoding", "")))
+            return raw
     except (TimeoutError, aiohttp.ClientError, ValueError) as error:
         tally.add(kind, started, False, type(error).__name__)
         return None
+
+
+#: what every phone's requests say they accept, as a browser's do (the server compresses)
+ACCEPT = {"Accept-Encoding": "gzip, deflate, br"}
+
+
+def decoded(raw: bytes, coding: str) -> bytes:
+    """``raw`` decompressed by its ``Content-Encoding``."""
+    if coding == "br":
+        import brotli
+
+        return brotli.decompress(raw)  # type: ignore[no-any-return]
+    if coding == "gzip":
+        return gzip.decompress(raw)
+    if coding == "deflate":
+        return zlib.decompress(raw)
+    return raw
+
+
+def run_loop(main: Any) -> Any:
+    """``asyncio.run(main)``, on uvloop's event loop where it is installed (the test extras):
+    the phones' side of the measurement then takes a smaller share of the box it measures."""
+    try:
+        import uvloop
+    except ImportError:
+        return asyncio.run(main)
+    return uvloop.run(main)
+
+
+def client_session(base: str, **kwargs: Any) -> Any:
+    """An aiohttp session as the phones' (bodies left compressed, :func:`request`)."""
+    import aiohttp
+
+    return aiohttp.ClientSession(base, auto_decompress=False, headers=ACCEPT, **kwargs)
 
 
 class Table:
@@ -453,7 +546,6 @@ def load_mix(path: str) -> list[dict[str, Any]]:
     """The requests per hand of ``path`` (benchmarks/wire.py --mix-out) that a phone sends by
     itself: not the live channel, not static files (kept for good), not writes (the save is
     sent here as quick entry sends it)."""
-    import json
 
     if path == "none":
         return []
@@ -495,7 +587,7 @@ async def react(session: Any, key: str, tally: Tally, mix: list[dict[str, Any]],
         url = path.replace("{key}", key).replace("since={n}", f"since={before}").replace("{n}", str(revision))
         # any answer but a server error or a refusal is what a phone gets (a 304, a redirect, a 404 of a guessed number)
         answer = await request(session, tally, "mix", "GET", url, tuple(s for s in range(200, 500) if s != 429),
-                               allow_redirects=False)
+                               read_json="/changes" in path, allow_redirects=False)
         if isinstance(answer, dict) and answer.get("reload"):
             # /changes could not say what changed (this process no longer holds the phone's
             # revision): live.js fetches the page instead ("reload", counted apart)
@@ -512,8 +604,8 @@ async def phone(base: str, key: str, edit_key: str, seat: int, tally: Tally, end
     scorer = seat == 0
     connector = aiohttp.TCPConnector(limit=1)  # one kept-alive connection, as a browser's polls use
     timeout = aiohttp.ClientTimeout(total=TIMEOUT)
-    async with aiohttp.ClientSession(base, connector=connector, timeout=timeout,
-                                     cookie_jar=aiohttp.CookieJar(unsafe=True)) as session:
+    async with client_session(base, connector=connector, timeout=timeout,
+                              cookie_jar=aiohttp.CookieJar(unsafe=True)) as session:
         await asyncio.sleep(rng.uniform(0, ramp))  # the phones arrive over the ramp, not all at once
         if scorer:  # the scorers' link: this phone becomes a scorer (a device cookie), tried until it is
             while (await request(session, tally, "page", "GET", f"/e/{key}/scorer/{edit_key}", (200,)) is None
@@ -632,8 +724,8 @@ async def probe(base: str, tally: Tally, end: float, rng: random.Random) -> None
     """The baseline: ``/healthz`` at a phone's pace on a kept-alive connection."""
     import aiohttp
 
-    async with aiohttp.ClientSession(base, connector=aiohttp.TCPConnector(limit=1),
-                                     timeout=aiohttp.ClientTimeout(total=TIMEOUT)) as session:
+    async with client_session(base, connector=aiohttp.TCPConnector(limit=1),
+                              timeout=aiohttp.ClientTimeout(total=TIMEOUT)) as session:
         await asyncio.sleep(rng.uniform(0, POLL_EVERY))
         tick = time.monotonic()
         while time.monotonic() < end:
@@ -682,7 +774,7 @@ def run_phones(base: str, tables: list[tuple[str, str]], probes: int, start: flo
         await asyncio.sleep(max(0.0, since - time.monotonic()))
         used.append(resource.getrusage(resource.RUSAGE_SELF))
 
-    tally = asyncio.run(main())
+    tally = run_loop(main())
     after = resource.getrusage(resource.RUSAGE_SELF)
     return {"cpu": after.ru_utime + after.ru_stime - used[0].ru_utime - used[0].ru_stime,
             "times": dict(tally.times), "errors": dict(tally.errors), "samples": tally.samples,
@@ -790,6 +882,9 @@ def main() -> None:
     parser.add_argument("--event", type=int, default=0,
                         help="the tables are this many tables of one club night (tables of 4), its room screen watched")
     parser.add_argument("--room-screens", type=int, default=1, help="screens watching the room screen (--event)")
+    parser.add_argument("--shared-port", action="store_true",
+                        help="behind nginx, every worker on the one port (a checkout before nap serve --worker-ports); "
+                             "by default each has its own and nginx sends a table to one")
     args = parser.parse_args()
     if args.event:
         args.tables = args.event
@@ -800,7 +895,9 @@ def main() -> None:
         print(f"load: {args.tables} tables × {PHONES} phones, {args.hands} hands each, a save per table every "
               f"{args.save_every:g} s, {args.duration:g} s measured after {args.warmup:g} s, "
               f"nap serve --workers {args.workers or 'default'} ({args.app_root}), PostgreSQL schema {schema}, "
-              f"live channel: {args.live}, mix: {args.mix}{', behind nginx' if args.proxy else ''}", flush=True)
+              f"live channel: {args.live}, mix: {args.mix}{', behind nginx' if args.proxy else ''}"
+              f"{' (a table to one worker)' if args.proxy and args.workers > 1 and not args.shared_port else ''}",
+              flush=True)
         event = ""
         if args.event:
             event, tables = make_event(url, args.event, args.hands)
@@ -810,11 +907,14 @@ def main() -> None:
             tables = make_tables(url, args.tables, args.hands)
         port = free_port()
         live_port = free_port() if args.live == "stream" else 0
-        server = start_server(url, port, args.workers, args.app_root.resolve(), live_port)
+        own = args.proxy and not args.shared_port and args.workers > 1
+        worker_ports = free_ports(args.workers) if own else 0
+        server = start_server(url, port, args.workers, args.app_root.resolve(), live_port, worker_ports)
         live_base = f"http://127.0.0.1:{live_port}"
         if args.proxy:
             app_port, port = port, free_port()
-            proxy = start_nginx(app_port, port, Path(tempfile.mkdtemp(prefix="nap-load-nginx-")), live_port)
+            proxy = start_nginx(app_port, port, Path(tempfile.mkdtemp(prefix="nap-load-nginx-")), live_port,
+                                [worker_ports + i for i in range(args.workers)] if worker_ports else None)
             live_base = f"http://127.0.0.1:{port}"
         healthz, poll = idle_baseline(port, tables[0][0])
         print(f"idle, one connection: /healthz p50 {healthz * 1000:.2f} ms, poll p50 {poll * 1000:.2f} ms "

@@ -49,17 +49,22 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=20, help="hands saved and measured (two more warm up)")
     parser.add_argument("--viewers", type=int, default=1, help="viewers' phones asking each /changes")
     parser.add_argument("--mix", default=str(MIX))
+    parser.add_argument("--profile", default="",
+                        help="profile the requests whose row contains this text (cProfile; printed at the end)")
     parser.add_argument("--database", default=os.environ.get("TEST_POSTGRES_URL", "postgresql://127.0.0.1:5432/test"))
     args = parser.parse_args()
     base = args.database.replace("postgresql+psycopg://", "postgresql://")
     schema, url = make_schema(base)
     try:
-        run(url, args.hands, args.rounds, load_mix(args.mix), max(1, args.viewers))
+        run(url, args.hands, args.rounds, load_mix(args.mix), max(1, args.viewers), args.profile)
     finally:
         drop_schema(base, schema)
 
 
-def run(url: str, hands: int, rounds: int, mix: list[dict[str, Any]], viewers: int = 1) -> None:
+def run(url: str, hands: int, rounds: int, mix: list[dict[str, Any]], viewers: int = 1, profile: str = "") -> None:
+    import cProfile
+    import pstats
+
     import sqlalchemy as sa
 
     from scorer import create_app
@@ -97,10 +102,14 @@ def run(url: str, hands: int, rounds: int, mix: list[dict[str, Any]], viewers: i
     cpu: Counter[str] = Counter()
     revision, state = 0, {}
     accept = {"Accept-Encoding": "br, gzip"}
+    profiler = cProfile.Profile()
     for round_ in range(rounds + 2):
         measured = round_ >= 2
         for path in paths:
             current[0] = path if measured else ""
+            profiled = measured and bool(profile) and profile in path
+            if profiled:
+                profiler.enable()
             started = time.thread_time()
             if path == "state":
                 state = scorer.get(f"/api/e/{key}").get_json()
@@ -122,6 +131,8 @@ def run(url: str, hands: int, rounds: int, mix: list[dict[str, Any]], viewers: i
                 asked[path] = len(phones)
             if measured:
                 cpu[path] += time.thread_time() - started
+            if profiled:
+                profiler.disable()
     floor = cpu["/healthz"] / rounds
     print(f"one table of {hands} hands, {rounds} hands saved; CPU per request (thread time), SQL statements, "
           f"requests per hand (the mix), CPU per hand; /healthz {floor * 1000:.2f} ms")
@@ -141,6 +152,9 @@ def run(url: str, hands: int, rounds: int, mix: list[dict[str, Any]], viewers: i
           f"a hand a minute per table: {total / 60 * 1000:.2f} ms per table-second, "
           f"one core holds about {60 / total:.0f} tables")
     print(f"machine load average: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+    if profile:  # its CPU above includes the profiler's own: read the shares, not the times
+        print(f"profile of the requests matching {profile!r} (cProfile, cumulative):")
+        pstats.Stats(profiler).sort_stats(os.environ.get("MIX_SORT", "cumulative")).print_stats(45)
 
 
 if __name__ == "__main__":
