@@ -21,13 +21,14 @@ from scorer.storage import evening_writes
 from webhelpers import free_port, listening, stop, wait_until
 
 
-def start_nap_serve(url: str, tmp: Path, workers: int) -> tuple[subprocess.Popen[bytes], int]:
-    """``nap serve --workers N`` starting on a free loopback port on the database ``url``."""
+def start_nap_serve(url: str, tmp: Path, workers: int, *more: str) -> tuple[subprocess.Popen[bytes], int]:
+    """``nap serve --workers N`` (and ``more`` arguments) starting on a free loopback port on
+    the database ``url``."""
     port = free_port()
     env = dict(os.environ, DATABASE_URL=url, SECRET_KEY="boxes-secret", NAP_INSTANCE=str(tmp),
                PYTHONPATH=str(ROOT))
     process = subprocess.Popen([sys.executable, "-m", "scorer", "serve", "--host", "127.0.0.1", "--port", str(port),
-                                "--workers", str(workers)], cwd=ROOT, env=env,
+                                "--workers", str(workers), *more], cwd=ROOT, env=env,
                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     return process, port
 
@@ -126,6 +127,44 @@ def test_nap_serve_with_two_workers_serves_the_table(postgres_url: str, tmp_path
     key, edit_key = _table(postgres_url)
     with nap_serve(postgres_url, tmp_path, 2) as port:
         _seen_across(port, port, key, edit_key)
+
+
+def _web_workers(pid: int) -> list[int]:
+    """The ``nap-web`` processes ``nap serve`` (``pid``) started (Linux /proc)."""
+    found = []
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        for child in (task / "children").read_text().split():
+            if Path(f"/proc/{child}/comm").read_text().strip() == "nap-web":
+                found.append(int(child))
+    return found
+
+
+def test_each_worker_has_a_port_of_its_own_and_gets_it_again_when_started_again(
+        postgres_url: str, tmp_path: Path) -> None:
+    """``nap serve --workers 2 --worker-ports Q``: the shared port, Q and Q + 1 all serve the
+    table (a hand saved through Q is seen through Q + 1); a worker killed is started again,
+    and both ports answer again (issue 23 item 2: a proxy sends each table to one port)."""
+    key, edit_key = _table(postgres_url)
+    first = free_port()
+    while listening(first + 1):  # two ports in a row
+        first = free_port()
+    process, port = start_nap_serve(postgres_url, tmp_path, 2, "--worker-ports", str(first))
+    try:
+        for each in (port, first, first + 1):
+            wait_serving(process, each)
+        _seen_across(first, first + 1, key, edit_key)
+        workers = _web_workers(process.pid)
+        assert len(workers) == 2
+        os.kill(workers[0], 9)
+        wait_until(lambda: len(set(_web_workers(process.pid)) - set(workers)) == 1, "no worker started again")
+        for each in (first, first + 1):
+            phone = Phone(each)
+            try:
+                assert phone.revision(key) == 1
+            finally:
+                phone.close()
+    finally:
+        stop(process)
 
 
 def test_two_boxes_starting_at_once_on_an_empty_database_both_come_up(postgres_url: str, tmp_path: Path) -> None:

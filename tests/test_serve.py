@@ -153,7 +153,7 @@ def stream_server():  # dies at once: started again in its place, as a dead work
     with marks.open("a") as out:
         out.write(f"{os.getpid()}\\n")
 
-supervise(1, worker, also=[stream_server])
+supervise([worker], also=[stream_server])
 marks.with_suffix(".done").write_text("stopped")
 """
 

@@ -9,9 +9,10 @@ status 0 on success, 2 for a file that cannot be read or settled. Needs no Flask
 matches the facts, 2 and "altered from change 3 (hand 3)" when one does not (or the file
 cannot be read), 1 for a file that carries no chain.
 
-``nap serve [--host H] [--port P] [--workers N]``: the web app under waitress with the
-limits of :mod:`scorer.cli.serve`, in N processes, on ``DATABASE_URL`` (SQLite in ``instance/``
-by default), the database brought up to the newest migration first.
+``nap serve [--host H] [--port P] [--workers N] [--worker-ports Q]``: the web app under
+waitress with the limits of :mod:`scorer.cli.serve`, in N processes (process *i* also on port
+Q + *i*), on ``DATABASE_URL`` (SQLite in ``instance/`` by default), the database brought up to
+the newest migration first.
 """
 
 from __future__ import annotations
@@ -208,11 +209,15 @@ def main(argv: list[str] | None = None) -> int:
     serve.add_argument("--live-port", type=int, default=None,
                        help="port of the live stream server, pushed updates (default: NAP_LIVE_PORT, else behind "
                             "a proxy the port + 1, else none: the phones poll); 0: none")
+    serve.add_argument("--worker-ports", type=int, default=None,
+                       help="worker i also listens on this port + i, for a proxy that sends each table to one "
+                            "process (default: NAP_WORKER_PORTS, else none)")
     args = parser.parse_args(argv)
     if args.command == "serve":
         from .serve import serve as run_server  # Flask and waitress only here: `nap settle` needs neither
 
-        run_server(args.host, args.port, workers=args.workers, live_port=args.live_port)
+        run_server(args.host, args.port, workers=args.workers, live_port=args.live_port,
+                   worker_ports=args.worker_ports)
         return 0
     try:
         text = args.file.read_bytes()

@@ -27,6 +27,13 @@ kernel hands each new connection to one of them; each answers its polls from its
 memory, :mod:`scorer.storage.live`): one Python process uses at most one core. The default is
 one per core on PostgreSQL, one on SQLite (a home table needs no more).
 
+``--worker-ports P`` (``NAP_WORKER_PORTS``) also gives worker *i* a port of its own, P + *i*, so
+that a proxy can send each table to one process (``deploy/nginx.conf``: ``hash`` by the
+table's key): that process then holds the table's settled ledger, rendered rows, chart and
+live answers, made once per hand instead of once in each process, and each process keeps
+only its share of the room's tables (issue 23 item 2). A worker started again after it died
+listens on the same port.
+
 On the open internet the app belongs behind a reverse proxy that buffers slow clients
 (README, "Deploy").
 """
@@ -41,7 +48,7 @@ import signal
 import socket
 import sys
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 from urllib.parse import urlsplit
@@ -87,11 +94,12 @@ def default_workers(database_url: str) -> int:
 
 
 def serve(host: str = "0.0.0.0", port: int = 5000, *, upgrade: bool = True,  # noqa: S104 - the table's phones
-          workers: int | None = None, live_port: int | None = None) -> None:
+          workers: int | None = None, live_port: int | None = None, worker_ports: int | None = None) -> None:
     """Build the app (``DATABASE_URL``, SQLite in ``instance/`` by default), bring the
     database up to the newest migration if ``upgrade``, and serve it until stopped, in
     ``workers`` processes (:func:`default_workers` if ``None``), with the live stream server
-    (:mod:`scorer.web.live_stream`) on ``live_port`` (:func:`live_port_of` if ``None``; 0: none).
+    (:mod:`scorer.web.live_stream`) on ``live_port`` (:func:`live_port_of` if ``None``; 0: none),
+    worker *i* also on port ``worker_ports`` + *i* (:func:`worker_ports_of` if ``None``; 0: none).
     psycopg picks its own implementation (the compiled one; ``PSYCOPG_IMPL`` chooses another):
     the crash that made this ask for the pure-Python one was CPython's, guarded by
     :mod:`scorer.storage.state_guard`."""
@@ -128,7 +136,11 @@ def serve(host: str = "0.0.0.0", port: int = 5000, *, upgrade: bool = True,  # n
         also.append(_live_server(app, host, live_port))
         print(f"Nap scorer: live updates pushed from http://{host}:{live_port}/e/<key>/events "
               "(the proxy sends that path there)", flush=True)
-    if workers == 1 and not also:
+    first = worker_ports_of() if worker_ports is None else worker_ports
+    if first:
+        print(f"Nap scorer: worker processes also on ports {first}-{first + workers - 1}, one each "
+              "(the proxy sends each table to one of them)", flush=True)
+    if workers == 1 and not also and not first:
         _warm(app)
         freeze_start_up()
         waitress.serve(app, host=host, port=port, **server_settings(app))
@@ -136,14 +148,25 @@ def serve(host: str = "0.0.0.0", port: int = 5000, *, upgrade: bool = True,  # n
     with app.app_context():
         db.engine.dispose()  # no connection crosses a fork
     sock = listening_socket(host, port)
+    # bound now, in this process: a port in use stops `nap serve` at start, not a worker later
+    own = [listening_socket(host, first + i) for i in range(workers)] if first else []
     freeze_start_up()  # before the fork: the workers share the start-up's pages
 
-    def run() -> None:
-        name_process("nap-web")
-        _warm(app)  # each process starts its own render worker: no pipe crosses a fork
-        waitress.serve(app, sockets=[sock], **server_settings(app))
+    def worker(sockets: list[socket.socket]) -> Callable[[], None]:
+        def run() -> None:
+            name_process("nap-web")
+            _warm(app)  # each process starts its own render worker: no pipe crosses a fork
+            waitress.serve(app, sockets=sockets, **server_settings(app))
+        return run
 
-    supervise(workers, run, also=also)
+    supervise([worker([sock, *own[i:i + 1]]) for i in range(workers)], also=also)
+
+
+def worker_ports_of() -> int:
+    """The first worker's own port when ``--worker-ports`` is not given: ``NAP_WORKER_PORTS``
+    if set, else 0 (none: every worker on the one shared port)."""
+    configured = os.environ.get("NAP_WORKER_PORTS", "").strip()
+    return max(0, int(configured)) if configured else 0
 
 
 def live_port_of(port: int, hops: int) -> int:
@@ -214,10 +237,10 @@ def listening_socket(host: str, port: int) -> socket.socket:
     return sock
 
 
-def supervise(workers: int, run: Callable[[], None], also: Iterable[Callable[[], None]] = ()) -> None:
-    """Fork ``workers`` processes that each ``run()``, and one for each of ``also`` (the live
-    stream server); start a new one in place of one that died; on SIGTERM or SIGINT (Ctrl-C)
-    stop them all and return."""
+def supervise(runs: Sequence[Callable[[], None]], also: Iterable[Callable[[], None]] = ()) -> None:
+    """Fork a process for each of ``runs`` (the web workers) and of ``also`` (the live stream
+    server); start a new one in place of one that died, with the same work (a worker with a
+    port of its own gets it again); on SIGTERM or SIGINT (Ctrl-C) stop them all and return."""
     children: dict[int, Callable[[], None]] = {}
     stopping = False
 
@@ -243,7 +266,7 @@ def supervise(workers: int, run: Callable[[], None], also: Iterable[Callable[[],
 
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
-    for work in [run] * workers + list(also):
+    for work in [*runs, *also]:
         start(work)
     while children:
         try:
