@@ -215,12 +215,13 @@ def certificate(tmp: Path) -> tuple[Path, Path]:
 
 
 def render_deploy_conf(listen: str, server_name: str, cert: Path, key: Path, app: str,
-                       conf: Path = DEPLOY_CONF, live: str | None = None) -> str:
+                       conf: Path = DEPLOY_CONF, live: str | None = None, text: str | None = None) -> str:
     """deploy/nginx.conf (or ``conf``: another checkout's, benchmarks/wire.py) with its
     placeholders filled, as the README tells an admin to (its access log next to the
     certificate, in the test's folder). ``live``: the stream server's address (by default
-    the app's, which answers the stream's path 204: the phones poll)."""
-    text = conf.read_text()
+    the app's, which answers the stream's path 204: the phones poll). ``text``: the file's text
+    as changed by the caller (:func:`conf_with_servers`), in place of ``conf``'s."""
+    text = conf.read_text() if text is None else text
     for name, value in {"LISTEN": listen, "SERVER_NAME": server_name, "CERT": str(cert), "KEY": str(key),
                         "APP": app, "LIVE": live or app, "ACCESS_LOG": str(cert.parent / "nap.access.log"),
                         "STATIC": str(conf.parent.parent / "static")}.items():
@@ -252,28 +253,34 @@ def app_behind_nginx(tmp_path: Path, sqlite_url: str) -> Iterator[tuple[int, Pat
 
 
 @contextlib.contextmanager
-def behind_nginx(tmp_path: Path, app: Any, live: str | None = None) -> Iterator[tuple[int, Path]]:
+def behind_nginx(tmp_path: Path, app: Any, live: str | None = None,
+                 others: tuple[Any, ...] = ()) -> Iterator[tuple[int, Path]]:
     """(nginx's HTTPS port, the CA file): ``app`` served by waitress on a loopback port as
     ``nap serve`` does, nginx with TLS and deploy/nginx.conf in front of it (the live stream
-    server at ``live``, by default the app, which answers its path 204)."""
+    server at ``live``, by default the app, which answers its path 204). ``others``: more apps,
+    each on a port of its own with a ``server`` line of its own in the upstream, as the
+    processes of ``nap serve --worker-ports`` are listed (README, "Deploy")."""
     if not (os.path.isfile(NGINX) and os.access(NGINX, os.X_OK)):
         _unavailable(f"no nginx at {NGINX}")
     cert, key = certificate(tmp_path)
-    server = create_server(app, host="127.0.0.1", port=0, **server_settings(app))  # as nap serve does
-    app_port = server.effective_port  # type: ignore[union-attr]
+    servers = [create_server(each, host="127.0.0.1", port=0, **server_settings(each))  # as nap serve does
+               for each in (app, *others)]
+    ports = [server.effective_port for server in servers]  # type: ignore[union-attr]
 
-    def run() -> None:
+    def run(server: Any) -> None:
         try:
             server.run()
         except OSError:  # the socket closed under waitress's loop at teardown
             pass
 
-    thread = threading.Thread(target=run, daemon=True)
-    thread.start()
+    threads = [threading.Thread(target=run, args=(server,), daemon=True) for server in servers]
+    for thread in threads:
+        thread.start()
     port = free_port()
     site = tmp_path / "nap.conf"
-    site.write_text(render_deploy_conf(f"127.0.0.1:{port} ssl", PUBLIC_NAME, cert, key, f"127.0.0.1:{app_port}",
-                                       live=live))
+    text = conf_with_servers(DEPLOY_CONF.read_text(), ports[1:])
+    site.write_text(render_deploy_conf(f"127.0.0.1:{port} ssl", PUBLIC_NAME, cert, key, f"127.0.0.1:{ports[0]}",
+                                       live=live, text=text))
     main = tmp_path / "nginx.conf"
     main.write_text(_nginx_main(tmp_path, site))
     nginx = subprocess.Popen(
@@ -292,8 +299,17 @@ def behind_nginx(tmp_path: Path, app: Any, live: str | None = None) -> Iterator[
         yield port, cert
     finally:
         stop(nginx)
-        server.close()
-        thread.join(timeout=5)
+        for server in servers:
+            server.close()
+        for thread in threads:
+            thread.join(timeout=5)
+
+
+def conf_with_servers(text: str, ports: list[int]) -> str:
+    """deploy/nginx.conf's text with a ``server`` line for each of ``ports`` after ``server @APP@;``,
+    as an admin adds one per process of ``nap serve --worker-ports``."""
+    assert text.count("server @APP@;") == 1
+    return text.replace("server @APP@;", "server @APP@;" + "".join(f"\n    server 127.0.0.1:{p};" for p in ports))
 
 
 class Phone:
@@ -758,3 +774,42 @@ def test_without_the_stream_server_the_path_is_204_through_the_proxy(
     conn, response = _https_stream(port, cafile, key)
     assert response.status == 204
     conn.close()
+
+
+def _named(name: str) -> Any:
+    """An app process that answers every path with its own name (which process nginx chose)."""
+    from flask import Flask
+
+    app = Flask(name)
+    app.config["NAP_PROXY_HOPS"] = 1
+
+    @app.route("/", defaults={"path": ""}, methods=["GET", "POST"])
+    @app.route("/<path:path>", methods=["GET", "POST"])
+    def answer(path: str) -> str:
+        return name
+
+    return app
+
+
+def test_the_documented_nginx_sends_each_table_to_one_process_and_spreads_the_tables(tmp_path: Path) -> None:
+    """Issue 23 item 2: with one ``server`` line per process (``nap serve --worker-ports``), every
+    request of a table (its pages, its JSON commands, with or without a query), of a club night
+    and of a group reaches one process, whichever it asks; the tables are spread over both
+    processes; a path of no table is answered too."""
+    with behind_nginx(tmp_path, _named("one"), others=(_named("two"),)) as (port, cert):
+        phone = Phone(port, cert)
+        seen: dict[str, set[str]] = {}
+        # 16 tables (within the pages' burst of 80): all of them on one process by chance is 3 in 100,000
+        for i in range(16):
+            key = f"table{i:02d}-{'x' * 14}"
+            for path in (f"/e/{key}", f"/e/{key}/changes?since=3", f"/api/e/{key}/hands", f"/e/{key}/kept?last=4"):
+                status, _, body = phone.request("GET", path)
+                assert status == 200, (path, body)
+                seen.setdefault(key, set()).add(body)
+        assert all(len(names) == 1 for names in seen.values()), seen
+        assert set().union(*seen.values()) == {"one", "two"}
+        for scope in ("ev", "g"):
+            answers = [phone.request("GET", f"/{scope}/night-{'y' * 16}{tail}") for tail in ("", "/room", "/x?y=1")]
+            assert all(status == 200 for status, _, _ in answers)
+            assert len({body for _, _, body in answers}) == 1 and answers[0][2] in ("one", "two")
+        assert phone.request("GET", "/healthz")[::2] in ((200, "one"), (200, "two"))
