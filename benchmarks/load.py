@@ -261,8 +261,12 @@ def start_nginx(app_port: int, port: int, tmp: Path, live_port: int = 0,
     # every phone here comes from 127.0.0.1: the per-address limits (for the internet) would
     # refuse a club night from one address, so they are left out of this measurement
     site = re.sub(r"(?m)^\s*limit_(req|conn) .*$", "", site)
-    # one server line per worker, each on its own port (nap serve --worker-ports)
-    site = site.replace("server @APP@;", "\n".join(f"server 127.0.0.1:{p};" for p in app_ports or [app_port]))
+    if app_ports:  # one server line per worker, each on its own port (nap serve --worker-ports), as the
+        # proxy test lists them
+        sys.path.insert(0, str(ROOT / "tests"))
+        from test_proxy import conf_with_servers
+
+        site, app_port = conf_with_servers(site, app_ports[1:]), app_ports[0]
     for name, value in {"LISTEN": f"127.0.0.1:{port}", "SERVER_NAME": "nap.test", "CERT": str(cert),
                         "KEY": str(key), "APP": f"127.0.0.1:{app_port}",
                         "LIVE": f"127.0.0.1:{live_port or app_port}",
@@ -368,10 +372,10 @@ class Meter:
         cpu: dict[str, float] = defaultdict(float)
         cpu["app"] += own_cpu(self.server.pid)  # the supervisor (or the one process)
         for child in children(self.server.pid):
-            role = "stream" if comm(child) == "nap-live" else "app"
-            cpu[role] += cpu_seconds(child)
+            role, used = "stream" if comm(child) == "nap-live" else "app", cpu_seconds(child)
+            cpu[role] += used
             if role == "app":  # each web worker's own share too: is the load spread evenly?
-                cpu[f"worker {child}"] = cpu_seconds(child)
+                cpu[f"worker {child}"] = used
         if self.proxy is not None:
             cpu["nginx"] = cpu_seconds(self.proxy.pid)
         cpu["postgres"] = sum(self.seen.values())

@@ -51,17 +51,20 @@ def main() -> None:
     parser.add_argument("--mix", default=str(MIX))
     parser.add_argument("--profile", default="",
                         help="profile the requests whose row contains this text (cProfile; printed at the end)")
+    parser.add_argument("--profile-sort", default="cumulative", help="the profile's order (pstats: tottime, …)")
     parser.add_argument("--database", default=os.environ.get("TEST_POSTGRES_URL", "postgresql://127.0.0.1:5432/test"))
     args = parser.parse_args()
     base = args.database.replace("postgresql+psycopg://", "postgresql://")
     schema, url = make_schema(base)
     try:
-        run(url, args.hands, args.rounds, load_mix(args.mix), max(1, args.viewers), args.profile)
+        run(url, args.hands, args.rounds, load_mix(args.mix), max(1, args.viewers), args.profile,
+            args.profile_sort)
     finally:
         drop_schema(base, schema)
 
 
-def run(url: str, hands: int, rounds: int, mix: list[dict[str, Any]], viewers: int = 1, profile: str = "") -> None:
+def run(url: str, hands: int, rounds: int, mix: list[dict[str, Any]], viewers: int = 1, profile: str = "",
+        profile_sort: str = "cumulative") -> None:
     import cProfile
     import pstats
 
@@ -153,8 +156,8 @@ def run(url: str, hands: int, rounds: int, mix: list[dict[str, Any]], viewers: i
           f"one core holds about {60 / total:.0f} tables")
     print(f"machine load average: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     if profile:  # its CPU above includes the profiler's own: read the shares, not the times
-        print(f"profile of the requests matching {profile!r} (cProfile, cumulative):")
-        pstats.Stats(profiler).sort_stats(os.environ.get("MIX_SORT", "cumulative")).print_stats(45)
+        print(f"profile of the requests matching {profile!r} (cProfile, by {profile_sort}):")
+        pstats.Stats(profiler).sort_stats(profile_sort).print_stats(45)
 
 
 if __name__ == "__main__":
