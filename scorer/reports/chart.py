@@ -138,6 +138,12 @@ class Line(pygal.Line):  # type: ignore[misc]
                     return held[name]
         return _get(self, name)
 
+    def _tooltip_data(self, *_args: Any, **_kwargs: Any) -> None:
+        """No tooltip data: pygal writes four ``<desc>`` elements per dot for its tooltip script,
+        which the chart does not carry (``js=[]``; a picture only). Without them a chart of 30
+        hands is drawn in about half the time and weighs about half as much (issue 23 item 2);
+        the picture is the same."""
+
 
 def _render(chart: Any) -> str:
     """``chart.render(is_unicode=True)`` (no XML declaration, not pretty-printed) written

@@ -124,6 +124,11 @@ frame_cache: RevisionCache[str] = RevisionCache(3 * TABLES_KEPT)
 #: has it made. A new revision is a new key: never answered from an older one.
 changes_cache: RevisionCache[Any] = RevisionCache(4 * TABLES_KEPT)
 
+#: Quick entry's page by (evening key, revision, name, language, link root, referee's desk link),
+#: with :data:`scorer.web.quick_entry.CSRF_SLOT` and :data:`scorer.web.quick_entry.TOKEN_SLOT`
+#: where each answer puts its phone's CSRF token and a new one-time token: the service worker's
+#: warm-up makes it and the scorer's own GET a moment later answers it (issue 23 item 2).
+quick_cache: RevisionCache[str] = RevisionCache(2 * TABLES_KEPT)
 #: The running-totals chart (SVG, :class:`scorer.web.compression.Kept`: with its compressed
 #: bodies) by (evening key, revision).
 chart_cache: RevisionCache[Any] = RevisionCache(2 * TABLES_KEPT)

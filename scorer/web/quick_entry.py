@@ -4,16 +4,27 @@ who declares on all passes, and the page with its "Continue in the full form" li
 
 from __future__ import annotations
 
+import secrets
+from collections.abc import Callable
 from typing import Any
 
-from flask import make_response, render_template, request, url_for
+from flask import make_response, render_template, request, session, url_for
+from flask_babel import get_locale
 from flask_babel import gettext as _
+from flask_wtf.csrf import generate_csrf
 
 from ..evening.lone_bid import lone_bid_auction
 from ..reports.presenters import call_label
 from ..reports.words import error_text
 from ..rules import HandFacts, RulesError
+from .caches import link_root, quick_cache
 from .form_fields import is_number
+
+#: Where a kept quick entry page (:data:`scorer.web.caches.quick_cache`) takes the phone's CSRF
+#: token and its one-time token: neither is ever made by Flask-WTF nor by ``secrets`` (URL-safe
+#: base64 has no ``.``), and both are plain text in an attribute (nothing to escape).
+CSRF_SLOT = "nap.csrf.slot"
+TOKEN_SLOT = "nap.token.slot"
 
 
 def quick_facts(form: Any, ledger: Any, dealer: int, errors: list[str]) -> HandFacts | None:
@@ -104,6 +115,32 @@ def quick_page(evening: Any, ledger: Any, form: Any, number: int, dealer: int, s
     ), status)
     # Back to this page fetches it again (a fresh token and hand number): the previous
     # hand's taps are never shown again, nor saved twice.
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+def kept_page(evening: Any, ledger: Any, number: int, dealer: int, desk: str | None,
+              form_for: Callable[[str], Any]) -> Any:
+    """Quick entry's page for a GET: rendered once per revision of the table (its name, the
+    language, the link root and this phone's referee's desk link: all it shows but its two
+    tokens), kept in :data:`scorer.web.caches.quick_cache`, and answered with this phone's
+    CSRF token and a new one-time token (``form_for(token)``: the page's form with that
+    one-time token). The service worker's warm-up asks for the page after each hand and the
+    scorer opens it a moment later: one render, not two (issue 23 item 2). A phone with a
+    message waiting (shown on the page) or a query in its URL gets a page of its own."""
+    key = (evening.key, evening.revision, evening.name, str(get_locale()), link_root(), desk)
+    plain = "_flashes" not in session and not request.args  # (a page's messages are taken as it renders)
+    page = quick_cache.get(key) if plain else None
+    if page is None:
+        csrf = generate_csrf()
+        made = quick_page(evening, ledger, form_for(TOKEN_SLOT), number, dealer).get_data(as_text=True)
+        if made.count(TOKEN_SLOT) != 1 or made.count(csrf) > 1:  # (never: the form holds each once at most)
+            return quick_page(evening, ledger, form_for(secrets.token_urlsafe(16)), number, dealer)
+        page = made.replace(csrf, CSRF_SLOT)
+        if plain:
+            quick_cache.put(key, page)
+    response = make_response(page.replace(CSRF_SLOT, generate_csrf(), 1)
+                             .replace(TOKEN_SLOT, secrets.token_urlsafe(16), 1))
     response.headers["Cache-Control"] = "no-store"
     return response
 

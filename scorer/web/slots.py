@@ -19,6 +19,7 @@ a page takes a few milliseconds, so 4 slots still serve hundreds of pages a seco
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 import logging
 import os
@@ -72,8 +73,10 @@ class Slots:
             return self._held.get(address, 0)
 
 
+@functools.lru_cache(maxsize=4096)
 def is_loopback(address: str) -> bool:
-    """Whether ``address`` (``request.remote_addr``) is this machine's loopback."""
+    """Whether ``address`` (``request.remote_addr``) is this machine's loopback (asked by every
+    request: each address is parsed once while it is among the last 4,096 seen)."""
     try:
         return ipaddress.ip_address(address).is_loopback
     except ValueError:

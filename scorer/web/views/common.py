@@ -22,6 +22,7 @@ from ...reports.words import error_text
 from ...rules import HandFacts, RulesError
 from ...storage import evenings, referees, units
 from ...storage.models import Evening
+from .. import access
 from ..table_forms import ActionForm
 
 
@@ -122,3 +123,26 @@ def event_of_table(key: str) -> tuple[int, str] | None:
         event = referees.table_of_key(key)
         return None if event is None else (event.id, event.key)
     return units.shared_read((units.EVENT_OF, key), read)
+
+
+def desk_url(in_event_line: bool = False) -> str | None:
+    """This phone's link back to its referee's desk on this page of an event's table (what
+    ``referee_desk()`` prints: :func:`scorer.web.views.referee.desk_link`), or ``None`` (a
+    referee who ruled lands on the table's hand page and must find the way back)."""
+    key = (request.view_args or {}).get("key")
+    if not isinstance(key, str) or not request.path.startswith("/e/"):
+        return None
+    if request.endpoint == "sheet.scoresheet" and not in_event_line:
+        return None
+    # the same for every page of the table the service worker's warm-up makes in one request
+    return units.shared_read(("referee_desk", key), lambda: _read_desk_url(key))
+
+
+def _read_desk_url(key: str) -> str | None:
+    event = event_of_table(key)
+    if event is None:
+        return None
+    device = access.current_device()
+    if referees.referee_of(device.id if device else None, event[0]) is None:
+        return None
+    return url_for("referee.desk", key=event[1])

@@ -18,7 +18,7 @@ from wtforms import SelectField, StringField
 from wtforms.validators import Length
 
 from ...rules import isolate
-from ...storage import disputes, referees, units
+from ...storage import disputes, referees
 from ...storage.commands import Saved, execute
 from ...storage.models import Dispute, Evening, db
 from ...storage.referee_models import Referee, RefereeCall
@@ -38,7 +38,7 @@ from ..lan import external_url
 from ..permissions import permission
 from ..referee_pages import event_or_404, referee_names, ruling_facts
 from ..table_forms import DISPUTE_NAMES, ActionForm, PinForm
-from .common import evening_or_404, event_of_table, posted_int
+from .common import desk_url, evening_or_404, posted_int
 
 bp = Blueprint("referee", __name__)
 
@@ -63,27 +63,7 @@ def desk_link() -> dict[str, Any]:
     (a referee who ruled lands on the table's hand page and must find the way back). The
     scoresheet's page is shared by every phone of a language and role (its caches): there
     the link is in the event line (``in_event_line``), made for each phone."""
-    return {"referee_desk": _desk_url}
-
-
-def _desk_url(in_event_line: bool = False) -> str | None:
-    key = (request.view_args or {}).get("key")
-    if not isinstance(key, str) or not request.path.startswith("/e/"):
-        return None
-    if request.endpoint == "sheet.scoresheet" and not in_event_line:
-        return None
-    # the same for every page of the table the service worker's warm-up makes in one request
-    return units.shared_read(("referee_desk", key), lambda: _read_desk_url(key))
-
-
-def _read_desk_url(key: str) -> str | None:
-    event = event_of_table(key)
-    if event is None:
-        return None
-    device = access.current_device()
-    if referees.referee_of(device.id if device else None, event[0]) is None:
-        return None
-    return url_for("referee.desk", key=event[1])
+    return {"referee_desk": desk_url}
 
 
 def _no_store(page: str, status: int = 200) -> Response:

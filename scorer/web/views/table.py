@@ -9,7 +9,6 @@ runs, so a viewer's request changes nothing.
 from __future__ import annotations
 
 import io
-import secrets
 from typing import Any
 
 import segno
@@ -52,7 +51,7 @@ from ..i18n import safe_next
 from ..lan import external_url, lan_host, unreachable
 from ..permissions import permission
 from ..table_forms import DISPUTE_NAMES, ActionForm, DeviceForm, PinForm, quick_form_for
-from .common import evening_or_404, posted_hand_id, posted_int
+from .common import desk_url, evening_or_404, posted_hand_id, posted_int
 
 bp = Blueprint("table", __name__)
 
@@ -428,9 +427,10 @@ def quick(key: str) -> Any:
         return redirect(url_for("sheet.scoresheet", key=key))
     ladder = variant.ladder(setup.options)
     dealer = ledger.next_dealer
-    if request.method == "GET":
-        form = quick_form_for(setup.players, ladder, number=str(number), token=secrets.token_urlsafe(16))
-        return quick_entry.quick_page(evening, ledger, form, number, dealer)
+    if request.method == "GET":  # made once per revision (the warm-up's and the scorer's), tokens put in
+        return quick_entry.kept_page(evening, ledger, number, dealer, desk_url(),
+                                     lambda token: quick_form_for(setup.players, ladder, number=str(number),
+                                                                  token=token))
     form = quick_form_for(setup.players, ladder)
     errors: list[str] = []
     if form.validate_on_submit():
