@@ -352,3 +352,44 @@ def test_the_digests_a_render_carries_are_its_parts_and_rows_hashed_again(app: A
     assert scorer.post(f"/e/{key}/seats", data={"action": "join", "name": "Eve", "left_of": "1"}).status_code == 302
     check()
     assert "Eve joined before hand 4" in viewer.rows[3]
+
+
+def test_a_viewers_page_is_answered_without_reading_the_phones_role(app: Any) -> None:
+    """Issue 23 item 2: a viewer's page gets a viewer's changes, which any phone holding the
+    link may see, so the phone's role is not read (most of what each watching phone's ask
+    cost); a scorer's page still has its phone's role read, and a phone that is no scorer is
+    told to reload."""
+    scorer_client = app.test_client()
+    key = start_evening(scorer_client)
+    assert post_hand(scorer_client, key, 1, 0, {2: "four"}, 4).status_code == 302
+    viewer, scorer = Phone(app.test_client(), key), Phone(scorer_client, key)
+    assert viewer.changes.endswith("shown=en/viewer") and scorer.changes.endswith("shown=en/scorer")
+    assert post_hand(scorer_client, key, 2, 1, {3: "nap"}, 5).status_code == 302
+    seen: list[str] = []
+
+    def record(_conn: Any, _cursor: Any, statement: str, *_: Any) -> None:
+        seen.append(statement)
+
+    with app.app_context():
+        engine = db.engine
+    sa.event.listen(engine, "before_cursor_execute", record)
+    try:
+        # the scorer's phone asking with a viewer's page, first at this revision: a viewer's parts
+        # (made for it, and kept for the viewers), no role read, no reload
+        answer = scorer_client.get(f"{viewer.changes}&since={viewer.revision}").get_json()
+        scorers_asking_as_viewer, seen[:] = list(seen), []
+        assert not viewer.ask().get("reload")
+        viewers_reads, seen[:] = list(seen), []
+        mine = scorer.ask()
+        scorers_reads = list(seen)
+    finally:
+        sa.event.remove(engine, "before_cursor_execute", record)
+    role = re.compile(r"\b(table_access|device)\b")
+    assert not [s for s in viewers_reads + scorers_asking_as_viewer if role.search(s)]
+    assert any(role.search(s) for s in scorers_reads)
+    assert not answer.get("reload") and answer == viewer.ask()
+    assert 'id="record-hand"' not in answer["parts"]["status"] and 'id="record-hand"' in mine["parts"]["status"]
+    viewer.follow()  # placed as live.js places it: the fresh viewer's page, part by part and row by row
+    scorer.follow()
+    # a phone that is no scorer, asking with a scorer's page: reload, as before
+    assert viewer.client.get(f"{scorer.changes}&since={scorer.revision}").get_json()["reload"] is True
