@@ -91,6 +91,21 @@ def is_scorer_only(key: str) -> bool:
     return cache[key]
 
 
+def role_shown(key: str, shown: str) -> bool:
+    """Whether to answer this phone's ask for live changes (``GET /e/<key>/changes``) as a
+    scorer's, for its page's ``shown`` (``"en/viewer"``, ``"ru/scorer"``): a viewer's page is
+    answered as a viewer's without reading the phone's role (a viewer's parts are what the
+    table's link shows anyone; the role read was most of what each watching phone's ask cost,
+    issue 23 item 2), and the request is a viewer's for its templates too
+    (:func:`is_scorer`), so that what it renders and keeps holds no scorer's button; a phone
+    that became a scorer in another tab keeps its viewer's page until it loads it again. A
+    scorer's page: :func:`is_scorer_only` (a phone no longer a scorer is told to reload)."""
+    if shown.endswith("/viewer"):
+        g.setdefault("nap_scorer_of", {})[key] = False
+        return False
+    return is_scorer_only(key)
+
+
 def party_seat(key: str) -> int | None:
     """The player (seat) whose phone this is at table ``key`` (their own link, issue 22 item
     7), or ``None``; cached for the request."""

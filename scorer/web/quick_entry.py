@@ -132,15 +132,16 @@ def kept_page(evening: Any, ledger: Any, number: int, dealer: int, desk: str | N
     plain = "_flashes" not in session and not request.args  # (a page's messages are taken as it renders)
     page = quick_cache.get(key) if plain else None
     if page is None:
-        csrf = generate_csrf()
-        made = quick_page(evening, ledger, form_for(TOKEN_SLOT), number, dealer).get_data(as_text=True)
-        if made.count(TOKEN_SLOT) != 1 or made.count(csrf) > 1:  # (never: the form holds each once at most)
+        form = form_for(TOKEN_SLOT)
+        made = quick_page(evening, ledger, form, number, dealer).get_data(as_text=True)
+        csrf = getattr(getattr(form, "csrf_token", None), "current_token", None)  # none when CSRF is off
+        if made.count(TOKEN_SLOT) != 1 or (csrf and made.count(csrf) != 1):  # (never: the form holds each once)
             return quick_page(evening, ledger, form_for(secrets.token_urlsafe(16)), number, dealer)
-        page = made.replace(csrf, CSRF_SLOT)
+        page = made.replace(csrf, CSRF_SLOT) if csrf else made
         if plain:
             quick_cache.put(key, page)
-    response = make_response(page.replace(CSRF_SLOT, generate_csrf(), 1)
-                             .replace(TOKEN_SLOT, secrets.token_urlsafe(16), 1))
+    page = page.replace(TOKEN_SLOT, secrets.token_urlsafe(16), 1)
+    response = make_response(page.replace(CSRF_SLOT, generate_csrf(), 1) if CSRF_SLOT in page else page)
     response.headers["Cache-Control"] = "no-store"
     return response
 

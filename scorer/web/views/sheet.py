@@ -12,7 +12,6 @@ from flask import (
     abort,
     current_app,
     flash,
-    g,
     jsonify,
     redirect,
     render_template,
@@ -436,9 +435,7 @@ def changes(key: str) -> Response:
     true}`` when the phone should fetch the page (its revision is no longer in memory,
     :func:`scorer.web.caches.recall_sheet`; its language or role changed; or the change is
     not one :func:`sheet_changes` can say).
-    A page shown to a viewer is answered as a viewer's without reading the phone's role (what
-    a viewer sees is what the table's link shows anyone): a phone that became a scorer in
-    another tab keeps its viewer's page until it is loaded again.
+    A viewer's page is answered as a viewer's, its phone's role not read (:func:`access.role_shown`).
     (docs/api.md) Never kept by a cache: the answer depends on the phone's cookies. Each process
     makes an answer once (:data:`scorer.web.caches.changes_cache`) for the revision the live poll
     knows (:func:`scorer.storage.units.polled_revision`) if newer than ``since``, else read."""
@@ -459,14 +456,7 @@ def changes(key: str) -> Response:
     if revision is None:
         abort(404)
     asked = request.args.get("shown", "")
-    # a viewer's page gets a viewer's changes, which any phone holding the table's link may
-    # see: the phone's role is not read (a query, most of what each watching phone's ask cost:
-    # issue 23 item 2). A scorer's page is asked as before: a phone no longer a scorer reloads.
-    if asked.endswith("/viewer"):
-        scorer = False
-        g.setdefault("nap_scorer_of", {})[key] = False  # and rendered as a viewer's (its templates ask)
-    else:
-        scorer = access.is_scorer_only(key)
+    scorer = access.role_shown(key, asked)
     variant = (str(get_locale()), scorer, link_root())
     shown = asked == shown_as(scorer)
     if shown and since is not None and since < revision:
