@@ -15,7 +15,7 @@ from conftest import _dispose, make_app
 from scorer.storage import sheet_digests
 from scorer.storage.models import SheetDigest, db
 from scorer.web import caches
-from webhelpers import hand_id, post_hand, start_evening
+from webhelpers import hand_id, post_hand, start_evening, statements
 
 PART = re.compile(r'<div data-live-part="([a-z]+)">(.*?)</div><!--/part-->', re.S)
 ROW = re.compile(r'(?:<tbody class="seats">(?:(?!</tbody>).)*</tbody>\s*)*<tbody id="hand-(\d+)".*?</tbody>\n', re.S)
@@ -365,15 +365,7 @@ def test_a_viewers_page_is_answered_without_reading_the_phones_role(app: Any) ->
     viewer, scorer = Phone(app.test_client(), key), Phone(scorer_client, key)
     assert viewer.changes.endswith("shown=en/viewer") and scorer.changes.endswith("shown=en/scorer")
     assert post_hand(scorer_client, key, 2, 1, {3: "nap"}, 5).status_code == 302
-    seen: list[str] = []
-
-    def record(_conn: Any, _cursor: Any, statement: str, *_: Any) -> None:
-        seen.append(statement)
-
-    with app.app_context():
-        engine = db.engine
-    sa.event.listen(engine, "before_cursor_execute", record)
-    try:
+    with statements(app) as seen:
         # the scorer's phone asking with a viewer's page, first at this revision: a viewer's parts
         # (made for it, and kept for the viewers), no role read, no reload
         answer = scorer_client.get(f"{viewer.changes}&since={viewer.revision}").get_json()
@@ -382,8 +374,6 @@ def test_a_viewers_page_is_answered_without_reading_the_phones_role(app: Any) ->
         viewers_reads, seen[:] = list(seen), []
         mine = scorer.ask()
         scorers_reads = list(seen)
-    finally:
-        sa.event.remove(engine, "before_cursor_execute", record)
     role = re.compile(r"\b(table_access|device)\b")
     assert not [s for s in viewers_reads + scorers_asking_as_viewer if role.search(s)]
     assert any(role.search(s) for s in scorers_reads)

@@ -10,11 +10,9 @@ import re
 from typing import Any
 
 import pytest
-import sqlalchemy as sa
 
 from scorer.storage import units
-from scorer.storage.models import db
-from tests.webhelpers import post_hand, start_evening
+from tests.webhelpers import post_hand, start_evening, statements
 
 
 def _hidden_blank(html: str) -> str:
@@ -24,18 +22,8 @@ def _hidden_blank(html: str) -> str:
 
 def _warm(app: Any, client: Any, path: str) -> tuple[dict[str, str], list[str]]:
     """The pages of ``path``'s answer by path, and the SQL statements it ran."""
-    seen: list[str] = []
-
-    def record(_conn: Any, _cursor: Any, statement: str, *_: Any) -> None:
-        seen.append(statement)
-
-    with app.app_context():
-        engine = db.engine
-    sa.event.listen(engine, "before_cursor_execute", record)
-    try:
+    with statements(app) as seen:
         answer = client.get(path, headers={"X-Nap-Warm": "1"})
-    finally:
-        sa.event.remove(engine, "before_cursor_execute", record)
     assert answer.status_code == 200
     return {p["path"]: p["html"] for p in answer.get_json()["pages"]}, seen
 
@@ -181,18 +169,8 @@ THREE = {"dealer": "Ann", "auction": ["three", "pass", "pass", "pass"], "tricks"
 
 
 def _post(app: Any, client: Any, url: str, body: Any) -> tuple[Any, list[str]]:
-    seen: list[str] = []
-
-    def record(_conn: Any, _cursor: Any, statement: str, *_: Any) -> None:
-        seen.append(statement)
-
-    with app.app_context():
-        engine = db.engine
-    sa.event.listen(engine, "before_cursor_execute", record)
-    try:
+    with statements(app) as seen:
         return client.post(url, json=body), seen
-    finally:
-        sa.event.remove(engine, "before_cursor_execute", record)
 
 
 def test_the_saves_answer_is_the_hand_as_the_table_now_has_it_without_loading_the_evening_again(

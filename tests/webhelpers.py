@@ -185,3 +185,21 @@ def hand_id(app: Any, key: str, number: int) -> str:
                                   .where(Evening.key == key, Hand.number == number))
     assert found is not None, f"no hand {number} in play at {key}"
     return str(found)
+
+
+@contextlib.contextmanager
+def statements(app: Any) -> Iterator[list[str]]:
+    """The SQL statements ``app``'s engine runs inside the block, in order (a list filled as
+    they run; the caller may empty it between steps)."""
+    seen: list[str] = []
+
+    def record(_conn: Any, _cursor: Any, statement: str, *_: Any) -> None:
+        seen.append(statement)
+
+    with app.app_context():
+        engine = db.engine
+    sa.event.listen(engine, "before_cursor_execute", record)
+    try:
+        yield seen
+    finally:
+        sa.event.remove(engine, "before_cursor_execute", record)

@@ -141,8 +141,8 @@ class Line(pygal.Line):  # type: ignore[misc]
     def _tooltip_data(self, *_args: Any, **_kwargs: Any) -> None:
         """No tooltip data: pygal writes four ``<desc>`` elements per dot for its tooltip script,
         which the chart does not carry (``js=[]``; a picture only). Without them a chart of 30
-        hands is drawn in about half the time and weighs about half as much (issue 23 item 2);
-        the picture is the same."""
+        hands is drawn in about a quarter less time (12.9 → 9.4 ms) and weighs 38 % less
+        (60.9 → 37.8 KB; issue 23 item 2); the picture is the same."""
 
 
 def _render(chart: Any) -> str:
