@@ -236,10 +236,11 @@ def register_extensions(app: Flask) -> None:
     # what lets the app answer 503 while the database is away and recover after (scorer.web.outage)
     app.config["SQLALCHEMY_ENGINE_OPTIONS"] = outage.engine_options(
         url, app.config.get("SQLALCHEMY_ENGINE_OPTIONS"), float(app.config["SQLITE_BUSY_TIMEOUT"]))
-    from . import compression, static_names
+    from . import compression, kept_parts, static_names
 
     compression.init_app(app)  # its after_request runs last: it compresses the finished answer
     static_names.init_app(app)
+    kept_parts.init_app(app)
     db.init_app(app)
     migrate.init_app(app, db)
     origin.init_app(app)  # first: a write from another site is refused before its token is read

@@ -13,7 +13,7 @@ tests/test_fast_widgets.py holds them to WTForms' output.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping
 from typing import Any
 
 from babel import support
@@ -285,3 +285,19 @@ class TableForm(FlaskForm):
             if not current_app.config.get("WTF_I18N_ENABLED", True):
                 return super().get_translations(form)  # type: ignore[misc]
             return CATALOG
+
+
+def field_state(field: Any) -> Hashable:
+    """What a WTForms field prints from, as a hashable tuple: its class, name, id, label
+    (in the request's language), data, the raw data a post gave it (an input shows what was
+    typed, even when it is not valid), choices, ``render_kw`` and flags (the validation
+    attributes an input prints)."""
+    flags = getattr(field, "flags", None)
+    return (type(field).__qualname__, field.name, field.id, str(field.label.text), repr(field.data),
+            tuple(str(v) for v in (field.raw_data or ())), repr(getattr(field, "choices", None)),
+            repr(field.render_kw), repr(sorted(getattr(flags, "__dict__", {}).items())))
+
+
+def fields_state(fields: Iterable[Any]) -> Hashable:
+    """:func:`field_state` of each of ``fields``, in order."""
+    return tuple(field_state(f) for f in fields)

@@ -8,7 +8,7 @@ settings) and :mod:`scorer.web.table_forms` (quick entry, override, play, PIN, d
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from typing import Any
 
 from flask_wtf import FlaskForm
@@ -23,7 +23,7 @@ from ..rules import BIDS, PASS, Claim, EveningSetup, HandFacts, RulesError, clea
 from ..rules.cards import RANKS_36, RANKS_52, SUITS, parse_card
 from ..rules.claims import CLAIM_KINDS
 from ..rules.core import TRICKS_PER_HAND
-from .fast_widgets import BooleanField, HiddenField, RadioField, StringField, TableForm
+from .fast_widgets import BooleanField, HiddenField, RadioField, StringField, TableForm, fields_state
 from .form_fields import SUIT_PILLS, WholeNumberField, choices, known_suit, one_time_token, strip_text
 
 
@@ -121,6 +121,14 @@ class HandFormBase(TableForm):
     def peeks_value(self) -> tuple[int, ...]:
         """H-18: the seats whose "peeked" box is ticked."""
         return tuple(s for s in range(self.setup.n) if getattr(getattr(self, f"peek_{s}", None), "data", False))
+
+    def claim_state(self) -> Hashable:
+        """What the form's claim part prints from (templates/hand_form.html, printed once per
+        state by :func:`scorer.web.kept_parts.kept_part`): its ``claim_*`` fields, and the
+        kinds' needs and the parts they need (:func:`hand_form_for`)."""
+        return (fields_state(f for f in self if f.short_name.startswith("claim_")),
+                tuple(sorted(getattr(self, "claim_needs", {}).items())),
+                tuple(sorted(getattr(self, "claim_parts", ()))))
 
     def validate_claim_kind(self, field: RadioField) -> None:
         kinds = [c.value for c in (self.claim_kind.choices or [])]
