@@ -10,10 +10,15 @@ on almost every hand, no claim. A template wraps such a part in a call block::
 
 and :func:`kept_part` prints the block only when no part of that name was printed before
 from the same state (and language and link root); otherwise it answers the part as printed.
-The key is everything the part reads (a form's fields: :func:`scorer.web.fast_widgets.fields_state`): a part must print nothing that its key does not hold
-(no CSRF token, no one-time token, no message, no hand number). Nothing is ever stale: a
+The key is everything the part reads (a form's fields:
+:func:`scorer.web.fast_widgets.fields_state`): a part must print nothing that its key does not
+hold (no CSRF token, no one-time token, no message, no hand number). Nothing is ever stale: a
 different state is a different key. tests/test_kept_parts.py holds kept parts to a fresh
 print of the same form.
+
+Measured (``mix_cost.py``'s table and the warm-up alone, parts kept and printed each time
+interleaved in one process): the warm-up's hand forms print their claim part from the kept
+copy; the warm-up costs 2-9 % less.
 """
 
 from __future__ import annotations
