@@ -33,7 +33,7 @@ def _page(client: Any, path: str, data: dict[str, str] | None = None) -> str:
 
 def _fresh_and_kept(client: Any, path: str, data: dict[str, str] | None = None) -> tuple[str, str]:
     """The page printed with no part kept, then the same page with its part kept."""
-    kept_parts.part_cache.clear()
+    kept_parts.parts(client.application).clear()
     fresh = _page(client, path, data)
     kept = _page(client, path, data)
     return fresh, kept
@@ -59,7 +59,7 @@ def test_a_new_hands_form_takes_its_claim_part_as_printed_and_is_the_same_page(a
     key = _started(client)
     fresh, kept = _fresh_and_kept(client, f"/e/{key}/hand")
     assert kept == fresh
-    assert len(kept_parts.part_cache._data) == 1  # one part printed; the second page took it
+    assert len(kept_parts.parts(client.application)._data) == 1  # one part printed; the second page took it
     part = _claim_part(kept)
     assert 'name="claim_accused" type="radio" value="1"' in part and ">Bob<" in part
     assert "checked" in part  # the table's decision: "upheld" until changed
@@ -69,7 +69,7 @@ def test_a_correction_shows_its_own_claim_not_the_part_kept_for_a_new_hand(app: 
     client = app.test_client()
     key = _started(client)
     _save_with_claim(client, key)
-    kept_parts.part_cache.clear()
+    kept_parts.parts(client.application).clear()
     empty = _claim_part(_page(client, f"/e/{key}/hand"))  # a new hand's part, kept first
     fresh, kept = _fresh_and_kept(client, f"/e/{key}/hand/1/edit")
     assert kept == fresh
@@ -81,7 +81,7 @@ def test_a_correction_shows_its_own_claim_not_the_part_kept_for_a_new_hand(app: 
         assert re.search(rf'<input checked id="{name}-\d+" name="{name}" type="radio" value="{value}">', part), name
     # and the new hand's part, asked again, is still the empty one (two states, two parts)
     assert _claim_part(_page(client, f"/e/{key}/hand")) == empty
-    assert len(kept_parts.part_cache._data) == 2
+    assert len(kept_parts.parts(client.application)._data) == 2
 
 
 def test_a_rejected_post_shows_what_was_typed_in_its_claim_part(app: Any) -> None:
@@ -91,25 +91,44 @@ def test_a_rejected_post_shows_what_was_typed_in_its_claim_part(app: Any) -> Non
     typed = {"number": "1", "dealer": "0", "call_1": "three", "call_2": "pass", "call_3": "pass", "call_0": "pass",
              "tricks": "2", "claim_kind": "revoke", "claim_accused": "9", "claim_card": "ZZZZ", "save": "1"}
     kept = _page(client, f"/e/{key}/hand", typed)  # with the empty part kept
-    kept_parts.part_cache.clear()
+    kept_parts.parts(app).clear()
     assert kept == _page(client, f"/e/{key}/hand", typed)  # = printed fresh
     part = _claim_part(kept)
     assert 'value="ZZZZ"' in part  # the card as typed, shown again to be corrected
     assert 'name="claim_kind" type="radio" value="revoke"' in part and "<input checked id=\"claim_kind-1\"" in part
     assert client.get(f"/api/e/{key}").get_json()["hands"] == []  # and nothing saved
+    assert len(kept_parts.parts(app)._data) == 0  # a posted part is printed, never kept
+
+
+def test_what_a_phone_posts_is_never_kept_however_large(app: Any) -> None:
+    """A refused post shows what it typed again: kept, a megabyte typed into a claim's card
+    field would have stayed in the worker's memory (2,000 such posts: gigabytes)."""
+    client = app.test_client()
+    key = _started(client)
+    _page(client, f"/e/{key}/hand")  # the new hand's part, kept
+    assert len(kept_parts.parts(app)._data) == 1
+    for n in range(5):
+        typed = {"number": "1", "dealer": "0", "claim_kind": "revoke", "claim_card": f"{n}" * 200_000,
+                 "claim_evidence": "X" * 200_000, "save": "1"}
+        answer = client.post(f"/e/{key}/hand", data=typed)
+        assert answer.status_code == 422
+        assert "X" * 200_000 in _claim_part(answer.get_data(as_text=True))  # shown, to be corrected
+    assert len(kept_parts.parts(app)._data) == 1  # still only the new hand's part
+    stored = next(iter(kept_parts.parts(app)._data.values()))
+    assert len(stored) < 20_000 and "XXXX" not in stored
 
 
 def test_each_table_and_each_language_gets_its_own_part(app: Any) -> None:
     first, second = app.test_client(), app.test_client()
     one = _started(first, players=("Ann", "Bob", "Cat", "Dan"))
     other = _started(second, players=("Eve", "Fay", "Gus", "Hal"))
-    kept_parts.part_cache.clear()
+    kept_parts.parts(app).clear()
     ours = _claim_part(_page(first, f"/e/{one}/hand"))
     theirs = _claim_part(_page(second, f"/e/{other}/hand"))
     assert ">Bob<" in ours and ">Bob<" not in theirs and ">Fay<" in theirs
     second.set_cookie("lang", "ru")
     russian = _page(second, f"/e/{other}/hand")
-    kept_parts.part_cache.clear()
+    kept_parts.parts(app).clear()
     assert _page(second, f"/e/{other}/hand") == russian  # the same as printed fresh
     assert _claim_part(russian) != theirs and ">Fay<" in _claim_part(russian)
     assert 'lang="ru"' in russian

@@ -122,12 +122,15 @@ class HandFormBase(TableForm):
         """H-18: the seats whose "peeked" box is ticked."""
         return tuple(s for s in range(self.setup.n) if getattr(getattr(self, f"peek_{s}", None), "data", False))
 
-    def claim_state(self) -> Hashable:
+    def claim_state(self) -> Hashable | None:
         """What the form's claim part prints from (templates/hand_form.html, printed once per
         state by :func:`scorer.web.kept_parts.kept_part`): its ``claim_*`` fields, and the
-        kinds' needs and the parts they need (:func:`hand_form_for`)."""
-        return (fields_state(f for f in self if f.short_name.startswith("claim_")),
-                tuple(sorted(getattr(self, "claim_needs", {}).items())),
+        kinds' needs and the parts they need (:func:`hand_form_for`); ``None`` when a phone
+        posted any of those fields (the part shows what it sent: printed, never kept)."""
+        claim_fields = [f for f in self if f.short_name.startswith("claim_")]
+        if any(f.raw_data for f in claim_fields):
+            return None
+        return (fields_state(claim_fields), tuple(sorted(getattr(self, "claim_needs", {}).items())),
                 tuple(sorted(getattr(self, "claim_parts", ()))))
 
     def validate_claim_kind(self, field: RadioField) -> None:

@@ -16,9 +16,13 @@ hold (no CSRF token, no one-time token, no message, no hand number). Nothing is 
 different state is a different key. tests/test_kept_parts.py holds kept parts to a fresh
 print of the same form.
 
-Measured (``mix_cost.py``'s table and the warm-up alone, parts kept and printed each time
-interleaved in one process): the warm-up's hand forms print their claim part from the kept
-copy; the warm-up costs 2-9 % less.
+Only a part printed from what the server chose is kept: a state of ``None`` (a form a phone
+posted, whose part shows what it typed, valid or not) is printed and not kept, so that no
+request can fill the cache with what it sends (a post of a megabyte in a claim's card field
+would otherwise have kept two). Each app keeps its own parts (:func:`parts`).
+
+Measured (``benchmarks/kept_parts.py``: the warm-up with parts kept and printed each time, in
+turns in one process): ×0.91-0.98 of the warm-up's CPU.
 """
 
 from __future__ import annotations
@@ -31,23 +35,34 @@ from markupsafe import Markup
 from ..reports.words import locale_code
 from .caches import TABLES_KEPT, RevisionCache, link_root
 
-#: printed parts by (name, language, link root, state): two a table (a new hand's form and
-#: a correction's) for a room of :data:`~scorer.web.caches.TABLES_KEPT` tables
-part_cache: RevisionCache[Markup] = RevisionCache(2 * TABLES_KEPT)
+#: how many parts an app keeps: two a table (a new hand's form and a correction's) for a room
+#: of :data:`~scorer.web.caches.TABLES_KEPT` tables; a part is about 10 KB (the claim part)
+PARTS_KEPT = 2 * TABLES_KEPT
+
+
+def parts(app: Flask) -> RevisionCache[Markup]:
+    """``app``'s printed parts by (name, language, link root, state)."""
+    found: RevisionCache[Markup] | None = app.extensions.get("nap_parts")
+    if found is None:
+        found = app.extensions.setdefault("nap_parts", RevisionCache(PARTS_KEPT))
+    return found
 
 
 def kept_part(name: str, *state: Hashable, caller: Callable[[], str]) -> Markup:
     """The part ``name`` of a page, printed by ``caller`` (the template's call block) the first
     time this ``state`` is met in the request's language and link root, and taken from
-    :data:`part_cache` after that. Printed every time while the templates are reloaded as
-    they change (``TEMPLATES_AUTO_RELOAD``, debugging)."""
-    if current_app.jinja_env.auto_reload:
+    :func:`parts` after that. Printed every time, and not kept, when ``state`` holds ``None``
+    (what a phone sent: see the module's text) or while the templates are reloaded as they
+    change (``TEMPLATES_AUTO_RELOAD``, debugging)."""
+    app = current_app._get_current_object()  # type: ignore[attr-defined]
+    if app.jinja_env.auto_reload or None in state:
         return Markup(caller())
+    kept = parts(app)
     key = (name, locale_code(), link_root(), *state)
-    found = part_cache.get(key)
+    found = kept.get(key)
     if found is None:
         found = Markup(caller())
-        part_cache.put(key, found)
+        kept.put(key, found)
     return found
 
 
