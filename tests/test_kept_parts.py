@@ -31,11 +31,11 @@ def _page(client: Any, path: str, data: dict[str, str] | None = None) -> str:
     return TOKENS.sub(r'\1"', answer.get_data(as_text=True))
 
 
-def _fresh_and_kept(client: Any, path: str, data: dict[str, str] | None = None) -> tuple[str, str]:
+def _fresh_and_kept(client: Any, path: str) -> tuple[str, str]:
     """The page printed with no part kept, then the same page with its part kept."""
     kept_parts.parts(client.application).clear()
-    fresh = _page(client, path, data)
-    kept = _page(client, path, data)
+    fresh = _page(client, path)
+    kept = _page(client, path)
     return fresh, kept
 
 
@@ -90,7 +90,7 @@ def test_a_rejected_post_shows_what_was_typed_in_its_claim_part(app: Any) -> Non
     _page(client, f"/e/{key}/hand")  # the empty part kept
     typed = {"number": "1", "dealer": "0", "call_1": "three", "call_2": "pass", "call_3": "pass", "call_0": "pass",
              "tricks": "2", "claim_kind": "revoke", "claim_accused": "9", "claim_card": "ZZZZ", "save": "1"}
-    kept = _page(client, f"/e/{key}/hand", typed)  # with the empty part kept
+    kept = _page(client, f"/e/{key}/hand", typed)  # the empty part is kept; this one is not
     kept_parts.parts(app).clear()
     assert kept == _page(client, f"/e/{key}/hand", typed)  # = printed fresh
     part = _claim_part(kept)

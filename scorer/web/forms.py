@@ -101,6 +101,9 @@ class HandFormBase(TableForm):
         "A note is at most %(max)d characters."))], filters=[strip_text])
 
     setup: EveningSetup
+    #: set by :func:`hand_form_for`: each kind of claim's ``data-needs``, and the parts they need
+    claim_needs: dict[str, str]
+    claim_parts: set[str]
 
     def calls_in_speaking_order(self, dealer: int) -> tuple[str, ...]:
         """The calls as the engine wants them: eldest hand (left of ``dealer``) first."""
@@ -130,8 +133,7 @@ class HandFormBase(TableForm):
         claim_fields = [f for f in self if f.short_name.startswith("claim_")]
         if any(f.raw_data for f in claim_fields):
             return None
-        return (fields_state(claim_fields), tuple(sorted(getattr(self, "claim_needs", {}).items())),
-                tuple(sorted(getattr(self, "claim_parts", ()))))
+        return fields_state(claim_fields), tuple(sorted(self.claim_needs.items())), tuple(sorted(self.claim_parts))
 
     def validate_claim_kind(self, field: RadioField) -> None:
         kinds = [c.value for c in (self.claim_kind.choices or [])]

@@ -1,10 +1,10 @@
 """Parts of a page printed once for what they show, then taken as printed (issue 23 item 2).
 
 The hand form's claim part (templates/hand_form.html: the kind of claim, the accused, the
-trick, the cards, the table's decision) is half of the form's bytes and a third of what the
-service worker's warm-up costs the server after every hand (``benchmarks/mix_cost.py``), yet
-it shows the same thing hand after hand: a table's players, its variant's kinds of claim and,
-on almost every hand, no claim. A template wraps such a part in a call block::
+trick, the cards, the table's decision) is half of the form's bytes, and the service worker's
+warm-up prints two hand forms after every hand, yet it shows the same thing hand after hand:
+a table's players, its variant's kinds of claim and, on almost every hand, no claim. A template
+wraps such a part in a call block::
 
     {% call kept_part("claim", form.claim_state()) %} … {% endcall %}
 
