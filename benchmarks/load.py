@@ -474,6 +474,7 @@ class Tally:
         self.errors: dict[str, int] = defaultdict(int)
         self.samples: dict[str, str] = {}
         self.skipped = 0  # polls not sent on time: the answers (or this client) were too slow
+        self.carried = 0  # viewers' changes the stream carried (no /changes asked)
 
     def add(self, kind: str, started: float, ok: bool, what: str = "") -> None:
         if started < self.since:
@@ -553,13 +554,15 @@ class Table:
 
 def load_mix(path: str) -> list[dict[str, Any]]:
     """The requests per hand of ``path`` (benchmarks/wire.py --mix-out) that a phone sends by
-    itself: not the live channel, not static files (kept for good), not writes (the save is
-    sent here as quick entry sends it)."""
+    itself: not the live channel (its poll, and a viewer's ``/changes``: :func:`phone` asks
+    them as live.js does, unless the stream carried the change), not static files (kept for
+    good), not writes (the save is sent here as quick entry sends it)."""
 
     if path == "none":
         return []
     data = json.loads(Path(path).read_text())
-    return [r for r in data["requests"] if r["kind"] not in ("poll", "static", "save") and r["method"] == "GET"]
+    return [r for r in data["requests"] if r["kind"] not in ("poll", "static", "save") and r["method"] == "GET"
+            and "/changes?" not in r["path"]]  # the live part's ask: modelled by phone() itself
 
 
 def share(mix: list[dict[str, Any]], seat: int, rng: random.Random) -> list[str]:
@@ -586,13 +589,27 @@ def share(mix: list[dict[str, Any]], seat: int, rng: random.Random) -> list[str]
     return paths
 
 
+#: What a viewer's live part asks when the stream did not carry the change (static/live.js)
+LIVE_ASK = "/e/{key}/changes?shown=en/viewer&since={n}"
+
+
 async def react(session: Any, key: str, tally: Tally, mix: list[dict[str, Any]], seat: int, rng: random.Random,
-                before: int, revision: int) -> None:
-    """What the phone sends when it learns of ``revision`` (it showed ``before``)."""
+                before: int, revision: int, carried: dict[str, Any] | None = None) -> None:
+    """What the phone sends when it learns of ``revision`` (it showed ``before``): a viewer's
+    live part asks what changed (``LIVE_ASK``) unless the stream ``carried`` it from ``before``
+    (then only a ``{reload: true}`` makes it fetch the page), then its share of the mix."""
     if not mix:
         await request(session, tally, "page", "GET", f"/e/{key}", (200,))
         return
-    for path in share(mix, seat, rng):
+    paths = share(mix, seat, rng)
+    if seat != 0:
+        if carried is None or carried.get("since") != before:
+            paths.insert(0, LIVE_ASK)
+        else:
+            tally.carried += time.monotonic() >= tally.since
+            if carried["changes"].get("reload"):
+                await request(session, tally, "reload", "GET", f"/e/{key}", (200,))
+    for path in paths:
         url = path.replace("{key}", key).replace("since={n}", f"since={before}").replace("{n}", str(revision))
         # any answer but a server error or a refusal is what a phone gets (a 304, a redirect, a 404 of a guessed number)
         answer = await request(session, tally, "mix", "GET", url, tuple(s for s in range(200, 500) if s != 429),
@@ -620,10 +637,15 @@ async def phone(base: str, key: str, edit_key: str, seat: int, tally: Tally, end
             while (await request(session, tally, "page", "GET", f"/e/{key}/scorer/{edit_key}", (200,)) is None
                    and time.monotonic() < end):
                 await asyncio.sleep(POLL_EVERY)
-        else:
-            await request(session, tally, "page", "GET", f"/e/{key}", (200,))
-        heard: asyncio.Queue[int] = asyncio.Queue()
-        listener = asyncio.create_task(stream(live_base, key, tally, end, heard, table)) if live == "stream" else None
+        else:  # the page's revision, as live.js tells its stream (read uncompressed, once a phone)
+            page = await request(session, tally, "page", "GET", f"/e/{key}", (200,), read_json=False,
+                                 headers={"Accept-Encoding": "identity"})
+            found = re.search(rb'data-revision="(\d+)"', page or b"")
+            showing = f"&since={int(found.group(1))}" if found else ""
+        query = "?shown=en/scorer" if scorer else f"?shown=en/viewer{showing}"
+        heard: asyncio.Queue[tuple[int, dict[str, Any] | None]] = asyncio.Queue()
+        listener = (asyncio.create_task(stream(live_base, key, tally, end, heard, table, query))
+                    if live == "stream" else None)
         shown = None
         next_save = time.monotonic() + rng.uniform(0, save_every) if scorer else float("inf")
         tick = time.monotonic()
@@ -634,13 +656,13 @@ async def phone(base: str, key: str, edit_key: str, seat: int, tally: Tally, end
                     next_save += save_every
                 if listener is None:
                     data = await request(session, tally, "poll", "GET", f"/e/{key}/revision", (200,))
-                    revisions = [data["revision"]] if data is not None else []
+                    revisions = [(data["revision"], None)] if data is not None else []
                 else:  # a pushed revision is acted on at once, as live.js's EventSource handler does
                     revisions = await pushed(heard, min(next_save, end) - time.monotonic())
-                for revision in revisions[-1:]:
+                for revision, carried in revisions[-1:]:
                     if shown is not None and revision != shown:
                         saved = table.saved.get(revision, table.sending)
-                        await react(session, key, tally, mix, seat, rng, shown, revision)
+                        await react(session, key, tally, mix, seat, rng, shown, revision, carried)
                         if saved is not None and not scorer:  # this viewer shows the new hand now
                             tally.add("shown", saved, True)
                     shown = revision
@@ -651,35 +673,41 @@ async def phone(base: str, key: str, edit_key: str, seat: int, tally: Tally, end
                 listener.cancel()
 
 
-async def stream(base: str, key: str, tally: Tally, end: float, heard: asyncio.Queue[int], table: Table) -> None:
-    """The phone's stream of pushed revisions, opened again 3 s after it is lost (as
-    EventSource does) until ``end``."""
+async def stream(base: str, key: str, tally: Tally, end: float, heard: asyncio.Queue[tuple[int, Any]],
+                 table: Table, query: str = "") -> None:
+    """The phone's stream of pushed revisions (``query``: what its page shows, as live.js
+    says it), opened again 3 s after it is lost with the last revision heard as
+    ``Last-Event-ID`` (as EventSource does) until ``end``. Each event goes to ``heard`` as
+    ``(revision, {"since", "changes"} or None)``."""
     import aiohttp
 
     timeout = aiohttp.ClientTimeout(total=None, sock_connect=TIMEOUT, sock_read=60)
+    last: int | None = None
     async with aiohttp.ClientSession(base, timeout=timeout) as session:
         while time.monotonic() < end:
             started = time.monotonic()
             try:
-                async with session.get(f"/e/{key}/events") as response:
+                headers = {} if last is None else {"Last-Event-ID": str(last)}
+                async with session.get(f"/e/{key}/events{query}", headers=headers) as response:
                     tally.add("stream", started, response.status == 200, f"HTTP {response.status}")
                     if response.status == 200:
                         async for line in response.content:
                             if line.startswith(b"data: "):
-                                revision = int(line[len(b'data: {"revision": '):].rstrip(b"}\n"))
+                                data = json.loads(line[len(b"data: "):])
+                                revision = last = data["revision"]
                                 # the revision of a save answered, or of the save on its way (told
                                 # before the scorer had its answer)
                                 saved = table.saved.get(revision, table.sending)
                                 if saved is not None:  # a save sent → this phone knows
                                     tally.add("pushed", saved, True)
-                                heard.put_nowait(revision)
+                                heard.put_nowait((revision, data if "changes" in data else None))
             except (TimeoutError, aiohttp.ClientError, ValueError) as error:
                 tally.add("stream", started, False, type(error).__name__)
             await asyncio.sleep(3.0)
 
 
-async def pushed(heard: asyncio.Queue[int], within: float) -> list[int]:
-    """The revisions the phone's stream has told it, waiting up to ``within`` seconds for the
+async def pushed(heard: asyncio.Queue[tuple[int, Any]], within: float) -> list[tuple[int, Any]]:
+    """The events the phone's stream has told it, waiting up to ``within`` seconds for the
     first (the phone sleeps until its stream speaks or it has a hand to save: no timer of
     its own, so 5,000 phones cost the load generator nothing between hands)."""
     try:
@@ -787,7 +815,7 @@ def run_phones(base: str, tables: list[tuple[str, str]], probes: int, start: flo
     after = resource.getrusage(resource.RUSAGE_SELF)
     return {"cpu": after.ru_utime + after.ru_stime - used[0].ru_utime - used[0].ru_stime,
             "times": dict(tally.times), "errors": dict(tally.errors), "samples": tally.samples,
-            "skipped": tally.skipped}
+            "skipped": tally.skipped, "carried": tally.carried}
 
 
 # ----------------------------------------------------------------------------- figures
@@ -861,8 +889,11 @@ def report(results: list[dict[str, Any]], duration: float, cpu: float) -> None:
     print(f"{'all':8} {total:9d} {total / duration:7.1f} {percentile(every, 0.5) * 1000:8.1f} "
           f"{percentile(every, 0.99) * 1000:8.1f} {max(every) * 1000:8.1f} {sum(errors.values()):7d}")
     skipped = sum(r["skipped"] for r in results)
+    carried = sum(r.get("carried", 0) for r in results)
     print(f"polls skipped (a phone still waiting, or the client late): {skipped} "
           f"({skipped / max(1, skipped + len(times['poll']) + len(times['healthz'])) * 100:.1f}%)")
+    print(f"viewers' changes carried by the stream (no /changes asked): {carried} "
+          f"({carried / duration:.1f}/s)")
     print(f"server CPU: {cpu:.1f} s in {duration:.0f} s ({cpu / duration * 100:.0f}% of one core), "
           f"{cpu / max(total, 1) * 1000:.2f} ms per request; the phones (clients): "
           f"{sum(r['cpu'] for r in results):.1f} s")

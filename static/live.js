@@ -170,6 +170,15 @@
     }).then(function (kept) { return kept.every(Boolean); }, function () { return false; });
   }
 
+  // place an answer of /changes (asked, or carried by the stream): the fresh page when it
+  // says so ({reload: true}) or when it cannot be placed
+  function take(data) {
+    if (data.reload) return refresh();
+    return keepOffline(data).then(function (kept) {
+      if (!kept || !place(data)) return refresh();
+    });
+  }
+
   function update() {
     var changes = el.getAttribute("data-changes");
     if (!changes || !window.HTMLTemplateElement) return refresh();
@@ -179,12 +188,7 @@
         if (!r.ok) throw new Error("changes " + r.status);
         return r.json();
       })
-      .then(function (data) {
-        if (data.reload) return refresh();
-        return keepOffline(data).then(function (kept) {
-          if (!kept || !place(data)) return refresh();
-        });
-      });
+      .then(take);
   }
 
   // the table changed: on a scorer's phone the service worker keeps fresh copies of its
@@ -205,15 +209,27 @@
   // Pushed, when the server holds streams (GET /e/<key>/events, server-sent events from
   // scorer/web/live_stream.py behind the proxy): the revision arrives when it changes, and
   // nothing is polled while the stream is open. A stream answered 204 (no stream server: the
-  // app alone) or failed is closed for good, and the page polls as before.
+  // app alone) or failed is closed for good, and the page polls as before. The stream is
+  // told what the page shows (its data-changes' shown=<lang>/<role> and the revision): on a
+  // viewer's page its event carries what changed since then ({since, changes}: the answer
+  // /changes would give), placed without asking; any other event, or one whose "since" is not
+  // the revision on screen, is asked for as before.
   var stream = null;
   var heard = null;  // the revision the stream last said
+  var carried = null;  // what changed, as the stream last carried it: {since, revision, changes}
   function open() {
     var events = el.getAttribute("data-events");
     if (!events || !window.EventSource) return;
+    var changes = el.getAttribute("data-changes") || "";
+    var query = changes.indexOf("?") < 0 ? "" : changes.slice(changes.indexOf("?") + 1);
+    if (query) events += (events.indexOf("?") < 0 ? "?" : "&") + query + "&since=" + encodeURIComponent(shown);
     stream = new EventSource(events);
     stream.onmessage = function (event) {
-      try { heard = String(JSON.parse(event.data).revision); } catch (e) { return; }
+      var data;
+      try { data = JSON.parse(event.data); } catch (e) { return; }
+      heard = String(data.revision);
+      carried = data.changes && typeof data.changes === "object"
+        ? { since: String(data.since), revision: heard, changes: data.changes } : null;
       tick();
     };
     stream.onerror = function () {
@@ -232,13 +248,15 @@
     if (pushed && (heard === null || heard === shown)) return;  // nothing new: nothing asked
     busy = true;
     var before = shown;
+    var said = pushed && carried && carried.since === shown && carried.revision === heard ? carried.changes : null;
+    carried = null;
     (pushed ? Promise.resolve({ revision: heard }) : fetch(url, { cache: "no-store", credentials: "same-origin" })
       .then(function (r) {
         if (!r.ok) throw new Error("revision " + r.status);
         return r.json();
       }))
       .then(function (data) {
-        if (String(data.revision) !== shown) return update();
+        if (String(data.revision) !== shown) return said ? take(said) : update();
       })
       .then(function () { failures = 0; notBefore = 0; })
       .catch(backOff)

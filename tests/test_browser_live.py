@@ -157,10 +157,11 @@ def test_a_failed_fetch_of_the_changes_is_retried_until_they_show(browser: Any, 
 
 
 # ----------------------------------------------------------------- pushed: the live stream
-def _behind_proxy(tmp_path: Any, streams: bool) -> Any:
+def _behind_proxy(tmp_path: Any, streams: bool, carry: bool = False) -> Any:
     """(the app, a writer app on the same database, base URL, the stream server or None):
     the app behind deploy/nginx.conf with TLS, its pages opening the live stream; the
-    stream server running (``streams``) or not (its path is then the app's 204)."""
+    stream server running (``streams``) or not (its path is then the app's 204); asking
+    the app what changed for viewers' pages (``carry``) as ``nap serve``'s does."""
     import contextlib
 
     from conftest import _dispose, make_app
@@ -173,8 +174,14 @@ def _behind_proxy(tmp_path: Any, streams: bool) -> Any:
         app = make_app(url, WTF_CSRF_ENABLED=True, NAP_PROXY_HOPS=1, NAP_LIVE_EVENTS=True)
         writer = make_app(url)  # the scorer's saves, through the app's own form route
         live = StreamServer(url, hops=1) if streams else None
+        ports: list[int] = []
         try:
-            with behind_nginx(tmp_path, app, live=f"127.0.0.1:{live.port}" if live else None) as (port, _ca):
+            with behind_nginx(tmp_path, app, live=f"127.0.0.1:{live.port}" if live else None,
+                              app_ports=ports) as (port, _ca):
+                if carry and live is not None:
+                    from scorer.web.live_changes import AppChanges
+
+                    live.hub.changes = AppChanges([f"127.0.0.1:{p}" for p in ports])
                 yield app, writer, f"https://127.0.0.1:{port}", live
         finally:
             if live is not None:
@@ -219,6 +226,37 @@ def test_a_save_is_pushed_to_the_viewer_through_the_proxy_with_no_poll(browser: 
             assert fetched.count(f"/e/{key}/events") == 1  # one stream, kept open
             assert f"/e/{key}/revision" not in fetched  # never polled while it was open
             assert fetched.count(f"/e/{key}/changes") == 2  # then only what changed, once a save
+        finally:
+            ctx.close()
+
+
+def test_a_viewers_stream_carries_what_changed_and_the_viewer_asks_for_nothing(browser: Any, tmp_path: Any) -> None:
+    """As ``nap serve`` runs it, the stream server asks the app what changed once for the
+    table's viewers and the event carries it: the viewer places it without a request of its
+    own (no /changes, no page), and shows what a fresh page shows."""
+    from webhelpers import post_hand, start_evening, wait_until
+
+    with _behind_proxy(tmp_path, streams=True, carry=True) as (_app, writer, base, live):
+        client = writer.test_client()
+        key = start_evening(client)
+        assert post_hand(client, key, 1, 0, {1: "three"}, 3).status_code == 302  # Bob Three made
+        ctx, viewer, fetched = _watch(browser, base, key)
+        try:
+            _shows(viewer, 1)
+            wait_until(lambda: live.hub.open == 1, "the viewer never opened its stream")
+            assert post_hand(client, key, 2, 0, {1: "three"}, 2).status_code == 302  # Bob Three lost
+            _shows(viewer, 2)
+            assert post_hand(client, key, 3, 1, {2: "four"}, 4).status_code == 302  # Cat Four made
+            _shows(viewer, 3)
+            assert viewer.locator("tbody#hand-2").count() == 1 and viewer.locator("tbody#hand-3").count() == 1
+            assert f"/e/{key}/changes" not in fetched  # carried by the stream, twice
+            assert fetched.count(f"/e/{key}") == 1  # the first visit only: never fetched again
+            assert live.hub.carried == 2
+            fresh = ctx.new_page()
+            fresh.goto(f"{base}/e/{key}")
+            for name in ("totals", "hands"):
+                part = f"[data-live-part='{name}']"
+                assert viewer.locator(part).inner_text() == fresh.locator(part).inner_text()
         finally:
             ctx.close()
 

@@ -66,9 +66,9 @@ class StreamServer:
 class Stream:
     """One phone's open stream: the events as they come."""
 
-    def __init__(self, port: int, key: str, headers: dict[str, str] | None = None) -> None:
+    def __init__(self, port: int, key: str, headers: dict[str, str] | None = None, query: str = "") -> None:
         self.conn = http.client.HTTPConnection("127.0.0.1", port, timeout=15)
-        self.conn.request("GET", f"/e/{key}/events", headers={"Accept": "text/event-stream", **(headers or {})})
+        self.conn.request("GET", f"/e/{key}/events{query}", headers={"Accept": "text/event-stream", **(headers or {})})
         self.response = self.conn.getresponse()
         self.status = self.response.status
 

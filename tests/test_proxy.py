@@ -254,18 +254,21 @@ def app_behind_nginx(tmp_path: Path, sqlite_url: str) -> Iterator[tuple[int, Pat
 
 @contextlib.contextmanager
 def behind_nginx(tmp_path: Path, app: Any, live: str | None = None,
-                 others: tuple[Any, ...] = ()) -> Iterator[tuple[int, Path]]:
+                 others: tuple[Any, ...] = (), app_ports: list[int] | None = None) -> Iterator[tuple[int, Path]]:
     """(nginx's HTTPS port, the CA file): ``app`` served by waitress on a loopback port as
     ``nap serve`` does, nginx with TLS and deploy/nginx.conf in front of it (the live stream
     server at ``live``, by default the app, which answers its path 204). ``others``: more apps,
     each on a port of its own with a ``server`` line of its own in the upstream, as the
-    processes of ``nap serve --worker-ports`` are listed (README, "Deploy")."""
+    processes of ``nap serve --worker-ports`` are listed (README, "Deploy"). ``app_ports``,
+    if given, gets each app's port, in the upstream's order."""
     if not (os.path.isfile(NGINX) and os.access(NGINX, os.X_OK)):
         _unavailable(f"no nginx at {NGINX}")
     cert, key = certificate(tmp_path)
     servers = [create_server(each, host="127.0.0.1", port=0, **server_settings(each))  # as nap serve does
                for each in (app, *others)]
     ports = [server.effective_port for server in servers]  # type: ignore[union-attr]
+    if app_ports is not None:
+        app_ports.extend(ports)
 
     def run(server: Any) -> None:
         try:

@@ -131,12 +131,14 @@ def serve(host: str = "0.0.0.0", port: int = 5000, *, upgrade: bool = True,  # n
     else:
         announce(host, port, public_url=public_url)
     also: list[Callable[[], None]] = []
+    first = worker_ports_of() if worker_ports is None else worker_ports
     if live_port:
         app.config["NAP_LIVE_EVENTS"] = True  # pages open the stream
-        also.append(_live_server(app, host, live_port))
+        # the viewers' changes asked of the worker the proxy sends each table to
+        ports = [first + i for i in range(workers)] if first else [port]
+        also.append(_live_server(app, host, live_port, [f"{local_address(host)}:{p}" for p in ports]))
         print(f"Nap scorer: live updates pushed from http://{host}:{live_port}/e/<key>/events "
               "(the proxy sends that path there)", flush=True)
-    first = worker_ports_of() if worker_ports is None else worker_ports
     if first:
         print(f"Nap scorer: worker processes also on ports {first}-{first + workers - 1}, one each "
               "(the proxy sends each table to one of them)", flush=True)
@@ -179,9 +181,19 @@ def live_port_of(port: int, hops: int) -> int:
     return port + 1 if hops else 0
 
 
-def _live_server(app: Any, host: str, port: int) -> Callable[[], None]:
+def local_address(host: str) -> str:
+    """How this box reaches a server listening on ``host``: loopback for every address."""
+    if host in ("", "0.0.0.0"):  # noqa: S104 - the address listened on, not one bound here
+        return "127.0.0.1"
+    if host == "::":
+        return "[::1]"
+    return f"[{host}]" if ":" in host else host
+
+
+def _live_server(app: Any, host: str, port: int, app_addresses: list[str]) -> Callable[[], None]:
     """The live process's work: the stream server on a socket bound now (a port in use
-    stops ``nap serve`` at start, not a child later)."""
+    stops ``nap serve`` at start, not a child later), asking the app at ``app_addresses``
+    what changed for viewers' pages."""
     sock = listening_socket(host, port)
     url = app.config["SQLALCHEMY_DATABASE_URI"]
     hops = app.config.get("NAP_PROXY_HOPS") or 0
@@ -190,7 +202,7 @@ def _live_server(app: Any, host: str, port: int) -> Callable[[], None]:
         from ..web import live_stream
 
         name_process("nap-live")
-        live_stream.run(host, port, url, hops=hops, sock=sock)
+        live_stream.run(host, port, url, hops=hops, sock=sock, app_addresses=app_addresses)
 
     return run
 

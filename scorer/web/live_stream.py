@@ -7,10 +7,15 @@ for each open stream. This module holds every watching phone's stream in one pro
 event loop (aiohttp), never a thread per phone:
 
 - A stream answers ``200 text/event-stream``; its first event is the table's revision, then one
-  event each time it changes (``data: {"revision": N}``) and a comment every
-  :data:`KEEPALIVE` seconds (so no proxy or NAT closes a quiet stream). Only the revision is
-  ever sent: the phone asks ``/changes`` or the page itself as before, with its own cookies, so
-  what a phone sees is decided by the app's routes alone.
+  event each time it changes (``id: N`` and ``data: {"revision": N}``) and a comment every
+  :data:`KEEPALIVE` seconds (so no proxy or NAT closes a quiet stream). A scorer's phone (and
+  any page but a viewer's scoresheet) then asks ``/changes`` or the page itself as before,
+  with its own cookies. A viewer's scoresheet opens its stream with ``?shown=<lang>/viewer&
+  since=<revision shown>`` (EventSource's ``Last-Event-ID`` says it again on a reconnect): its
+  event carries what changed as well (``"since": S, "changes": {…}``, the app's own answer to
+  ``/changes``, asked once for every viewer at that revision: :mod:`scorer.web.live_changes`),
+  so the viewers of a table cost the app one request a hand, not one each. What a phone sees
+  is decided by the app's routes alone.
 - Access is the poll's (``@permission("view")`` on :func:`scorer.web.views.table.revision`):
   whoever holds the table's link reads; a key that names no table is ``404``, as the poll says.
 - Limits: :data:`PER_ADDRESS` streams per client address (``NAP_LIVE_PER_ADDRESS``; behind the
@@ -41,6 +46,8 @@ from typing import Any
 
 from aiohttp import web
 
+from . import live_changes
+
 log = logging.getLogger("scorer")
 
 #: Open streams per client address (a club's phones behind one Wi-Fi share one address).
@@ -68,12 +75,16 @@ Reader = Callable[[list[str]], dict[str, int]]
 
 
 class Watch:
-    """One open stream: the revision it last sent and a wake-up for a new one."""
+    """One open stream: the revision it last sent and a wake-up for a new one; for a viewer's
+    scoresheet, its ``shown`` (``"en/viewer"``) and the revision its page shows as far as the
+    stream knows (``base``: the phone's ``since``, then the revision each pushed change brings
+    it to)."""
 
-    __slots__ = ("address", "event", "key", "sent")
+    __slots__ = ("address", "base", "event", "key", "sent", "shown")
 
-    def __init__(self, key: str, address: str, sent: int) -> None:
+    def __init__(self, key: str, address: str, sent: int, shown: str | None = None, base: int | None = None) -> None:
         self.key, self.address, self.sent = key, address, sent
+        self.shown, self.base = shown, base
         self.event = asyncio.Event()
 
 
@@ -81,11 +92,13 @@ class Hub:
     """Every open stream, by table; the tables' revisions as last read.
 
     ``reader`` reads revisions (:class:`SqlReader`); ``hops`` the proxies believed about the
-    client's address (``NAP_PROXY_HOPS``)."""
+    client's address (``NAP_PROXY_HOPS``); ``changes`` asks the app what changed for a
+    viewer's page (:class:`scorer.web.live_changes.AppChanges`; ``None``: the revision alone)."""
 
     def __init__(self, reader: Reader, *, hops: int = 0, per_address: int = PER_ADDRESS, total: int = TOTAL,
-                 keepalive: float = KEEPALIVE) -> None:
+                 keepalive: float = KEEPALIVE, changes: live_changes.Fetch | None = None) -> None:
         self.reader = reader
+        self.changes = changes
         self.hops = hops
         self.per_address = per_address
         self.total = total
@@ -96,6 +109,8 @@ class Hub:
         self.open = 0
         #: events sent after the first (a benchmark's and a test's count)
         self.pushed = 0
+        #: events that carried what changed
+        self.carried = 0
         self._lock = asyncio.Lock()
         self._asked: dict[str, asyncio.Future[int | None]] = {}
         self._asking: asyncio.Task[None] | None = None
@@ -186,7 +201,8 @@ class Hub:
                 raise web.HTTPServiceUnavailable(headers={"Retry-After": "5"}) from error
             if revision is None:
                 raise web.HTTPNotFound()
-            return await self._serve(request, Watch(key, address, revision))
+            shown = live_changes.viewer_shown(request.query.get("shown", "")) if self.changes else None
+            return await self._serve(request, Watch(key, address, revision, shown, _since(request) if shown else None))
         finally:
             self._count(address, -1)
 
@@ -197,7 +213,7 @@ class Hub:
         response = web.StreamResponse(status=200, headers=_HEADERS)
         try:
             await response.prepare(request)
-            await response.write(b"retry: %d\ndata: {\"revision\": %d}\n\n" % (RETRY_MS, watch.sent))
+            await response.write(b"retry: %d\n%s" % (RETRY_MS, await self._event(watch, watch.sent)))
             await self._follow(watch, response)
         except (ConnectionError, asyncio.CancelledError):
             pass  # the phone went away (or the server stops)
@@ -217,7 +233,24 @@ class Hub:
             if revision != watch.sent:
                 watch.sent = revision
                 self.pushed += 1
-                await response.write(b"data: {\"revision\": %d}\n\n" % revision)
+                await response.write(await self._event(watch, revision))
+
+    async def _event(self, watch: Watch, revision: int) -> bytes:
+        """The event telling ``watch`` of ``revision``: with what changed since the revision its
+        page shows when it is a viewer's scoresheet behind it and the app says (else the
+        revision alone: the phone asks, as before)."""
+        if self.changes is None or watch.shown is None or watch.base is None or watch.base >= revision:
+            if watch.base is not None:
+                watch.base = max(watch.base, revision)  # the phone catches up by itself
+            return live_changes.event(revision)
+        since = watch.base
+        found = await self.changes(watch.key, watch.shown, since, revision)
+        if found is None or found[0] < revision:  # not said, or said short of it: the phone asks
+            watch.base = revision
+            return live_changes.event(revision)
+        watch.base = found[0]  # its page now shows that (or has fetched itself afresh: a reload)
+        self.carried += 1
+        return live_changes.event(found[0], since, found[1])
 
     def _count(self, address: str, step: int) -> None:
         left = self.by_address.get(address, 0) + step
@@ -339,13 +372,22 @@ class SqlReader:
         self.engine.dispose()
 
 
+def _since(request: web.Request) -> int | None:
+    """The revision a viewer's page shows: the newer of its ``since`` and the ``Last-Event-ID``
+    its EventSource sends when it reconnects (``None``: neither, or not a number)."""
+    found = [int(text) for text in (request.query.get("since", ""), request.headers.get("Last-Event-ID", ""))
+             if text.isdigit() and len(text) < 19]
+    return max(found) if found else None
+
+
 async def _healthz(request: web.Request) -> web.Response:
     return web.Response(text="ok")
 
 
 def make_app(hub: Hub, *, dsn: str | None = None) -> web.Application:
     """The aiohttp application: the stream route, and the task that learns of changes
-    (``LISTEN`` on ``dsn`` if given, else the SQLite round)."""
+    (``LISTEN`` on ``dsn`` if given, else the SQLite round); the hub's :class:`AppChanges
+    <scorer.web.live_changes.AppChanges>`, if any, is closed with it."""
     app = web.Application()
     app.router.add_get("/e/{key}/events", hub.stream)
     app.router.add_get("/healthz", _healthz)
@@ -356,6 +398,9 @@ def make_app(hub: Hub, *, dsn: str | None = None) -> web.Application:
         task.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await task
+        close = getattr(hub.changes, "close", None)
+        if close is not None:
+            await close()
 
     app.cleanup_ctx.append(changes)
     return app
@@ -368,14 +413,18 @@ def per_address() -> int:
     return max(1, int(configured)) if configured.isdigit() else PER_ADDRESS
 
 
-def run(host: str, port: int, database_url: str, *, hops: int = 0, sock: Any = None) -> None:
+def run(host: str, port: int, database_url: str, *, hops: int = 0, sock: Any = None,
+        app_addresses: list[str] | None = None) -> None:
     """Serve the streams until stopped (``nap serve``'s live process): on ``sock`` if given
-    (a socket already listening), else on ``host``:``port``."""
+    (a socket already listening), else on ``host``:``port``; viewers' pages get what changed
+    from the app at ``app_addresses`` (``"127.0.0.1:5010"``, in the proxy's upstream order;
+    none: the revision alone)."""
     import sqlalchemy as sa
 
     from ..storage.live import listen_dsn
 
-    hub = Hub(SqlReader(database_url), hops=hops, per_address=per_address())
+    fetch = live_changes.AppChanges(app_addresses) if app_addresses else None
+    hub = Hub(SqlReader(database_url), hops=hops, per_address=per_address(), changes=fetch)
     dsn = listen_dsn(sa.engine.make_url(database_url))
     app = make_app(hub, dsn=dsn)
     if sock is not None:

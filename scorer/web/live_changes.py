@@ -1,0 +1,148 @@
+"""What changed, carried by the live stream itself to the viewers' phones (issue 23, items 1
+and 2): the stream server (:mod:`scorer.web.live_stream`) asks the app once what changed on a
+table's scoresheet since the revision the watching viewers show, and pushes the answer in the
+event that tells them the new revision. Four viewers of a table then cost the app one
+``GET /e/<key>/changes`` a hand instead of four, and nothing passes the proxy but the stream.
+
+Only a viewer's page is answered this way: a viewer's changes are what the table's link shows
+anyone (:func:`scorer.web.access.role_shown` answers ``shown=<lang>/viewer`` without reading
+the phone's cookies), so the one answer the stream server gets, asked with the language's
+cookie alone, is the answer each viewer's phone would get. A scorer's page (its answer depends
+on the phone's own role) gets the revision only and asks ``/changes`` itself, as before. What
+a phone sees is still decided by the app's route alone; this module only carries it.
+
+The answer is asked of the worker the proxy sends the table to (``deploy/nginx.conf``:
+``hash $nap_table`` over the workers' own ports, :func:`worker_of`), so it is made where the
+table's scoresheet was just rendered for the scorer and its digests are in memory. Any failure
+(the app busy past :data:`TIMEOUT`, an error, an answer over :data:`MAX_PUSHED` bytes) pushes
+the revision alone, and the phone asks as it did before this module.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import re
+import zlib
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any
+
+log = logging.getLogger("scorer")
+
+#: The languages a page can be shown in (:data:`scorer.web.i18n.LANGUAGES`' codes; said again
+#: here so the stream process loads no Flask: ``tests/test_live_stream.py`` holds the two equal).
+LANGUAGES = ("en", "ru", "nb", "pt_BR")
+#: A viewer's ``shown`` (:func:`scorer.web.views.sheet.shown_as`): the only pages pushed changes.
+VIEWER_SHOWN = re.compile("(" + "|".join(LANGUAGES) + ")/viewer")
+#: Seconds the app has to answer before the revision is pushed alone.
+TIMEOUT = 5.0
+#: Bytes of an answer pushed at most (a long correction's rows); a larger one: the revision alone.
+MAX_PUSHED = 64 * 1024
+#: Answers kept, each for a (table, language, revision shown) (a room of 1,000 tables, a
+#: language or two each).
+KEPT = 4096
+#: Requests to the app at once (waitress answers 8 at a time in each worker).
+AT_ONCE = 8
+
+#: ``fetch(key, shown, since, at_least) -> (revision, changes) | None``: what changed on table
+#: ``key``'s scoresheet since ``since`` for a viewer's page ``shown``, as ``GET /e/<key>/changes``
+#: answers it (``changes`` its JSON text on one line, ``revision`` the revision it brings the
+#: page to; an answer kept from before revision ``at_least`` is asked again).
+Fetch = Callable[[str, str, int, int], Awaitable["tuple[int, bytes] | None"]]
+
+
+def viewer_shown(shown: str) -> str | None:
+    """``shown`` if it is a viewer's page's (``"ru/viewer"``), else ``None``."""
+    return shown if VIEWER_SHOWN.fullmatch(shown) else None
+
+
+def worker_of(scope: str, count: int) -> int:
+    """The index of the worker nginx's ``hash $nap_table`` (``ngx_http_upstream_hash_module``,
+    not consistent, every server of weight 1, the first try) sends ``scope``
+    (``"e/<key>"``) to, among ``count`` servers in the upstream's order: CRC-32 of the scope,
+    its bits 16-30, modulo the servers."""
+    return ((zlib.crc32(scope.encode()) >> 16) & 0x7FFF) % count
+
+
+class AppChanges:
+    """A :data:`Fetch` asking the app at ``addresses`` (``"127.0.0.1:5010"``, one per worker in
+    the proxy's upstream order, or the one shared port): one request per (table, language,
+    revision shown) at a time, its answer kept for every viewer who shows that revision."""
+
+    def __init__(self, addresses: Sequence[str], *, timeout: float = TIMEOUT) -> None:
+        if not addresses:
+            raise ValueError("no address of the app")
+        self.addresses = list(addresses)
+        self.timeout = timeout
+        self.asked = 0  # requests sent to the app (a test's and a benchmark's count)
+        self._kept: OrderedDict[tuple[str, str, int], asyncio.Task[tuple[int, bytes] | None]] = OrderedDict()
+        self._session: Any = None
+        self._at_once = asyncio.Semaphore(AT_ONCE)
+
+    async def __call__(self, key: str, shown: str, since: int, at_least: int) -> tuple[int, bytes] | None:
+        asked = (key, shown, since)
+        task = self._kept.get(asked)
+        if task is None or (task.done() and not _reaches(task, at_least)):
+            task = self._kept[asked] = asyncio.ensure_future(self._ask(key, shown, since))
+            while len(self._kept) > KEPT:
+                self._kept.popitem(last=False)
+        else:
+            self._kept.move_to_end(asked)
+        return await asyncio.shield(task)
+
+    async def _ask(self, key: str, shown: str, since: int) -> tuple[int, bytes] | None:
+        import aiohttp
+
+        if self._session is None:
+            self._session = aiohttp.ClientSession(
+                timeout=aiohttp.ClientTimeout(total=self.timeout),
+                connector=aiohttp.TCPConnector(limit=AT_ONCE, force_close=False))
+        address = self.addresses[worker_of(f"e/{key}", len(self.addresses))]
+        lang = shown.split("/", 1)[0]
+        try:
+            async with self._at_once:
+                self.asked += 1
+                async with self._session.get(
+                        f"http://{address}/e/{key}/changes", params={"shown": shown, "since": str(since)},
+                        headers={"Cookie": f"lang={lang}", "Accept-Encoding": "identity"},
+                        allow_redirects=False) as answer:
+                    if answer.status != 200 or answer.content_type != "application/json":
+                        return None
+                    body = await answer.content.read(MAX_PUSHED + 1)
+        except (OSError, TimeoutError, aiohttp.ClientError) as error:
+            log.warning("live stream: asking the app what changed failed (%s)", type(error).__name__)
+            return None
+        if len(body) > MAX_PUSHED:
+            return None
+        try:
+            changes = json.loads(body)
+            revision = changes["revision"]
+        except (ValueError, KeyError, TypeError):
+            return None
+        if not isinstance(revision, int) or isinstance(revision, bool):
+            return None
+        return revision, json.dumps(changes, separators=(",", ":"), ensure_ascii=False).encode()
+
+    async def close(self) -> None:
+        if self._session is not None:
+            await self._session.close()
+            self._session = None
+
+
+def _reaches(task: asyncio.Task[tuple[int, bytes] | None], revision: int) -> bool:
+    """Whether the finished ``task`` answered, bringing a page to ``revision`` or later."""
+    if task.cancelled() or task.exception() is not None:
+        return False
+    found = task.result()
+    return found is not None and found[0] >= revision
+
+
+def event(revision: int, since: int | None = None, changes: bytes | None = None) -> bytes:
+    """A stream's event: ``id: <revision>`` (EventSource sends it back as ``Last-Event-ID``
+    when it reconnects) and ``data: {"revision": N}``, with ``"since": S, "changes": {…}`` when
+    it carries what changed since revision ``S`` (the answer of ``/changes``, docs/api.md)."""
+    if changes is None:
+        return b'id: %d\ndata: {"revision": %d}\n\n' % (revision, revision)
+    return b'id: %d\ndata: {"revision": %d, "since": %d, "changes": %s}\n\n' % (revision, revision, since, changes)

@@ -1,0 +1,173 @@
+"""What changed, carried by the live stream to viewers' scoresheets (scorer/web/live_changes.py,
+issue 23 items 1 and 2): the event holds the app's own answer to ``/changes`` for the revision the
+viewer shows, asked once for every viewer at that revision, on both databases; a scorer's page,
+an unknown language, a missing or garbled ``since`` and an app that does not answer all get the
+revision alone (the phone asks, as before); a reconnect's ``Last-Event-ID`` says what the page
+shows; the worker asked is the one nginx sends the table to."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import socket
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from test_live_stream import Stream, StreamServer
+
+from scorer.web import live_changes
+from webhelpers import post_hand, start_evening
+
+
+@contextlib.contextmanager
+def served(app: Any) -> Iterator[int]:
+    """``app`` served by waitress on a free loopback port (as a ``nap serve`` worker)."""
+    from waitress.server import create_server
+
+    from scorer.cli.serve import server_settings
+
+    server = create_server(app, host="127.0.0.1", port=0, **server_settings(app))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    try:
+        yield server.effective_port  # type: ignore[union-attr]
+    finally:
+        server.close()
+        thread.join(timeout=5)
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def carried(request: pytest.FixtureRequest) -> Iterator[tuple[Any, StreamServer, live_changes.AppChanges]]:
+    """(the app, its stream server asking it what changed, that asker)."""
+    from conftest import _dispose, make_app
+
+    url = request.getfixturevalue("sqlite_url" if request.param == "sqlite" else "postgres_url")
+    app = make_app(url)
+    try:
+        with served(app) as port:
+            fetch = live_changes.AppChanges([f"127.0.0.1:{port}"])
+            server = StreamServer(url, changes=fetch)
+            try:
+                yield app, server, fetch
+            finally:
+                server.close()
+    finally:
+        _dispose(app)
+
+
+def test_each_viewer_gets_the_apps_own_changes_asked_once_and_a_scorer_the_revision(
+        carried: tuple[Any, StreamServer, live_changes.AppChanges]) -> None:
+    app, server, fetch = carried
+    client = app.test_client()
+    key = start_evening(client)
+    assert post_hand(client, key, 1, 0, {1: "three"}, 3).status_code == 302  # Bob Three made: +3 a player
+    assert app.test_client().get(f"/e/{key}").status_code == 200  # the viewers' page at revision 1
+    viewers = [Stream(server.port, key, query="?shown=en/viewer&since=1") for _ in range(3)]
+    scorer = Stream(server.port, key, query="?shown=en/scorer&since=1")
+    try:
+        assert [v.event() for v in viewers] == ['{"revision": 1}'] * 3  # shown already: nothing to carry
+        assert scorer.event() == '{"revision": 1}'
+        assert post_hand(client, key, 2, 0, {1: "three"}, 2).status_code == 302  # Bob Three lost: -3 a player
+        events = [json.loads(v.event()) for v in viewers]
+        asked = client.get(f"/e/{key}/changes?shown=en/viewer&since=1").get_json()  # what a viewer would ask
+        assert asked["revision"] == 2 and list(asked["rows"]) == ["2"] and "reload" not in asked
+        assert events == [{"revision": 2, "since": 1, "changes": asked}] * 3
+        assert scorer.event() == '{"revision": 2}'  # a scorer's answer depends on its cookies: it asks
+        assert fetch.asked == 1 and server.hub.carried == 3  # one request for three viewers
+        # the next hand: from the revision the last event brought them to
+        assert post_hand(client, key, 3, 1, {2: "three"}, 3).status_code == 302
+        events = [json.loads(v.event()) for v in viewers]
+        asked = client.get(f"/e/{key}/changes?shown=en/viewer&since=2").get_json()
+        assert events == [{"revision": 3, "since": 2, "changes": asked}] * 3
+        assert list(asked["rows"]) == ["3"] and fetch.asked == 2
+    finally:
+        for stream in (*viewers, scorer):
+            stream.close()
+
+
+def test_a_reconnect_says_its_revision_and_nonsense_gets_the_revision_alone(
+        carried: tuple[Any, StreamServer, live_changes.AppChanges]) -> None:
+    app, server, fetch = carried
+    client = app.test_client()
+    key = start_evening(client)
+    for number, made in ((1, 3), (2, 2)):
+        assert post_hand(client, key, number, 0, {1: "three"}, made).status_code == 302
+        assert app.test_client().get(f"/e/{key}").status_code == 200  # a viewer's page at each revision
+    # EventSource opened at revision 0, reconnecting after it was told 1: Last-Event-ID wins
+    again = Stream(server.port, key, headers={"Last-Event-ID": "1"}, query="?shown=en/viewer&since=0")
+    odd = [Stream(server.port, key, query=query) for query in (
+        "?shown=xx/viewer&since=1", "?shown=en/viewer&since=abc", "?shown=en/viewer", "?since=1",
+        "?shown=en/viewer&since=99999999999999999999999")]
+    try:
+        opened = json.loads(again.event())
+        asked = client.get(f"/e/{key}/changes?shown=en/viewer&since=1").get_json()
+        assert opened == {"revision": 2, "since": 1, "changes": asked} and list(asked["rows"]) == ["2"]
+        assert [o.event() for o in odd] == ['{"revision": 2}'] * 5
+        assert fetch.asked == 1
+    finally:
+        for stream in (again, *odd):
+            stream.close()
+
+
+def test_an_app_that_does_not_answer_leaves_the_revision_alone(sqlite_url: str) -> None:
+    from conftest import _dispose, make_app
+
+    app = make_app(sqlite_url)
+    with socket.socket() as closed:  # a port nobody listens on
+        closed.bind(("127.0.0.1", 0))
+        nobody = closed.getsockname()[1]
+    fetch = live_changes.AppChanges([f"127.0.0.1:{nobody}"], timeout=2)
+    server = StreamServer(sqlite_url, changes=fetch)
+    client = app.test_client()
+    key = start_evening(client)
+    viewer = Stream(server.port, key, query="?shown=en/viewer&since=0")
+    try:
+        assert viewer.event() == '{"revision": 0}'
+        assert post_hand(client, key, 1, 0, {1: "three"}, 3).status_code == 302
+        assert viewer.event() == '{"revision": 1}'  # the phone asks itself, as before
+        assert fetch.asked == 1 and server.hub.carried == 0
+    finally:
+        viewer.close()
+        server.close()
+        _dispose(app)
+
+
+def test_the_stream_knows_the_apps_languages() -> None:
+    from scorer.web.i18n import LANGUAGES
+
+    assert live_changes.LANGUAGES == tuple(LANGUAGES)
+    assert [live_changes.viewer_shown(s) for s in ("pt_BR/viewer", "ru/viewer", "en/scorer", "de/viewer", "")] == [
+        "pt_BR/viewer", "ru/viewer", None, None, None]
+
+
+def test_the_worker_asked_is_the_one_nginx_sends_the_table_to(tmp_path: Path) -> None:
+    """Three workers behind deploy/nginx.conf (``hash $nap_table``): for each of 60 tables, the
+    worker nginx sent its ``/changes`` to is :func:`live_changes.worker_of`'s."""
+    import http.client
+    import ssl
+
+    from flask import Flask
+    from test_proxy import PUBLIC_NAME, behind_nginx
+
+    def worker(number: int) -> Flask:
+        app = Flask(f"worker{number}")
+        app.add_url_rule("/e/<key>/changes", "changes", lambda key: str(number))
+        return app
+
+    apps = [worker(n) for n in range(3)]
+    with behind_nginx(tmp_path, apps[0], others=tuple(apps[1:])) as (port, cafile):
+        context = ssl.create_default_context(cafile=str(cafile))
+        conn = http.client.HTTPSConnection("127.0.0.1", port, context=context, timeout=30)
+        sent = {}
+        for n in range(60):
+            key = f"table{n}x{n * 7919}"
+            conn.request("GET", f"/e/{key}/changes", headers={"Host": f"{PUBLIC_NAME}:{port}"})
+            answer = conn.getresponse()
+            assert answer.status == 200
+            sent[key] = int(answer.read())
+        conn.close()
+    assert sent == {key: live_changes.worker_of(f"e/{key}", 3) for key in sent}
+    assert set(sent.values()) == {0, 1, 2}  # spread over the three
