@@ -14,6 +14,10 @@ of a table send it per hand, against ``/healthz`` (the same-run floor).
 A box holds about ``cores × 60 s / (CPU per hand)`` tables playing a hand a minute, less what
 nginx, PostgreSQL (and, in a benchmark, the load generator) take. Nothing is asserted.
 
+``--live stream`` (the default) prices a viewer's ``/changes`` as ``nap serve``'s stream server
+asks it: once a hand for all the table's viewers, the answer carried in their streams;
+``--live poll`` as each viewer's phone asks it when nothing carries it (four a hand).
+
 ``--viewers N`` asks each table's live changes (``/changes``, the same question from every
 watching phone after a hand) once from each of ``N`` viewers' phones: its row is then the
 mean of the N (the first phone's answer is made, the others' kept, in one process); by default
@@ -37,7 +41,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from load import MIX, drop_schema, load_mix, make_schema, make_tables  # noqa: E402 - benchmarks/load.py
+from load import LIVE_ASK, MIX, PHONES, drop_schema, load_mix, make_schema, make_tables  # noqa: E402 - benchmarks/load.py
 
 #: the scorer's own requests (load.share deals them to the scorer's phone too)
 SCORERS = ("warm-up", "sw")
@@ -49,6 +53,9 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=20, help="hands saved and measured (two more warm up)")
     parser.add_argument("--viewers", type=int, default=1, help="viewers' phones asking each /changes")
     parser.add_argument("--mix", default=str(MIX))
+    parser.add_argument("--live", choices=("stream", "poll"), default="stream",
+                        help="who asks a viewer's /changes: the stream server once a hand for the viewers "
+                             "(carried in the stream), or each viewer's phone")
     parser.add_argument("--profile", default="",
                         help="profile the requests whose row contains this text (cProfile; printed at the end)")
     parser.add_argument("--profile-sort", default="cumulative", help="the profile's order (pstats: tottime, …)")
@@ -57,7 +64,11 @@ def main() -> None:
     base = args.database.replace("postgresql+psycopg://", "postgresql://")
     schema, url = make_schema(base)
     try:
-        run(url, args.hands, args.rounds, load_mix(args.mix), max(1, args.viewers), args.profile,
+        # the live part's ask (load.py models it apart from the recorded mix): once a hand by the
+        # stream server for the table's viewers, or once by each viewer's phone
+        live = {"kind": "other", "method": "GET", "path": LIVE_ASK, "who": "viewers",
+                "per_hand": 1.0 if args.live == "stream" else float(PHONES - 1)}
+        run(url, args.hands, args.rounds, [*load_mix(args.mix), live], max(1, args.viewers), args.profile,
             args.profile_sort)
     finally:
         drop_schema(base, schema)

@@ -298,8 +298,9 @@ def _quick(page: Any, who: str, bid: str, tricks: int) -> int:
     return tapped
 
 
-def measure(browser: Any, root: Path, postgres: str, hands: int, quiet: float) -> Tally:
-    """One table of five phones through ``hands`` hands on ``root``'s app: the tally."""
+def measure(browser: Any, root: Path, postgres: str, hands: int, quiet: float, before: int = 0) -> Tally:
+    """One table of five phones through ``hands`` hands on ``root``'s app, after ``before``
+    hands not counted: the tally."""
     with tempfile.TemporaryDirectory(prefix="nap-wire-") as tmp_name, Database(postgres) as database, \
             Site(root, database, Path(tmp_name)) as site:
         base = site.origin
@@ -310,7 +311,7 @@ def measure(browser: Any, root: Path, postgres: str, hands: int, quiet: float) -
             scorer.goto(f"{base}/new/pagat")
             for i, name in enumerate(NAMES):
                 scorer.fill(f"input[name='players-{i}']", name)
-            scorer.fill("input[name='opt_hands_per_dealer']", str(math.ceil(hands / len(NAMES)) + 1))
+            scorer.fill("input[name='opt_hands_per_dealer']", str(math.ceil((before + hands) / len(NAMES)) + 1))
             scorer.locator("form button[type=submit]").last.click()
             scorer.wait_for_url(re.compile(r"/e/[A-Za-z0-9_-]+$"))
             key = scorer.url.rsplit("/", 1)[-1]
@@ -327,7 +328,9 @@ def measure(browser: Any, root: Path, postgres: str, hands: int, quiet: float) -
             start = len(site.lines())
             began = time.monotonic()
             delays = []
-            for n in range(1, hands + 1):
+            for n in range(1, before + hands + 1):
+                if n == before + 1:  # the hands before: not counted (a table well into its evening)
+                    start, began, delays = len(site.lines()), time.monotonic(), []
                 tapped = _quick(scorer, NAMES[n % len(NAMES)], "Three", 3)
                 for phone in (scorer, *viewers):
                     phone.locator(f"#hand-{n}").wait_for(state="attached", timeout=60000)
@@ -397,6 +400,9 @@ def main() -> None:
     parser.add_argument("--baseline-root", type=Path, default=None)
     parser.add_argument("--hands", type=int, default=10)
     parser.add_argument("--quiet", type=float, default=4.0, help="seconds of no traffic that end a hand")
+    parser.add_argument("--before", type=int, default=1,
+                        help="hands played first and not counted (the first hand of an evening sends the "
+                             "viewers the whole page: a table well into its evening, as load.py's, does not)")
     parser.add_argument("--postgres", default=os.environ.get("NAP_BENCH_POSTGRES", "postgresql://postgres@127.0.0.1:5432"))
     parser.add_argument("--verbose", action="store_true", help="list every request")
     parser.add_argument("--mix-out", type=Path, default=None,
@@ -409,8 +415,9 @@ def main() -> None:
         try:
             before = None
             if args.baseline_root:
-                before = measure(browser, args.baseline_root.resolve(), args.postgres, args.hands, args.quiet)
-            after = measure(browser, args.app_root.resolve(), args.postgres, args.hands, args.quiet)
+                before = measure(browser, args.baseline_root.resolve(), args.postgres, args.hands, args.quiet,
+                                 args.before)
+            after = measure(browser, args.app_root.resolve(), args.postgres, args.hands, args.quiet, args.before)
         finally:
             browser.close()
     report(before, after, args.verbose)

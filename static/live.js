@@ -1,7 +1,8 @@
 // Live score: learn the table's revision (pushed by the server's stream, else polled: one
 // small query every 1.5 s) and, when another phone
 // has saved or corrected a hand, ask the server what changed since the revision on
-// screen (GET /e/<key>/changes?since=N, docs/api.md) and place it: the parts of the
+// screen (GET /e/<key>/changes?since=N, docs/api.md; on a viewer's page the stream's event
+// carries that very answer, and nothing is asked) and place it: the parts of the
 // page marked [data-live-part] that changed (totals, next dealer, settle-up…), the
 // rows of hands that are new or changed (a corrected hand moves every later running
 // total: those rows come too), the rows undone. The server renders every part with the
