@@ -171,3 +171,38 @@ def test_the_worker_asked_is_the_one_nginx_sends_the_table_to(tmp_path: Path) ->
         conn.close()
     assert sent == {key: live_changes.worker_of(f"e/{key}", 3) for key in sent}
     assert set(sent.values()) == {0, 1, 2}  # spread over the three
+
+
+def test_made_up_revisions_cannot_make_the_stream_server_ask_the_app_more_than_four_times_a_change(
+        sqlite_url: str) -> None:
+    """Streams of one table opened with six different revisions shown, and one 20 behind: at
+    the table's next change the app is asked four questions at most (``MAX_ASKS``), never for
+    a page more than 16 revisions behind; the other streams get the revision alone (their
+    phones ask through the proxy and its limits)."""
+    from conftest import _dispose, make_app
+
+    app = make_app(sqlite_url)
+    client = app.test_client()
+    key = start_evening(client, opt_hands_per_dealer="6")  # 24 hands
+    for number in range(1, 22):
+        assert post_hand(client, key, number, (number - 1) // 6 % 4, {2: "three"}, 3).status_code == 302
+    assert client.get(f"/e/{key}/revision").get_json() == {"revision": 21}
+    try:
+        with served(app) as port:
+            fetch = live_changes.AppChanges([f"127.0.0.1:{port}"])
+            server = StreamServer(sqlite_url, changes=fetch)
+            streams = []
+            try:
+                for since in (15, 16, 17, 18, 19, 20, 1):  # opened one after another
+                    streams.append(Stream(server.port, key, query=f"?shown=en/viewer&since={since}"))
+                    streams[-1].first = json.loads(streams[-1].event())  # type: ignore[attr-defined]
+                firsts = [s.first for s in streams]  # type: ignore[attr-defined]
+                assert [f["revision"] for f in firsts] == [21] * 7
+                assert [f.get("since") for f in firsts] == [15, 16, 17, 18, None, None, None]
+                assert all("changes" in f for f in firsts[:4]) and fetch.asked == 4
+            finally:
+                for stream in streams:
+                    stream.close()
+                server.close()
+    finally:
+        _dispose(app)

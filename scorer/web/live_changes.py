@@ -45,6 +45,13 @@ MAX_PUSHED = 64 * 1024
 KEPT = 4096
 #: Requests to the app at once (waitress answers 8 at a time in each worker).
 AT_ONCE = 8
+#: Different questions asked of the app for one table's change at most (each (language, revision
+#: shown) pair is one; a table's viewers share one or two): past it, and for a page more than
+#: :data:`MAX_BEHIND` revisions behind, the revision alone, and the phone asks through the proxy
+#: and its limits. Without the cap, streams opened with made-up revisions would have the stream
+#: server ask the app once each at every change of a table, past every limit of the proxy.
+MAX_ASKS = 4
+MAX_BEHIND = 16
 
 #: ``fetch(key, shown, since, at_least) -> (revision, changes) | None``: what changed on table
 #: ``key``'s scoresheet since ``since`` for a viewer's page ``shown``, as ``GET /e/<key>/changes``
@@ -69,7 +76,9 @@ def worker_of(scope: str, count: int) -> int:
 class AppChanges:
     """A :data:`Fetch` asking the app at ``addresses`` (``"127.0.0.1:5010"``, one per worker in
     the proxy's upstream order, or the one shared port): one request per (table, language,
-    revision shown) at a time, its answer kept for every viewer who shows that revision."""
+    revision shown) at a time, its answer kept for every viewer who shows that revision; at
+    most :data:`MAX_ASKS` questions a table's change, none for a page more than
+    :data:`MAX_BEHIND` revisions behind (``None``: the phone asks itself)."""
 
     def __init__(self, addresses: Sequence[str], *, timeout: float = TIMEOUT) -> None:
         if not addresses:
@@ -78,6 +87,7 @@ class AppChanges:
         self.timeout = timeout
         self.asked = 0  # requests sent to the app (a test's and a benchmark's count)
         self._kept: OrderedDict[tuple[str, str, int], asyncio.Task[tuple[int, bytes] | None]] = OrderedDict()
+        self._asks: OrderedDict[str, tuple[int, int]] = OrderedDict()  # key → (revision, questions asked)
         self._session: Any = None
         self._at_once = asyncio.Semaphore(AT_ONCE)
 
@@ -85,12 +95,28 @@ class AppChanges:
         asked = (key, shown, since)
         task = self._kept.get(asked)
         if task is None or (task.done() and not _reaches(task, at_least)):
+            if not 0 <= at_least - since <= MAX_BEHIND or not self._may_ask(key, at_least):
+                return None
             task = self._kept[asked] = asyncio.ensure_future(self._ask(key, shown, since))
             while len(self._kept) > KEPT:
                 self._kept.popitem(last=False)
         else:
             self._kept.move_to_end(asked)
         return await asyncio.shield(task)
+
+    def _may_ask(self, key: str, revision: int) -> bool:
+        """Whether one more question may be asked of the app for table ``key`` at ``revision``
+        (at most :data:`MAX_ASKS` a revision; counted here)."""
+        counted = self._asks.get(key)
+        if counted is None or counted[0] != revision:
+            counted = (revision, 0)
+        if counted[1] >= MAX_ASKS:
+            return False
+        self._asks[key] = (revision, counted[1] + 1)
+        self._asks.move_to_end(key)
+        while len(self._asks) > KEPT:
+            self._asks.popitem(last=False)
+        return True
 
     async def _ask(self, key: str, shown: str, since: int) -> tuple[int, bytes] | None:
         import aiohttp
