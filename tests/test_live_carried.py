@@ -100,12 +100,13 @@ def test_a_reconnect_says_its_revision_and_nonsense_gets_the_revision_alone(
     again = Stream(server.port, key, headers={"Last-Event-ID": "1"}, query="?shown=en/viewer&since=0")
     odd = [Stream(server.port, key, query=query) for query in (
         "?shown=xx/viewer&since=1", "?shown=en/viewer&since=abc", "?shown=en/viewer", "?since=1",
+        "?shown=en/viewer&since=%C2%B2",
         "?shown=en/viewer&since=99999999999999999999999")]
     try:
         opened = json.loads(again.event())
         asked = client.get(f"/e/{key}/changes?shown=en/viewer&since=1").get_json()
         assert opened == {"revision": 2, "since": 1, "changes": asked} and list(asked["rows"]) == ["2"]
-        assert [o.event() for o in odd] == ['{"revision": 2}'] * 5
+        assert [o.event() for o in odd] == ['{"revision": 2}'] * 6
         assert fetch.asked == 1
     finally:
         for stream in (again, *odd):

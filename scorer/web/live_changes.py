@@ -36,15 +36,19 @@ log = logging.getLogger("scorer")
 LANGUAGES = ("en", "ru", "nb", "pt_BR")
 #: A viewer's ``shown`` (:func:`scorer.web.views.sheet.shown_as`): the only pages pushed changes.
 VIEWER_SHOWN = re.compile("(" + "|".join(LANGUAGES) + ")/viewer")
-#: Seconds the app has to answer before the revision is pushed alone.
-TIMEOUT = 5.0
+#: Seconds the app has to answer (the wait for a free connection included) before the
+#: revision is pushed alone.
+TIMEOUT = 10.0
 #: Bytes of an answer pushed at most (a long correction's rows); a larger one: the revision alone.
 MAX_PUSHED = 64 * 1024
 #: Answers kept, each for a (table, language, revision shown) (a room of 1,000 tables, a
 #: language or two each).
 KEPT = 4096
-#: Requests to the app at once (waitress answers 8 at a time in each worker).
-AT_ONCE = 8
+#: Requests to the app at once. Not fewer than a busy room needs: a thousand tables change
+#: about 17 times a second, and at 8 at once an app slowed to a second an answer would have
+#: left the changes waiting behind each other (measured at 800 tables: pushes 20 s late);
+#: past this they wait in waitress's queue like any phone's request.
+AT_ONCE = 64
 #: Different questions asked of the app for one table's change at most (each (language, revision
 #: shown) pair is one; a table's viewers share one or two): past it, and for a page more than
 #: :data:`MAX_BEHIND` revisions behind, the revision alone, and the phone asks through the proxy
@@ -122,13 +126,11 @@ class AppChanges:
         import aiohttp
 
         if self._session is None:
-            self._session = aiohttp.ClientSession(
-                timeout=aiohttp.ClientTimeout(total=self.timeout),
-                connector=aiohttp.TCPConnector(limit=AT_ONCE, force_close=False))
+            self._session = aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=AT_ONCE))
         address = self.addresses[worker_of(f"e/{key}", len(self.addresses))]
         lang = shown.split("/", 1)[0]
         try:
-            async with self._at_once:
+            async with asyncio.timeout(self.timeout), self._at_once:
                 self.asked += 1
                 async with self._session.get(
                         f"http://{address}/e/{key}/changes", params={"shown": shown, "since": str(since)},

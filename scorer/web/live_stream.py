@@ -244,7 +244,11 @@ class Hub:
                 watch.base = max(watch.base, revision)  # the phone catches up by itself
             return live_changes.event(revision)
         since = watch.base
-        found = await self.changes(watch.key, watch.shown, since, revision)
+        try:
+            found = await self.changes(watch.key, watch.shown, since, revision)
+        except Exception as error:  # noqa: BLE001 - never the stream's end: the revision alone
+            log.warning("live stream: carrying what changed failed (%s)", type(error).__name__)
+            found = None
         if found is None or found[0] < revision:  # not said, or said short of it: the phone asks
             watch.base = revision
             return live_changes.event(revision)
@@ -376,7 +380,7 @@ def _since(request: web.Request) -> int | None:
     """The revision a viewer's page shows: the newer of its ``since`` and the ``Last-Event-ID``
     its EventSource sends when it reconnects (``None``: neither, or not a number)."""
     found = [int(text) for text in (request.query.get("since", ""), request.headers.get("Last-Event-ID", ""))
-             if text.isdigit() and len(text) < 19]
+             if text.isascii() and text.isdigit() and len(text) < 19]
     return max(found) if found else None
 
 
