@@ -7,6 +7,7 @@ shows; the worker asked is the one nginx sends the table to."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import socket
@@ -207,3 +208,58 @@ def test_made_up_revisions_cannot_make_the_stream_server_ask_the_app_more_than_f
                 server.close()
     finally:
         _dispose(app)
+
+
+def test_an_app_too_slow_to_answer_leaves_the_phones_to_ask_at_once_and_is_then_left_alone(sqlite_url: str) -> None:
+    """An app that takes the question and never answers: the viewers' event goes with the
+    revision alone once the deadline passes (not 10 s later), and for the rest period the
+    stream server asks nothing more (the phones ask, as before), so an app slowed by load is
+    not asked twice for each change."""
+    import time
+
+    from conftest import _dispose, make_app
+
+    app = make_app(sqlite_url)
+    silent = socket.socket()  # takes connections, never answers
+    silent.bind(("127.0.0.1", 0))
+    silent.listen(16)
+    fetch = live_changes.AppChanges([f"127.0.0.1:{silent.getsockname()[1]}"], deadline=0.5)
+    server = StreamServer(sqlite_url, changes=fetch)
+    client = app.test_client()
+    key = start_evening(client)
+    viewer = Stream(server.port, key, query="?shown=en/viewer&since=0")
+    try:
+        assert viewer.event() == '{"revision": 0}'
+        assert post_hand(client, key, 1, 0, {1: "three"}, 3).status_code == 302
+        started = time.monotonic()
+        assert viewer.event() == '{"revision": 1}'
+        assert time.monotonic() - started < 5  # the deadline (0.5 s) and the SQLite round, not the 10 s timeout
+        assert post_hand(client, key, 2, 0, {1: "three"}, 2).status_code == 302
+        assert viewer.event() == '{"revision": 2}'
+        assert fetch.asked == 1 and server.hub.carried == 0  # resting: nothing asked the second time
+    finally:
+        viewer.close()
+        server.close()
+        silent.close()
+        _dispose(app)
+
+
+def test_the_answers_kept_stay_within_their_bytes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Answers of 10 KB each against a budget of 35 KB: the oldest go, the bytes counted are
+    the bytes kept, and an answer forgotten while it was asked counts nothing."""
+    monkeypatch.setattr(live_changes, "KEPT_BYTES", 35_000)
+
+    class Canned(live_changes.AppChanges):
+        async def _ask(self, key: str, shown: str, since: int) -> tuple[int, bytes] | None:
+            await asyncio.sleep(0)
+            return since + 1, b"x" * 10_000
+
+    async def scenario() -> tuple[int, int, list[str]]:
+        fetch = Canned(["127.0.0.1:1"])
+        for n in range(8):
+            assert await fetch(f"table{n}", "en/viewer", 4, 5) == (5, b"x" * 10_000)
+        kept = [asked[0] for asked in fetch._kept]  # noqa: SLF001 - what is kept, read by the test
+        return fetch.kept_bytes, sum(len(t.result()[1]) for t in fetch._kept.values()), kept  # noqa: SLF001
+
+    counted, held, kept = asyncio.run(scenario())
+    assert counted == held <= 40_000 and kept == ["table4", "table5", "table6", "table7"]

@@ -15,7 +15,9 @@ The answer is asked of the worker the proxy sends the table to (``deploy/nginx.c
 ``hash $nap_table`` over the workers' own ports, :func:`worker_of`), so it is made where the
 table's scoresheet was just rendered for the scorer and its digests are in memory. Any failure
 (the app busy past :data:`TIMEOUT`, an error, an answer over :data:`MAX_PUSHED` bytes) pushes
-the revision alone, and the phone asks as it did before this module.
+the revision alone, and the phone asks as it did before this module; an answer not there in
+:data:`DEADLINE` seconds, or a failed question, rests the asking for :data:`REST` seconds, so an
+app slowed by load is asked by the phones only, never twice for one change.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ import asyncio
 import json
 import logging
 import re
+import time
 import zlib
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Sequence
@@ -36,14 +39,22 @@ log = logging.getLogger("scorer")
 LANGUAGES = ("en", "ru", "nb", "pt_BR")
 #: A viewer's ``shown`` (:func:`scorer.web.views.sheet.shown_as`): the only pages pushed changes.
 VIEWER_SHOWN = re.compile("(" + "|".join(LANGUAGES) + ")/viewer")
-#: Seconds the app has to answer (the wait for a free connection included) before the
-#: revision is pushed alone.
+#: Seconds a question may take (the wait for a free connection included); its answer is then
+#: kept for the viewers who come later.
 TIMEOUT = 10.0
+#: Seconds the viewers' event waits for the answer before it goes with the revision alone (the
+#: phones then ask, as before this module): a slow app never holds a viewer's update back long.
+DEADLINE = 1.5
+#: Seconds nothing is asked after a question missed its deadline or failed: an app that is slow
+#: or away is asked only by the phones, as before this module, not by the stream server too.
+REST = 30.0
 #: Bytes of an answer pushed at most (a long correction's rows); a larger one: the revision alone.
 MAX_PUSHED = 64 * 1024
 #: Answers kept, each for a (table, language, revision shown) (a room of 1,000 tables, a
-#: language or two each).
+#: language or two each), and their bytes (about 5.5 KB each at 30 hands; past the bytes by
+#: one answer at most, the one being asked).
 KEPT = 4096
+KEPT_BYTES = 32 * 1024 * 1024
 #: Requests to the app at once. Not fewer than a busy room needs: a thousand tables change
 #: about 17 times a second, and at 8 at once an app slowed to a second an answer would have
 #: left the changes waiting behind each other (measured at 800 tables: pushes 20 s late);
@@ -82,13 +93,18 @@ class AppChanges:
     the proxy's upstream order, or the one shared port): one request per (table, language,
     revision shown) at a time, its answer kept for every viewer who shows that revision; at
     most :data:`MAX_ASKS` questions a table's change, none for a page more than
-    :data:`MAX_BEHIND` revisions behind (``None``: the phone asks itself)."""
+    :data:`MAX_BEHIND` revisions behind, an answer waited for :data:`DEADLINE` seconds, and
+    none asked for :data:`REST` seconds after one missed it or failed (``None``: the phone asks
+    itself). ``clock``: the monotonic clock (a test's)."""
 
-    def __init__(self, addresses: Sequence[str], *, timeout: float = TIMEOUT) -> None:
+    def __init__(self, addresses: Sequence[str], *, timeout: float = TIMEOUT, deadline: float = DEADLINE,
+                 rest: float = REST, clock: Callable[[], float] = time.monotonic) -> None:
         if not addresses:
             raise ValueError("no address of the app")
         self.addresses = list(addresses)
-        self.timeout = timeout
+        self.timeout, self.deadline, self.rest, self.clock = timeout, deadline, rest, clock
+        self.resting_until = 0.0
+        self.kept_bytes = 0
         self.asked = 0  # requests sent to the app (a test's and a benchmark's count)
         self._kept: OrderedDict[tuple[str, str, int], asyncio.Task[tuple[int, bytes] | None]] = OrderedDict()
         self._asks: OrderedDict[str, tuple[int, int]] = OrderedDict()  # key → (revision, questions asked)
@@ -99,24 +115,45 @@ class AppChanges:
         asked = (key, shown, since)
         task = self._kept.get(asked)
         if task is None or (task.done() and not _reaches(task, at_least)):
-            if not 0 <= at_least - since <= MAX_BEHIND or not self._may_ask(key, at_least):
+            if (self.clock() < self.resting_until or not 0 <= at_least - since <= MAX_BEHIND
+                    or not self._may_ask(key, at_least)):
                 return None
+            self._forget(asked)
             task = self._kept[asked] = asyncio.ensure_future(self._ask(key, shown, since))
-            while len(self._kept) > KEPT:
-                self._kept.popitem(last=False)
+            task.add_done_callback(lambda done: self._count_bytes(asked, done))
+            while len(self._kept) > KEPT or self.kept_bytes > KEPT_BYTES:
+                self._forget(next(iter(self._kept)))
         else:
             self._kept.move_to_end(asked)
-        return await asyncio.shield(task)
+        try:
+            return await asyncio.wait_for(asyncio.shield(task), self.deadline)
+        except TimeoutError:
+            self._rest(f"no answer in {self.deadline:.1f} s")
+            return None
+
+    def _count_bytes(self, asked: tuple[str, str, int], task: asyncio.Task[tuple[int, bytes] | None]) -> None:
+        if self._kept.get(asked) is task and _reaches(task, 0):  # (one forgotten meanwhile counts nothing)
+            self.kept_bytes += len(task.result()[1])  # type: ignore[index]
+
+    def _forget(self, asked: tuple[str, str, int]) -> None:
+        task = self._kept.pop(asked, None)
+        if task is not None and _reaches(task, 0):
+            self.kept_bytes -= len(task.result()[1])  # type: ignore[index]
+
+    def _rest(self, why: str) -> None:
+        if self.clock() >= self.resting_until:
+            log.warning("live stream: %s; the phones ask what changed for %.0f s", why, self.rest)
+        self.resting_until = self.clock() + self.rest
 
     def _may_ask(self, key: str, revision: int) -> bool:
         """Whether one more question may be asked of the app for table ``key`` at ``revision``
         (at most :data:`MAX_ASKS` a revision; counted here)."""
         counted = self._asks.get(key)
-        if counted is None or counted[0] != revision:
+        if counted is None or revision > counted[0]:  # counted afresh only for a newer change
             counted = (revision, 0)
         if counted[1] >= MAX_ASKS:
             return False
-        self._asks[key] = (revision, counted[1] + 1)
+        self._asks[key] = (counted[0], counted[1] + 1)
         self._asks.move_to_end(key)
         while len(self._asks) > KEPT:
             self._asks.popitem(last=False)
@@ -137,10 +174,11 @@ class AppChanges:
                         headers={"Cookie": f"lang={lang}", "Accept-Encoding": "identity"},
                         allow_redirects=False) as answer:
                     if answer.status != 200 or answer.content_type != "application/json":
+                        self._rest(f"the app answered {answer.status}")
                         return None
                     body = await answer.content.read(MAX_PUSHED + 1)
         except (OSError, TimeoutError, aiohttp.ClientError) as error:
-            log.warning("live stream: asking the app what changed failed (%s)", type(error).__name__)
+            self._rest(f"asking the app what changed failed ({type(error).__name__})")
             return None
         if len(body) > MAX_PUSHED:
             return None
