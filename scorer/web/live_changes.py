@@ -98,14 +98,14 @@ class AppChanges:
     most :data:`MAX_ASKS` questions a table's change, none for a page more than
     :data:`MAX_BEHIND` revisions behind, an answer waited for :data:`DEADLINE` seconds, and
     none asked for :data:`REST` seconds after one missed it or failed (``None``: the phone asks
-    itself). ``clock``: the monotonic clock (a test's)."""
+    itself)."""
 
     def __init__(self, addresses: Sequence[str], *, timeout: float = TIMEOUT, deadline: float = DEADLINE,
-                 rest: float = REST, clock: Callable[[], float] = time.monotonic) -> None:
+                 rest: float = REST) -> None:
         if not addresses:
             raise ValueError("no address of the app")
         self.addresses = list(addresses)
-        self.timeout, self.deadline, self.rest, self.clock = timeout, deadline, rest, clock
+        self.timeout, self.deadline, self.rest = timeout, deadline, rest
         self.resting_until = 0.0
         self.kept_bytes = 0
         self.asked = 0  # requests sent to the app (a test's and a benchmark's count)
@@ -118,7 +118,7 @@ class AppChanges:
         asked = (key, shown, since)
         task = self._kept.get(asked)
         if task is None or (task.done() and not _reaches(task, at_least)):
-            if (self.clock() < self.resting_until or not 0 <= at_least - since <= MAX_BEHIND
+            if (time.monotonic() < self.resting_until or not 0 <= at_least - since <= MAX_BEHIND
                     or not self._may_ask(key, at_least)):
                 return None
             self._forget(asked)
@@ -134,6 +134,11 @@ class AppChanges:
             self._rest(f"no answer in {self.deadline:.1f} s")
             return None
 
+    @property
+    def waiting(self) -> int:
+        """Questions asked of the app and not answered yet."""
+        return sum(not task.done() for task in self._kept.values())
+
     def _count_bytes(self, asked: tuple[str, str, int], task: asyncio.Task[tuple[int, bytes] | None]) -> None:
         if self._kept.get(asked) is task and _reaches(task, 0):  # (one forgotten meanwhile counts nothing)
             self.kept_bytes += len(task.result()[1])  # type: ignore[index]
@@ -144,9 +149,9 @@ class AppChanges:
             self.kept_bytes -= len(task.result()[1])  # type: ignore[index]
 
     def _rest(self, why: str) -> None:
-        if self.clock() >= self.resting_until:
+        if time.monotonic() >= self.resting_until:
             log.warning("live stream: %s; the phones ask what changed for %.0f s", why, self.rest)
-        self.resting_until = self.clock() + self.rest
+        self.resting_until = time.monotonic() + self.rest
 
     def _may_ask(self, key: str, revision: int) -> bool:
         """Whether one more question may be asked of the app for table ``key`` at ``revision``
@@ -179,7 +184,9 @@ class AppChanges:
                     if answer.status != 200 or answer.content_type != "application/json":
                         self._rest(f"the app answered {answer.status}")
                         return None
-                    body = await answer.content.read(MAX_PUSHED + 1)
+                    if answer.content_length is None or answer.content_length > MAX_PUSHED:
+                        return None  # a long correction's rows (or an answer of unsaid length): the phones ask
+                    body = await answer.read()  # the whole body (content.read(n) may stop at a chunk)
         except (OSError, TimeoutError, aiohttp.ClientError) as error:
             self._rest(f"asking the app what changed failed ({type(error).__name__})")
             return None
