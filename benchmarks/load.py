@@ -475,6 +475,7 @@ class Tally:
         self.samples: dict[str, str] = {}
         self.skipped = 0  # polls not sent on time: the answers (or this client) were too slow
         self.carried = 0  # viewers' changes the stream carried (no /changes asked)
+        self.put_off = 0  # warm-ups the app put off (503 "later": a busy process, scorer.web.slots)
 
     def add(self, kind: str, started: float, ok: bool, what: str = "") -> None:
         if started < self.since:
@@ -486,9 +487,9 @@ class Tally:
 
 
 async def request(session: Any, tally: Tally, kind: str, method: str, url: str, expect: tuple[int, ...],
-                  read_json: bool = True, **kwargs: Any) -> Any:
+                  read_json: bool = True, seen: list[int] | None = None, **kwargs: Any) -> Any:
     """One request, timed into ``tally``; ``None`` on an error, else its JSON body (decoded only
-    when ``read_json``) or its body as it came (bytes). The body is read whole but not
+    when ``read_json``) or its body as it came (bytes); its status appended to ``seen``. The body is read whole but not
     decompressed unless it is read as JSON: a phone's browser does that work on the phone, and a
     load generator that did it for every page on the measured box took CPU from the server."""
     import aiohttp
@@ -497,6 +498,8 @@ async def request(session: Any, tally: Tally, kind: str, method: str, url: str, 
     try:
         async with session.request(method, url, **kwargs) as response:
             raw = await response.read()
+            if seen is not None:
+                seen.append(response.status)
             ok = response.status in expect
             tally.add(kind, started, ok, f"HTTP {response.status}")
             if not ok:
@@ -589,6 +592,9 @@ def share(mix: list[dict[str, Any]], seat: int, rng: random.Random) -> list[str]
     return paths
 
 
+#: Seconds a warm-up put off waits before it is asked once more (scorer.web.views.offline.WARM_LATER)
+WARM_LATER = 10.0
+
 #: What a viewer's live part asks when the stream did not carry the change (static/live.js)
 LIVE_ASK = "/e/{key}/changes?shown=en/viewer&since={n}"
 
@@ -611,9 +617,20 @@ async def react(session: Any, key: str, tally: Tally, mix: list[dict[str, Any]],
                 await request(session, tally, "reload", "GET", f"/e/{key}", (200,))
     for path in paths:
         url = path.replace("{key}", key).replace("since={n}", f"since={before}").replace("{n}", str(revision))
-        # any answer but a server error or a refusal is what a phone gets (a 304, a redirect, a 404 of a guessed number)
-        answer = await request(session, tally, "mix", "GET", url, tuple(s for s in range(200, 500) if s != 429),
-                               read_json="/changes" in path, allow_redirects=False)
+        # any answer but a server error or a refusal is what a phone gets (a 304, a redirect, a 404 of a
+        # guessed number); a warm-up may be put off (503 {"later": true}, Retry-After): the service
+        # worker asks once more after that wait, and a half more at most (static/sw.js)
+        later = "/kept" in path
+        for again in (True, False) if later else (False,):
+            status: list[int] = []
+            answer = await request(session, tally, "mix", "GET", url,
+                                   tuple(s for s in range(200, 500) if s != 429) + ((503,) if later else ()),
+                                   read_json="/changes" in path, seen=status, allow_redirects=False)
+            if status != [503]:
+                break
+            tally.put_off += time.monotonic() >= tally.since
+            if again:
+                await asyncio.sleep(WARM_LATER * (1 + rng.random() / 2))
         if isinstance(answer, dict) and answer.get("reload"):
             # /changes could not say what changed (this process no longer holds the phone's
             # revision): live.js fetches the page instead ("reload", counted apart)
@@ -815,7 +832,7 @@ def run_phones(base: str, tables: list[tuple[str, str]], probes: int, start: flo
     after = resource.getrusage(resource.RUSAGE_SELF)
     return {"cpu": after.ru_utime + after.ru_stime - used[0].ru_utime - used[0].ru_stime,
             "times": dict(tally.times), "errors": dict(tally.errors), "samples": tally.samples,
-            "skipped": tally.skipped, "carried": tally.carried}
+            "skipped": tally.skipped, "carried": tally.carried, "put_off": tally.put_off}
 
 
 # ----------------------------------------------------------------------------- figures
@@ -894,6 +911,8 @@ def report(results: list[dict[str, Any]], duration: float, cpu: float) -> None:
           f"({skipped / max(1, skipped + len(times['poll']) + len(times['healthz'])) * 100:.1f}%)")
     print(f"viewers' changes carried by the stream (no /changes asked): {carried} "
           f"({carried / duration:.1f}/s)")
+    put_off = sum(r.get("put_off", 0) for r in results)
+    print(f"warm-ups put off by a busy app process (503 later; asked once more 10-15 s later): {put_off}")
     print(f"server CPU: {cpu:.1f} s in {duration:.0f} s ({cpu / duration * 100:.0f}% of one core), "
           f"{cpu / max(total, 1) * 1000:.2f} ms per request; the phones (clients): "
           f"{sum(r['cpu'] for r in results):.1f} s")

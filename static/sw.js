@@ -76,12 +76,24 @@ function warm(origin, key, sheet) {
     }
     warming[key] = seen.revision;
     var url = origin + pathOf(NAP.kept, key) + (seen.last ? "?last=" + seen.last : "");
-    return fetch(url, WARM).then(function (r) {
-      if (r.status !== 200 || r.redirected) return false;
-      return r.json().then(function (answer) {
-        return caches.open(PAGES).then(function (cache) { return keepAll(cache, origin, answer.pages || []); });
+    // a busy server puts the warm-up off (503 {"later": true}, Retry-After: issue 23 item 2): asked
+    // once more after that wait (a little more, so that a room's phones do not come back at
+    // once), unless a newer revision is being kept by then; still busy, the table's next change asks
+    function ask(again) {
+      return fetch(url, WARM).then(function (r) {
+        if (r.status === 503 && again) {
+          var wait = (Number(r.headers.get("Retry-After")) || 10) * (1 + Math.random() / 2) * 1000;
+          return new Promise(function (done) { setTimeout(done, wait); }).then(function () {
+            return warming[key] === seen.revision ? ask(false) : false;
+          });
+        }
+        if (r.status !== 200 || r.redirected) return false;
+        return r.json().then(function (answer) {
+          return caches.open(PAGES).then(function (cache) { return keepAll(cache, origin, answer.pages || []); });
+        });
       });
-    }).catch(function () { return false; }).then(function (kept) {
+    }
+    return ask(true).catch(function () { return false; }).then(function (kept) {
       if (seen.revision !== null && kept) warmedAt[key] = seen.revision;
       if (warming[key] === seen.revision) delete warming[key];
     });

@@ -94,6 +94,8 @@ def configure(app: Flask, test_config: dict[str, Any] | None) -> None:
         app.config.from_mapping(test_config)
     # page threads one client address may hold at once (scorer.web.slots; 0: no cap)
     app.config["NAP_PAGE_SLOTS"] = slots.configured_slots(app, test_config)
+    # other pages in progress in a process past which the warm-up is put off (scorer.web.slots)
+    app.config["NAP_WARM_BUSY"] = slots.configured_warm_busy(app, test_config)
 
 
 def _hops(value: Any) -> int:

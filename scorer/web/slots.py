@@ -107,8 +107,69 @@ def busy() -> Any:
     return render_template("error.html", code=503, message=message), 503, headers
 
 
+#: Other page requests in progress in this process from which on the service worker's warm-up
+#: is put off, by default: any other (the warm-up runs when the process is otherwise idle);
+#: ``NAP_WARM_BUSY``, ``0``: never.
+DEFAULT_WARM_BUSY = 1
+
+
+class InProgress:
+    """The page requests in progress in this process, from any address (thread-safe)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self.count = 0
+
+    def enter(self) -> None:
+        with self._lock:
+            self.count += 1
+
+    def leave(self) -> None:
+        with self._lock:
+            self.count -= 1
+
+
+def configured_warm_busy(app: Flask, test_config: dict[str, Any] | None) -> int:
+    """``NAP_WARM_BUSY`` for ``app``: the test's configuration, else off (0) under ``TESTING``,
+    else the environment (default :data:`DEFAULT_WARM_BUSY`). Raises ``ValueError`` below 0."""
+    if test_config is not None and "NAP_WARM_BUSY" in test_config:
+        value = test_config["NAP_WARM_BUSY"]
+    elif app.config.get("TESTING"):
+        value = 0
+    else:
+        value = os.environ.get("NAP_WARM_BUSY", "").strip() or DEFAULT_WARM_BUSY
+    busy_past = int(value)
+    if busy_past < 0:
+        raise ValueError("NAP_WARM_BUSY must be 0 (never) or more")
+    return busy_past
+
+
+def too_busy_for_background() -> bool:
+    """Whether this process has at least ``NAP_WARM_BUSY`` page requests in progress besides
+    this one: work no phone waits for (the service worker's warm-up, :mod:`scorer.web.views.offline`)
+    is then put off, so that the pages phones do wait for are not queued behind it (issue 23
+    item 2). Never while ``NAP_WARM_BUSY`` is 0."""
+    busy_past = int(current_app.config.get("NAP_WARM_BUSY") or 0)
+    counted: InProgress | None = current_app.extensions.get("nap_in_progress")
+    return busy_past > 0 and counted is not None and counted.count - 1 >= busy_past
+
+
 def init_app(app: Flask) -> None:
-    """Count each page request against its address (register first: before any other hook)."""
+    """Count each page request against its address (register first: before any other hook),
+    and in this process (:func:`too_busy_for_background`)."""
+    in_progress = app.extensions["nap_in_progress"] = InProgress()
+
+    @app.before_request
+    def count_it() -> None:
+        if request.endpoint not in EXEMPT:
+            in_progress.enter()
+            g.nap_in_progress = True
+
+    @app.teardown_request
+    def uncount_it(error: BaseException | None) -> None:
+        if g.pop("nap_in_progress", None):
+            in_progress.leave()
+
     limit = int(app.config.get("NAP_PAGE_SLOTS") or 0)
     if limit <= 0:
         return

@@ -37,6 +37,7 @@ from .. import access, compression, quiet
 from ..engine_bundle import build_bundle
 from ..i18n import LANGUAGES, select_locale
 from ..permissions import permission
+from ..slots import too_busy_for_background
 from ..static_names import hashed_url
 
 bp = Blueprint("offline", __name__)
@@ -53,6 +54,9 @@ CHART = "sheet.chart"
 WORKBOX = ("workbox-core.prod.js", "workbox-routing.prod.js", "workbox-strategies.prod.js")
 #: all of them in one answer (:func:`kept_pages`): one request per change of the table, not six
 KEPT = "offline.kept_pages"
+#: Retry-After of a warm-up put off (seconds): the worker asks once more after it (static/sw.js),
+#: then at the table's next change
+WARM_LATER = "10"
 #: the headers a kept page is stored with (the page's own, as its route answered)
 KEPT_HEADERS = ("Content-Type", "Content-Security-Policy", "X-Content-Type-Options", "Referrer-Policy",
                 "X-Frame-Options", "Content-Language")
@@ -348,7 +352,18 @@ def kept_pages(key: str) -> Response:
     of a request each (issue 23 item 1): ``{"pages": [{"path", "headers", "html"}]}``,
     only those answered 200 for this phone (a viewer gets no scorer's form). Each page is
     made by its own route with this request's cookies, so it is the page the phone would
-    get; the answer is compressed whole (the pages share their frame)."""
+    get; the answer is compressed whole (the pages share their frame).
+
+    Put off when this process is busy (:func:`scorer.web.slots.too_busy_for_background`): 503
+    ``{"later": true, "error": {"code": "busy", "message"}}`` with ``Retry-After``, nothing
+    made; the worker keeps the copies it has and asks again at the table's next change or
+    scoresheet (static/sw.js). No phone waits for a warm-up; every phone waits behind one
+    (six pages, the app's longest request of a hand: issue 23 item 2)."""
+    if too_busy_for_background():
+        response = jsonify(later=True, error={"code": "busy", "message": "busy: the pages are kept later"})
+        response.status_code = 503
+        response.headers.update({"Retry-After": WARM_LATER, "Cache-Control": "no-store"})
+        return response
     paths = [_template(e).replace("{key}", key) for e in WARMED]
     last = request.args.get("last", "")
     if last.isdigit() and 0 < int(last) < 10**6:
