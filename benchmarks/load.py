@@ -14,7 +14,9 @@ each, then simulates what the phones of a club night do (they arrive during the 
 - a phone that learns the revision moved sends its share of what the real browser sends
   per hand (``--mix``, a JSON file written by ``benchmarks/wire.py --mix-out``: the phones of
   a table counted through nginx; default ``benchmarks/phone_mix.json``): the viewers'
-  ``/changes`` and charts, the scorer's page and its service worker's warm-up ("mix"); with
+  ``/changes`` and charts, the scorer's page and its service worker's warm-up ("mix"; a
+  warm-up the app puts off, 503 ``later``, is asked once more 10-15 s later, as
+  ``static/sw.js`` does, and counted as "put off"); with
   ``--mix none``, the old model: the scoresheet ``GET /e/<key>`` ("page");
 - one phone per table, a scorer, saves a hand every ``--save-every`` seconds (60: a hand
   a minute; less compresses time): it reads the table once (``GET /api/e/<key>``, "state"),

@@ -7,7 +7,8 @@
 // "Offline since …"). Opening a scoresheet online also keeps a fresh copy of the table's
 // other pages and of its last hand's page and correction form, all in one answer
 // (GET /e/<key>/kept), once per revision of the table (a scoresheet at a revision already
-// warmed warms nothing); so does a change the
+// warmed warms nothing; one the server puts off while it is busy, 503, is asked once more
+// after its Retry-After); so does a change the
 // page's live part shows (live.js asks by a message, and places each change in the kept
 // copy of the page). Static files under hashed names
 // (scorer/web/static_names.py) are taken from the kept shell without asking; any other

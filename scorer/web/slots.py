@@ -83,19 +83,25 @@ def is_loopback(address: str) -> bool:
         return False
 
 
-def configured_slots(app: Flask, test_config: dict[str, Any] | None) -> int:
-    """``NAP_PAGE_SLOTS`` for ``app``: the test's configuration, else off under ``TESTING``,
-    else the environment (default :data:`DEFAULT_SLOTS`). Raises ``ValueError`` below 0."""
-    if test_config is not None and "NAP_PAGE_SLOTS" in test_config:
-        value = test_config["NAP_PAGE_SLOTS"]
+def _configured(name: str, default: int, app: Flask, test_config: dict[str, Any] | None) -> int:
+    """Setting ``name`` for ``app``: the test's configuration, else 0 (off) under ``TESTING``,
+    else the environment (``default`` when unset). Raises ``ValueError`` below 0."""
+    if test_config is not None and name in test_config:
+        value = test_config[name]
     elif app.config.get("TESTING"):
         value = 0
     else:
-        value = os.environ.get("NAP_PAGE_SLOTS", "").strip() or DEFAULT_SLOTS
-    slots = int(value)
-    if slots < 0:
-        raise ValueError("NAP_PAGE_SLOTS must be 0 (off) or more")
-    return slots
+        value = os.environ.get(name, "").strip() or default
+    number = int(value)
+    if number < 0:
+        raise ValueError(f"{name} must be 0 (off) or more")
+    return number
+
+
+def configured_slots(app: Flask, test_config: dict[str, Any] | None) -> int:
+    """``NAP_PAGE_SLOTS`` for ``app``: the test's configuration, else off under ``TESTING``,
+    else the environment (default :data:`DEFAULT_SLOTS`). Raises ``ValueError`` below 0."""
+    return _configured("NAP_PAGE_SLOTS", DEFAULT_SLOTS, app, test_config)
 
 
 def busy() -> Any:
@@ -132,16 +138,7 @@ class InProgress:
 def configured_warm_busy(app: Flask, test_config: dict[str, Any] | None) -> int:
     """``NAP_WARM_BUSY`` for ``app``: the test's configuration, else off (0) under ``TESTING``,
     else the environment (default :data:`DEFAULT_WARM_BUSY`). Raises ``ValueError`` below 0."""
-    if test_config is not None and "NAP_WARM_BUSY" in test_config:
-        value = test_config["NAP_WARM_BUSY"]
-    elif app.config.get("TESTING"):
-        value = 0
-    else:
-        value = os.environ.get("NAP_WARM_BUSY", "").strip() or DEFAULT_WARM_BUSY
-    busy_past = int(value)
-    if busy_past < 0:
-        raise ValueError("NAP_WARM_BUSY must be 0 (never) or more")
-    return busy_past
+    return _configured("NAP_WARM_BUSY", DEFAULT_WARM_BUSY, app, test_config)
 
 
 def too_busy_for_background() -> bool:
