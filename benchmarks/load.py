@@ -478,6 +478,7 @@ class Tally:
         self.skipped = 0  # polls not sent on time: the answers (or this client) were too slow
         self.carried = 0  # viewers' changes the stream carried (no /changes asked)
         self.put_off = 0  # warm-ups the app put off (503 "later": a busy process, scorer.web.slots)
+        self.warmed = 0  # warm-ups the app made (200: the phone's offline copies fresh)
 
     def add(self, kind: str, started: float, ok: bool, what: str = "") -> None:
         if started < self.since:
@@ -629,6 +630,7 @@ async def react(session: Any, key: str, tally: Tally, mix: list[dict[str, Any]],
                                    tuple(s for s in range(200, 500) if s != 429) + ((503,) if later else ()),
                                    read_json="/changes" in path, seen=status, allow_redirects=False)
             if status != [503]:
+                tally.warmed += later and status == [200] and time.monotonic() >= tally.since
                 break
             tally.put_off += time.monotonic() >= tally.since
             if again:
@@ -834,7 +836,8 @@ def run_phones(base: str, tables: list[tuple[str, str]], probes: int, start: flo
     after = resource.getrusage(resource.RUSAGE_SELF)
     return {"cpu": after.ru_utime + after.ru_stime - used[0].ru_utime - used[0].ru_stime,
             "times": dict(tally.times), "errors": dict(tally.errors), "samples": tally.samples,
-            "skipped": tally.skipped, "carried": tally.carried, "put_off": tally.put_off}
+            "skipped": tally.skipped, "carried": tally.carried, "put_off": tally.put_off,
+            "warmed": tally.warmed}
 
 
 # ----------------------------------------------------------------------------- figures
@@ -914,7 +917,9 @@ def report(results: list[dict[str, Any]], duration: float, cpu: float) -> None:
     print(f"viewers' changes carried by the stream (no /changes asked): {carried} "
           f"({carried / duration:.1f}/s)")
     put_off = sum(r.get("put_off", 0) for r in results)
-    print(f"warm-ups put off by a busy app process (503 later; asked once more 10-15 s later): {put_off}")
+    warmed = sum(r.get("warmed", 0) for r in results)
+    print(f"warm-ups put off by a busy app process (503 later; asked once more 10-15 s later): {put_off}; "
+          f"made: {warmed}")
     print(f"server CPU: {cpu:.1f} s in {duration:.0f} s ({cpu / duration * 100:.0f}% of one core), "
           f"{cpu / max(total, 1) * 1000:.2f} ms per request; the phones (clients): "
           f"{sum(r['cpu'] for r in results):.1f} s")
