@@ -479,6 +479,7 @@ class Tally:
         self.carried = 0  # viewers' changes the stream carried (no /changes asked)
         self.put_off = 0  # warm-ups the app put off (503 "later": a busy process, scorer.web.slots)
         self.warmed = 0  # warm-ups the app made (200: the phone's offline copies fresh)
+        self.given_up = 0  # warm-ups put off twice: left to the table's next change
 
     def add(self, kind: str, started: float, ok: bool, what: str = "") -> None:
         if started < self.since:
@@ -597,6 +598,40 @@ def share(mix: list[dict[str, Any]], seat: int, rng: random.Random) -> list[str]
 
 #: Seconds a warm-up put off waits before it is asked once more (scorer.web.views.offline.WARM_LATER)
 WARM_LATER = 10.0
+#: the warm-ups waiting to be asked once more (kept so that the event loop does not drop them)
+RETRIES: set[asyncio.Task[None]] = set()
+
+
+async def warm_up(session: Any, tally: Tally, url: str, rng: random.Random, *, again: bool) -> None:
+    """The service worker's warm-up ``url``: made (200, counted "made"), or put off (503
+    ``{"later": true}``, counted "put off" at its first answer): then, when ``again``, asked once
+    more :data:`WARM_LATER` s later and up to half more, in a task of its own (static/sw.js: the
+    page does not wait for it); put off again, "given up" (the next change asks). Any other
+    answer is an error, as for every request."""
+    status: list[int] = []
+    answer = await request(session, tally, "mix", "GET", url, tuple(s for s in range(200, 500) if s != 429) + (503,),
+                           read_json=False, seen=status, allow_redirects=False)
+    measured = time.monotonic() >= tally.since
+    if status != [503]:
+        tally.warmed += measured and status == [200]
+        return
+    if not (isinstance(answer, bytes) and b'"later"' in answer):  # (its time is counted already)
+        if measured:
+            tally.errors["mix"] += 1
+            tally.samples.setdefault("mix", "HTTP 503 (not a warm-up put off)")
+        return
+    if not again:
+        tally.given_up += measured
+        return
+    tally.put_off += measured
+
+    async def later() -> None:
+        await asyncio.sleep(WARM_LATER * (1 + rng.random() / 2))
+        await warm_up(session, tally, url, rng, again=False)
+
+    task = asyncio.ensure_future(later())
+    RETRIES.add(task)
+    task.add_done_callback(RETRIES.discard)
 
 #: What a viewer's live part asks when the stream did not carry the change (static/live.js)
 LIVE_ASK = "/e/{key}/changes?shown=en/viewer&since={n}"
@@ -621,20 +656,13 @@ async def react(session: Any, key: str, tally: Tally, mix: list[dict[str, Any]],
     for path in paths:
         url = path.replace("{key}", key).replace("since={n}", f"since={before}").replace("{n}", str(revision))
         # any answer but a server error or a refusal is what a phone gets (a 304, a redirect, a 404 of a
-        # guessed number); a warm-up may be put off (503 {"later": true}, Retry-After): the service
-        # worker asks once more after that wait, and a half more at most (static/sw.js)
-        later = "/kept" in path
-        for again in (True, False) if later else (False,):
-            status: list[int] = []
-            answer = await request(session, tally, "mix", "GET", url,
-                                   tuple(s for s in range(200, 500) if s != 429) + ((503,) if later else ()),
-                                   read_json="/changes" in path, seen=status, allow_redirects=False)
-            if status != [503]:
-                tally.warmed += later and status == [200] and time.monotonic() >= tally.since
-                break
-            tally.put_off += time.monotonic() >= tally.since
-            if again:
-                await asyncio.sleep(WARM_LATER * (1 + rng.random() / 2))
+        # guessed number); a warm-up put off (503 {"later": true}, Retry-After) is asked once more
+        # 10-15 s later in the background, as static/sw.js does, while the phone goes on
+        if "/kept" in path:
+            await warm_up(session, tally, url, rng, again=True)
+            continue
+        answer = await request(session, tally, "mix", "GET", url, tuple(s for s in range(200, 500) if s != 429),
+                               read_json="/changes" in path, allow_redirects=False)
         if isinstance(answer, dict) and answer.get("reload"):
             # /changes could not say what changed (this process no longer holds the phone's
             # revision): live.js fetches the page instead ("reload", counted apart)
@@ -837,7 +865,7 @@ def run_phones(base: str, tables: list[tuple[str, str]], probes: int, start: flo
     return {"cpu": after.ru_utime + after.ru_stime - used[0].ru_utime - used[0].ru_stime,
             "times": dict(tally.times), "errors": dict(tally.errors), "samples": tally.samples,
             "skipped": tally.skipped, "carried": tally.carried, "put_off": tally.put_off,
-            "warmed": tally.warmed}
+            "warmed": tally.warmed, "given_up": tally.given_up}
 
 
 # ----------------------------------------------------------------------------- figures
@@ -918,8 +946,9 @@ def report(results: list[dict[str, Any]], duration: float, cpu: float) -> None:
           f"({carried / duration:.1f}/s)")
     put_off = sum(r.get("put_off", 0) for r in results)
     warmed = sum(r.get("warmed", 0) for r in results)
+    given_up = sum(r.get("given_up", 0) for r in results)
     print(f"warm-ups put off by a busy app process (503 later; asked once more 10-15 s later): {put_off}; "
-          f"made: {warmed}")
+          f"made: {warmed}; put off again (left to the next change): {given_up}")
     print(f"server CPU: {cpu:.1f} s in {duration:.0f} s ({cpu / duration * 100:.0f}% of one core), "
           f"{cpu / max(total, 1) * 1000:.2f} ms per request; the phones (clients): "
           f"{sum(r['cpu'] for r in results):.1f} s")

@@ -83,9 +83,12 @@ function warm(origin, key, sheet) {
     function ask(again) {
       return fetch(url, WARM).then(function (r) {
         if (r.status === 503 && again) {
-          var wait = (Number(r.headers.get("Retry-After")) || 10) * (1 + Math.random() / 2) * 1000;
-          return new Promise(function (done) { setTimeout(done, wait); }).then(function () {
-            return warming[key] === seen.revision ? ask(false) : false;
+          // only a warm-up put off (not another 503: a database away, a proxy's page), after 1-60 s
+          var after = Math.min(60, Math.max(1, Number(r.headers.get("Retry-After")) || 10));
+          return r.json().catch(function () { return {}; }).then(function (answer) {
+            if (!answer || answer.later !== true) return false;
+            return new Promise(function (done) { setTimeout(done, after * (1 + Math.random() / 2) * 1000); })
+              .then(function () { return warming[key] === seen.revision ? ask(false) : false; });
           });
         }
         if (r.status !== 200 || r.redirected) return false;

@@ -16,7 +16,7 @@ import pytest
 from conftest import _dispose, make_app
 from test_page_slots import _with_slow_page
 
-from scorer.web.slots import DEFAULT_WARM_BUSY, InProgress, configured_warm_busy
+from scorer.web.slots import DEFAULT_WARM_BUSY, WARM_AT_LEAST_EVERY, InProgress, configured_warm_busy
 from tests.webhelpers import post_hand, start_evening, statements, wait_until
 
 
@@ -60,6 +60,12 @@ def test_a_busy_process_puts_the_warm_up_off_and_a_quieter_one_makes_it(watchful
         assert scorer.get(f"/e/{key}/revision").status_code == 200
         assert scorer.get("/healthz").status_code == 200
         assert counted.count == 2
+        # however busy, one warm-up a process is made at least every WARM_AT_LEAST_EVERY seconds
+        # (no stream of requests puts every phone's off for good); the next is put off again
+        counted.last_warm_up -= WARM_AT_LEAST_EVERY + 1
+        assert scorer.get(f"/e/{key}/kept?last=1", headers={"X-Nap-Warm": "1"}).status_code == 200
+        assert scorer.get(f"/e/{key}/kept?last=1", headers={"X-Nap-Warm": "1"}).status_code == 503
+        assert counted.count == 2
     finally:
         release.set()
         for thread in held:
@@ -72,7 +78,7 @@ def test_a_busy_process_puts_the_warm_up_off_and_a_quieter_one_makes_it(watchful
         assert sorted(p["path"] for p in kept.get_json()["pages"]) == sorted(
             [f"/e/{key}/quick", f"/e/{key}/big", f"/e/{key}/hand", f"/e/{key}/undo",
              f"/e/{key}/hand/1", f"/e/{key}/hand/1/edit"])
-        assert counted.count == 1  # the warm-up's own six inner pages each given back
+        assert counted.count == 1  # the warm-up's own six inner pages are not counted (nor left counted)
     finally:
         release.set()
         for thread in held:

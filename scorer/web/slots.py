@@ -24,10 +24,13 @@ import ipaddress
 import logging
 import os
 import threading
+import time
 from typing import Any
 
 from flask import Flask, current_app, g, jsonify, render_template, request
 from flask_babel import gettext
+
+from .quiet import INNER_PAGE
 
 log = logging.getLogger("scorer")
 
@@ -119,12 +122,20 @@ def busy() -> Any:
 DEFAULT_WARM_BUSY = 1
 
 
+#: Seconds after which a warm-up is made however busy the process: one a process at least this
+#: often, so that no stream of requests (a busy room, or one client asking without pause) can
+#: put every phone's warm-up off for good.
+WARM_AT_LEAST_EVERY = 30.0
+
+
 class InProgress:
-    """The page requests in progress in this process, from any address (thread-safe)."""
+    """The page requests in progress in this process, from any address (thread-safe), and
+    when it last made a warm-up (:func:`too_busy_for_background`)."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self.count = 0
+        self.last_warm_up = time.monotonic()
 
     def enter(self) -> None:
         with self._lock:
@@ -148,7 +159,13 @@ def too_busy_for_background() -> bool:
     item 2). Never while ``NAP_WARM_BUSY`` is 0."""
     busy_past = int(current_app.config.get("NAP_WARM_BUSY") or 0)
     counted: InProgress | None = current_app.extensions.get("nap_in_progress")
-    return busy_past > 0 and counted is not None and counted.count - 1 >= busy_past
+    if counted is None:
+        return False
+    now = time.monotonic()
+    if busy_past > 0 and counted.count - 1 >= busy_past and now - counted.last_warm_up < WARM_AT_LEAST_EVERY:
+        return True
+    counted.last_warm_up = now  # this one is made
+    return False
 
 
 def init_app(app: Flask) -> None:
@@ -158,7 +175,8 @@ def init_app(app: Flask) -> None:
 
     @app.before_request
     def count_it() -> None:
-        if request.endpoint not in EXEMPT:
+        # (a warm-up's own inner pages are part of it: not counted again)
+        if request.endpoint not in EXEMPT and not request.environ.get(INNER_PAGE):
             in_progress.enter()
             g.nap_in_progress = True
 
