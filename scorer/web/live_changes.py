@@ -202,6 +202,13 @@ class AppChanges:
         return revision, json.dumps(changes, separators=(",", ":"), ensure_ascii=False).encode()
 
     async def close(self) -> None:
+        """End the questions still waiting (an app that never answers: their connections are
+        closed here, not left to the garbage collector after the loop is gone), then the session."""
+        waiting = [task for task in self._kept.values() if not task.done()]
+        for task in waiting:
+            task.cancel()
+        if waiting:
+            await asyncio.gather(*waiting, return_exceptions=True)
         if self._session is not None:
             await self._session.close()
             self._session = None
